@@ -1,0 +1,149 @@
+"""``engramory check``: is the index within its caps? (DESIGN §3.2)
+
+Prints one line starting ``OK:``, ``WARN:`` or ``OVER:`` and exits 0, 1 or 2.
+A file over the hard byte cap is OVER without being read, so a runaway index
+answers at once.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+
+from engramory import caps as capsmod
+from engramory import discovery, fsutil
+from engramory.caps import Caps
+from engramory.errors import EXIT_FINDINGS, EXIT_OK, EXIT_OVER, InputMissingError
+from engramory.options import add_cap_flags, add_format_flag, caps_from_args
+from engramory.textfmt import human_size
+
+EXIT_CODES = {capsmod.OK: EXIT_OK, capsmod.WARN: EXIT_FINDINGS, capsmod.OVER: EXIT_OVER}
+
+HELP = "measure MEMORY.md against its line and byte caps"
+DESCRIPTION = """\
+Measure the index against its caps and print one verdict line:
+  OK:   within the soft caps                                  (exit 0)
+  WARN: over a soft cap (150 lines / 20 KB): plan a compaction (exit 1)
+  OVER: over a hard cap (200 lines / 25 KB): compact now       (exit 2)
+A missing, unreadable or non-regular file exits 66; a bad flag exits 64.
+
+PATH is an index file or a store directory (its MEMORY.md is measured). Without
+PATH the store is found through $ENGRAMORY_MEMORY_ROOT, ./.engramory-memory/, or
+a MEMORY.md in the current directory."""
+EPILOG = """\
+examples:
+  engramory check examples/store
+  engramory check ~/notes/memory/MEMORY.md --format json
+  ENGRAMORY_HARD=120 engramory check          # a tighter line cap for this run
+  engramory check --hard-bytes 16384 .engramory-memory"""
+
+
+class Measurement:
+    """What was measured: ``lines`` is ``None`` when the file was too big to read."""
+
+    __slots__ = ("bytes", "lines", "path")
+
+    def __init__(self, path: str, lines: int | None, size: int) -> None:
+        self.path = path
+        self.lines = lines
+        self.bytes = size
+
+
+def measure(path: str, caps: Caps) -> Measurement:
+    """Measure an index file; over the hard byte cap it is not read at all."""
+    try:
+        data = fsutil.read_bounded(path, caps.hard_bytes)
+    except fsutil.FileTooLargeError as exc:
+        return Measurement(path, None, exc.size)
+    except fsutil.NotRegularFileError as exc:
+        raise InputMissingError(f"{path} is not a regular file; nothing to measure") from exc
+    except FileNotFoundError as exc:
+        raise InputMissingError(f"{path} does not exist") from exc
+    except OSError as exc:
+        raise InputMissingError(f"cannot read {path}: {exc.strerror or exc}") from exc
+    return Measurement(path, capsmod.count_lines(data), len(data))
+
+
+def _dimension_detail(dim: str, m: Measurement, line_cap: int, byte_cap: int) -> str:
+    if dim == capsmod.LINES:
+        return f"lines ({m.lines} > {line_cap})"
+    return f"bytes ({m.bytes} > {byte_cap})"
+
+
+def _first_step(dims: list[str]) -> str:
+    if capsmod.BYTES in dims:
+        return "shorten the longest index lines first (move the detail into the notes)"
+    return "merge duplicate pointers and archive cold notes"
+
+
+def describe(m: Measurement, caps: Caps, verdict: str, dims: list[str]) -> str:
+    """The one-line verdict ``engramory check`` prints."""
+    size = human_size(m.bytes)
+    what = f"{m.path} is {size}" if m.lines is None else f"{m.path} is {m.lines} lines / {size}"
+    caps_text = (
+        f"soft cap {caps.warn_lines} lines / {human_size(caps.warn_bytes)}, "
+        f"hard cap {caps.hard_lines} lines / {human_size(caps.hard_bytes)}"
+    )
+    if verdict == capsmod.OK:
+        return f"OK: {what} ({caps_text})."
+    if verdict == capsmod.WARN:
+        detail = " and ".join(
+            _dimension_detail(d, m, caps.warn_lines, caps.warn_bytes) for d in dims
+        )
+        return (
+            f"WARN: {what}, over the soft cap on {detail} ({caps_text}). "
+            f"Plan a compaction soon: {_first_step(dims)}."
+        )
+    detail = " and ".join(_dimension_detail(d, m, caps.hard_lines, caps.hard_bytes) for d in dims)
+    unread = "; not read, it is too large to load" if m.lines is None else ""
+    return (
+        f"OVER: {what}, over the hard cap on {detail}{unread} ({caps_text}). "
+        f"Hosts stop loading the index past the cap. Compact now: {_first_step(dims)}, "
+        "before adding anything."
+    )
+
+
+def report(m: Measurement, caps: Caps, verdict: str, dims: list[str]) -> dict[str, object]:
+    """The ``--format json`` object (DESIGN §3.2)."""
+    return {
+        "verdict": verdict,
+        "lines": m.lines,
+        "bytes": m.bytes,
+        "caps": caps.as_dict(),
+        "over": dims,
+    }
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add the ``check`` subcommand."""
+    parser = subparsers.add_parser(
+        "check",
+        help=HELP,
+        description=DESCRIPTION,
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("path", nargs="?", metavar="PATH", help="index file or store directory")
+    add_format_flag(parser)
+    add_cap_flags(parser)
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Measure, print the verdict, return 0 (OK), 1 (WARN) or 2 (OVER)."""
+    caps = caps_from_args(args)
+    location = discovery.locate(args.path, any_file=True)
+    path = os.fspath(location.index)
+    if not location.index.exists() and location.index.parent.is_dir():
+        raise InputMissingError(
+            f"{location.root} has no MEMORY.md: nothing to measure "
+            "(create the index, or pass the index file itself)"
+        )
+    m = measure(path, caps)
+    verdict, dims = capsmod.verdict(m.lines, m.bytes, caps)
+    if args.format == "json":
+        print(json.dumps(report(m, caps, verdict, dims)))
+    else:
+        print(describe(m, caps, verdict, dims))
+    return EXIT_CODES[verdict]

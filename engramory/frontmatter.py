@@ -1,0 +1,303 @@
+"""The restricted ``key: value`` frontmatter of Engramory notes: a parser and a writer.
+
+This is deliberately not YAML. A note's frontmatter is a block of
+``key: value`` lines between two ``---`` fences; there are no lists, no
+nesting and no multi-line values, so a zero-dependency reader can parse it
+exactly and a human can always see what the agent wrote.
+
+The grammar, and where it keeps or changes the earlier implementation's
+behaviour (research §3; each choice is pinned by ``tests/test_frontmatter.py``):
+
+Fences
+    * The opening fence is the first line, which must be ``---`` once
+      surrounding whitespace (including a trailing ``\\r``) is stripped. A
+      blank line before it means "no frontmatter": the whole text is body.
+    * The closing fence is the first later line that is exactly ``---``
+      followed only by spaces or tabs and an optional ``\\r``. An indented
+      ``---``, a YAML ``...`` or ``----`` does not close.
+    * No closing fence: one problem, on line 1, and no fields at all.
+    * Only ``\\n`` separates lines (as in :mod:`engramory.caps`), so every line
+      number agrees with ``engramory check`` and the guard. *Changed:* the
+      earlier parser also split on lone ``\\r`` and U+2028.
+
+Lines between the fences
+    * Blank lines and lines starting with ``#`` are ignored.
+    * ``key: value`` is split at the first colon; both sides are stripped.
+      Indentation is ignored, so the children of a legacy host-native
+      ``metadata:`` block read as ordinary keys.
+    * A line without a colon is a problem. *Changed:* an empty key
+      (``: value``) is a problem too; it used to be accepted silently.
+    * A repeated key is a problem; the first value is kept, so a second
+      ``type:`` cannot quietly change how the note is judged.
+
+Values
+    * A bare value is used verbatim and never de-quoted, so a trailing ``"``
+      in prose survives and ``2026-01-01"`` stays an invalid date.
+    * A value starting with ``"`` or ``'`` must end with the same quote, with
+      no unescaped copy of that quote inside. ``\\\\`` and a backslash before
+      the quote character are escapes and are unescaped in the parsed value;
+      any other backslash is literal, so ``"C:\\new"`` keeps its backslash.
+      *Changed:* an escaped closing quote (``"abc\\"``) is unclosed; the
+      earlier parser accepted it as ``abc\\``. Escapes used to be left in the
+      value; unescaping them is what lets :func:`render` round-trip.
+    * On a quoting problem the value is still recorded, best effort, so later
+      checks can keep going; the problem itself is always reported.
+
+Input
+    * :func:`parse_bytes` strips a UTF-8 byte-order mark (it does not shift
+      line numbers) and decodes invalid UTF-8 with replacement characters.
+      Neither function ever raises, whatever the input.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from engramory.textfmt import excerpt
+
+FENCE = "---"
+QUOTES = ('"', "'")
+
+MALFORMED_LINE = "malformed-line"
+EMPTY_KEY = "empty-key"
+DUPLICATE_KEY = "duplicate-key"
+UNCLOSED_FENCE = "unclosed-fence"
+UNCLOSED_QUOTE = "unclosed-quote"
+STRAY_QUOTE = "stray-quote"
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One thing wrong with a frontmatter block, at a 1-based line of the file."""
+
+    line: int
+    kind: str
+    message: str
+    key: str | None = None
+
+
+@dataclass(frozen=True)
+class Frontmatter:
+    """The result of parsing one note.
+
+    ``present`` says an opening fence was found; ``closed`` that it was
+    closed. ``fields`` maps each key to its (unquoted) value, ``key_lines`` to
+    the line it was set on. ``body`` is the text after the closing fence and
+    ``body_line`` the line number of its first line.
+    """
+
+    present: bool
+    closed: bool
+    fields: dict[str, str]
+    key_lines: dict[str, int]
+    problems: tuple[Problem, ...]
+    body: str
+    body_line: int
+    fence_lines: tuple[int, ...] = field(default=())
+
+
+def decode(raw: bytes) -> str:
+    """Decode note bytes: drop a UTF-8 BOM, replace invalid sequences, never raise."""
+    if raw.startswith(b"\xef\xbb\xbf"):
+        raw = raw[3:]
+    return raw.decode("utf-8", "replace")
+
+
+def parse_bytes(raw: bytes) -> Frontmatter:
+    """Parse a note as read from disk."""
+    return parse(decode(raw))
+
+
+def _is_closing_fence(line: str) -> bool:
+    if not line.startswith(FENCE):
+        return False
+    rest = line[len(FENCE) :]
+    if rest.endswith("\r"):
+        rest = rest[:-1]
+    return not rest.strip(" \t")
+
+
+def _unquote(value: str) -> tuple[str, str | None]:
+    """Strip one matching pair of quotes. Returns ``(value, problem kind or None)``."""
+    quote = value[0]
+    last = len(value) - 1
+    if "\\" not in value:
+        end = value.find(quote, 1)
+        if end == -1:
+            return value[1:], UNCLOSED_QUOTE
+        if end == last:
+            return value[1:last], None
+        return _stray_quote_value(value, quote)
+    out: list[str] = []
+    i = 1
+    while i <= last:
+        ch = value[i]
+        if ch == "\\" and i < last and value[i + 1] in ("\\", quote):
+            out.append(value[i + 1])
+            i += 2
+            continue
+        if ch == quote:
+            if i == last:
+                return "".join(out), None
+            return _stray_quote_value(value, quote)
+        out.append(ch)
+        i += 1
+    return value[1:], UNCLOSED_QUOTE
+
+
+def _stray_quote_value(value: str, quote: str) -> tuple[str, str]:
+    inner = value[1:-1] if value.endswith(quote) else value[1:]
+    return inner, STRAY_QUOTE
+
+
+def _quote_problem(kind: str, key: str, quote: str, line: int) -> Problem:
+    shown = excerpt(key)
+    if kind == UNCLOSED_QUOTE:
+        message = (
+            f"the value of {shown} opens a {quote} quote that is never closed: end the value "
+            f"with {quote} (write an inner {quote} as \\{quote}) or remove the opening quote"
+        )
+    else:
+        message = (
+            f"the value of {shown} has an unescaped {quote} inside its quotes: write it as "
+            f"\\{quote}, or drop the surrounding quotes (a bare value is kept verbatim)"
+        )
+    return Problem(line, kind, message, key)
+
+
+class _FieldCollector:
+    """Accumulates the fields and problems of the lines between the fences."""
+
+    def __init__(self) -> None:
+        self.fields: dict[str, str] = {}
+        self.key_lines: dict[str, int] = {}
+        self.problems: list[Problem] = []
+        self._repeated: set[str] = set()
+
+    def add(self, stripped: str, line_no: int) -> None:
+        """Take one non-blank, non-comment line (already stripped)."""
+        colon = stripped.find(":")
+        if colon < 0:
+            self.problems.append(
+                Problem(
+                    line_no,
+                    MALFORMED_LINE,
+                    f"{excerpt(stripped)} is not a 'key: value' line: write one 'key: value' "
+                    "per line (lists, block values and multi-line text are not part of the "
+                    "format)",
+                )
+            )
+            return
+        key = stripped[:colon].strip()
+        value = raw_value = stripped[colon + 1 :].strip()
+        if not key:
+            self.problems.append(
+                Problem(
+                    line_no,
+                    EMPTY_KEY,
+                    "a line starts with ':' and has no key: write the field name before the "
+                    "colon, e.g. 'description: ...'",
+                )
+            )
+            return
+        if raw_value[:1] in QUOTES:
+            value, kind = _unquote(raw_value)
+            if kind is not None:
+                self.problems.append(_quote_problem(kind, key, raw_value[0], line_no))
+        if key in self.key_lines:
+            self._report_repeat(key, line_no)
+            return
+        self.fields[key] = value
+        self.key_lines[key] = line_no
+
+    def _report_repeat(self, key: str, line_no: int) -> None:
+        if key in self._repeated:
+            return
+        self._repeated.add(key)
+        self.problems.append(
+            Problem(
+                line_no,
+                DUPLICATE_KEY,
+                f"{excerpt(key)} is set again (first on line {self.key_lines[key]}): keep "
+                f"exactly one {excerpt(key + ':')} line",
+                key,
+            )
+        )
+
+
+def parse(text: str) -> Frontmatter:
+    """Parse the frontmatter of a note's text. Never raises."""
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    first_end = text.find("\n")
+    first = text if first_end < 0 else text[:first_end]
+    if first.strip() != FENCE:
+        return Frontmatter(False, False, {}, {}, (), text, 1)
+
+    collector = _FieldCollector()
+    pos = first_end + 1 if first_end >= 0 else len(text)
+    line_no = 1
+    while first_end >= 0 and pos <= len(text):
+        line_no += 1
+        end = text.find("\n", pos)
+        line = text[pos:] if end < 0 else text[pos:end]
+        if _is_closing_fence(line):
+            body = "" if end < 0 else text[end + 1 :]
+            return Frontmatter(
+                True,
+                True,
+                collector.fields,
+                collector.key_lines,
+                tuple(collector.problems),
+                body,
+                line_no + 1,
+                (1, line_no),
+            )
+        stripped = line.strip()
+        if stripped and not stripped.startswith("#"):
+            collector.add(stripped, line_no)
+        if end < 0:
+            break
+        pos = end + 1
+
+    unclosed = Problem(
+        1,
+        UNCLOSED_FENCE,
+        "the opening '---' has no closing '---': add a line holding only '---' after the "
+        "last field (it must start at the beginning of the line)",
+    )
+    return Frontmatter(True, False, {}, {}, (unclosed,), "", line_no + 1, (1,))
+
+
+def _check_key(key: str) -> None:
+    if not key or key != key.strip() or ":" in key or "\n" in key or key.startswith("#"):
+        raise ValueError(f"cannot write frontmatter key {key!r}")
+
+
+def render_value(value: str) -> str:
+    """Render one value so that :func:`parse` reads it back unchanged.
+
+    A value is quoted only when it must be: when it has surrounding
+    whitespace or starts with a quote character.
+    """
+    if "\n" in value:
+        raise ValueError("frontmatter values are single-line; the value holds a newline")
+    if value != value.strip() or value[:1] in QUOTES:
+        return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    return value
+
+
+def render(fields: Mapping[str, str]) -> str:
+    """Render a frontmatter block (fences included, ending in a newline).
+
+    Raises :class:`ValueError` for a key or value the grammar cannot hold
+    (an empty key, a colon or newline in a key, a newline in a value).
+    """
+    lines = [FENCE]
+    for key, value in fields.items():
+        _check_key(key)
+        rendered = render_value(value)
+        lines.append(f"{key}: {rendered}" if rendered else f"{key}:")
+    lines.append(FENCE)
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,134 @@
+"""Careful file-system primitives: bounded reads, containment, atomic writes.
+
+The memory store is attacker-influenceable, so every read here is bounded,
+never blocks on a FIFO (files are opened non-blocking and checked with
+``fstat`` before a byte is read), and every containment test is done on
+resolved paths with a separator boundary. Writes are atomic: a temporary file
+in the same directory, flushed and fsynced, then ``os.replace``; the file's
+existing permission bits are kept.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import tempfile
+
+_OPEN_FLAGS = (
+    os.O_RDONLY
+    | getattr(os, "O_NONBLOCK", 0)
+    | getattr(os, "O_NOCTTY", 0)
+    | getattr(os, "O_BINARY", 0)
+)
+_CHUNK = 1 << 16
+
+
+class NotRegularFileError(OSError):
+    """The path exists but is a directory, FIFO, socket or device."""
+
+
+class FileTooLargeError(OSError):
+    """The file is larger than the caller's read bound; nothing was read."""
+
+    def __init__(self, path: str, size: int, limit: int) -> None:
+        super().__init__(f"{path}: {size} bytes is over the {limit}-byte read limit")
+        self.size = size
+        self.limit = limit
+
+
+def read_bounded(path: str | os.PathLike[str], limit: int) -> bytes:
+    """Read a regular file of at most ``limit`` bytes.
+
+    Raises :class:`NotRegularFileError` for anything that is not a regular
+    file (without blocking on a FIFO), :class:`FileTooLargeError` when the
+    file is over ``limit`` (decided from its size, before reading), and
+    :class:`OSError` for everything else.
+    """
+    fd = os.open(os.fspath(path), _OPEN_FLAGS)
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise NotRegularFileError(f"{os.fspath(path)}: not a regular file")
+        if info.st_size > limit:
+            raise FileTooLargeError(os.fspath(path), info.st_size, limit)
+        chunks = []
+        remaining = limit + 1
+        while remaining > 0:
+            chunk = os.read(fd, min(_CHUNK, remaining))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            remaining -= len(chunk)
+    finally:
+        os.close(fd)
+    data = b"".join(chunks)
+    if len(data) > limit:  # the file grew after fstat
+        raise FileTooLargeError(os.fspath(path), len(data), limit)
+    return data
+
+
+def is_within(path: str, root: str) -> bool:
+    """True when ``path`` is ``root`` or below it. Both must already be resolved.
+
+    The comparison uses a separator boundary, so ``/data/store-old`` is not
+    inside ``/data/store``, and it handles a filesystem root (``/``, ``C:\\``).
+    """
+    path = os.path.normcase(path)
+    root = os.path.normcase(root)
+    if path == root:
+        return True
+    prefix = root if root.endswith(os.sep) else root + os.sep
+    return path.startswith(prefix)
+
+
+def resolve(path: str | os.PathLike[str]) -> str:
+    """The absolute, symlink-free form of ``path`` (missing tails are kept as written)."""
+    return os.path.realpath(os.path.abspath(os.fspath(path)))
+
+
+def write_atomic(path: str | os.PathLike[str], data: bytes, mode: int | None = None) -> None:
+    """Replace ``path`` with ``data`` atomically, keeping its permission bits.
+
+    A new file gets ``mode`` (default ``0o644`` less the umask). Readers see
+    either the old bytes or the new ones, never a partial write.
+    """
+    target = os.fspath(path)
+    directory = os.path.dirname(os.path.abspath(target))
+    if mode is None:
+        try:
+            mode = stat.S_IMODE(os.stat(target).st_mode)
+        except FileNotFoundError:
+            umask = os.umask(0)
+            os.umask(umask)
+            mode = 0o644 & ~umask
+    fd, temp = tempfile.mkstemp(prefix=".engramory-", suffix=".tmp", dir=directory)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(temp, mode)
+        os.replace(temp, target)
+    except BaseException:
+        try:
+            os.unlink(temp)
+        except OSError:
+            pass
+        raise
+    _fsync_directory(directory)
+
+
+def _fsync_directory(directory: str) -> None:
+    """Persist a rename on POSIX; a no-op where directories cannot be opened."""
+    if not hasattr(os, "O_DIRECTORY"):
+        return
+    try:
+        fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)

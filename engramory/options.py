@@ -1,0 +1,52 @@
+"""Command-line pieces shared by several commands: cap flags and output format."""
+
+from __future__ import annotations
+
+import argparse
+
+from engramory.caps import Caps, caps_from, positive_int
+
+CAP_FLAGS = (
+    ("--warn-lines", "warn_lines", "soft cap on index lines (default: $ENGRAMORY_WARN or 150)"),
+    ("--hard-lines", "hard_lines", "hard cap on index lines (default: $ENGRAMORY_HARD or 200)"),
+    (
+        "--warn-bytes",
+        "warn_bytes",
+        "soft cap on index bytes (default: $ENGRAMORY_WARN_BYTES or 20480)",
+    ),
+    (
+        "--hard-bytes",
+        "hard_bytes",
+        "hard cap on index bytes (default: $ENGRAMORY_HARD_BYTES or 25600)",
+    ),
+)
+
+
+def positive_int_arg(raw: str) -> int:
+    """argparse ``type=`` for a cap: a positive integer in ASCII digits."""
+    value = positive_int(raw)
+    if value is None:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {raw!r}")
+    return value
+
+
+def add_cap_flags(parser: argparse.ArgumentParser) -> None:
+    """Add ``--warn-lines --hard-lines --warn-bytes --hard-bytes``."""
+    group = parser.add_argument_group("caps (flags override the environment)")
+    for flag, dest, text in CAP_FLAGS:
+        group.add_argument(flag, dest=dest, type=positive_int_arg, metavar="N", help=text)
+
+
+def caps_from_args(args: argparse.Namespace) -> Caps:
+    """The caps in force: flags, else environment, else defaults."""
+    return caps_from(**{dest: getattr(args, dest, None) for _, dest, _ in CAP_FLAGS})
+
+
+def add_format_flag(parser: argparse.ArgumentParser) -> None:
+    """Add ``--format text|json``."""
+    parser.add_argument(
+        "--format",
+        choices=("text", "json"),
+        default="text",
+        help="output format (default: text)",
+    )

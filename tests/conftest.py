@@ -1,0 +1,68 @@
+"""Shared test helpers: run the CLI in-process or as a real subprocess."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from engramory.cli import main
+
+REPO = Path(__file__).resolve().parent.parent
+EXAMPLE_STORE = REPO / "examples" / "store"
+CAP_ENV = ("ENGRAMORY_WARN", "ENGRAMORY_HARD", "ENGRAMORY_WARN_BYTES", "ENGRAMORY_HARD_BYTES")
+
+
+@pytest.fixture(autouse=True)
+def _clean_engramory_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Tests start without any ENGRAMORY_* setting from the developer's shell."""
+    for name in list(os.environ):
+        if name.startswith("ENGRAMORY_"):
+            monkeypatch.delenv(name)
+
+
+class Result:
+    def __init__(self, code: int, out: str, err: str) -> None:
+        self.code = code
+        self.out = out
+        self.err = err
+
+    def __repr__(self) -> str:
+        return f"Result(code={self.code}, out={self.out!r}, err={self.err!r})"
+
+
+@pytest.fixture
+def cli(capsys: pytest.CaptureFixture[str]):
+    """Run ``engramory ARGS...`` in-process; returns a :class:`Result`."""
+
+    def run(*args: str) -> Result:
+        code = main(list(args))
+        captured = capsys.readouterr()
+        return Result(code, captured.out, captured.err)
+
+    return run
+
+
+def run_engramory(
+    *args: str,
+    env: dict[str, str] | None = None,
+    cwd: str | Path | None = None,
+    stdin: bytes | None = None,
+    timeout: float = 30,
+) -> subprocess.CompletedProcess[bytes]:
+    """Run ``python -m engramory ARGS...`` as a real process (bytes in and out)."""
+    full_env = {k: v for k, v in os.environ.items() if not k.startswith("ENGRAMORY_")}
+    full_env["PYTHONPATH"] = str(REPO)
+    full_env.update(env or {})
+    return subprocess.run(
+        [sys.executable, "-m", "engramory", *args],
+        input=stdin,
+        capture_output=True,
+        env=full_env,
+        cwd=cwd,
+        timeout=timeout,
+        check=False,
+    )

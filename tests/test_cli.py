@@ -1,0 +1,58 @@
+"""The command-line skeleton: version, help, usage errors, entry points."""
+
+from __future__ import annotations
+
+from conftest import run_engramory
+from engramory import __version__
+
+
+def test_version(cli) -> None:
+    result = cli("--version")
+    assert result.code == 0
+    assert result.out.strip() == f"engramory {__version__}"
+
+
+def test_python_dash_m_version() -> None:
+    proc = run_engramory("--version")
+    assert proc.returncode == 0
+    assert proc.stdout.decode().strip() == f"engramory {__version__}"
+
+
+def test_no_command_prints_help_and_exits_64(cli) -> None:
+    result = cli()
+    assert result.code == 64
+    assert "COMMAND" in result.err
+
+
+def test_unknown_command_exits_64(cli) -> None:
+    result = cli("frobnicate")
+    assert result.code == 64
+    assert "invalid choice: 'frobnicate'" in result.err
+
+
+def test_unknown_top_level_flag_exits_64_as_a_process() -> None:
+    proc = run_engramory("--frobnicate")
+    assert proc.returncode == 64  # not argparse's 2
+
+
+def test_help_exits_0_and_shows_examples(cli) -> None:
+    result = cli("--help")
+    assert result.code == 0
+    assert "examples:" in result.out and "engramory check" in result.out
+
+
+def test_every_command_help_has_examples(cli) -> None:
+    from engramory.cli import COMMANDS
+
+    for module in COMMANDS:
+        name = module.__name__.rsplit(".", 1)[-1]
+        result = cli(name, "--help")
+        assert result.code == 0
+        assert "examples:" in result.out, name
+
+
+def test_errors_name_the_command_and_never_show_a_traceback(tmp_path) -> None:
+    proc = run_engramory("check", str(tmp_path / "missing"))
+    assert proc.returncode == 66
+    assert proc.stderr.startswith(b"engramory check: ")
+    assert b"Traceback" not in proc.stderr
