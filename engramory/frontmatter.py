@@ -51,6 +51,7 @@ Input
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
@@ -65,6 +66,11 @@ DUPLICATE_KEY = "duplicate-key"
 UNCLOSED_FENCE = "unclosed-fence"
 UNCLOSED_QUOTE = "unclosed-quote"
 STRAY_QUOTE = "stray-quote"
+
+# The closing fence: '---' at a line start, then only spaces/tabs and one optional \r.
+# In MULTILINE mode '^' and '$' see only '\n' as a line break, as the rest of the
+# grammar does.
+_CLOSING_FENCE = re.compile(r"^---[ \t]*\r?$", re.MULTILINE)
 
 
 @dataclass(frozen=True)
@@ -109,41 +115,32 @@ def parse_bytes(raw: bytes) -> Frontmatter:
     return parse(decode(raw))
 
 
-def _is_closing_fence(line: str) -> bool:
-    if not line.startswith(FENCE):
-        return False
-    rest = line[len(FENCE) :]
-    if rest.endswith("\r"):
-        rest = rest[:-1]
-    return not rest.strip(" \t")
-
-
 def _unquote(value: str) -> tuple[str, str | None]:
     """Strip one matching pair of quotes. Returns ``(value, problem kind or None)``."""
     quote = value[0]
     last = len(value) - 1
-    if "\\" not in value:
-        end = value.find(quote, 1)
+    out: list[str] = []
+    start = 1
+    while True:
+        end = value.find(quote, start)
         if end == -1:
             return value[1:], UNCLOSED_QUOTE
-        if end == last:
-            return value[1:last], None
-        return _stray_quote_value(value, quote)
-    out: list[str] = []
-    i = 1
-    while i <= last:
-        ch = value[i]
-        if ch == "\\" and i < last and value[i + 1] in ("\\", quote):
-            out.append(value[i + 1])
-            i += 2
+        escape = value.find("\\", start, end)
+        if escape != -1:
+            # An escape before the next quote: '\\' or '\<quote>' stand for one
+            # character; any other backslash is literal.
+            if value[escape + 1] in ("\\", quote):
+                out.append(value[start:escape])
+                out.append(value[escape + 1])
+                start = escape + 2
+            else:
+                out.append(value[start : escape + 1])
+                start = escape + 1
             continue
-        if ch == quote:
-            if i == last:
-                return "".join(out), None
-            return _stray_quote_value(value, quote)
-        out.append(ch)
-        i += 1
-    return value[1:], UNCLOSED_QUOTE
+        out.append(value[start:end])
+        if end == last:
+            return "".join(out), None
+        return _stray_quote_value(value, quote)
 
 
 def _stray_quote_value(value: str, quote: str) -> tuple[str, str]:
@@ -234,40 +231,36 @@ def parse(text: str) -> Frontmatter:
     first = text if first_end < 0 else text[:first_end]
     if first.strip() != FENCE:
         return Frontmatter(False, False, {}, {}, (), text, 1)
+    closing = None if first_end < 0 else _CLOSING_FENCE.search(text, first_end + 1)
+    if closing is None:
+        unclosed = Problem(
+            1,
+            UNCLOSED_FENCE,
+            "the opening '---' has no closing '---': add a line holding only '---' after "
+            "the last field (it must start at the beginning of the line)",
+        )
+        return Frontmatter(True, False, {}, {}, (unclosed,), "", text.count("\n") + 2, (1,))
 
     collector = _FieldCollector()
-    pos = first_end + 1 if first_end >= 0 else len(text)
-    line_no = 1
-    while first_end >= 0 and pos <= len(text):
-        line_no += 1
-        end = text.find("\n", pos)
-        line = text[pos:] if end < 0 else text[pos:end]
-        if _is_closing_fence(line):
-            body = "" if end < 0 else text[end + 1 :]
-            return Frontmatter(
-                True,
-                True,
-                collector.fields,
-                collector.key_lines,
-                tuple(collector.problems),
-                body,
-                line_no + 1,
-                (1, line_no),
-            )
+    middle = text[first_end + 1 : closing.start()]
+    lines = middle.split("\n")[:-1]  # the block ends with the newline before the fence
+    for line_no, line in enumerate(lines, start=2):
         stripped = line.strip()
-        if stripped and not stripped.startswith("#"):
+        if stripped and stripped[0] != "#":
             collector.add(stripped, line_no)
-        if end < 0:
-            break
-        pos = end + 1
-
-    unclosed = Problem(
-        1,
-        UNCLOSED_FENCE,
-        "the opening '---' has no closing '---': add a line holding only '---' after the "
-        "last field (it must start at the beginning of the line)",
+    fence_line = len(lines) + 2
+    after = closing.end()
+    body = text[after + 1 :] if after < len(text) else ""
+    return Frontmatter(
+        True,
+        True,
+        collector.fields,
+        collector.key_lines,
+        tuple(collector.problems),
+        body,
+        fence_line + 1,
+        (1, fence_line),
     )
-    return Frontmatter(True, False, {}, {}, (unclosed,), "", line_no + 1, (1,))
 
 
 def _check_key(key: str) -> None:
