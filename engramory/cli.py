@@ -14,9 +14,10 @@ from typing import NoReturn
 
 from engramory import __version__, check
 from engramory.console import make_streams_safe
+from engramory.doctor import command as doctor
 from engramory.errors import EXIT_USAGE, EngramoryError
 
-COMMANDS = (check,)
+COMMANDS = (check, doctor)
 
 DESCRIPTION = """\
 Engramory keeps an AI coding agent's long-term memory curated: a folder of
@@ -25,6 +26,7 @@ size the agent's host will actually load."""
 EPILOG = """\
 examples:
   engramory check examples/store       is the index within its caps?
+  engramory doctor examples/store      is the whole store healthy?
   engramory COMMAND --help              every flag of a command, with examples
 
 exit codes: 0 ok, 1 findings, 2 index over its hard cap (check),

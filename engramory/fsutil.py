@@ -44,27 +44,43 @@ def read_bounded(path: str | os.PathLike[str], limit: int) -> bytes:
     file is over ``limit`` (decided from its size, before reading), and
     :class:`OSError` for everything else.
     """
-    fd = os.open(os.fspath(path), _OPEN_FLAGS)
+    return read_bounded_stat(path, limit)[0]
+
+
+def read_bounded_stat(
+    path: str | os.PathLike[str], limit: int, follow_symlinks: bool = True
+) -> tuple[bytes, os.stat_result]:
+    """:func:`read_bounded`, also returning the ``fstat`` of what was read.
+
+    With ``follow_symlinks=False`` a symlink in the last path component is
+    refused (``O_NOFOLLOW``), closing the gap between a containment check on
+    the resolved path and the open.
+    """
+    flags = _OPEN_FLAGS if follow_symlinks else _OPEN_FLAGS | getattr(os, "O_NOFOLLOW", 0)
+    name = os.fspath(path)
+    fd = os.open(name, flags)
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
-            raise NotRegularFileError(f"{os.fspath(path)}: not a regular file")
+            raise NotRegularFileError(f"{name}: not a regular file")
         if info.st_size > limit:
-            raise FileTooLargeError(os.fspath(path), info.st_size, limit)
+            raise FileTooLargeError(name, info.st_size, limit)
         chunks = []
         remaining = limit + 1
+        want = min(info.st_size + 1, remaining)  # one read for a file that does not grow
         while remaining > 0:
-            chunk = os.read(fd, min(_CHUNK, remaining))
+            chunk = os.read(fd, want)
             if not chunk:
                 break
             chunks.append(chunk)
             remaining -= len(chunk)
+            want = min(_CHUNK, remaining)
     finally:
         os.close(fd)
-    data = b"".join(chunks)
+    data = chunks[0] if len(chunks) == 1 else b"".join(chunks)
     if len(data) > limit:  # the file grew after fstat
-        raise FileTooLargeError(os.fspath(path), len(data), limit)
-    return data
+        raise FileTooLargeError(name, len(data), limit)
+    return data, info
 
 
 def is_within(path: str, root: str) -> bool:

@@ -33,18 +33,23 @@ def plural(count: int, singular: str, plural_form: str | None = None) -> str:
 
 
 def _looks_like_secret(run: str) -> bool:
-    """Heuristic for a credential-like run: mixed character classes, no word separators.
+    """Heuristic for a credential-like run: a long stretch mixing letters and digits.
 
-    Kebab or snake slugs, dates and UUIDs stay readable; API keys, tokens and
-    hashes do not.
+    The run is cut at word separators (``-``, ``.``, ``_``); a piece of 16 or
+    more characters holding both letters and digits looks like a key, token
+    or hash. Slugs, file names, dates and UUIDs stay readable.
     """
-    has_lower = any(c.islower() for c in run)
-    has_upper = any(c.isupper() for c in run)
-    has_digit = any(c.isdigit() for c in run)
-    has_symbol = any(c in "+/=_" for c in run)
-    classes = has_lower + has_upper + has_digit + has_symbol
-    separated = "-" in run or "." in run
-    return classes >= 3 or ((has_lower or has_upper) and has_digit and not separated)
+    piece: list[str] = []
+    for ch in run + "-":
+        if ch in "-._":
+            if len(piece) >= 16 and any(c.isdigit() for c in piece) and any(
+                c.isalpha() for c in piece
+            ):
+                return True
+            piece = []
+        else:
+            piece.append(ch)
+    return False
 
 
 def _mask_secret_runs(text: str) -> str:

@@ -1,0 +1,198 @@
+"""The ``engramory doctor`` command line: flags, rule selection, text and JSON output."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from datetime import date
+
+from engramory import __version__, discovery
+from engramory.doctor import engine
+from engramory.doctor.context import DEFAULT_MAX_INDEX_LINE, Options
+from engramory.doctor.model import ERROR, INFO, RULES, SEVERITIES, WARNING, Finding
+from engramory.errors import EXIT_FINDINGS, EXIT_OK, UsageError
+from engramory.options import add_cap_flags, add_format_flag, caps_from_args, positive_int_arg
+from engramory.textfmt import human_size, plural
+
+HELP = "validate a memory store: index, pointers, notes, frontmatter"
+DESCRIPTION = """\
+Check a memory store and report every problem, one per line:
+  PATH[:LINE]: SEVERITY: MESSAGE [RULE]
+then a summary and one "fix" line per rule that fired. The doctor never writes.
+
+Exit 0 when no error remains (warnings and info do not fail, unless --strict),
+1 when one does, 64 on a usage error (including an unknown rule id), 66 when
+the store cannot be found.
+
+STORE is a store directory or its MEMORY.md. Without it the store is found
+through $ENGRAMORY_MEMORY_ROOT, ./.engramory-memory/, or a MEMORY.md in the
+current directory."""
+EPILOG = """\
+examples:
+  engramory doctor examples/store
+  engramory doctor ~/notes/memory --format json
+  engramory doctor --no-schema              # structure only, when adopting a store
+  engramory doctor --select orphan,pointer-missing
+  engramory doctor --ignore missing-scope,name-mismatch --strict
+  engramory doctor --list-rules"""
+
+
+def _rule_ids(raw: list[str] | None) -> set[str] | None:
+    if raw is None:
+        return None
+    ids = {part.strip() for chunk in raw for part in chunk.split(",") if part.strip()}
+    unknown = sorted(ids - set(RULES))
+    if unknown:
+        raise UsageError(
+            f"unknown rule id(s): {', '.join(unknown)} (engramory doctor --list-rules shows them)"
+        )
+    return ids
+
+
+def selection(select: list[str] | None, ignore: list[str] | None) -> set[str]:
+    """The rule ids to run: ``--select`` (default all) minus ``--ignore``."""
+    chosen = _rule_ids(select)
+    ignored = _rule_ids(ignore) or set()
+    return (set(RULES) if chosen is None else chosen) - ignored
+
+
+def catalogue_text() -> str:
+    width = max(len(rule_id) for rule_id in RULES)
+    lines = []
+    for rule in RULES.values():
+        marker = " [schema]" if rule.schema else ""
+        lines.append(f"{rule.id:<{width}}  {rule.severity:<7}  {rule.summary}{marker}")
+    return "\n".join(lines)
+
+
+def catalogue_json() -> str:
+    return json.dumps(
+        [
+            {"rule": r.id, "severity": r.severity, "summary": r.summary, "schema": r.schema,
+             "fix": r.fix}
+            for r in RULES.values()
+        ],
+        indent=2,
+        ensure_ascii=False,
+    )
+
+
+def counts(findings: list[Finding]) -> dict[str, int]:
+    totals = dict.fromkeys(SEVERITIES, 0)
+    for finding in findings:
+        totals[finding.severity] += 1
+    return totals
+
+
+def _index_text(report: engine.Report) -> str:
+    if report.index.text is None:
+        return "index not read"
+    caps = report.caps
+    return (
+        f"index {report.index.lines} lines / {human_size(report.index.size or 0)} "
+        f"(hard cap {caps.hard_lines} lines / {human_size(caps.hard_bytes)})"
+    )
+
+
+def render_text(report: engine.Report) -> str:
+    out = []
+    for f in report.findings:
+        where = f.path if f.line is None else f"{f.path}:{f.line}"
+        out.append(f"{where}: {f.severity}: {f.message} [{f.rule}]")
+    totals = counts(report.findings)
+    if not report.findings:
+        verdict = "clean"
+    else:
+        verdict = ", ".join(
+            (
+                plural(totals[ERROR], "error"),
+                plural(totals[WARNING], "warning"),
+                f"{totals[INFO]} info",
+            )
+        )
+    out.append(
+        f"engramory doctor: {verdict} — {plural(report.notes, 'note')}, {_index_text(report)}"
+    )
+    fired = {f.rule for f in report.findings}
+    out.extend(f"  fix {rule.id}: {rule.fix}" for rule in RULES.values() if rule.id in fired)
+    return "\n".join(out)
+
+
+def render_json(report: engine.Report) -> str:
+    index = report.index
+    read = index.text is not None
+    payload = {
+        "engramory": __version__,
+        "store": report.root,
+        "index": {
+            "path": "MEMORY.md",
+            "lines": index.lines if read else None,
+            "bytes": index.size if read else None,
+            "caps": report.caps.as_dict(),
+        },
+        "notes": report.notes,
+        "summary": counts(report.findings),
+        "findings": [f.as_dict() for f in report.findings],
+    }
+    return json.dumps(payload, indent=2, ensure_ascii=False)
+
+
+def exit_code(findings: list[Finding], strict: bool) -> int:
+    failing = {ERROR, WARNING} if strict else {ERROR}
+    return EXIT_FINDINGS if any(f.severity in failing for f in findings) else EXIT_OK
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add the ``doctor`` subcommand."""
+    parser = subparsers.add_parser(
+        "doctor",
+        help=HELP,
+        description=DESCRIPTION,
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "store", nargs="?", metavar="STORE", help="store directory or its MEMORY.md"
+    )
+    add_format_flag(parser)
+    parser.add_argument("--strict", action="store_true", help="warnings fail too (exit 1)")
+    parser.add_argument(
+        "--no-schema",
+        action="store_true",
+        help="structure only: skip the frontmatter and per-type rules",
+    )
+    parser.add_argument(
+        "--select", action="append", metavar="RULES", help="run only these rules (comma-separated)"
+    )
+    parser.add_argument(
+        "--ignore", action="append", metavar="RULES", help="skip these rules (comma-separated)"
+    )
+    parser.add_argument(
+        "--list-rules", action="store_true", help="print the rule catalogue and exit"
+    )
+    parser.add_argument(
+        "--max-index-line",
+        type=positive_int_arg,
+        default=DEFAULT_MAX_INDEX_LINE,
+        metavar="N",
+        help="longest pointer line before index-line-too-long "
+        f"(default: {DEFAULT_MAX_INDEX_LINE})",
+    )
+    add_cap_flags(parser)
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Validate the store; exit 1 when an error (or, with --strict, a warning) remains."""
+    chosen = selection(args.select, args.ignore)
+    if args.list_rules:
+        print(catalogue_json() if args.format == "json" else catalogue_text())
+        return EXIT_OK
+    caps = caps_from_args(args)
+    location = discovery.locate(args.store)
+    options = Options(
+        schema=not args.no_schema, max_index_line=args.max_index_line, today=date.today()
+    )
+    report = engine.run(str(location.root), caps, options, chosen)
+    print(render_json(report) if args.format == "json" else render_text(report))
+    return exit_code(report.findings, args.strict)

@@ -1,0 +1,96 @@
+"""The doctor's vocabulary: severities, findings, rules and the rule catalogue.
+
+A rule is one small function registered with :func:`rule`, which records its
+stable id, severity, one-line summary, whether it is a schema rule (skipped
+by ``--no-schema``), the short "how to fix" line, and its docstring (which
+shows an input that fires and the nearest one that does not). The catalogue
+that ``--list-rules`` prints and the selection that ``--select``/``--ignore``
+validate both come from this registry, so they cannot drift apart.
+
+Rules come in two scopes:
+
+* ``note`` rules look at one note while it is in memory (its frontmatter and
+  body) and yield ``(line, message)``;
+* ``store`` rules look at the whole store (index, pointers, the note graph)
+  and yield ``(path, line, message)``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any, Callable
+
+ERROR = "error"
+WARNING = "warning"
+INFO = "info"
+SEVERITIES = (ERROR, WARNING, INFO)
+
+NOTE = "note"
+STORE = "store"
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One problem: ``path`` is store-relative and ``/``-separated; ``line`` is 1-based."""
+
+    rule: str
+    severity: str
+    path: str
+    line: int | None
+    message: str
+
+    def sort_key(self) -> tuple[str, int, int, str]:
+        """Path, then line (findings without a line first), then rule id."""
+        return (self.path, 0 if self.line is None else 1, self.line or 0, self.rule)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "rule": self.rule,
+            "severity": self.severity,
+            "path": self.path,
+            "line": self.line,
+            "message": self.message,
+        }
+
+
+@dataclass(frozen=True)
+class Rule:
+    """A registered rule (see the module docstring)."""
+
+    id: str
+    severity: str
+    summary: str
+    scope: str
+    schema: bool
+    fix: str
+    check: Callable[..., Iterator[Any]]
+
+    @property
+    def doc(self) -> str:
+        return (self.check.__doc__ or "").strip()
+
+
+RULES: dict[str, Rule] = {}
+
+
+def rule(
+    rule_id: str,
+    severity: str,
+    summary: str,
+    *,
+    scope: str,
+    fix: str,
+    schema: bool = False,
+) -> Callable[[Callable[..., Iterator[Any]]], Callable[..., Iterator[Any]]]:
+    """Register a rule function under a stable kebab-case id."""
+
+    def register(check: Callable[..., Iterator[Any]]) -> Callable[..., Iterator[Any]]:
+        if rule_id in RULES:
+            raise ValueError(f"duplicate rule id {rule_id}")
+        if severity not in SEVERITIES or scope not in (NOTE, STORE):
+            raise ValueError(f"bad rule definition for {rule_id}")
+        RULES[rule_id] = Rule(rule_id, severity, summary, scope, schema, fix, check)
+        return check
+
+    return register

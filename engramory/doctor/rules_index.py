@@ -1,0 +1,393 @@
+"""Rules about the index (``MEMORY.md``) and its pointers."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from engramory import markdown
+from engramory.caps import LINES, over
+from engramory.doctor.context import StoreView
+from engramory.doctor.model import ERROR, INFO, STORE, WARNING, rule
+from engramory.markdown import IndexLine
+from engramory.store import (
+    ARCHIVE,
+    BAD_SCHEME,
+    ESCAPES,
+    FOUND,
+    INDEX_NAME,
+    MISSING,
+    NOT_REGULAR,
+    TOO_LARGE,
+    UNREADABLE,
+    index_parse_limit,
+)
+from engramory.textfmt import excerpt, human_size
+
+Issue = tuple[str, "int | None", str]
+
+_ARCHIVED_LINE = re.compile(r"^[ \t>*\-+]*(?:\*\*)?archived?\b[^:]{0,40}[:：]", re.IGNORECASE)
+
+
+def _size_text(view: StoreView) -> str:
+    return f"{view.index.lines} lines / {human_size(view.index.size or 0)}"
+
+
+def _breach(view: StoreView, line_cap: int, byte_cap: int) -> list[str]:
+    parts = []
+    for dim in over(view.index.lines, view.index.size or 0, line_cap, byte_cap):
+        if dim == LINES:
+            parts.append(f"lines ({view.index.lines} > {line_cap})")
+        else:
+            parts.append(f"bytes ({view.index.size} > {byte_cap})")
+    return parts
+
+
+@rule(
+    "no-index",
+    ERROR,
+    "the store has no regular-file MEMORY.md",
+    scope=STORE,
+    fix="create MEMORY.md from templates/MEMORY.md and add one pointer line per note",
+)
+def no_index(view: StoreView) -> Iterator[Issue]:
+    """Fires: the store directory holds no ``MEMORY.md`` (or a directory of that name).
+    Quiet: ``MEMORY.md`` is a regular file, even an empty one."""
+    if view.index.status == MISSING:
+        what = f"MEMORY.md is {view.index.error}" if view.index.error else "MEMORY.md is missing"
+        yield (
+            INDEX_NAME,
+            None,
+            f"{what}: the index is what a host loads every session; create it "
+            "(templates/MEMORY.md) with one pointer line per note",
+        )
+
+
+@rule(
+    "index-escapes-store",
+    ERROR,
+    "MEMORY.md resolves outside the store (not read)",
+    scope=STORE,
+    fix="replace the MEMORY.md symlink with the real index file inside the store",
+)
+def index_escapes_store(view: StoreView) -> Iterator[Issue]:
+    """Fires: ``MEMORY.md`` is a symlink to ``/elsewhere/MEMORY.md``.
+    Quiet: a regular ``MEMORY.md``, or a symlink to a file inside the store."""
+    if view.index.status == ESCAPES:
+        yield (
+            INDEX_NAME,
+            None,
+            "MEMORY.md is a symlink that resolves outside the store, so it was not read; "
+            "nothing else about the index was checked",
+        )
+
+
+@rule(
+    "index-symlink",
+    WARNING,
+    "MEMORY.md is a symlink that stays inside the store",
+    scope=STORE,
+    fix="make MEMORY.md a regular file (agents are told to distrust a symlinked index)",
+)
+def index_symlink(view: StoreView) -> Iterator[Issue]:
+    """Fires: ``MEMORY.md -> index/current.md`` inside the store.
+    Quiet: ``MEMORY.md`` is a regular file."""
+    if view.index.symlink and view.index.status != ESCAPES:
+        yield (
+            INDEX_NAME,
+            None,
+            "MEMORY.md is a symlink: agents following the protocol treat a symlinked index "
+            "as suspect; replace it with the file it points to",
+        )
+
+
+@rule(
+    "index-unreadable",
+    ERROR,
+    "MEMORY.md exists but cannot be read",
+    scope=STORE,
+    fix="fix the permissions of MEMORY.md so the agent (and the doctor) can read it",
+)
+def index_unreadable(view: StoreView) -> Iterator[Issue]:
+    """Fires: ``MEMORY.md`` is not readable (permissions, I/O error).
+    Quiet: a readable ``MEMORY.md``."""
+    if view.index.status in (UNREADABLE, NOT_REGULAR):
+        yield (INDEX_NAME, None, f"cannot read MEMORY.md ({view.index.error})")
+
+
+@rule(
+    "index-too-large",
+    ERROR,
+    "MEMORY.md is bigger than max(8 x hard bytes, 1 MiB): not parsed",
+    scope=STORE,
+    fix="the index is far past any load window: split its content into notes and keep "
+    "one short pointer line each",
+)
+def index_too_large(view: StoreView) -> Iterator[Issue]:
+    """Fires: a 2 MB ``MEMORY.md`` with the default caps.
+    Quiet: a 30 KB ``MEMORY.md`` (over the cap, but parsed and reported by the cap rules)."""
+    if view.index.status == TOO_LARGE:
+        limit = index_parse_limit(view.caps)
+        yield (
+            INDEX_NAME,
+            None,
+            f"MEMORY.md is {human_size(view.index.size or 0)}, past the {human_size(limit)} "
+            "the doctor parses: no host loads an index this size; it was not checked further",
+        )
+
+
+@rule(
+    "index-over-hard-cap",
+    ERROR,
+    "MEMORY.md is over the hard cap (lines or bytes)",
+    scope=STORE,
+    fix="compact the index now: when bytes are over, shorten the longest lines first "
+    "(a title and a hook; the detail belongs in the note); merge duplicate pointers; "
+    "archive cold notes and drop their lines",
+)
+def index_over_hard_cap(view: StoreView) -> Iterator[Issue]:
+    """Fires: a 201-line index, or one of 25601 bytes (default caps).
+    Quiet: exactly 200 lines and 25600 bytes."""
+    if view.index.text is None:
+        return
+    parts = _breach(view, view.caps.hard_lines, view.caps.hard_bytes)
+    if parts:
+        yield (
+            INDEX_NAME,
+            None,
+            f"the index is {_size_text(view)}, over the hard cap on {' and '.join(parts)}: "
+            "hosts stop loading it there, so the tail is invisible to the agent",
+        )
+
+
+@rule(
+    "index-over-soft-cap",
+    WARNING,
+    "MEMORY.md is over a soft cap but within the hard caps",
+    scope=STORE,
+    fix="plan a compaction pass: shorten long pointer lines, merge duplicates, "
+    "archive notes nobody opens",
+)
+def index_over_soft_cap(view: StoreView) -> Iterator[Issue]:
+    """Fires: a 151-line index (default caps).
+    Quiet: a 150-line index; an index over a hard cap (reported by index-over-hard-cap)."""
+    if view.index.text is None:
+        return
+    if _breach(view, view.caps.hard_lines, view.caps.hard_bytes):
+        return
+    parts = _breach(view, view.caps.warn_lines, view.caps.warn_bytes)
+    if parts:
+        yield (
+            INDEX_NAME,
+            None,
+            f"the index is {_size_text(view)}, over the soft cap on {' and '.join(parts)}: "
+            "compact it before it reaches the hard cap",
+        )
+
+
+def _non_pointer_runs(view: StoreView) -> Iterator[list[IndexLine]]:
+    pointer_lines = {p.line for p in view.pointers}
+    run: list[IndexLine] = []
+    for line in view.lines:
+        prose = line.kind in (markdown.TEXT, markdown.CODE) and line.number not in pointer_lines
+        if prose and not _ARCHIVED_LINE.match(line.text):
+            run.append(line)
+            continue
+        if run:
+            yield run
+            run = []
+        if prose:
+            yield [line]
+    if run:
+        yield run
+
+
+@rule(
+    "index-line-not-pointer",
+    WARNING,
+    "an index line that holds prose or only remote links, not a pointer to a note",
+    scope=STORE,
+    fix="move the content into a note (or a new one) and leave one pointer line: "
+    "'- [title](note.md) — when to open it'",
+)
+def index_line_not_pointer(view: StoreView) -> Iterator[Issue]:
+    """Fires: ``Deploys go through the staging branch first.`` as an index line.
+    Quiet: ``- [Deploy flow](deploy-flow.md) — how releases reach prod``, headings,
+    blank lines, blockquotes, HTML comments, table rules."""
+    for run in _non_pointer_runs(view):
+        first = run[0]
+        if len(run) == 1 and _ARCHIVED_LINE.match(first.text):
+            yield (
+                INDEX_NAME,
+                first.number,
+                f"{excerpt(first.text.strip())} names an archived topic without a pointer: "
+                "its notes are stranded; point at the archived note or a listing, e.g. "
+                "'- [Topic (archived)](archive/topic.md)'",
+            )
+            continue
+        last = run[-1].number
+        where = "this line holds" if len(run) == 1 else f"lines {first.number}–{last} hold"
+        hint = ""
+        if any(markdown.has_code_span_path(line.text) for line in run):
+            hint = "; a path in `code` is not a link, write [title](path.md)"
+        elif any(line.links for line in run):
+            hint = "; remote links are not pointers to notes"
+        yield (
+            INDEX_NAME,
+            first.number,
+            f"{where} no pointer to a note (content leaked into the index){hint}: "
+            "move it into a note and keep one pointer line",
+        )
+
+
+@rule(
+    "index-line-too-long",
+    WARNING,
+    "a pointer line longer than 200 characters (--max-index-line)",
+    scope=STORE,
+    fix="cut long pointer lines to a title and a short hook; the detail belongs in the note",
+)
+def index_line_too_long(view: StoreView) -> Iterator[Issue]:
+    """Fires: ``- [x](x.md) — `` followed by 250 characters of explanation.
+    Quiet: a 200-character pointer line (with the default limit)."""
+    limit = view.options.max_index_line
+    pointer_lines = {p.line for p in view.pointers}
+    for line in view.lines:
+        if line.number in pointer_lines and len(line.text) > limit:
+            yield (
+                INDEX_NAME,
+                line.number,
+                f"pointer line is {len(line.text)} characters (limit {limit}): keep a title "
+                "and a short hook, and move the rest into the note",
+            )
+
+
+@rule(
+    "pointer-bad-scheme",
+    ERROR,
+    "a pointer with a non-remote URL scheme (file:, javascript:, data:, svn: ...)",
+    scope=STORE,
+    fix="point at notes with store-relative paths ([title](note.md)); "
+    "file: and other local schemes can reach outside the store",
+)
+def pointer_bad_scheme(view: StoreView) -> Iterator[Issue]:
+    """Fires: ``[x](file:///etc/passwd)``, ``[x](javascript:alert(1))``.
+    Quiet: ``[x](x.md)``, ``[docs](https://example.com/x.md)``, ``[me](mailto:a@b.c)``."""
+    for pointer in view.pointers:
+        if pointer.target.kind == BAD_SCHEME:
+            yield (
+                INDEX_NAME,
+                pointer.line,
+                f"{excerpt(pointer.raw)} uses {pointer.target.reason}: only http(s), ftp(s), "
+                "ssh, git+... and mailto: links are external; a note pointer is a relative path",
+            )
+
+
+@rule(
+    "pointer-escapes-store",
+    ERROR,
+    "a pointer that resolves outside the store (.., absolute path, symlink out)",
+    scope=STORE,
+    fix="point only at notes inside the store; an agent must never open a pointer that "
+    "leads out of it",
+)
+def pointer_escapes_store(view: StoreView) -> Iterator[Issue]:
+    """Fires: ``[x](../secrets.md)``, ``[x](/etc/x.md)``, ``[x](C:\\x.md)``, ``[x](%2e%2e/x.md)``,
+    or ``[x](link.md)`` where ``link.md`` is a symlink to a file outside the store.
+    Quiet: ``[x](sub/../x.md)`` when ``x.md`` is in the store."""
+    for pointer in view.pointers:
+        if pointer.target.kind == ESCAPES:
+            yield (
+                INDEX_NAME,
+                pointer.line,
+                f"{excerpt(pointer.raw)} leads outside the store ({pointer.target.reason}); "
+                "it was not followed, and an agent must not follow it either",
+            )
+
+
+@rule(
+    "pointer-missing",
+    ERROR,
+    "a pointer whose target does not exist or is not a regular file",
+    scope=STORE,
+    fix="fix the path of each broken pointer, or delete the line if the note is gone",
+)
+def pointer_missing(view: StoreView) -> Iterator[Issue]:
+    """Fires: ``[x](gone.md)``; ``[[no-such-slug]]`` in the index; ``[x](my note.md)``
+    (a raw space: not a parsable link).
+    Quiet: ``[x](x.md)`` with ``x.md`` present; ``[x](<my note.md>)``."""
+    for pointer in view.pointers:
+        if pointer.target.kind == MISSING:
+            yield (
+                INDEX_NAME,
+                pointer.line,
+                f"{excerpt(pointer.raw)} points to nothing: {pointer.target.reason}",
+            )
+
+
+@rule(
+    "pointer-into-archive",
+    INFO,
+    "a pointer into archive/ (fine for a retired-topic listing)",
+    scope=STORE,
+    fix="keep archive pointers to listings of retired topics; live notes belong at the top level",
+)
+def pointer_into_archive(view: StoreView) -> Iterator[Issue]:
+    """Fires: ``[Old search work](archive/search.md)``.
+    Quiet: ``[Search](search.md)``."""
+    for pointer in view.pointers:
+        if pointer.target.kind == FOUND and pointer.target.area == ARCHIVE:
+            yield (
+                INDEX_NAME,
+                pointer.line,
+                f"{excerpt(pointer.raw)} points into archive/: fine for a retired-topic "
+                "listing; a live note should move back to the top level",
+            )
+
+
+@rule(
+    "duplicate-pointer",
+    WARNING,
+    "one note pointed to more than once (index budget wasted)",
+    scope=STORE,
+    fix="keep one pointer line per note and delete the repeats",
+)
+def duplicate_pointer(view: StoreView) -> Iterator[Issue]:
+    """Fires: ``[a](a.md)`` on line 3 and ``[A again](./a.md#x)`` on line 9.
+    Quiet: two pointers to two different notes; a broken pointer whose name matches a note."""
+    first_line: dict[str, int] = {}
+    for pointer in view.pointers:
+        for note in pointer.notes:
+            if note.rel not in first_line:
+                first_line[note.rel] = pointer.line
+            else:
+                yield (
+                    INDEX_NAME,
+                    pointer.line,
+                    f"{note.rel} is already pointed to on line {first_line[note.rel]}: one "
+                    "pointer per note is enough",
+                )
+
+
+@rule(
+    "pointer-section-mismatch",
+    INFO,
+    "a note listed under a ## type heading whose type is another of the four",
+    scope=STORE,
+    schema=True,
+    fix="move the pointer under the heading of the note's type (or fix the note's type)",
+)
+def pointer_section_mismatch(view: StoreView) -> Iterator[Issue]:
+    """Fires: ``[x](x.md)`` under ``## user`` when ``x.md`` has ``type: feedback``.
+    Quiet: the same pointer under ``## feedback``, or under a heading that names no type."""
+    for pointer in view.pointers:
+        if pointer.section is None:
+            continue
+        for note in pointer.notes:
+            if note.note_type is not None and note.note_type != pointer.section:
+                yield (
+                    INDEX_NAME,
+                    pointer.line,
+                    f"{note.rel} is a {note.note_type} note listed under '## "
+                    f"{pointer.section}': move the line under '## {note.note_type}'",
+                )

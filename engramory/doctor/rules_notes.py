@@ -1,0 +1,223 @@
+"""Rules about note files and the note graph (structure only: no frontmatter needed)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from engramory.doctor.context import NOTE_TYPES, NoteCheck, StoreView
+from engramory.doctor.model import ERROR, INFO, NOTE, STORE, WARNING, rule
+from engramory.store import ESCAPES, MISSING, NOT_REGULAR, NOTE_READ_LIMIT, TOO_LARGE, UNREADABLE
+from engramory.textfmt import excerpt, human_size
+
+NoteIssue = tuple["int | None", str]
+Issue = tuple[str, "int | None", str]
+
+_ARCHIVE_LOOKALIKES = frozenset({"archived", "_archive", "_archived", "old", "retired", "attic"})
+
+
+@rule(
+    "note-escapes-store",
+    ERROR,
+    "a note file that resolves outside the store (never read)",
+    scope=NOTE,
+    fix="remove or retarget symlinked notes that lead out of the store (they were not read)",
+)
+def note_escapes_store(note: NoteCheck) -> Iterator[NoteIssue]:
+    """Fires: ``x.md -> /home/me/diary.md``.
+    Quiet: ``x.md -> y.md`` inside the store, or a regular ``x.md``."""
+    if note.file.status == ESCAPES:
+        yield (None, "this note is a symlink that resolves outside the store; it was not read")
+
+
+@rule(
+    "note-unreadable",
+    ERROR,
+    "a note that cannot be read (permissions, dangling symlink, FIFO, socket, device)",
+    scope=NOTE,
+    fix="make each unreadable note a readable regular file, or remove it",
+)
+def note_unreadable(note: NoteCheck) -> Iterator[NoteIssue]:
+    """Fires: a FIFO named ``x.md`` (never opened), a dangling symlink, a file without
+    read permission.
+    Quiet: a readable regular file."""
+    if note.file.status == MISSING:
+        yield (None, "this note is a dangling symlink: its target does not exist")
+    elif NOT_REGULAR in (note.file.status, note.read.status):
+        yield (None, "this note is not a regular file (a FIFO, socket or device); not opened")
+    elif note.read.status in (UNREADABLE, MISSING):
+        yield (None, f"cannot read this note ({note.read.error})")
+
+
+@rule(
+    "note-too-large",
+    ERROR,
+    "a note over 4 MiB (not read)",
+    scope=NOTE,
+    fix="a note holds one fact: split an oversized note, or move the bulk out of the store",
+)
+def note_too_large(note: NoteCheck) -> Iterator[NoteIssue]:
+    """Fires: a 5 MB ``dump.md``.
+    Quiet: a 4 MiB note or smaller."""
+    if note.read.status == TOO_LARGE:
+        yield (
+            None,
+            f"this note is {human_size(note.read.size or 0)}, over the "
+            f"{human_size(NOTE_READ_LIMIT)} the doctor reads: one note holds one fact",
+        )
+
+
+@rule(
+    "directory-unreadable",
+    ERROR,
+    "a directory in the store that cannot be listed",
+    scope=STORE,
+    fix="fix the directory's permissions; notes inside it were not checked",
+)
+def directory_unreadable(view: StoreView) -> Iterator[Issue]:
+    """Fires: ``sub/`` without list permission.
+    Quiet: every directory can be listed."""
+    for rel, error in view.walk.bad_dirs:
+        yield (rel.rstrip("/") + "/", None, f"cannot list this directory ({error}); its notes "
+               "were not checked")
+
+
+@rule(
+    "duplicate-slug",
+    ERROR,
+    "the same file name in two directories, or two names equal up to case",
+    scope=STORE,
+    fix="rename one of each clashing pair: links and pointers resolve by name",
+)
+def duplicate_slug(view: StoreView) -> Iterator[Issue]:
+    """Fires: ``a.md`` and ``sub/a.md``; ``Deploy.md`` and ``deploy.md``.
+    Quiet: ``a.md`` and ``archive/a.md`` (an archived note is not a live one)."""
+    groups: dict[str, list[str]] = {}
+    for note in view.notes:
+        if note.status != ESCAPES:
+            groups.setdefault(note.file.name.casefold(), []).append(note.rel)
+    for rels in groups.values():
+        if len(rels) < 2:
+            continue
+        first = rels[0]
+        for other in rels[1:]:
+            same = other.rsplit("/", 1)[-1] == first.rsplit("/", 1)[-1]
+            how = "has the same name as" if same else "differs only in case from"
+            yield (
+                other,
+                None,
+                f"this note {how} {first}: [[links]] resolve by name, so one of them is "
+                "unreachable; rename one",
+            )
+
+
+@rule(
+    "nested-note",
+    WARNING,
+    "a live note in a sub-directory other than archive/ (the active store is flat)",
+    scope=STORE,
+    fix="move live notes to the top level of the store (retired ones into archive/) and "
+    "update their pointers",
+)
+def nested_note(view: StoreView) -> Iterator[Issue]:
+    """Fires: ``feedback/x.md`` (a folder per type is the classic mistake), ``topics/x.md``.
+    Quiet: ``x.md`` at the top level, ``archive/x.md``."""
+    for note in view.notes:
+        if not note.file.nested or note.status == ESCAPES:
+            continue
+        folder = note.rel.split("/", 1)[0]
+        if folder.casefold() in NOTE_TYPES:
+            hint = "a folder per type is a classic mistake: the type belongs in the frontmatter"
+        elif folder.casefold() in _ARCHIVE_LOOKALIKES:
+            hint = f"if {folder}/ holds retired notes, rename it to archive/"
+        else:
+            hint = "move it to the top level and update its pointer"
+        yield (note.rel, None, f"live notes belong at the top level of the store; {hint}")
+
+
+@rule(
+    "orphan",
+    ERROR,
+    "a live note not reachable from the index (directly or through [[links]])",
+    scope=STORE,
+    fix="add a pointer line for each orphan in MEMORY.md, link it from an indexed note, "
+    "or move it to archive/",
+)
+def orphan(view: StoreView) -> Iterator[Issue]:
+    """Fires: ``x.md`` that no index line points to and no reachable note links to; two
+    unindexed notes that only link each other are both orphans.
+    Quiet: ``x.md`` pointed to by the index, or linked from a note that is."""
+    if not view.index_read:
+        return
+    _indexed, reachable = view.reachability()
+    for note in view.notes:
+        if note.rel not in reachable and note.status != ESCAPES:
+            yield (
+                note.rel,
+                None,
+                "no index line points to this note and no indexed note links to it, so an "
+                "agent will never find it",
+            )
+
+
+@rule(
+    "linked-not-indexed",
+    INFO,
+    "a note reachable only through [[links]], not from the index",
+    scope=STORE,
+    fix="give notes found only through links their own pointer line if they matter on their own",
+)
+def linked_not_indexed(view: StoreView) -> Iterator[Issue]:
+    """Fires: ``detail.md`` linked from an indexed note but not in the index.
+    Quiet: ``detail.md`` with its own pointer line."""
+    if not view.index_read:
+        return
+    indexed, reachable = view.reachability()
+    for note in view.notes:
+        if note.rel in reachable and note.rel not in indexed:
+            yield (note.rel, None, "reachable only through [[links]] from other notes")
+
+
+def _is_slug(target: str) -> bool:
+    return "/" not in target and "\\" not in target
+
+
+@rule(
+    "wikilink-missing",
+    INFO,
+    "a [[slug]] in a note with no note of that name yet (a forward reference is fine)",
+    scope=STORE,
+    fix="write the missing notes when they are worth it, or drop the links",
+)
+def wikilink_missing(view: StoreView) -> Iterator[Issue]:
+    """Fires: ``[[not-written-yet]]`` in a note body.
+    Quiet: ``[[existing-note]]``, ``[[existing-note|Alias]]``, ``[[existing-note#Heading]]``."""
+    for note in view.notes:
+        for target, line in note.wikilinks:
+            if not _is_slug(target) or view.notes_named(target):
+                continue
+            if target.casefold() in view.archived_slugs:
+                continue
+            yield (note.rel, line, f"[[{excerpt(target)[1:-1]}]] has no note yet")
+
+
+@rule(
+    "wikilink-not-slug",
+    INFO,
+    "a [[dir/x]] link: links are bare slugs",
+    scope=STORE,
+    fix="write links as bare slugs: [[note-name]], not [[folder/note-name]]",
+)
+def wikilink_not_slug(view: StoreView) -> Iterator[Issue]:
+    """Fires: ``[[feedback/x]]`` in a note, or in the index.
+    Quiet: ``[[x]]``."""
+    for note in view.notes:
+        for target, line in note.wikilinks:
+            if not _is_slug(target):
+                yield (note.rel, line, f"[[{excerpt(target)[1:-1]}]] is a path: write [[name]]")
+    for pointer in view.pointers:
+        if pointer.form == "wikilink" and not _is_slug(pointer.raw):
+            yield (
+                "MEMORY.md",
+                pointer.line,
+                f"[[{excerpt(pointer.raw)[1:-1]}]] is a path: write [[name]] or [title](path.md)",
+            )

@@ -1,0 +1,314 @@
+"""A memory store on disk: walk it, read it boundedly, resolve pointers safely.
+
+This is the doctor's I/O edge. Everything here assumes the store is
+attacker-influenceable:
+
+* the walk never follows a symlinked directory and never enters hidden
+  directories; a symlinked note is resolved first and never read when it
+  leads out of the store;
+* every read is bounded (the index by a parse limit, a note by 4 MiB), opens
+  non-blocking and checks for a regular file with ``fstat`` first, so a FIFO
+  can never hang the doctor;
+* a pointer target is classified *before* any file-system call: URL schemes,
+  absolute and drive paths and control characters are decided on the string,
+  and containment is checked on the resolved path with a separator boundary.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from dataclasses import dataclass, field
+from urllib.parse import unquote
+
+from engramory import fsutil
+from engramory.caps import Caps, count_lines
+from engramory.frontmatter import decode
+
+INDEX_NAME = "MEMORY.md"
+ARCHIVE = "archive"
+TEMPLATES = "templates"
+NOTE_READ_LIMIT = 4 * 1024 * 1024
+REMOTE_SCHEMES = frozenset({"http", "https", "ftp", "ftps", "ssh", "mailto"})
+
+LIVE = "live"
+
+# What reading a file gave.
+READ_OK = "ok"
+MISSING = "missing"
+ESCAPES = "escapes"
+UNREADABLE = "unreadable"
+NOT_REGULAR = "not-regular"
+TOO_LARGE = "too-large"
+
+# How a pointer target classifies.
+EXTERNAL = "external"
+ANCHOR = "anchor"
+BAD_SCHEME = "bad-scheme"
+SELF = "self"
+FOUND = "found"
+
+
+def index_parse_limit(caps: Caps) -> int:
+    """The largest index the doctor parses: max(8 x hard bytes, 1 MiB)."""
+    return max(8 * caps.hard_bytes, 1024 * 1024)
+
+
+def area_of(rel: str) -> str:
+    """``archive``, ``templates`` or ``live``: the first path component decides, any case."""
+    first = rel.split("/", 1)[0].casefold() if "/" in rel else ""
+    if first in (ARCHIVE, TEMPLATES):
+        return first
+    return LIVE
+
+
+@dataclass(frozen=True)
+class NoteFile:
+    """A ``.md`` file found by the walk (``rel`` is ``/``-separated, store-relative).
+
+    ``path`` is what to open (the resolved target for an in-store symlink);
+    ``status`` is ``ok``, ``escapes`` (a symlink leading out), ``missing`` (a
+    dangling symlink) or ``not-regular`` (FIFO, socket, device, directory).
+    """
+
+    rel: str
+    path: str
+    status: str
+    symlink: bool = False
+
+    @property
+    def name(self) -> str:
+        return self.rel.rsplit("/", 1)[-1]
+
+    @property
+    def slug(self) -> str:
+        return self.name[:-3]
+
+    @property
+    def nested(self) -> bool:
+        return "/" in self.rel
+
+
+@dataclass
+class Walk:
+    """The store's files: live notes, archived note names, unreadable directories."""
+
+    notes: list[NoteFile] = field(default_factory=list)
+    archived: list[str] = field(default_factory=list)
+    bad_dirs: list[tuple[str, str]] = field(default_factory=list)
+
+
+def _classify_file_entry(entry: os.DirEntry[str], rel: str, root: str) -> NoteFile:
+    if entry.is_symlink():
+        target = os.path.realpath(entry.path)
+        if not fsutil.is_within(target, root):
+            return NoteFile(rel, target, ESCAPES, symlink=True)
+        try:
+            mode = os.stat(target).st_mode
+        except OSError:
+            return NoteFile(rel, target, MISSING, symlink=True)
+        status = READ_OK if stat.S_ISREG(mode) else NOT_REGULAR
+        return NoteFile(rel, target, status, symlink=True)
+    try:
+        regular = entry.is_file(follow_symlinks=False)
+    except OSError:
+        regular = False
+    return NoteFile(rel, entry.path, READ_OK if regular else NOT_REGULAR)
+
+
+def walk(root: str) -> Walk:
+    """Walk a resolved store root: hidden entries skipped, symlinked directories not followed.
+
+    ``templates/`` is not walked at all; ``archive/`` only for the names of
+    the notes it holds. Entries are visited in sorted order, so the result is
+    deterministic.
+    """
+    found = Walk()
+    pending: list[tuple[str, str]] = [(root, "")]
+    while pending:
+        directory, rel_dir = pending.pop()
+        try:
+            with os.scandir(directory) as scan:
+                entries = sorted(scan, key=lambda e: e.name)
+        except OSError as exc:
+            found.bad_dirs.append((rel_dir or ".", exc.strerror or str(exc)))
+            continue
+        area = area_of(rel_dir + "/x") if rel_dir else LIVE
+        subdirs = []
+        for entry in entries:
+            name = entry.name
+            if name.startswith("."):
+                continue
+            rel = f"{rel_dir}/{name}" if rel_dir else name
+            try:
+                is_dir = entry.is_dir(follow_symlinks=False)
+            except OSError:
+                is_dir = False
+            if is_dir:
+                if area_of(rel + "/x") != TEMPLATES:
+                    subdirs.append((entry.path, rel))
+                continue
+            if not name.lower().endswith(".md") or (not rel_dir and name == INDEX_NAME):
+                continue
+            if area == ARCHIVE:
+                found.archived.append(rel)
+            else:
+                found.notes.append(_classify_file_entry(entry, rel, root))
+        pending.extend(reversed(subdirs))
+    found.notes.sort(key=lambda n: n.rel)
+    return found
+
+
+@dataclass(frozen=True)
+class Read:
+    """The outcome of a bounded read: ``data`` is set only when ``status`` is ``ok``."""
+
+    status: str
+    data: bytes | None = None
+    size: int | None = None
+    identity: tuple[int, int] | None = None
+    error: str = ""
+
+
+def read_file(path: str, limit: int) -> Read:
+    """Read one in-store file (already resolved) without following a last-moment symlink."""
+    try:
+        data, info = fsutil.read_bounded_stat(path, limit, follow_symlinks=False)
+    except fsutil.FileTooLargeError as exc:
+        return Read(TOO_LARGE, size=exc.size)
+    except fsutil.NotRegularFileError:
+        return Read(NOT_REGULAR, error="not a regular file")
+    except FileNotFoundError:
+        return Read(MISSING, error="it disappeared during the check")
+    except OSError as exc:
+        return Read(UNREADABLE, error=exc.strerror or str(exc))
+    return Read(READ_OK, data, len(data), (info.st_dev, info.st_ino))
+
+
+@dataclass(frozen=True)
+class IndexFile:
+    """The store's ``MEMORY.md``: ``text`` (BOM stripped) only when ``status`` is ``ok``."""
+
+    status: str
+    symlink: bool = False
+    size: int | None = None
+    lines: int | None = None
+    text: str | None = None
+    error: str = ""
+
+
+def read_index(root: str, caps: Caps) -> IndexFile:
+    """Find and read ``<root>/MEMORY.md``, never outside the store, never past the parse limit."""
+    path = os.path.join(root, INDEX_NAME)
+    try:
+        is_link = stat.S_ISLNK(os.lstat(path).st_mode)
+    except FileNotFoundError:
+        return IndexFile(MISSING)
+    except OSError as exc:
+        return IndexFile(UNREADABLE, error=exc.strerror or str(exc))
+    if is_link:
+        real = os.path.realpath(path)
+        if not fsutil.is_within(real, root):
+            return IndexFile(ESCAPES, symlink=True)
+        path = real
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return IndexFile(MISSING, symlink=is_link, error="a dangling symlink")
+    if not stat.S_ISREG(mode):
+        kind = "a directory" if stat.S_ISDIR(mode) else "not a regular file"
+        return IndexFile(MISSING, symlink=is_link, error=kind)
+    result = read_file(path, index_parse_limit(caps))
+    if result.status == TOO_LARGE:
+        return IndexFile(TOO_LARGE, is_link, size=result.size)
+    if result.data is None:
+        return IndexFile(UNREADABLE, is_link, error=result.error)
+    raw = result.data
+    return IndexFile(READ_OK, is_link, len(raw), count_lines(raw), decode(raw))
+
+
+@dataclass(frozen=True)
+class Target:
+    """A classified pointer target.
+
+    ``kind`` is ``external``, ``anchor``, ``bad-scheme``, ``escapes``,
+    ``missing``, ``self`` (the index itself) or ``found``; for ``found``,
+    ``rel`` is the store-relative path, ``area`` its area and ``identity``
+    the file's ``(device, inode)``.
+    """
+
+    kind: str
+    path: str = ""
+    rel: str = ""
+    area: str = ""
+    identity: tuple[int, int] | None = None
+    reason: str = ""
+
+
+def _scheme(path: str) -> str | None:
+    colon = path.find(":")
+    if colon < 2:  # no scheme, or a one-letter Windows drive
+        return None
+    scheme = path[:colon]
+    if not (scheme[0].isascii() and scheme[0].isalpha()):
+        return None
+    if all(c.isascii() and (c.isalnum() or c in "+.-") for c in scheme):
+        return scheme.lower()
+    return None
+
+
+def classify_text(target: str) -> Target | None:
+    """Classify a target from its text alone; ``None`` means "resolve it on disk".
+
+    Order (DESIGN §4): drop ``?query``/``#anchor``, percent-decode, ``\\`` -> ``/``;
+    Windows drive and UNC forms and absolute paths escape; then the URL scheme.
+    """
+    raw = target.strip()
+    if not raw:
+        return Target(MISSING, reason="the link has an empty target")
+    if raw.startswith("#"):
+        return Target(ANCHOR, raw)
+    cut = min((i for i in (raw.find("?"), raw.find("#")) if i >= 0), default=len(raw))
+    path = unquote(raw[:cut], errors="replace").replace("\\", "/")
+    if not path:
+        return Target(ANCHOR, raw)
+    if any(ord(c) < 0x20 or ord(c) == 0x7F for c in path):
+        return Target(MISSING, path, reason="the target holds control characters")
+    if path.startswith("/") or (len(path) >= 2 and path[1] == ":" and path[0].isalpha()):
+        return Target(ESCAPES, path, reason="an absolute path is never inside it")
+    scheme = _scheme(path)
+    if scheme is not None:
+        if scheme in REMOTE_SCHEMES or scheme.startswith("git+"):
+            return Target(EXTERNAL, path)
+        return Target(BAD_SCHEME, path, reason=f"the {scheme}: scheme")
+    return None
+
+
+def resolve_target(root: str, target: str) -> Target:
+    """Classify and, when it is a local path, resolve a pointer target inside ``root``."""
+    early = classify_text(target)
+    if early is not None:
+        return early
+    raw = target.strip()
+    cut = min((i for i in (raw.find("?"), raw.find("#")) if i >= 0), default=len(raw))
+    path = unquote(raw[:cut], errors="replace").replace("\\", "/")
+    joined = os.path.join(root, *[p for p in path.split("/") if p])
+    if not fsutil.is_within(os.path.normpath(joined), root):
+        return Target(ESCAPES, path, reason="'..' climbs out of it")
+    resolved = os.path.realpath(joined)
+    if not fsutil.is_within(resolved, root):
+        return Target(ESCAPES, path, reason="a symlink on the way leads out of it")
+    rel = os.path.relpath(resolved, root).replace(os.sep, "/")
+    try:
+        info = os.stat(resolved)
+    except FileNotFoundError:
+        return Target(MISSING, path, rel, reason="no such file")
+    except OSError as exc:
+        return Target(MISSING, path, rel, reason=exc.strerror or str(exc))
+    if stat.S_ISDIR(info.st_mode):
+        return Target(MISSING, path, rel, reason="it is a directory, not a note")
+    if not stat.S_ISREG(info.st_mode):
+        return Target(MISSING, path, rel, reason="it is not a regular file")
+    if rel == INDEX_NAME:
+        return Target(SELF, path, rel)
+    return Target(FOUND, path, rel, area_of(rel), (info.st_dev, info.st_ino))
