@@ -385,3 +385,15 @@ def test_section_mismatch_needs_schema(tmp_path: Path) -> None:
         tmp_path / "s", {"x.md": note("x", "feedback")}, index="## user\n- [x](x.md)\n"
     )
     assert fired(store, "pointer-section-mismatch", schema=False) == []
+
+
+def test_fix_hint_names_the_breached_dimension(tmp_path: Path) -> None:
+    store = make_store(tmp_path / "s", {}, index=index_of(201))
+    hints = doctor(store).hints
+    assert "lines are over" in hints["index-over-hard-cap"]
+    assert "bytes are over" not in hints["index-over-hard-cap"]
+    wide = make_store(tmp_path / "w", {}, index=None)
+    (wide / "MEMORY.md").write_bytes(b"> " + b"x" * 25600 + b"\n")
+    assert "bytes are over: shorten the longest lines first" in doctor(wide).hints[
+        "index-over-hard-cap"
+    ]

@@ -113,8 +113,7 @@ def render_text(report: engine.Report) -> str:
     out.append(
         f"engramory doctor: {verdict} — {plural(report.notes, 'note')}, {_index_text(report)}"
     )
-    fired = {f.rule for f in report.findings}
-    out.extend(f"  fix {rule.id}: {rule.fix}" for rule in RULES.values() if rule.id in fired)
+    out.extend(f"  fix {rule_id}: {hint}" for rule_id, hint in report.hints.items())
     return "\n".join(out)
 
 

@@ -49,6 +49,7 @@ class Report:
     index: IndexFile
     notes: int
     findings: list[Finding]
+    hints: dict[str, str]
 
 
 def _strip_md(target: str) -> str:
@@ -168,4 +169,14 @@ def run(
             findings.append(Finding(rule.id, rule.severity, path, line, message))
     findings.sort(key=Finding.sort_key)
     live = sum(1 for note in summaries if note.status != "escapes")
-    return Report(root, caps, index, live, findings)
+    return Report(root, caps, index, live, findings, _hints(findings, view))
+
+
+def _hints(findings: list[Finding], view: StoreView) -> dict[str, str]:
+    """One how-to-fix line per rule that fired, in catalogue order."""
+    fired = {finding.rule for finding in findings}
+    return {
+        rule.id: rule.fix_for(view) if rule.fix_for else rule.fix
+        for rule in RULES.values()
+        if rule.id in fired
+    }

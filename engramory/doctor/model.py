@@ -65,6 +65,7 @@ class Rule:
     schema: bool
     fix: str
     check: Callable[..., Iterator[Any]]
+    fix_for: Callable[[Any], str] | None = None
 
     @property
     def doc(self) -> str:
@@ -82,15 +83,20 @@ def rule(
     scope: str,
     fix: str,
     schema: bool = False,
+    fix_for: Callable[[Any], str] | None = None,
 ) -> Callable[[Callable[..., Iterator[Any]]], Callable[..., Iterator[Any]]]:
-    """Register a rule function under a stable kebab-case id."""
+    """Register a rule function under a stable kebab-case id.
+
+    ``fix`` is the catalogue's how-to-fix line; ``fix_for(view)``, when given,
+    words it for the store at hand (e.g. naming which cap is breached).
+    """
 
     def register(check: Callable[..., Iterator[Any]]) -> Callable[..., Iterator[Any]]:
         if rule_id in RULES:
             raise ValueError(f"duplicate rule id {rule_id}")
         if severity not in SEVERITIES or scope not in (NOTE, STORE):
             raise ValueError(f"bad rule definition for {rule_id}")
-        RULES[rule_id] = Rule(rule_id, severity, summary, scope, schema, fix, check)
+        RULES[rule_id] = Rule(rule_id, severity, summary, scope, schema, fix, check, fix_for)
         return check
 
     return register

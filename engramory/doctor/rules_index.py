@@ -6,7 +6,7 @@ import re
 from collections.abc import Iterator
 
 from engramory import markdown
-from engramory.caps import LINES, over
+from engramory.caps import BYTES, LINES, over
 from engramory.doctor.context import StoreView
 from engramory.doctor.model import ERROR, INFO, STORE, WARNING, rule
 from engramory.markdown import IndexLine
@@ -136,6 +136,20 @@ def index_too_large(view: StoreView) -> Iterator[Issue]:
         )
 
 
+def _compaction_advice(view: StoreView, line_cap: int, byte_cap: int) -> str:
+    dims = over(view.index.lines, view.index.size or 0, line_cap, byte_cap)
+    steps = []
+    if BYTES in dims:
+        steps.append(
+            "bytes are over: shorten the longest lines first (a title and a hook; the detail "
+            "belongs in the note)"
+        )
+    if LINES in dims:
+        steps.append("lines are over: merge duplicate pointers, archive cold notes and drop "
+                     "their lines")
+    return "; ".join(steps) or "shorten long lines, merge duplicates, archive cold notes"
+
+
 @rule(
     "index-over-hard-cap",
     ERROR,
@@ -144,6 +158,8 @@ def index_too_large(view: StoreView) -> Iterator[Issue]:
     fix="compact the index now: when bytes are over, shorten the longest lines first "
     "(a title and a hook; the detail belongs in the note); merge duplicate pointers; "
     "archive cold notes and drop their lines",
+    fix_for=lambda view: "compact the index now; "
+    + _compaction_advice(view, view.caps.hard_lines, view.caps.hard_bytes),
 )
 def index_over_hard_cap(view: StoreView) -> Iterator[Issue]:
     """Fires: a 201-line index, or one of 25601 bytes (default caps).
@@ -167,6 +183,8 @@ def index_over_hard_cap(view: StoreView) -> Iterator[Issue]:
     scope=STORE,
     fix="plan a compaction pass: shorten long pointer lines, merge duplicates, "
     "archive notes nobody opens",
+    fix_for=lambda view: "plan a compaction pass; "
+    + _compaction_advice(view, view.caps.warn_lines, view.caps.warn_bytes),
 )
 def index_over_soft_cap(view: StoreView) -> Iterator[Issue]:
     """Fires: a 151-line index (default caps).
