@@ -8,6 +8,7 @@ Each subcommand lives in its own module, which provides ``register(subparsers)``
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 from typing import NoReturn
@@ -69,9 +70,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help(sys.stderr)
         return EXIT_USAGE
     try:
-        return run(args)
+        code = run(args)
+        sys.stdout.flush()  # surface a closed pipe here, not as noise at interpreter exit
+        return code
     except EngramoryError as exc:
         print(f"engramory {args.command}: {exc}", file=sys.stderr)
         return exc.exit_code
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:  # e.g. `engramory doctor | head`: stop quietly, like other tools
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 141

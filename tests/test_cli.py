@@ -63,3 +63,20 @@ def test_errors_name_the_command_and_never_show_a_traceback(tmp_path) -> None:
     assert proc.returncode == 66
     assert proc.stderr.startswith(b"engramory check: ")
     assert b"Traceback" not in proc.stderr
+
+
+def test_closed_stdout_pipe_is_quiet(tmp_path) -> None:
+    import subprocess
+    import sys
+
+    from conftest import EXAMPLE_STORE, REPO
+
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "engramory", "doctor", str(EXAMPLE_STORE), "--format", "json"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, env={"PYTHONPATH": str(REPO)},
+    )
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.close()  # the reader went away before the output was written
+    err = proc.stderr.read()
+    assert proc.wait(timeout=30) == 141
+    assert err == b""
