@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import os
 import stat
-import tempfile
 
 _OPEN_FLAGS = (
     os.O_RDONLY
@@ -117,6 +116,8 @@ def write_atomic(path: str | os.PathLike[str], data: bytes, mode: int | None = N
             umask = os.umask(0)
             os.umask(umask)
             mode = 0o644 & ~umask
+    import tempfile  # noqa: PLC0415 - kept off the hook's import path
+
     fd, temp = tempfile.mkstemp(prefix=".engramory-", suffix=".tmp", dir=directory)
     try:
         with os.fdopen(fd, "wb") as handle:

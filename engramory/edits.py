@@ -1,0 +1,64 @@
+"""Predict what an edit tool will leave in a file, without touching the file.
+
+The guard asks "what would the index look like after this tool call?". The
+answer follows the tools' own rules, so that an edit the real tool would
+refuse is predicted as no change at all (never as growth):
+
+* a write replaces the whole text;
+* an edit replaces ``old_string`` with ``new_string`` -- every occurrence when
+  ``replace_all`` is JSON ``true``, otherwise only when ``old_string`` occurs
+  exactly once. An empty or missing ``old_string``, zero matches, several
+  matches without ``replace_all``, or a non-string argument change nothing
+  (the real tool fails);
+* a multi-edit applies its edits in order, each to the result of the previous
+  one (a later edit may match text an earlier one created).
+
+This module is on the hook's hot path: it imports nothing.
+"""
+
+from __future__ import annotations
+
+
+def apply_edit(text: str, old: object, new: object, replace_all: object = False) -> str:
+    """One string replacement, as the Edit tool would do it (or ``text`` unchanged)."""
+    if not isinstance(old, str) or not isinstance(new, str) or not old:
+        return text
+    if replace_all is True:
+        return text.replace(old, new)
+    first = text.find(old)
+    if first < 0 or text.find(old, first + 1) >= 0:
+        return text
+    return text[:first] + new + text[first + len(old) :]
+
+
+def apply_edits(text: str, edits: object) -> str:
+    """Sequential sub-edits (MultiEdit); anything that is not a list of objects changes nothing."""
+    if not isinstance(edits, list):
+        return text
+    for edit in edits:
+        if isinstance(edit, dict):
+            text = apply_edit(
+                text, edit.get("old_string"), edit.get("new_string"), edit.get("replace_all")
+            )
+    return text
+
+
+def encoded_size(text: str) -> int:
+    """UTF-8 size of a predicted text decoded with ``surrogateescape``.
+
+    Bytes that were not valid UTF-8 in the file come back as the same single
+    bytes, so a non-UTF-8 index keeps its true size and an edit that does not
+    grow it is never mistaken for growth. A lone surrogate that arrived in a
+    JSON payload counts as three bytes.
+    """
+    try:
+        return len(text.encode("utf-8", "surrogateescape"))
+    except UnicodeEncodeError:
+        return len(text.encode("utf-8", "surrogatepass")) - 2 * sum(
+            1 for ch in text if "\udc80" <= ch <= "\udcff"
+        )
+
+
+def decode_index(raw: bytes) -> str:
+    """The index as text for simulation; invalid bytes survive as escapes (:func:`encoded_size`)."""
+    return raw.decode("utf-8", "surrogateescape")
