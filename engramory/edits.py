@@ -25,10 +25,9 @@ def apply_edit(text: str, old: object, new: object, replace_all: object = False)
         return text
     if replace_all is True:
         return text.replace(old, new)
-    first = text.find(old)
-    if first < 0 or text.find(old, first + 1) >= 0:
+    if text.count(old) != 1:  # non-overlapping, as the tools count ("aaa" holds "aa" once)
         return text
-    return text[:first] + new + text[first + len(old) :]
+    return text.replace(old, new, 1)
 
 
 def apply_edits(text: str, edits: object) -> str:

@@ -51,9 +51,8 @@ Input
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from engramory.textfmt import excerpt
 
@@ -67,10 +66,27 @@ UNCLOSED_FENCE = "unclosed-fence"
 UNCLOSED_QUOTE = "unclosed-quote"
 STRAY_QUOTE = "stray-quote"
 
-# The closing fence: '---' at a line start, then only spaces/tabs and one optional \r.
-# In MULTILINE mode '^' and '$' see only '\n' as a line break, as the rest of the
-# grammar does.
-_CLOSING_FENCE = re.compile(r"^---[ \t]*\r?$", re.MULTILINE)
+
+
+def _closing_fence(text: str, newline: int) -> tuple[int, int] | None:
+    """``(start, end)`` of the first closing fence after the ``\\n`` at ``newline``.
+
+    A closing fence is ``---`` at a line start, then only spaces or tabs and one
+    optional ``\\r`` (``end`` is where its line ends). Only ``\\n`` breaks lines.
+    """
+    while True:
+        found = text.find("\n---", newline)
+        if found < 0:
+            return None
+        start = found + 1
+        end = text.find("\n", start)
+        end = len(text) if end < 0 else end
+        rest = text[start + 3 : end]
+        if rest.endswith("\r"):
+            rest = rest[:-1]
+        if not rest.strip(" \t"):
+            return start, end
+        newline = start
 
 
 @dataclass(frozen=True)
@@ -83,24 +99,52 @@ class Problem:
     key: str | None = None
 
 
-@dataclass(frozen=True)
 class Frontmatter:
     """The result of parsing one note.
 
     ``present`` says an opening fence was found; ``closed`` that it was
     closed. ``fields`` maps each key to its (unquoted) value, ``key_lines`` to
     the line it was set on. ``body`` is the text after the closing fence and
-    ``body_line`` the line number of its first line.
+    ``body_line`` the line number of its first line. (A slotted class rather
+    than a dataclass: the doctor builds one per note.)
     """
 
-    present: bool
-    closed: bool
-    fields: dict[str, str]
-    key_lines: dict[str, int]
-    problems: tuple[Problem, ...]
-    body: str
-    body_line: int
-    fence_lines: tuple[int, ...] = field(default=())
+    __slots__ = (
+        "body",
+        "body_line",
+        "closed",
+        "fence_lines",
+        "fields",
+        "key_lines",
+        "present",
+        "problems",
+    )
+
+    def __init__(
+        self,
+        present: bool,
+        closed: bool,
+        fields: dict[str, str],
+        key_lines: dict[str, int],
+        problems: tuple[Problem, ...],
+        body: str,
+        body_line: int,
+        fence_lines: tuple[int, ...] = (),
+    ) -> None:
+        self.present = present
+        self.closed = closed
+        self.fields = fields
+        self.key_lines = key_lines
+        self.problems = problems
+        self.body = body
+        self.body_line = body_line
+        self.fence_lines = fence_lines
+
+    def __repr__(self) -> str:
+        return (
+            f"Frontmatter(present={self.present}, closed={self.closed}, fields={self.fields}, "
+            f"problems={self.problems}, body_line={self.body_line})"
+        )
 
 
 def decode(raw: bytes) -> str:
@@ -166,9 +210,9 @@ def _quote_problem(kind: str, key: str, quote: str, line: int) -> Problem:
 class _FieldCollector:
     """Accumulates the fields and problems of the lines between the fences."""
 
-    def __init__(self) -> None:
-        self.fields: dict[str, str] = {}
-        self.key_lines: dict[str, int] = {}
+    def __init__(self, fields: dict[str, str], key_lines: dict[str, int]) -> None:
+        self.fields = fields
+        self.key_lines = key_lines
         self.problems: list[Problem] = []
         self._repeated: set[str] = set()
 
@@ -231,7 +275,7 @@ def parse(text: str) -> Frontmatter:
     first = text if first_end < 0 else text[:first_end]
     if first.strip() != FENCE:
         return Frontmatter(False, False, {}, {}, (), text, 1)
-    closing = None if first_end < 0 else _CLOSING_FENCE.search(text, first_end + 1)
+    closing = None if first_end < 0 else _closing_fence(text, first_end)
     if closing is None:
         unclosed = Problem(
             1,
@@ -241,21 +285,32 @@ def parse(text: str) -> Frontmatter:
         )
         return Frontmatter(True, False, {}, {}, (unclosed,), "", text.count("\n") + 2, (1,))
 
-    collector = _FieldCollector()
-    middle = text[first_end + 1 : closing.start()]
+    fields: dict[str, str] = {}
+    key_lines: dict[str, int] = {}
+    collector = _FieldCollector(fields, key_lines)
+    middle = text[first_end + 1 : closing[0]]
     lines = middle.split("\n")[:-1]  # the block ends with the newline before the fence
     for line_no, line in enumerate(lines, start=2):
         stripped = line.strip()
-        if stripped and stripped[0] != "#":
+        if not stripped or stripped[0] == "#":
+            continue
+        # The common case inline (a new key, a bare value); everything else in add().
+        key, colon, value = stripped.partition(":")
+        key = key.rstrip()
+        value = value.lstrip()
+        if colon and key and value[:1] not in QUOTES and key not in key_lines:
+            fields[key] = value
+            key_lines[key] = line_no
+        else:
             collector.add(stripped, line_no)
     fence_line = len(lines) + 2
-    after = closing.end()
+    after = closing[1]
     body = text[after + 1 :] if after < len(text) else ""
     return Frontmatter(
         True,
         True,
-        collector.fields,
-        collector.key_lines,
+        fields,
+        key_lines,
         tuple(collector.problems),
         body,
         fence_line + 1,

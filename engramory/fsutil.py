@@ -73,6 +73,8 @@ def read_bounded_stat(
                 break
             chunks.append(chunk)
             remaining -= len(chunk)
+            if len(chunk) < want and limit + 1 - remaining >= info.st_size:
+                break  # a short read once the whole size is in: end of file
             want = min(_CHUNK, remaining)
     finally:
         os.close(fd)

@@ -240,8 +240,10 @@ def classify_index(text: str) -> list[IndexLine]:
 
 def strip_code(text: str) -> str:
     """Drop fenced code blocks and inline code spans (for scanning note bodies for links)."""
+    if "`" not in text and "~~~" not in text:
+        return text
     if "```" not in text and "~~~" not in text:
-        return mask_code_spans(text) if "`" in text else text
+        return mask_code_spans(text)
     kept: list[str] = []
     fence: str | None = None
     for line in text.split("\n"):

@@ -62,31 +62,39 @@ def area_of(rel: str) -> str:
     return LIVE
 
 
-@dataclass(frozen=True)
 class NoteFile:
     """A ``.md`` file found by the walk (``rel`` is ``/``-separated, store-relative).
 
-    ``path`` is what to open (the resolved target for an in-store symlink);
     ``status`` is ``ok``, ``escapes`` (a symlink leading out), ``missing`` (a
     dangling symlink) or ``not-regular`` (FIFO, socket, device, directory).
+    ``target`` is the resolved path of a symlinked note, else ``None`` (open
+    ``<root>/<rel>``). A slotted class: a store may hold 100,000 of these.
     """
 
-    rel: str
-    path: str
-    status: str
-    symlink: bool = False
+    __slots__ = ("name", "nested", "rel", "slug", "status", "target")
+
+    def __init__(self, rel: str, status: str, target: str | None = None) -> None:
+        self.rel = rel
+        self.status = status
+        self.target = target
+        slash = rel.rfind("/")
+        self.name = rel[slash + 1 :]
+        self.slug = self.name[:-3]
+        self.nested = slash >= 0
 
     @property
-    def name(self) -> str:
-        return self.rel.rsplit("/", 1)[-1]
+    def symlink(self) -> bool:
+        return self.target is not None
 
-    @property
-    def slug(self) -> str:
-        return self.name[:-3]
+    def path(self, root: str) -> str:
+        """What to open: the symlink's resolved target, or the file under ``root``."""
+        if self.target is not None:
+            return self.target
+        rel = self.rel if not self.nested or os.sep == "/" else self.rel.replace("/", os.sep)
+        return root + os.sep + rel if not root.endswith(os.sep) else root + rel
 
-    @property
-    def nested(self) -> bool:
-        return "/" in self.rel
+    def __repr__(self) -> str:
+        return f"NoteFile({self.rel!r}, {self.status!r})"
 
 
 @dataclass
@@ -102,18 +110,17 @@ def _classify_file_entry(entry: os.DirEntry[str], rel: str, root: str) -> NoteFi
     if entry.is_symlink():
         target = os.path.realpath(entry.path)
         if not fsutil.is_within(target, root):
-            return NoteFile(rel, target, ESCAPES, symlink=True)
+            return NoteFile(rel, ESCAPES, target)
         try:
             mode = os.stat(target).st_mode
         except OSError:
-            return NoteFile(rel, target, MISSING, symlink=True)
-        status = READ_OK if stat.S_ISREG(mode) else NOT_REGULAR
-        return NoteFile(rel, target, status, symlink=True)
+            return NoteFile(rel, MISSING, target)
+        return NoteFile(rel, READ_OK if stat.S_ISREG(mode) else NOT_REGULAR, target)
     try:
         regular = entry.is_file(follow_symlinks=False)
     except OSError:
         regular = False
-    return NoteFile(rel, entry.path, READ_OK if regular else NOT_REGULAR)
+    return NoteFile(rel, READ_OK if regular else NOT_REGULAR)
 
 
 def walk(root: str) -> Walk:
@@ -159,15 +166,24 @@ def walk(root: str) -> Walk:
     return found
 
 
-@dataclass(frozen=True)
 class Read:
     """The outcome of a bounded read: ``data`` is set only when ``status`` is ``ok``."""
 
-    status: str
-    data: bytes | None = None
-    size: int | None = None
-    identity: tuple[int, int] | None = None
-    error: str = ""
+    __slots__ = ("data", "error", "identity", "size", "status")
+
+    def __init__(
+        self,
+        status: str,
+        data: bytes | None = None,
+        size: int | None = None,
+        identity: tuple[int, int] | None = None,
+        error: str = "",
+    ) -> None:
+        self.status = status
+        self.data = data
+        self.size = size
+        self.identity = identity
+        self.error = error
 
 
 def read_file(path: str, limit: int) -> Read:

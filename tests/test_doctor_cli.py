@@ -238,3 +238,17 @@ def test_hostile_values_are_truncated_in_messages(cli, tmp_path: Path) -> None:
     (finding,) = [f for f in json.loads(result.out)["findings"] if f["rule"] == "invalid-type"]
     assert len(finding["message"]) < 200
     assert huge[:40] not in result.out
+
+
+def test_json_pieces_join_into_one_valid_document(tmp_path: Path) -> None:
+    from doctorkit import doctor
+    from engramory.doctor import command
+
+    store = make_store(
+        tmp_path / "s", {f"n{i}.md": "no frontmatter\n" for i in range(2500)}, index="- [n0](n0.md)\n"
+    )
+    report = doctor(store)
+    text = "".join(command.render_json(report))
+    payload = json.loads(text)
+    assert len(payload["findings"]) == len(report.findings) > command.JSON_BATCH
+    assert text == json.dumps(payload, ensure_ascii=False)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
+from collections.abc import Iterator
 from datetime import date
 
 from engramory import __version__, discovery
@@ -13,6 +15,8 @@ from engramory.doctor.model import ERROR, INFO, RULES, SEVERITIES, WARNING, Find
 from engramory.errors import EXIT_FINDINGS, EXIT_OK, UsageError
 from engramory.options import add_cap_flags, add_format_flag, caps_from_args, positive_int_arg
 from engramory.textfmt import human_size, plural
+
+JSON_BATCH = 2000  # findings encoded per json.dumps call: fast, and memory stays flat
 
 HELP = "validate a memory store: index, pointers, notes, frontmatter"
 DESCRIPTION = """\
@@ -94,11 +98,11 @@ def _index_text(report: engine.Report) -> str:
     )
 
 
-def render_text(report: engine.Report) -> str:
-    out = []
+def render_text(report: engine.Report) -> Iterator[str]:
+    """The text report, one line at a time."""
     for f in report.findings:
         where = f.path if f.line is None else f"{f.path}:{f.line}"
-        out.append(f"{where}: {f.severity}: {f.message} [{f.rule}]")
+        yield f"{where}: {f.severity}: {f.message} [{f.rule}]"
     totals = counts(report.findings)
     if not report.findings:
         verdict = "clean"
@@ -110,17 +114,20 @@ def render_text(report: engine.Report) -> str:
                 f"{totals[INFO]} info",
             )
         )
-    out.append(
-        f"engramory doctor: {verdict} — {plural(report.notes, 'note')}, {_index_text(report)}"
-    )
-    out.extend(f"  fix {rule_id}: {hint}" for rule_id, hint in report.hints.items())
-    return "\n".join(out)
+    yield f"engramory doctor: {verdict} — {plural(report.notes, 'note')}, {_index_text(report)}"
+    for rule_id, hint in report.hints.items():
+        yield f"  fix {rule_id}: {hint}"
 
 
-def render_json(report: engine.Report) -> str:
+def render_json(report: engine.Report) -> Iterator[str]:
+    """The JSON report, in pieces (a 100,000-finding report is never one big string).
+
+    The pieces join into exactly ``json.dumps(payload)``: compact and one line,
+    so the C encoder does the work.
+    """
     index = report.index
     read = index.text is not None
-    payload = {
+    head = {
         "engramory": __version__,
         "store": report.root,
         "index": {
@@ -131,9 +138,13 @@ def render_json(report: engine.Report) -> str:
         },
         "notes": report.notes,
         "summary": counts(report.findings),
-        "findings": [f.as_dict() for f in report.findings],
     }
-    return json.dumps(payload, indent=2, ensure_ascii=False)
+    yield json.dumps(head, ensure_ascii=False)[:-1] + ', "findings": ['
+    findings = report.findings
+    for start in range(0, len(findings), JSON_BATCH):
+        batch = [f.as_dict() for f in findings[start : start + JSON_BATCH]]
+        yield (", " if start else "") + json.dumps(batch, ensure_ascii=False)[1:-1]
+    yield "]}"
 
 
 def exit_code(findings: list[Finding], strict: bool) -> int:
@@ -193,5 +204,9 @@ def run(args: argparse.Namespace) -> int:
         schema=not args.no_schema, max_index_line=args.max_index_line, today=date.today()
     )
     report = engine.run(str(location.root), caps, options, chosen)
-    print(render_json(report) if args.format == "json" else render_text(report))
+    if args.format == "json":
+        sys.stdout.writelines(render_json(report))
+        sys.stdout.write("\n")
+    else:
+        sys.stdout.writelines(line + "\n" for line in render_text(report))
     return exit_code(report.findings, args.strict)

@@ -3,13 +3,15 @@
 The engine (``engine.py``) does all the I/O and fills these in; rules only
 read them. A note's text lives in a :class:`NoteCheck` just long enough for
 the note rules to run; what the store rules need afterwards is kept in a small
-:class:`NoteSummary`, so a 100,000-note store is never held in memory at once.
+:class:`NoteSummary` (its ``[[links]]`` already resolved to note numbers), so
+a 100,000-note store is never held in memory at once.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import date
+from typing import Any
 
 from engramory.caps import Caps
 from engramory.frontmatter import Frontmatter
@@ -29,37 +31,51 @@ class Options:
     today: date = field(default_factory=date.today)
 
 
-@dataclass(frozen=True)
 class NoteCheck:
-    """One note while it is being checked. ``fm`` is ``None`` when it could not be read."""
+    """One note while it is being checked. ``fm`` is ``None`` when it could not be read.
 
-    file: NoteFile
-    read: Read
-    fm: Frontmatter | None
-    options: Options
+    Facts several rules need are worked out once per note: ``note_type`` (the
+    ``type`` when it is one of the four) here; ``dates`` and ``labels`` start
+    empty (``None``) and are filled by the first rule that needs them.
+    """
+
+    __slots__ = ("dates", "file", "fm", "labels", "note_type", "options", "read")
+
+    def __init__(self, file: NoteFile, read: Read, fm: Frontmatter | None, options: Options):
+        self.file = file
+        self.read = read
+        self.fm = fm
+        self.options = options
+        value = fm.fields.get("type") if fm is not None else None
+        self.note_type: str | None = value if value in NOTE_TYPES else None
+        self.dates: dict[str, date | None] | None = None
+        self.labels: list[Any] | None = None
 
     @property
     def rel(self) -> str:
         return self.file.rel
 
-    @property
-    def note_type(self) -> str | None:
-        """The note's ``type`` when it is exactly one of the four, else ``None``."""
-        if self.fm is None:
-            return None
-        value = self.fm.fields.get("type")
-        return value if value in NOTE_TYPES else None
 
-
-@dataclass
 class NoteSummary:
-    """What the store rules need to know about a note after it was checked."""
+    """What the store rules need to know about a note after it was checked.
 
-    file: NoteFile
-    status: str
-    identity: tuple[int, int] | None = None
-    note_type: str | None = None
-    wikilinks: list[tuple[str, int]] = field(default_factory=list)
+    ``links`` are the numbers (positions in ``StoreView.notes``) of the live
+    notes its body links to.
+    """
+
+    __slots__ = ("file", "links", "note_type", "status")
+
+    def __init__(
+        self,
+        file: NoteFile,
+        status: str,
+        note_type: str | None = None,
+        links: tuple[int, ...] = (),
+    ) -> None:
+        self.file = file
+        self.status = status
+        self.note_type = note_type
+        self.links = links
 
     @property
     def rel(self) -> str:
@@ -70,12 +86,32 @@ class NoteSummary:
         return self.status == READ_OK
 
 
+class NameTable:
+    """Live notes by file name, for ``[[slug]]`` links: exact case first, else any case."""
+
+    def __init__(self, files: list[NoteFile], usable: list[bool]) -> None:
+        self.slugs = [f.slug for f in files]
+        self.by_fold: dict[str, list[int]] = {}
+        for number, file in enumerate(files):
+            if usable[number]:
+                self.by_fold.setdefault(file.slug.casefold(), []).append(number)
+
+    def lookup(self, slug: str) -> list[int]:
+        group = self.by_fold.get(slug.casefold())
+        if not group:
+            return []
+        if len(group) == 1:
+            return group
+        exact = [n for n in group if self.slugs[n] == slug]
+        return exact or group
+
+
 @dataclass(frozen=True)
 class Pointer:
     """One link on an index line, with what it resolved to.
 
-    ``notes`` are the live notes it points to (normally one; several when a
-    wikilink names a duplicated slug). A pointer to a note that could not be
+    ``notes`` are the numbers of the live notes it points to (normally one;
+    several when a wikilink names a duplicated slug). A pointer to a note that could not be
     read still credits it: the problem is reported once, by the note rule.
     """
 
@@ -84,12 +120,16 @@ class Pointer:
     raw: str
     target: Target
     section: str | None
-    notes: tuple[NoteSummary, ...] = ()
+    notes: tuple[int, ...] = ()
 
 
 @dataclass
 class StoreView:
-    """The whole store, as the store rules see it."""
+    """The whole store, as the store rules see it.
+
+    ``odd_links`` and ``missing_links`` hold ``(note number, target, line)``
+    for body links that are paths rather than slugs, or name no note.
+    """
 
     root: str
     caps: Caps
@@ -99,9 +139,10 @@ class StoreView:
     lines: list[IndexLine]
     pointers: list[Pointer]
     notes: list[NoteSummary]
-    archived_slugs: frozenset[str]
-    _by_slug: dict[str, list[NoteSummary]] = field(default_factory=dict)
-    _reach: tuple[set[str], set[str]] | None = None
+    names: NameTable
+    odd_links: list[tuple[int, str, int]] = field(default_factory=list)
+    missing_links: list[tuple[int, str, int]] = field(default_factory=list)
+    _reach: tuple[set[int], set[int]] | None = None
 
     @property
     def index_read(self) -> bool:
@@ -109,27 +150,18 @@ class StoreView:
         return self.index.text is not None
 
     def notes_named(self, slug: str) -> list[NoteSummary]:
-        """Live notes whose file name is ``slug`` (+ ``.md``), exact case first, else any case."""
-        if not self._by_slug:
-            for note in self.notes:
-                self._by_slug.setdefault(note.file.slug.casefold(), []).append(note)
-        candidates = self._by_slug.get(slug.casefold(), [])
-        exact = [n for n in candidates if n.file.slug == slug]
-        return exact or candidates
+        return [self.notes[n] for n in self.names.lookup(slug)]
 
-    def reachability(self) -> tuple[set[str], set[str]]:
-        """``(indexed, reachable)`` note paths: pointed to by the index, or linked from those."""
+    def reachability(self) -> tuple[set[int], set[int]]:
+        """``(indexed, reachable)`` note numbers: pointed to by the index, or linked from those."""
         if self._reach is None:
-            indexed = {note.rel for pointer in self.pointers for note in pointer.notes}
-            by_rel = {note.rel: note for note in self.notes}
+            indexed = {n for pointer in self.pointers for n in pointer.notes}
             reachable = set(indexed)
             pending = list(indexed)
             while pending:
-                note = by_rel[pending.pop()]
-                for slug, _line in note.wikilinks:
-                    for target in self.notes_named(slug):
-                        if target.rel not in reachable:
-                            reachable.add(target.rel)
-                            pending.append(target.rel)
+                for target in self.notes[pending.pop()].links:
+                    if target not in reachable:
+                        reachable.add(target)
+                        pending.append(target)
             self._reach = (indexed, reachable)
         return self._reach

@@ -9,10 +9,12 @@ validate both come from this registry, so they cannot drift apart.
 
 Rules come in two scopes:
 
-* ``note`` rules look at one note while it is in memory (its frontmatter and
-  body) and yield ``(line, message)``;
-* ``store`` rules look at the whole store (index, pointers, the note graph)
-  and yield ``(path, line, message)``.
+* ``note`` rules look at notes while they are in memory (their frontmatter
+  and body). The engine hands them a batch of notes at a time, so a rule is
+  one loop over the batch rather than one call per note per rule;
+* ``store`` rules look at the whole store (index, pointers, the note graph).
+
+Both yield ``(path, line, message)``.
 """
 
 from __future__ import annotations
@@ -30,15 +32,17 @@ NOTE = "note"
 STORE = "store"
 
 
-@dataclass(frozen=True)
 class Finding:
     """One problem: ``path`` is store-relative and ``/``-separated; ``line`` is 1-based."""
 
-    rule: str
-    severity: str
-    path: str
-    line: int | None
-    message: str
+    __slots__ = ("line", "message", "path", "rule", "severity")
+
+    def __init__(self, rule: str, severity: str, path: str, line: int | None, message: str):
+        self.rule = rule
+        self.severity = severity
+        self.path = path
+        self.line = line
+        self.message = message
 
     def sort_key(self) -> tuple[str, int, int, str]:
         """Path, then line (findings without a line first), then rule id."""
@@ -52,6 +56,15 @@ class Finding:
             "line": self.line,
             "message": self.message,
         }
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Finding) and self.as_dict() == other.as_dict()
+
+    def __hash__(self) -> int:
+        return hash(tuple(self.as_dict().values()))
+
+    def __repr__(self) -> str:
+        return f"Finding({self.rule!r}, {self.path!r}, {self.line!r}, {self.message[:50]!r})"
 
 
 @dataclass(frozen=True)

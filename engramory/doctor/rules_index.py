@@ -373,17 +373,17 @@ def pointer_into_archive(view: StoreView) -> Iterator[Issue]:
 def duplicate_pointer(view: StoreView) -> Iterator[Issue]:
     """Fires: ``[a](a.md)`` on line 3 and ``[A again](./a.md#x)`` on line 9.
     Quiet: two pointers to two different notes; a broken pointer whose name matches a note."""
-    first_line: dict[str, int] = {}
+    first_line: dict[int, int] = {}
     for pointer in view.pointers:
-        for note in pointer.notes:
-            if note.rel not in first_line:
-                first_line[note.rel] = pointer.line
+        for number in pointer.notes:
+            if number not in first_line:
+                first_line[number] = pointer.line
             else:
                 yield (
                     INDEX_NAME,
                     pointer.line,
-                    f"{note.rel} is already pointed to on line {first_line[note.rel]}: one "
-                    "pointer per note is enough",
+                    f"{view.notes[number].rel} is already pointed to on line "
+                    f"{first_line[number]}: one pointer per note is enough",
                 )
 
 
@@ -401,7 +401,7 @@ def pointer_section_mismatch(view: StoreView) -> Iterator[Issue]:
     for pointer in view.pointers:
         if pointer.section is None:
             continue
-        for note in pointer.notes:
+        for note in (view.notes[number] for number in pointer.notes):
             if note.note_type is not None and note.note_type != pointer.section:
                 yield (
                     INDEX_NAME,

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 from engramory.doctor.context import NOTE_TYPES, NoteCheck, StoreView
 from engramory.doctor.model import ERROR, INFO, NOTE, STORE, WARNING, rule
 from engramory.store import ESCAPES, MISSING, NOT_REGULAR, NOTE_READ_LIMIT, TOO_LARGE, UNREADABLE
 from engramory.textfmt import excerpt, human_size
 
-NoteIssue = tuple["int | None", str]
 Issue = tuple[str, "int | None", str]
 
 _ARCHIVE_LOOKALIKES = frozenset({"archived", "_archive", "_archived", "old", "retired", "attic"})
@@ -22,11 +21,16 @@ _ARCHIVE_LOOKALIKES = frozenset({"archived", "_archive", "_archived", "old", "re
     scope=NOTE,
     fix="remove or retarget symlinked notes that lead out of the store (they were not read)",
 )
-def note_escapes_store(note: NoteCheck) -> Iterator[NoteIssue]:
+def note_escapes_store(notes: Sequence[NoteCheck]) -> Iterator[Issue]:
     """Fires: ``x.md -> /home/me/diary.md``.
     Quiet: ``x.md -> y.md`` inside the store, or a regular ``x.md``."""
-    if note.file.status == ESCAPES:
-        yield (None, "this note is a symlink that resolves outside the store; it was not read")
+    for note in notes:
+        if note.file.status == ESCAPES:
+            yield (
+                note.rel,
+                None,
+                "this note is a symlink that resolves outside the store; it was not read",
+            )
 
 
 @rule(
@@ -36,16 +40,21 @@ def note_escapes_store(note: NoteCheck) -> Iterator[NoteIssue]:
     scope=NOTE,
     fix="make each unreadable note a readable regular file, or remove it",
 )
-def note_unreadable(note: NoteCheck) -> Iterator[NoteIssue]:
+def note_unreadable(notes: Sequence[NoteCheck]) -> Iterator[Issue]:
     """Fires: a FIFO named ``x.md`` (never opened), a dangling symlink, a file without
     read permission.
     Quiet: a readable regular file."""
-    if note.file.status == MISSING:
-        yield (None, "this note is a dangling symlink: its target does not exist")
-    elif NOT_REGULAR in (note.file.status, note.read.status):
-        yield (None, "this note is not a regular file (a FIFO, socket or device); not opened")
-    elif note.read.status in (UNREADABLE, MISSING):
-        yield (None, f"cannot read this note ({note.read.error})")
+    for note in notes:
+        if note.file.status == MISSING:
+            yield (note.rel, None, "this note is a dangling symlink: its target does not exist")
+        elif NOT_REGULAR in (note.file.status, note.read.status):
+            yield (
+                note.rel,
+                None,
+                "this note is not a regular file (a FIFO, socket or device); not opened",
+            )
+        elif note.read.status in (UNREADABLE, MISSING):
+            yield (note.rel, None, f"cannot read this note ({note.read.error})")
 
 
 @rule(
@@ -55,15 +64,17 @@ def note_unreadable(note: NoteCheck) -> Iterator[NoteIssue]:
     scope=NOTE,
     fix="a note holds one fact: split an oversized note, or move the bulk out of the store",
 )
-def note_too_large(note: NoteCheck) -> Iterator[NoteIssue]:
+def note_too_large(notes: Sequence[NoteCheck]) -> Iterator[Issue]:
     """Fires: a 5 MB ``dump.md``.
     Quiet: a 4 MiB note or smaller."""
-    if note.read.status == TOO_LARGE:
-        yield (
-            None,
-            f"this note is {human_size(note.read.size or 0)}, over the "
-            f"{human_size(NOTE_READ_LIMIT)} the doctor reads: one note holds one fact",
-        )
+    for note in notes:
+        if note.read.status == TOO_LARGE:
+            yield (
+                note.rel,
+                None,
+                f"this note is {human_size(note.read.size or 0)}, over the "
+                f"{human_size(NOTE_READ_LIMIT)} the doctor reads: one note holds one fact",
+            )
 
 
 @rule(
@@ -77,8 +88,11 @@ def directory_unreadable(view: StoreView) -> Iterator[Issue]:
     """Fires: ``sub/`` without list permission.
     Quiet: every directory can be listed."""
     for rel, error in view.walk.bad_dirs:
-        yield (rel.rstrip("/") + "/", None, f"cannot list this directory ({error}); its notes "
-               "were not checked")
+        yield (
+            rel.rstrip("/") + "/",
+            None,
+            f"cannot list this directory ({error}); its notes were not checked",
+        )
 
 
 @rule(
@@ -149,8 +163,8 @@ def orphan(view: StoreView) -> Iterator[Issue]:
     if not view.index_read:
         return
     _indexed, reachable = view.reachability()
-    for note in view.notes:
-        if note.rel not in reachable and note.status != ESCAPES:
+    for number, note in enumerate(view.notes):
+        if number not in reachable and note.status != ESCAPES:
             yield (
                 note.rel,
                 None,
@@ -172,13 +186,8 @@ def linked_not_indexed(view: StoreView) -> Iterator[Issue]:
     if not view.index_read:
         return
     indexed, reachable = view.reachability()
-    for note in view.notes:
-        if note.rel in reachable and note.rel not in indexed:
-            yield (note.rel, None, "reachable only through [[links]] from other notes")
-
-
-def _is_slug(target: str) -> bool:
-    return "/" not in target and "\\" not in target
+    for number in sorted(reachable - indexed):
+        yield (view.notes[number].rel, None, "reachable only through [[links]] from other notes")
 
 
 @rule(
@@ -191,13 +200,8 @@ def _is_slug(target: str) -> bool:
 def wikilink_missing(view: StoreView) -> Iterator[Issue]:
     """Fires: ``[[not-written-yet]]`` in a note body.
     Quiet: ``[[existing-note]]``, ``[[existing-note|Alias]]``, ``[[existing-note#Heading]]``."""
-    for note in view.notes:
-        for target, line in note.wikilinks:
-            if not _is_slug(target) or view.notes_named(target):
-                continue
-            if target.casefold() in view.archived_slugs:
-                continue
-            yield (note.rel, line, f"[[{excerpt(target)[1:-1]}]] has no note yet")
+    for number, target, line in view.missing_links:
+        yield (view.notes[number].rel, line, f"[[{excerpt(target)[1:-1]}]] has no note yet")
 
 
 @rule(
@@ -210,12 +214,11 @@ def wikilink_missing(view: StoreView) -> Iterator[Issue]:
 def wikilink_not_slug(view: StoreView) -> Iterator[Issue]:
     """Fires: ``[[feedback/x]]`` in a note, or in the index.
     Quiet: ``[[x]]``."""
-    for note in view.notes:
-        for target, line in note.wikilinks:
-            if not _is_slug(target):
-                yield (note.rel, line, f"[[{excerpt(target)[1:-1]}]] is a path: write [[name]]")
+    for number, target, line in view.odd_links:
+        shown = excerpt(target)[1:-1]
+        yield (view.notes[number].rel, line, f"[[{shown}]] is a path: write [[name]]")
     for pointer in view.pointers:
-        if pointer.form == "wikilink" and not _is_slug(pointer.raw):
+        if pointer.form == "wikilink" and pointer.target.kind == "not-slug":
             yield (
                 "MEMORY.md",
                 pointer.line,

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from datetime import date, timedelta
 
 from engramory import frontmatter as fm
@@ -16,7 +16,7 @@ from engramory.doctor.context import NOTE_TYPES, NoteCheck
 from engramory.doctor.model import ERROR, INFO, NOTE, WARNING, rule
 from engramory.textfmt import excerpt
 
-NoteIssue = tuple["int | None", str]
+Issue = tuple[str, "int | None", str]
 
 REQUIRED = ("name", "description", "type")
 DATES = ("created", "updated")
@@ -33,14 +33,10 @@ _DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 
 # A label: at a line start, after any list/quote/heading markers and bold, the
 # words "Why" or "How to apply" (any case), optional bold, then ':' or '：'.
-_LABEL_PREFIX = r"^[ \t#>*\-+]*"
 _LABEL_TAIL = r"[ \t]*\*{0,2}[ \t]*[:：]"
-WHY = re.compile(_LABEL_PREFIX + r"why" + _LABEL_TAIL, re.IGNORECASE | re.MULTILINE)
-HOW = re.compile(
-    _LABEL_PREFIX + r"how[ \t]+to[ \t]+apply" + _LABEL_TAIL, re.IGNORECASE | re.MULTILINE
-)
-ANY_LABEL = re.compile(
-    _LABEL_PREFIX + r"(?:why|how[ \t]+to[ \t]+apply)" + _LABEL_TAIL, re.IGNORECASE | re.MULTILINE
+# Matched line by line: a line can only hold a label if it has a colon.
+LABEL = re.compile(
+    r"[ \t#>*\-+]*(?P<word>why|how[ \t]+to[ \t]+apply)" + _LABEL_TAIL, re.IGNORECASE
 )
 # Near misses: the word at a line start in a form the grammar does not accept.
 _NEAR_WHY = re.compile(r"^[ \t#>*\-+_|0-9.)]*\**_?why\b", re.IGNORECASE | re.MULTILINE)
@@ -65,18 +61,19 @@ def _line_of(note: NoteCheck, key: str) -> int | None:
     "a note without a frontmatter block",
     scope=NOTE,
     schema=True,
-    fix="start each note with a '---' block holding name, description, type, created and "
-    "updated",
+    fix="start each note with a '---' block holding name, description, type, created and updated",
 )
-def no_frontmatter(note: NoteCheck) -> Iterator[NoteIssue]:
+def no_frontmatter(notes: Sequence[NoteCheck]) -> Iterator[Issue]:
     """Fires: a note whose first line is ``# Title``.
     Quiet: a note starting with ``---``, ``name: ...`` ... ``---``."""
-    if note.fm is not None and not note.fm.present:
-        yield (
-            1,
-            "no frontmatter: start the note with a '---' line, then name, description, type, "
-            "created and updated, then '---'",
-        )
+    for note in notes:
+        if note.fm is not None and not note.fm.present:
+            yield (
+                note.rel,
+                1,
+                "no frontmatter: start the note with a '---' line, then name, description, type, "
+                "created and updated, then '---'",
+            )
 
 
 @rule(
@@ -88,15 +85,16 @@ def no_frontmatter(note: NoteCheck) -> Iterator[NoteIssue]:
     fix="each frontmatter line is 'key: value'; quote a value only as a whole, escaping inner "
     'quotes as \\"',
 )
-def frontmatter_syntax(note: NoteCheck) -> Iterator[NoteIssue]:
+def frontmatter_syntax(notes: Sequence[NoteCheck]) -> Iterator[Issue]:
     """Fires: ``tags:`` followed by ``  - a`` (a list item is not ``key: value``);
     ``description: "unclosed``; a frontmatter without its closing ``---``.
     Quiet: ``description: "a \\"quoted\\" word"``."""
-    if note.fm is None:
-        return
-    for problem in note.fm.problems:
-        if problem.kind != fm.DUPLICATE_KEY:
-            yield (problem.line, problem.message)
+    for note in notes:
+        if note.fm is None:
+            continue
+        for problem in note.fm.problems:
+            if problem.kind != fm.DUPLICATE_KEY:
+                yield (note.rel, problem.line, problem.message)
 
 
 @rule(
@@ -107,14 +105,15 @@ def frontmatter_syntax(note: NoteCheck) -> Iterator[NoteIssue]:
     schema=True,
     fix="keep exactly one line per frontmatter key",
 )
-def duplicate_key(note: NoteCheck) -> Iterator[NoteIssue]:
+def duplicate_key(notes: Sequence[NoteCheck]) -> Iterator[Issue]:
     """Fires: ``type: feedback`` and later ``type: user``.
     Quiet: each key once."""
-    if note.fm is None:
-        return
-    for problem in note.fm.problems:
-        if problem.kind == fm.DUPLICATE_KEY:
-            yield (problem.line, problem.message)
+    for note in notes:
+        if note.fm is None:
+            continue
+        for problem in note.fm.problems:
+            if problem.kind == fm.DUPLICATE_KEY:
+                yield (note.rel, problem.line, problem.message)
 
 
 @rule(
@@ -125,21 +124,29 @@ def duplicate_key(note: NoteCheck) -> Iterator[NoteIssue]:
     schema=True,
     fix="fill in name (the file's slug), description (a one-line hook) and type",
 )
-def missing_field(note: NoteCheck) -> Iterator[NoteIssue]:
+def missing_field(notes: Sequence[NoteCheck]) -> Iterator[Issue]:
     """Fires: no ``description:`` line; ``name: ""``; ``type:   ``.
     Quiet: all three present and non-empty."""
-    fields = _fields(note)
-    if fields is None:
-        return
-    advice = {
-        "name": f"use the file's slug, {excerpt(note.file.slug)}",
-        "description": "one line saying when a future session should open this note",
-        "type": "one of user, feedback, project, reference",
-    }
-    for key in REQUIRED:
-        if not fields.get(key, "").strip():
-            state = "is empty" if key in fields else "is missing"
-            yield (_line_of(note, key), f"'{key}' {state}: {advice[key]}")
+    for note in notes:
+        fields = _fields(note)
+        if fields is None:
+            continue
+        for key in REQUIRED:
+            if not fields.get(key, "").strip():
+                state = "is empty" if key in fields else "is missing"
+                yield (
+                    note.rel,
+                    _line_of(note, key),
+                    f"'{key}' {state}: {_field_advice(note, key)}",
+                )
+
+
+def _field_advice(note: NoteCheck, key: str) -> str:
+    if key == "name":
+        return f"use the file's slug, {excerpt(note.file.slug)}"
+    if key == "description":
+        return "one line saying when a future session should open this note"
+    return "one of user, feedback, project, reference"
 
 
 @rule(
@@ -150,19 +157,21 @@ def missing_field(note: NoteCheck) -> Iterator[NoteIssue]:
     schema=True,
     fix="set type to exactly one of user, feedback, project, reference (lower-case)",
 )
-def invalid_type(note: NoteCheck) -> Iterator[NoteIssue]:
+def invalid_type(notes: Sequence[NoteCheck]) -> Iterator[Issue]:
     """Fires: ``type: Feedback``, ``type: handoff``, ``type: notes``.
     Quiet: ``type: feedback``, ``type: "feedback"``."""
-    fields = _fields(note)
-    if fields is None:
-        return
-    value = fields.get("type", "")
-    if value.strip() and value not in NOTE_TYPES:
-        hint = " (types are lower-case)" if value.strip().lower() in NOTE_TYPES else ""
-        yield (
-            _line_of(note, "type"),
-            f"type {excerpt(value)} is not one of user, feedback, project, reference{hint}",
-        )
+    for note in notes:
+        fields = _fields(note)
+        if fields is None:
+            continue
+        value = fields.get("type", "")
+        if value.strip() and value not in NOTE_TYPES:
+            hint = " (types are lower-case)" if value.strip().lower() in NOTE_TYPES else ""
+            yield (
+                note.rel,
+                _line_of(note, "type"),
+                f"type {excerpt(value)} is not one of user, feedback, project, reference{hint}",
+            )
 
 
 @rule(
@@ -173,18 +182,20 @@ def invalid_type(note: NoteCheck) -> Iterator[NoteIssue]:
     schema=True,
     fix="set scope to global or repo, or remove the line when the reach is unclear",
 )
-def invalid_scope(note: NoteCheck) -> Iterator[NoteIssue]:
+def invalid_scope(notes: Sequence[NoteCheck]) -> Iterator[Issue]:
     """Fires: ``scope: Global``, ``scope: machine``.
     Quiet: ``scope: repo``, no scope line, ``scope:`` (empty counts as absent)."""
-    fields = _fields(note)
-    if fields is None:
-        return
-    value = fields.get("scope", "")
-    if value.strip() and value not in SCOPES:
-        yield (
-            _line_of(note, "scope"),
-            f"scope {excerpt(value)} is not global or repo (leave scope out when unsure)",
-        )
+    for note in notes:
+        fields = _fields(note)
+        if fields is None:
+            continue
+        value = fields.get("scope", "")
+        if value.strip() and value not in SCOPES:
+            yield (
+                note.rel,
+                _line_of(note, "scope"),
+                f"scope {excerpt(value)} is not global or repo (leave scope out when unsure)",
+            )
 
 
 @rule(
@@ -195,20 +206,24 @@ def invalid_scope(note: NoteCheck) -> Iterator[NoteIssue]:
     schema=True,
     fix="add created: and updated: as YYYY-MM-DD (the dates of the fact, not of the file)",
 )
-def missing_date(note: NoteCheck) -> Iterator[NoteIssue]:
+def missing_date(notes: Sequence[NoteCheck]) -> Iterator[Issue]:
     """Fires: no ``updated:`` line.
     Quiet: ``created: 2026-01-15`` and ``updated: 2026-02-01``."""
-    fields = _fields(note)
-    if fields is None:
-        return
-    for key in DATES:
-        if not fields.get(key, "").strip():
-            state = "is empty" if key in fields else "is missing"
-            yield (_line_of(note, key), f"'{key}' {state}: write it as YYYY-MM-DD")
+    for note in notes:
+        fields = _fields(note)
+        if fields is None:
+            continue
+        for key in DATES:
+            if not fields.get(key, "").strip():
+                state = "is empty" if key in fields else "is missing"
+                yield (note.rel, _line_of(note, key), f"'{key}' {state}: write it as YYYY-MM-DD")
 
 
 def _parse_date(value: str) -> date | None:
-    if not _DATE.fullmatch(value):
+    """A real calendar date written exactly ``YYYY-MM-DD`` in ASCII digits, else ``None``."""
+    if len(value) != 10 or value[4] != "-" or value[7] != "-" or not value.isascii():
+        return None
+    if not (value[:4].isdigit() and value[5:7].isdigit() and value[8:].isdigit()):
         return None
     try:
         return date.fromisoformat(value)
@@ -216,14 +231,17 @@ def _parse_date(value: str) -> date | None:
         return None
 
 
+def _parsed_dates(note: NoteCheck) -> dict[str, date | None]:
+    """``created``/``updated`` as dates (``None`` when invalid), parsed once per note."""
+    if note.dates is None:
+        fields = _fields(note) or {}
+        note.dates = {key: _parse_date(fields[key]) for key in DATES if key in fields}
+    return note.dates
+
+
 def _dates(note: NoteCheck) -> dict[str, date]:
-    fields = _fields(note) or {}
-    parsed = {}
-    for key in DATES:
-        value = _parse_date(fields.get(key, ""))
-        if value is not None:
-            parsed[key] = value
-    return parsed
+    """The ``created``/``updated`` values that are valid dates."""
+    return {key: value for key, value in _parsed_dates(note).items() if value is not None}
 
 
 @rule(
@@ -234,19 +252,22 @@ def _dates(note: NoteCheck) -> dict[str, date]:
     schema=True,
     fix="write dates as YYYY-MM-DD with real calendar dates, e.g. 2026-01-15",
 )
-def invalid_date(note: NoteCheck) -> Iterator[NoteIssue]:
+def invalid_date(notes: Sequence[NoteCheck]) -> Iterator[Issue]:
     """Fires: ``created: 2026-1-5``, ``2026-02-30``, ``15/01/2026``, full-width digits.
     Quiet: ``created: 2024-02-29``; ``created: "2026-01-15"``."""
-    fields = _fields(note)
-    if fields is None:
-        return
-    for key in DATES:
-        value = fields.get(key, "")
-        if value.strip() and _parse_date(value) is None:
-            yield (
-                _line_of(note, key),
-                f"'{key}' is {excerpt(value)}, not a real date in YYYY-MM-DD form",
-            )
+    for note in notes:
+        fields = _fields(note)
+        if fields is None:
+            continue
+        parsed = _parsed_dates(note)
+        for key in DATES:
+            value = fields.get(key, "")
+            if value.strip() and parsed.get(key) is None:
+                yield (
+                    note.rel,
+                    _line_of(note, key),
+                    f"'{key}' is {excerpt(value)}, not a real date in YYYY-MM-DD form",
+                )
 
 
 @rule(
@@ -257,15 +278,17 @@ def invalid_date(note: NoteCheck) -> Iterator[NoteIssue]:
     schema=True,
     fix="make updated the same as or later than created",
 )
-def date_order(note: NoteCheck) -> Iterator[NoteIssue]:
+def date_order(notes: Sequence[NoteCheck]) -> Iterator[Issue]:
     """Fires: ``created: 2026-05-01`` with ``updated: 2026-04-01``.
     Quiet: equal dates, or updated later."""
-    dates = _dates(note)
-    if "created" in dates and "updated" in dates and dates["updated"] < dates["created"]:
-        yield (
-            _line_of(note, "updated"),
-            f"updated {dates['updated']} is earlier than created {dates['created']}",
-        )
+    for note in notes:
+        dates = _dates(note)
+        if "created" in dates and "updated" in dates and dates["updated"] < dates["created"]:
+            yield (
+                note.rel,
+                _line_of(note, "updated"),
+                f"updated {dates['updated']} is earlier than created {dates['created']}",
+            )
 
 
 @rule(
@@ -276,13 +299,16 @@ def date_order(note: NoteCheck) -> Iterator[NoteIssue]:
     schema=True,
     fix="use the date the fact was settled; dates in the future are usually typos",
 )
-def future_date(note: NoteCheck) -> Iterator[NoteIssue]:
+def future_date(notes: Sequence[NoteCheck]) -> Iterator[Issue]:
     """Fires: ``updated: 2099-01-01``.
     Quiet: today's or tomorrow's date (time zones differ)."""
-    limit = note.options.today + timedelta(days=1)
-    for key, value in _dates(note).items():
-        if value > limit:
-            yield (_line_of(note, key), f"'{key}' {value} is in the future")
+    limit = None
+    for note in notes:
+        if limit is None:
+            limit = note.options.today + timedelta(days=1)
+        for key, value in _dates(note).items():
+            if value > limit:
+                yield (note.rel, _line_of(note, key), f"'{key}' {value} is in the future")
 
 
 def _body_line(note: NoteCheck, offset: int) -> int:
@@ -290,11 +316,31 @@ def _body_line(note: NoteCheck, offset: int) -> int:
     return note.fm.body_line + note.fm.body.count("\n", 0, offset)
 
 
-def _label_check(note: NoteCheck, pattern: re.Pattern[str]) -> bool:
-    """Whether the note's type needs the label and its body lacks it."""
+def _labels(note: NoteCheck) -> list[tuple[str, int, int]]:
+    """``(word, start, end)`` of every Why:/How to apply: label in the body (body offsets).
+
+    ``word`` is ``why`` or ``how``; ``end`` is just after the colon. Found in
+    one pass per note, shared by the label rules.
+    """
+    if note.labels is None:
+        note.labels = []
+        body = note.fm.body if note.fm is not None else ""
+        offset = 0
+        for line in body.split("\n"):
+            if ":" in line or "：" in line:
+                match = LABEL.match(line)
+                if match:
+                    word = match.group("word")[:3].lower()
+                    note.labels.append((word, offset, offset + match.end()))
+            offset += len(line) + 1
+    return note.labels
+
+
+def _label_check(note: NoteCheck, word: str) -> bool:
+    """Whether the note's type needs the label (``why`` or ``how``) and its body lacks it."""
     if note.note_type not in NEEDS_WHY_HOW or note.fm is None:
         return False
-    return pattern.search(note.fm.body) is None
+    return not any(found == word for found, _start, _end in _labels(note))
 
 
 def _near_miss(note: NoteCheck, pattern: re.Pattern[str]) -> int | None:
@@ -311,20 +357,21 @@ def _near_miss(note: NoteCheck, pattern: re.Pattern[str]) -> int | None:
     schema=True,
     fix="add a line starting 'Why:' (or **Why:**) with the reason behind the note",
 )
-def missing_why(note: NoteCheck) -> Iterator[NoteIssue]:
+def missing_why(notes: Sequence[NoteCheck]) -> Iterator[Issue]:
     """Fires: a feedback note whose body says ``## Why`` (no colon), ``_Why:_``,
     ``1. Why:``, or nothing at all.
     Quiet: ``**Why:** ...``, ``Why: ...``, ``- why : ...``, ``## Why: ...``, ``Why：...``."""
-    if not _label_check(note, WHY):
-        return
-    message = f"a {note.note_type} note needs a 'Why:' line: the reason behind it"
-    near = _near_miss(note, _NEAR_WHY)
-    if near is not None:
-        message += (
-            f"; line {near} is close: write it at the start of a line as 'Why:' "
-            "(add a colon; numbers, tables and underscores hide the label)"
-        )
-    yield (None, message)
+    for note in notes:
+        if not _label_check(note, "why"):
+            continue
+        message = f"a {note.note_type} note needs a 'Why:' line: the reason behind it"
+        near = _near_miss(note, _NEAR_WHY)
+        if near is not None:
+            message += (
+                f"; line {near} is close: write it at the start of a line as 'Why:' "
+                "(add a colon; numbers, tables and underscores hide the label)"
+            )
+        yield (note.rel, None, message)
 
 
 @rule(
@@ -333,23 +380,26 @@ def missing_why(note: NoteCheck) -> Iterator[NoteIssue]:
     "a feedback or project note without a 'How to apply:' line in its body",
     scope=NOTE,
     schema=True,
-    fix="add a line starting 'How to apply:' (or **How to apply:**) with the concrete next "
-    "action",
+    fix="add a line starting 'How to apply:' (or **How to apply:**) with the concrete next action",
 )
-def missing_how_to_apply(note: NoteCheck) -> Iterator[NoteIssue]:
+def missing_how_to_apply(notes: Sequence[NoteCheck]) -> Iterator[Issue]:
     """Fires: a project note with ``How:`` or ``**How**:`` only, or no label.
     Quiet: ``**How to apply:** ...``, ``### How to apply: ...``."""
-    if not _label_check(note, HOW):
-        return
-    message = f"a {note.note_type} note needs a 'How to apply:' line: the concrete action"
-    near = _near_miss(note, _NEAR_HOW)
-    if near is not None:
-        message += f"; line {near} is close: use the full 'How to apply:' label, with its colon"
-    yield (None, message)
+    for note in notes:
+        if not _label_check(note, "how"):
+            continue
+        message = f"a {note.note_type} note needs a 'How to apply:' line: the concrete action"
+        near = _near_miss(note, _NEAR_HOW)
+        if near is not None:
+            message += f"; line {near} is close: use the full 'How to apply:' label, with its colon"
+        yield (note.rel, None, message)
+
+
+_CONTENT = re.compile(r"[^\W_]")  # a letter or a digit, in any script
 
 
 def _has_content(text: str) -> bool:
-    return any(ch.isalnum() for ch in text)
+    return _CONTENT.search(text) is not None
 
 
 @rule(
@@ -360,32 +410,30 @@ def _has_content(text: str) -> bool:
     schema=True,
     fix="write the reason after 'Why:' and the action after 'How to apply:'",
 )
-def empty_label(note: NoteCheck) -> Iterator[NoteIssue]:
+def empty_label(notes: Sequence[NoteCheck]) -> Iterator[Issue]:
     """Fires: ``**Why:**`` followed directly by ``**How to apply:** ...`` or a heading.
     Quiet: ``**Why:**`` followed by text on the same line or the lines below."""
-    if note.fm is None or note.note_type not in NEEDS_WHY_HOW:
-        return
-    body = note.fm.body
-    matches = list(ANY_LABEL.finditer(body))
-    for i, match in enumerate(matches):
-        end_of_line = body.find("\n", match.end())
-        end_of_line = len(body) if end_of_line < 0 else end_of_line
-        if _has_content(body[match.end() : end_of_line]):
+    for note in notes:
+        if note.fm is None or note.note_type not in NEEDS_WHY_HOW:
             continue
-        stop = matches[i + 1].start() if i + 1 < len(matches) else len(body)
-        following = body[end_of_line:stop].split("\n")
-        content = False
-        for line in following:
-            if _HEADING_LINE.match(line):
-                break
-            if _has_content(line):
-                content = True
-                break
-        if not content:
-            label = "Why:" if match.group(0).lower().rstrip(" \t*:：").endswith("why") else (
-                "How to apply:"
-            )
-            yield (_body_line(note, match.start()), f"'{label}' has nothing after it")
+        body = note.fm.body
+        labels = _labels(note)
+        for i, (word, start, end) in enumerate(labels):
+            end_of_line = body.find("\n", end)
+            end_of_line = len(body) if end_of_line < 0 else end_of_line
+            if _has_content(body[end:end_of_line]):
+                continue
+            stop = labels[i + 1][1] if i + 1 < len(labels) else len(body)
+            content = False
+            for line in body[end_of_line:stop].split("\n"):
+                if _HEADING_LINE.match(line):
+                    break
+                if _has_content(line):
+                    content = True
+                    break
+            if not content:
+                label = "Why:" if word == "why" else "How to apply:"
+                yield (note.rel, _body_line(note, start), f"'{label}' has nothing after it")
 
 
 def _normalise(name: str) -> str:
@@ -407,21 +455,26 @@ def _without_type_prefix(name: str) -> str:
     schema=True,
     fix="set name to the file's slug, the name [[links]] use",
 )
-def name_mismatch(note: NoteCheck) -> Iterator[NoteIssue]:
+def name_mismatch(notes: Sequence[NoteCheck]) -> Iterator[Issue]:
     """Fires: ``name: deploy-rules`` in ``release-checklist.md``.
     Quiet: ``name: audit-methodology`` in ``feedback_audit_methodology.md`` (case, ``_``
     and a type prefix are forgiven)."""
-    fields = _fields(note)
-    if fields is None or not fields.get("name", "").strip():
-        return
-    name = _normalise(fields["name"])
-    slug = _normalise(note.file.slug)
-    if {name, _without_type_prefix(name)} & {slug, _without_type_prefix(slug)}:
-        return
-    yield (
-        _line_of(note, "name"),
-        f"name {excerpt(fields['name'])} does not match the file name {excerpt(note.file.name)}",
-    )
+    for note in notes:
+        fields = _fields(note)
+        if fields is None or not fields.get("name", "").strip():
+            continue
+        if fields["name"] == note.file.slug:  # the usual case, decided without normalising
+            continue
+        name = _normalise(fields["name"])
+        slug = _normalise(note.file.slug)
+        if {name, _without_type_prefix(name)} & {slug, _without_type_prefix(slug)}:
+            continue
+        yield (
+            note.rel,
+            _line_of(note, "name"),
+            f"name {excerpt(fields['name'])} does not match the file name "
+            f"{excerpt(note.file.name)}",
+        )
 
 
 @rule(
@@ -432,15 +485,20 @@ def name_mismatch(note: NoteCheck) -> Iterator[NoteIssue]:
     schema=True,
     fix="label feedback and project notes scope: global or scope: repo when the reach is clear",
 )
-def missing_scope(note: NoteCheck) -> Iterator[NoteIssue]:
+def missing_scope(notes: Sequence[NoteCheck]) -> Iterator[Issue]:
     """Fires: a feedback note without ``scope:``.
     Quiet: ``scope: repo``; any user or reference note."""
-    fields = _fields(note)
-    if fields is None or note.note_type not in NEEDS_WHY_HOW:
-        return
-    if not fields.get("scope", "").strip():
-        yield (None, f"no scope: does this {note.note_type} note hold in every repo (global) "
-               "or only this one (repo)?")
+    for note in notes:
+        fields = _fields(note)
+        if fields is None or note.note_type not in NEEDS_WHY_HOW:
+            continue
+        if not fields.get("scope", "").strip():
+            yield (
+                note.rel,
+                None,
+                f"no scope: does this {note.note_type} note hold in every repo (global) "
+                "or only this one (repo)?",
+            )
 
 
 @rule(
@@ -452,16 +510,17 @@ def missing_scope(note: NoteCheck) -> Iterator[NoteIssue]:
     fix="fix misspelt keys; the protocol's keys are name, description, type, scope, created, "
     "updated",
 )
-def unknown_key(note: NoteCheck) -> Iterator[NoteIssue]:
+def unknown_key(notes: Sequence[NoteCheck]) -> Iterator[Issue]:
     """Fires: ``desciption: ...``, ``tags: ...``.
     Quiet: the protocol's keys, and the host-native ``metadata``, ``originSessionId``,
     ``node_type``, ``modified``."""
-    fields = _fields(note)
-    if fields is None:
-        return
-    for key in fields:
-        if key in KNOWN_KEYS:
+    for note in notes:
+        fields = _fields(note)
+        if fields is None:
             continue
-        guess = difflib.get_close_matches(key.lower(), sorted(PROTOCOL_KEYS), n=1, cutoff=0.75)
-        hint = f" (did you mean '{guess[0]}'?)" if guess else ""
-        yield (_line_of(note, key), f"unknown frontmatter key {excerpt(key)}{hint}")
+        for key in fields:
+            if key in KNOWN_KEYS:
+                continue
+            guess = difflib.get_close_matches(key.lower(), sorted(PROTOCOL_KEYS), n=1, cutoff=0.75)
+            hint = f" (did you mean '{guess[0]}'?)" if guess else ""
+            yield (note.rel, _line_of(note, key), f"unknown frontmatter key {excerpt(key)}{hint}")
