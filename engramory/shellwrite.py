@@ -32,7 +32,6 @@ and any program that writes files on its own.
 
 from __future__ import annotations
 
-import fnmatch
 import os
 import re
 import shlex
@@ -43,23 +42,56 @@ Matcher = Callable[[str, str], bool]
 _SEPARATORS = frozenset({";", ";;", "&&", "||", "|", "|&", "&", "(", ")", "\n"})
 _WRITE_REDIRECTS = frozenset({">", ">>", ">|", "&>", "&>>", "<>", ">&"})
 _READ_REDIRECTS = frozenset({"<", "<<", "<<-", "<<<", "<&"})
-_WRAPPERS = frozenset(
-    {"sudo", "env", "command", "builtin", "exec", "nohup", "time", "nice", "stdbuf", "doas"}
-)
+# Commands that run another command: their options (and which of those take a
+# value), and how many plain arguments come before the wrapped command.
+_WRAPPERS: dict[str, tuple[frozenset[str], int]] = {
+    "sudo": (frozenset({"-u", "-g", "-C", "-h", "-p", "-r", "-t", "-U", "-D"}), 0),
+    "doas": (frozenset({"-u", "-C"}), 0),
+    "env": (frozenset({"-u", "-C", "-S"}), 0),
+    "nice": (frozenset({"-n"}), 0),
+    "timeout": (frozenset({"-s", "-k"}), 1),
+    "command": (frozenset(), 0),
+    "builtin": (frozenset(), 0),
+    "exec": (frozenset({"-a"}), 0),
+    "nohup": (frozenset(), 0),
+    "time": (frozenset({"-f", "-o"}), 0),
+    "stdbuf": (frozenset(), 0),
+}
 _SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "ash", "fish"})
 _EDITORS = frozenset({"ed", "ex", "vi", "vim", "nvim", "nano", "emacs", "pico", "micro", "joe"})
 _COPIERS = frozenset({"cp", "mv", "install", "ln", "rsync"})
-_INTERPRETER = re.compile(r"^(python[0-9.]*|pypy[0-9.]*|node|nodejs|deno|bun|perl|ruby|php)$")
+_INTERPRETERS = ("python", "pypy", "node", "nodejs", "deno", "bun", "perl", "ruby", "php")
 _CODE_FLAGS = frozenset({"-c", "-e", "-E", "--eval", "-r", "-pe", "-ne", "-le", "-pi", "-lne"})
-_HEREDOC = re.compile(r"<<-?\s*(['\"]?)([A-Za-z0-9_.\-]+)\1")
-_WRITE_MARKER = re.compile(
+_HEREDOC = r"<<-?\s*(['\"]?)([A-Za-z0-9_.\-]+)\1"
+_WRITE_MARKER = (
     r"write|append|truncate|copy|move|rename|replace|symlink|\bmode\s*=|"
-    r"['\"](?:[wax]|r\+|[wa]\+|[wax]b|[wa]\+b|[wa]b\+)['\"]|['\"]\s*>{1,2}",
-    re.IGNORECASE,
+    r"['\"](?:[wax]|r\+|[wa]\+|[wax]b|[wa]\+b|[wa]b\+)['\"]|['\"]\s*>{1,2}"
 )
-_VARIABLE = re.compile(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?")
-_ASSIGNMENT = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)=(.*)$", re.DOTALL)
+_VARIABLE = r"\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?"
 _MAX_DEPTH = 3
+# Patterns are compiled on first use: most commands never need them, and this
+# module runs inside a hook that starts a fresh interpreter for every call.
+_compiled: dict[str, re.Pattern[str]] = {}
+
+
+def _pattern(source: str, flags: int = 0) -> re.Pattern[str]:
+    compiled = _compiled.get(source)
+    if compiled is None:
+        compiled = _compiled[source] = re.compile(source, flags)
+    return compiled
+
+
+def _assignment(word: str) -> tuple[str, str] | None:
+    """``("NAME", "value")`` for a ``NAME=value`` word, else ``None``."""
+    name, equals, value = word.partition("=")
+    if equals and name.isidentifier() and name.isascii():
+        return name, value
+    return None
+
+
+def _is_interpreter(name: str) -> bool:
+    base = name.rstrip("0123456789.")
+    return base in _INTERPRETERS
 
 
 def _split_heredocs(command: str) -> tuple[str, list[str]]:
@@ -81,7 +113,7 @@ def _split_heredocs(command: str) -> tuple[str, list[str]]:
                 body.append(line)
             continue
         kept.append(line)
-        for match in _HEREDOC.finditer(line):
+        for match in _pattern(_HEREDOC).finditer(line):
             if not line[match.start() :].startswith("<<<"):
                 pending.append((match.group(2), line[match.start() + 2 : match.start() + 3] == "-"))
     if body:
@@ -123,7 +155,9 @@ class _Scan:
 
     def expand(self, word: str) -> str:
         if "$" in word:
-            word = _VARIABLE.sub(lambda m: self.variables.get(m.group(1), m.group(0)), word)
+            word = _pattern(_VARIABLE).sub(
+                lambda m: self.variables.get(m.group(1), m.group(0)), word
+            )
         return os.path.expanduser(word) if word.startswith("~") else word
 
     def hit(self, word: str) -> str | None:
@@ -163,14 +197,12 @@ class _Scan:
         return self.command(argv)
 
     def command(self, argv: list[str]) -> str | None:
-        while argv and _ASSIGNMENT.match(argv[0]):
-            name, value = _ASSIGNMENT.match(argv[0]).groups()  # type: ignore[union-attr]
+        while argv and _assignment(argv[0]) is not None:
+            name, value = _assignment(argv[0])  # type: ignore[misc]
             self.variables[name] = self.expand(value)
             argv = argv[1:]
         while argv and os.path.basename(argv[0]) in _WRAPPERS:
-            argv = [a for a in argv[1:] if not a.startswith("-")] if argv[0] != "env" else [
-                a for a in argv[1:] if not a.startswith("-") and not _ASSIGNMENT.match(a)
-            ]
+            argv = _unwrap(argv)
         if not argv:
             return None
         name = os.path.basename(argv[0])
@@ -195,7 +227,7 @@ class _Scan:
             return self.first_hit([a[3:] for a in args if a.startswith("of=")])
         if name in _SHELLS or name == "eval":
             return self.nested(name, args)
-        if _INTERPRETER.match(name):
+        if _is_interpreter(name):
             return self.interpreter(args)
         return None
 
@@ -236,10 +268,11 @@ class _Scan:
             return None
         if name == "eval":
             code = " ".join(args)
-        elif "-c" in args and args.index("-c") + 1 < len(args):
-            code = args[args.index("-c") + 1]
         else:
-            return None
+            flag = next((i for i, a in enumerate(args) if _has_flag(a, "c")), None)
+            if flag is None or flag + 1 >= len(args):
+                return None
+            code = args[flag + 1]
         inner = _Scan(self.matches, self.cwd, self.depth + 1)
         inner.variables = dict(self.variables)
         return inner.run(code)
@@ -255,13 +288,31 @@ class _Scan:
         return None
 
     def code_writes(self, code: str) -> str | None:
-        if not _WRITE_MARKER.search(code):
+        if not _pattern(_WRITE_MARKER, re.IGNORECASE).search(code):
             return None
         for literal in re.findall(r"['\"]([^'\"\n]+)['\"]", code):
             found = self.hit(literal.lstrip(">+ "))
             if found:
                 return found
         return None
+
+
+def _unwrap(argv: list[str]) -> list[str]:
+    """The command a wrapper (``sudo -u x``, ``env A=b``, ``timeout 5``...) runs."""
+    takes_value, positionals = _WRAPPERS[os.path.basename(argv[0])]
+    i = 1
+    while i < len(argv):
+        arg = argv[i]
+        if arg == "--":
+            i += 1
+            break
+        if arg.startswith("-") and len(arg) > 1:
+            i += 2 if arg in takes_value else 1
+        elif _assignment(arg) is not None and argv[0] == "env":
+            i += 1
+        else:
+            break
+    return argv[i + positionals :]
 
 
 def _has_flag(arg: str, flag: str) -> bool:
@@ -290,7 +341,11 @@ def name_matcher(index_name: str) -> Matcher:
         base = os.path.basename(path.rstrip("/")).lower()
         if base == wanted:
             return True
-        return any(c in base for c in "*?[") and fnmatch.fnmatchcase(wanted, base)
+        if not any(c in base for c in "*?["):
+            return False
+        import fnmatch  # noqa: PLC0415 - only for glob targets
+
+        return fnmatch.fnmatchcase(wanted, base)
 
     return matches
 
@@ -302,6 +357,8 @@ def path_matcher(index_path: str) -> Matcher:
     def matches(path: str, cwd: str) -> bool:
         full = os.path.join(cwd, path)
         if any(c in os.path.basename(full) for c in "*?["):
+            import fnmatch  # noqa: PLC0415 - only for glob targets
+
             directory = os.path.normcase(os.path.realpath(os.path.dirname(full)))
             return directory == os.path.dirname(wanted) and fnmatch.fnmatch(
                 os.path.basename(wanted), os.path.normcase(os.path.basename(full))

@@ -6,6 +6,7 @@ hosts, so they must be found from an installed wheel, not only from a checkout.
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -13,6 +14,10 @@ from pathlib import Path
 
 from conftest import EXAMPLE_STORE, REPO
 
+FIND_HOOK = """\
+from engramory import resources
+print(resources.shipped_path("hooks/engramory_index_guard.py"))
+"""
 FIND_DOCUMENTS = """\
 from engramory import resources
 for name in ("templates/MEMORY.md", "LICENSE", "hooks/README.md", "adapters/README.md"):
@@ -65,3 +70,16 @@ def test_installed_wheel_finds_its_documents_and_runs(tmp_path: Path) -> None:
 
     verdict = _run([str(bindir / "engramory"), "check", str(EXAMPLE_STORE)], cwd=outside, env=env)
     assert verdict.startswith("OK:")
+
+    # The hook script shipped in the wheel finds its own package under `python -I -S`.
+    hook = _run([str(python), "-c", FIND_HOOK], cwd=outside, env=env).strip()
+    assert venv.resolve() in Path(hook).resolve().parents
+    payload = json.dumps(
+        {"tool_name": "Write", "tool_input": {"file_path": "/m/MEMORY.md", "content": "x\n" * 300}}
+    )
+    proc = subprocess.run(
+        [str(python), "-I", "-S", hook], input=payload, capture_output=True, text=True,
+        cwd=outside, env=env, timeout=60, check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["hookSpecificOutput"]["permissionDecision"] == "deny"

@@ -21,8 +21,9 @@ and ``..`` resolved) when set, else any file named ``ENGRAMORY_INDEX_NAME``
 default, never "off").
 
 Speed: this runs before every edit the agent makes. Payloads that cannot
-concern the index are recognised on the raw bytes and dismissed before
-``json`` is even imported.
+concern the index are recognised on the raw bytes and dismissed before any
+JSON is parsed; the rest are parsed by :mod:`engramory.fastjson`, which skips
+the standard ``json`` package's import of ``re``.
 """
 
 from __future__ import annotations
@@ -235,19 +236,19 @@ def answer(
         payload_bytes = _read_stdin() if raw is None else raw
         if not may_concern_index(payload_bytes, environ):
             return ""
-        import json  # noqa: PLC0415 - only for payloads that may concern the index
+        from engramory import fastjson  # noqa: PLC0415 - only when the index may be involved
 
         try:
-            payload = json.loads(payload_bytes.decode("utf-8", "replace"))
+            payload = fastjson.loads(payload_bytes.decode("utf-8", "replace"))
         except (ValueError, RecursionError):
             return ""
         verdict = pre_tool_use(payload, environ)
     output = render(verdict, event)
     if output is None:
         return ""
-    import json  # noqa: PLC0415
+    from engramory import fastjson  # noqa: PLC0415
 
-    return json.dumps(output)
+    return fastjson.dumps(output)
 
 
 def hook_main(argv: list[str] | None = None) -> int:

@@ -1,0 +1,183 @@
+"""The guard hook as Claude Code runs it: a real process, JSON on stdin, `python -I -S`."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from conftest import REPO
+
+HOOK = REPO / "hooks" / "engramory_index_guard.py"
+SCHEMAS = REPO / "tests" / "schemas"
+OUTPUT_SCHEMA = json.loads((SCHEMAS / "claude-code-hook-output.schema.json").read_text())
+HOT_PATH_MODULES = {
+    "engramory",
+    "engramory.hosts",
+    "engramory.hosts.claude",
+    "engramory.guard",
+    "engramory.caps",
+    "engramory.edits",
+}
+
+
+def hook(
+    payload: object, *args: str, env: dict[str, str] | None = None, raw: bytes | None = None
+) -> subprocess.CompletedProcess[bytes]:
+    data = raw if raw is not None else json.dumps(payload).encode()
+    full_env = {k: v for k, v in os.environ.items() if not k.startswith("ENGRAMORY_")}
+    full_env.update(env or {})
+    return subprocess.run(
+        [sys.executable, "-I", "-S", str(HOOK), *args],
+        input=data, capture_output=True, env=full_env, timeout=60, check=False,
+    )
+
+
+def answer(proc: subprocess.CompletedProcess[bytes]) -> dict | None:
+    assert proc.returncode == 0
+    assert proc.stderr == b""
+    if not proc.stdout.strip():
+        return None
+    output = json.loads(proc.stdout)
+    jsonschema.validate(output, OUTPUT_SCHEMA)
+    return output
+
+
+def test_deny_a_growing_write(tmp_path: Path) -> None:
+    payload = {"tool_name": "Write", "tool_input": {"file_path": str(tmp_path / "MEMORY.md"), "content": "x\n" * 250}}
+    output = answer(hook(payload))
+    assert output["hookSpecificOutput"]["permissionDecision"] == "deny"
+
+
+def test_nudge_and_silence(tmp_path: Path) -> None:
+    index = tmp_path / "MEMORY.md"
+    soft = {"tool_name": "Write", "tool_input": {"file_path": str(index), "content": "x\n" * 160}}
+    assert "additionalContext" in answer(hook(soft))["hookSpecificOutput"]
+    small = {"tool_name": "Write", "tool_input": {"file_path": str(index), "content": "x\n"}}
+    assert answer(hook(small)) is None
+
+
+def test_other_files_get_no_output(tmp_path: Path) -> None:
+    payload = {"tool_name": "Write", "tool_input": {"file_path": str(tmp_path / "a.py"), "content": "x\n" * 900}}
+    assert answer(hook(payload)) is None
+
+
+def test_shell_write_is_denied_and_read_passes() -> None:
+    deny = {"tool_name": "Bash", "tool_input": {"command": "echo x >> ~/mem/MEMORY.md"}}
+    output = answer(hook(deny))
+    assert output["hookSpecificOutput"]["permissionDecision"] == "deny"
+    assert "Edit or Write tool" in output["hookSpecificOutput"]["permissionDecisionReason"]
+    read = {"tool_name": "Bash", "tool_input": {"command": "wc -l MEMORY.md > /tmp/n"}}
+    assert answer(hook(read)) is None
+
+
+def test_never_allow_never_ask(tmp_path: Path) -> None:
+    for content in ("", "x\n" * 100, "x\n" * 180, "x\n" * 300):
+        payload = {"tool_name": "Write", "tool_input": {"file_path": str(tmp_path / "MEMORY.md"), "content": content}}
+        output = answer(hook(payload))
+        if output is not None:
+            assert output["hookSpecificOutput"].get("permissionDecision") in (None, "deny")
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [b"", b"{", b"[]", b"\xff\xfe\xfd MEMORY.md", b'{"tool_name": "Edit", "tool_input": null, "x": "MEMORY.md"}',
+     b'{"tool_input": {"file_path": "MEMORY.md"}}'],
+)
+def test_malformed_input_is_silent_exit_zero(raw: bytes) -> None:
+    proc = hook(None, raw=raw)
+    assert proc.returncode == 0 and proc.stdout == b"" and proc.stderr == b""
+
+
+def test_non_utf8_console_and_non_ascii_payload(tmp_path: Path) -> None:
+    index = tmp_path / "MEMORY.md"
+    payload = {"tool_name": "Write", "tool_input": {"file_path": str(index), "content": "记忆——\n" * 300}}
+    proc = hook(payload, env={"PYTHONIOENCODING": "ascii", "LC_ALL": "C"})
+    output = answer(proc)
+    assert output["hookSpecificOutput"]["permissionDecision"] == "deny"
+
+
+def test_post_event_feedback(tmp_path: Path) -> None:
+    index = tmp_path / "MEMORY.md"
+    index.write_text("x\n" * 240)
+    output = answer(hook({"tool_name": "Bash"}, "--event", "post", "--index", str(index)))
+    assert output["decision"] == "block"
+    index.write_text("x\n" * 20)
+    assert answer(hook({"tool_name": "Bash"}, "--event", "post", "--index", str(index))) is None
+
+
+def test_unrelated_payload_imports_only_the_hot_path(tmp_path: Path) -> None:
+    payload = {"tool_name": "Write", "tool_input": {"file_path": "/x/app.py", "content": "print(1)"}}
+    proc = subprocess.run(
+        [sys.executable, "-I", "-S", "-X", "importtime", str(HOOK)],
+        input=json.dumps(payload).encode(), capture_output=True, timeout=60, check=False,
+    )
+    assert proc.returncode == 0 and proc.stdout == b""
+    names = {m.group(1).decode() for m in re.finditer(rb"\|\s+([\w.]+)\n", proc.stderr)}
+    assert "os" in names  # the parse of -X importtime's report works
+    ours = {name for name in names if name.startswith("engramory")}
+    assert ours == HOT_PATH_MODULES
+    assert not names & {"json", "re", "argparse", "shlex", "pathlib", "dataclasses", "typing"}
+
+
+def test_index_payload_still_avoids_heavy_modules(tmp_path: Path) -> None:
+    payload = {"tool_name": "Edit", "tool_input": {"file_path": str(tmp_path / "MEMORY.md"), "old_string": "a", "new_string": "b"}}
+    proc = subprocess.run(
+        [sys.executable, "-I", "-S", "-X", "importtime", str(HOOK)],
+        input=json.dumps(payload).encode(), capture_output=True, timeout=60, check=False,
+    )
+    names = {m.group(1).decode() for m in re.finditer(rb"\|\s+([\w.]+)\n", proc.stderr)}
+    assert "engramory.fastjson" in names
+    assert not names & {"json", "re", "argparse", "pathlib", "dataclasses", "typing", "tempfile"}
+
+
+def test_settings_snippet_validates_against_the_published_schema() -> None:
+    schema = json.loads((SCHEMAS / "claude-code-settings.schema.json").read_text())
+    snippet = json.loads((REPO / "hooks" / "settings.snippet.json").read_text())
+    jsonschema.validate(snippet, schema)
+    pre = snippet["hooks"]["PreToolUse"][0]
+    assert pre["matcher"] == "Write|Edit|MultiEdit|Bash"
+    handler = pre["hooks"][0]
+    assert handler["args"][:2] == ["-I", "-S"] and handler["args"][2].endswith("engramory_index_guard.py")
+    post = snippet["hooks"]["PostToolUse"][0]["hooks"][0]
+    assert post["args"][3:6] == ["--event", "post", "--index"]
+
+
+def test_engramory_guard_command_matches_the_hook(tmp_path: Path) -> None:
+    from conftest import run_engramory
+
+    payload = {"tool_name": "Write", "tool_input": {"file_path": str(tmp_path / "MEMORY.md"), "content": "x\n" * 250}}
+    via_cli = run_engramory("guard", "--host", "claude", stdin=json.dumps(payload).encode())
+    via_hook = hook(payload)
+    assert via_cli.returncode == 0
+    assert json.loads(via_cli.stdout) == json.loads(via_hook.stdout)
+    post = run_engramory("guard", "--event", "post", stdin=b"{}")
+    assert post.returncode == 0 and post.stdout == b""
+    bad = run_engramory("guard", "--event", "sideways")
+    assert bad.returncode == 64
+
+
+def test_broken_install_says_so_when_the_index_is_involved(tmp_path: Path) -> None:
+    lonely = tmp_path / "hooks"
+    lonely.mkdir()
+    script = lonely / "engramory_index_guard.py"
+    script.write_bytes(HOOK.read_bytes())
+    index_payload = json.dumps({"tool_name": "Write", "tool_input": {"file_path": "/m/MEMORY.md", "content": "x"}})
+    proc = subprocess.run(
+        [sys.executable, "-I", "-S", str(script)], input=index_payload.encode(),
+        capture_output=True, timeout=60, check=False,
+    )
+    output = answer(proc)
+    assert "could not load its package" in output["hookSpecificOutput"]["additionalContext"]
+    other = json.dumps({"tool_name": "Write", "tool_input": {"file_path": "/m/a.py", "content": "x"}})
+    proc = subprocess.run(
+        [sys.executable, "-I", "-S", str(script)], input=other.encode(),
+        capture_output=True, timeout=60, check=False,
+    )
+    assert proc.returncode == 0 and proc.stdout == b""
