@@ -1,0 +1,117 @@
+"""Render the text Engramory puts into a host's rules: the managed block or dedicated file.
+
+The body comes from ``rules-snippet.md`` (write hosts) or
+``adapters/reader/reader-snippet.md`` (read-only hosts), without its human
+install header (everything up to the first ``---`` line), with
+``<MEMORY_ROOT>`` replaced by the store's path, followed by a short note about
+this host: where the store is, how the index cap is enforced here and what
+that does not cover. The rendering is a pure function of its inputs, so
+re-running the installer writes the same bytes.
+"""
+
+from __future__ import annotations
+
+from engramory.hosts.specs import HostSpec
+from engramory.resources import shipped_path
+
+PLACEHOLDER = "<MEMORY_ROOT>"
+MANAGED_HEADER = "<!-- Managed by Engramory:"
+WRITER_SNIPPET = "rules-snippet.md"
+READER_SNIPPET = "adapters/reader/reader-snippet.md"
+
+
+def begin_marker(spec: HostSpec, reader: bool) -> str:
+    return f"<!-- BEGIN ENGRAMORY {spec.marker}{'-READER' if reader else ''} -->"
+
+
+def end_marker(spec: HostSpec, reader: bool) -> str:
+    return f"<!-- END ENGRAMORY {spec.marker}{'-READER' if reader else ''} -->"
+
+
+def strip_install_header(text: str) -> str:
+    """Drop the human install header: everything through the first ``---`` line after line 1."""
+    lines = text.split("\n")
+    for i, line in enumerate(lines[1:], start=1):
+        if line.strip() == "---":
+            return "\n".join(lines[i + 1 :]).strip()
+    return text.strip()
+
+
+def snippet(reader: bool) -> str:
+    """The block text of the writer or reader snippet, header removed."""
+    path = shipped_path(READER_SNIPPET if reader else WRITER_SNIPPET)
+    return strip_install_header(path.read_text(encoding="utf-8"))
+
+
+def host_note(
+    spec: HostSpec,
+    reader: bool,
+    memory: str,
+    *,
+    hooks: bool = False,
+    skill: str | None = None,
+) -> str:
+    """The short host-specific note that follows the rules."""
+    command = f"engramory init {spec.name}{'-reader' if reader else ''}"
+    if reader:
+        return (
+            f"_{spec.label}, read-only: set up by `{command}`. The store at `{memory}/` "
+            "belongs to another agent; this one only reads it._"
+        )
+    lines = [f"### Engramory on {spec.label}", ""]
+    if spec.native_memory and not spec.store_may_be_native:
+        lines.append(
+            f"- The store `{memory}/` is separate from {spec.name}'s own memory "
+            f"({spec.native_memory}); do not mix the two."
+        )
+    if spec.pre_write_hook and hooks:
+        lines.append(
+            "- The index cap is enforced by Engramory's guard hook: an edit that would grow "
+            "the index past the hard cap is denied, and so is a shell command that writes "
+            "it (use Edit/Write). MCP file tools and outside editors are not covered: run "
+            f"`engramory check {memory}` after any other kind of write."
+        )
+    else:
+        lines.append(
+            "- No hook enforces the index cap here: run "
+            f"`engramory check {memory}` after every edit of the index, and compact when it "
+            "says WARN or OVER."
+        )
+    protocol = f"`{skill}/SKILL.md`" if skill else "Engramory's `SKILL.md`"
+    lines.append(f"- The full protocol is {protocol}. Set up by `{command}`.")
+    return "\n".join(lines)
+
+
+def body(
+    spec: HostSpec,
+    reader: bool,
+    memory: str,
+    *,
+    hooks: bool = False,
+    skill: str | None = None,
+) -> str:
+    """The rules text for a host (no markers, no file header)."""
+    text = snippet(reader).replace(PLACEHOLDER, memory)
+    if spec.name == "kiro":
+        text += f"\n\nThe live index: #[[file:{memory}/MEMORY.md]]"
+    return text + "\n\n" + host_note(spec, reader, memory, hooks=hooks, skill=skill)
+
+
+def block(spec: HostSpec, reader: bool, text: str) -> str:
+    """``text`` between the host's whole-line BEGIN/END markers."""
+    return f"{begin_marker(spec, reader)}\n{text}\n{end_marker(spec, reader)}"
+
+
+def dedicated_file(spec: HostSpec, reader: bool, text: str) -> str:
+    """A whole rules file: frontmatter (if the host wants one), the managed header, the text."""
+    frontmatter = spec.reader_frontmatter if reader else spec.frontmatter
+    host = f"{spec.name}{'-reader' if reader else ''}"
+    header = (
+        f"{MANAGED_HEADER} written by `engramory init {host}`, removed by "
+        f"`engramory uninstall {host}`. Re-run init to update it; edits here are overwritten. -->"
+    )
+    parts = []
+    if frontmatter:
+        parts.append("---\n" + "\n".join(frontmatter) + "\n---\n")
+    parts.append(header + "\n\n" + text + "\n")
+    return "\n".join(parts)

@@ -1,0 +1,319 @@
+"""Every agent host Engramory can wire, as data: where its rules, skills and hooks go.
+
+The installer (``engramory init`` / ``uninstall``), ``engramory hosts``, the
+documents' consistency tests and the adapter READMEs all read this table, so
+what the table says is what init does. Facts come from research/hosts.md;
+where it says UNCLEAR the documented behaviour is used and the host is marked
+``documented`` rather than ``verified``.
+
+Paths starting with ``~`` are in the user's home (``--global``); other paths
+are relative to the project root.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+BLOCK = "block"  # a marked block inside a shared rules file
+FILE = "file"  # a dedicated rules file, owned whole
+
+VERIFIED = "verified"
+DOCUMENTED = "documented"
+
+
+@dataclass(frozen=True)
+class HostSpec:
+    """One agent host.
+
+    ``rules`` / ``global_rules``: the always-loaded rules file for a project and
+    for ``--global`` (``None``: not supported). ``rules_kind``: ``block`` or
+    ``file``; a dedicated file starts with ``frontmatter`` lines (``{index}`` is
+    replaced by the index path). ``reader_rules``: the dedicated file a reader
+    install writes (block hosts reuse ``rules``). ``skill`` / ``global_skill``:
+    the skill directory. ``hook_config`` / ``global_hook_config``: where
+    ``--install-hooks`` merges handlers. ``store_may_be_native``: whether the
+    host's own memory folder is a plain directory Engramory may use as the store.
+    """
+
+    name: str
+    label: str
+    rules: str | None
+    global_rules: str | None
+    rules_kind: str
+    skill: str | None
+    global_skill: str | None
+    verified: str
+    enforcement: str
+    frontmatter: tuple[str, ...] = ()
+    reader_rules: str | None = None
+    reader_frontmatter: tuple[str, ...] = ()
+    global_reader_rules: str | None = None
+    default_root: str = "."
+    hook_config: str | None = None
+    global_hook_config: str | None = None
+    pre_write_hook: bool = False
+    lifecycle_hooks: tuple[str, ...] = ()
+    native_memory: str = ""
+    store_may_be_native: bool = False
+    candidates: tuple[str, ...] = ()
+    notes: tuple[str, ...] = field(default=())
+
+    @property
+    def marker(self) -> str:
+        """The upper-case name in the block markers: ``<!-- BEGIN ENGRAMORY CLAUDE -->``."""
+        return self.name.upper()
+
+
+HOSTS: dict[str, HostSpec] = {}
+
+
+def _add(spec: HostSpec) -> None:
+    HOSTS[spec.name] = spec
+
+
+_add(
+    HostSpec(
+        name="claude",
+        label="Claude Code",
+        rules="CLAUDE.md",
+        global_rules="~/.claude/CLAUDE.md",
+        rules_kind=BLOCK,
+        skill=".claude/skills/engramory",
+        global_skill="~/.claude/skills/engramory",
+        verified=VERIFIED,
+        enforcement="pre-write deny hook (PreToolUse guard on Write|Edit|MultiEdit|Bash) "
+        "plus a PostToolUse size check",
+        hook_config=".claude/settings.local.json",
+        global_hook_config="~/.claude/settings.json",
+        pre_write_hook=True,
+        lifecycle_hooks=("SessionStart", "UserPromptSubmit", "PreCompact"),
+        native_memory="auto-memory in ~/.claude/projects/<project>/memory/ (plain files)",
+        store_may_be_native=True,
+    )
+)
+_add(
+    HostSpec(
+        name="codex",
+        label="Codex CLI",
+        rules="AGENTS.md",
+        global_rules="~/.codex/AGENTS.md",
+        rules_kind=BLOCK,
+        skill=".agents/skills/engramory",
+        global_skill="~/.agents/skills/engramory",
+        verified=VERIFIED,
+        enforcement="rules plus `engramory check` after each index edit (Codex edits files "
+        "through apply_patch; no pre-write guard is installed)",
+        hook_config=".codex/hooks.json",
+        global_hook_config="~/.codex/hooks.json",
+        lifecycle_hooks=("SessionStart", "UserPromptSubmit", "PreCompact"),
+        native_memory="Codex Memories (generated and managed by Codex)",
+    )
+)
+_add(
+    HostSpec(
+        name="gemini",
+        label="Gemini CLI",
+        rules="GEMINI.md",
+        global_rules="~/.gemini/GEMINI.md",
+        rules_kind=BLOCK,
+        skill=".gemini/skills/engramory",
+        global_skill="~/.gemini/skills/engramory",
+        verified=DOCUMENTED,
+        enforcement="rules plus `engramory check` after each index edit (Gemini CLI has a "
+        "BeforeTool hook; Engramory does not install one yet)",
+        native_memory="private project memory under ~/.gemini/tmp/ (managed by the CLI)",
+    )
+)
+_add(
+    HostSpec(
+        name="cursor",
+        label="Cursor",
+        rules=".cursor/rules/engramory.mdc",
+        global_rules=None,
+        rules_kind=FILE,
+        frontmatter=("description: Engramory memory discipline (always on)", "alwaysApply: true"),
+        reader_rules=".cursor/rules/engramory-recall.mdc",
+        reader_frontmatter=(
+            "description: Engramory read-only memory recall (always on)",
+            "alwaysApply: true",
+        ),
+        skill=".cursor/skills/engramory",
+        global_skill="~/.cursor/skills/engramory",
+        verified=DOCUMENTED,
+        enforcement="rules plus `engramory check` after each index edit",
+        notes=("Cursor's user-wide rules live in its settings, not in a file: no --global.",),
+    )
+)
+_add(
+    HostSpec(
+        name="copilot",
+        label="GitHub Copilot",
+        rules=".github/instructions/engramory.instructions.md",
+        global_rules=None,
+        rules_kind=FILE,
+        frontmatter=('applyTo: "**"',),
+        reader_rules=".github/instructions/engramory-recall.instructions.md",
+        reader_frontmatter=('applyTo: "**"',),
+        skill=".github/skills/engramory",
+        global_skill="~/.copilot/skills/engramory",
+        verified=DOCUMENTED,
+        enforcement="rules plus `engramory check` after each index edit",
+        notes=("Copilot's instruction files are per repository: no --global.",),
+    )
+)
+_add(
+    HostSpec(
+        name="windsurf",
+        label="Windsurf",
+        rules=".windsurf/rules/engramory.md",
+        global_rules="~/.codeium/windsurf/memories/global_rules.md",
+        rules_kind=FILE,
+        frontmatter=("trigger: always_on",),
+        reader_rules=".windsurf/rules/engramory-recall.md",
+        reader_frontmatter=("trigger: always_on",),
+        skill=None,
+        global_skill=None,
+        verified=DOCUMENTED,
+        enforcement="rules plus `engramory check` after each index edit",
+        native_memory="Cascade auto-generated memories (managed by Windsurf)",
+        notes=(
+            "Windsurf limits a rules file to 12,000 characters; the Engramory file stays "
+            "well under it.",
+            "The global rules file is shared: --global writes a marked block into it.",
+        ),
+    )
+)
+_add(
+    HostSpec(
+        name="cline",
+        label="Cline",
+        rules=".clinerules/engramory.md",
+        global_rules="~/Documents/Cline/Rules/engramory.md",
+        rules_kind=FILE,
+        reader_rules=".clinerules/engramory-recall.md",
+        skill=".cline/skills/engramory",
+        global_skill="~/.cline/skills/engramory",
+        verified=DOCUMENTED,
+        enforcement="rules plus `engramory check` after each index edit",
+        notes=("A legacy single-file .clinerules must become a folder before init can add "
+               "a rule file to it.",),
+    )
+)
+_add(
+    HostSpec(
+        name="kiro",
+        label="Kiro",
+        rules=".kiro/steering/engramory.md",
+        global_rules="~/.kiro/steering/engramory.md",
+        rules_kind=FILE,
+        frontmatter=("inclusion: always",),
+        reader_rules=".kiro/steering/engramory-recall.md",
+        reader_frontmatter=("inclusion: always",),
+        skill=".kiro/skills/engramory",
+        global_skill="~/.kiro/skills/engramory",
+        verified=DOCUMENTED,
+        enforcement="rules plus `engramory check` after each index edit",
+        notes=(
+            "The steering file pulls in the live index with #[[file:...]]; notes must never "
+            "go under .kiro/steering/, where every file loads into every request.",
+        ),
+    )
+)
+_add(
+    HostSpec(
+        name="continue",
+        label="Continue",
+        rules=".continue/rules/engramory.md",
+        global_rules="~/.continue/rules/engramory.md",
+        rules_kind=FILE,
+        frontmatter=("name: Engramory memory", "alwaysApply: true"),
+        reader_rules=".continue/rules/engramory-recall.md",
+        reader_frontmatter=("name: Engramory read-only memory", "alwaysApply: true"),
+        skill=".continue/skills/engramory",
+        global_skill="~/.continue/skills/engramory",
+        verified=DOCUMENTED,
+        enforcement="rules plus `engramory check` after each index edit (Continue's cn CLI "
+        "also runs Claude Code hooks from .claude/settings*.json)",
+    )
+)
+_add(
+    HostSpec(
+        name="opencode",
+        label="opencode",
+        rules="AGENTS.md",
+        global_rules="~/.config/opencode/AGENTS.md",
+        rules_kind=BLOCK,
+        skill=".opencode/skills/engramory",
+        global_skill="~/.config/opencode/skills/engramory",
+        verified=DOCUMENTED,
+        enforcement="rules plus `engramory check` after each index edit (a deny needs an "
+        "in-process plugin; none is shipped)",
+    )
+)
+_add(
+    HostSpec(
+        name="openclaw",
+        label="OpenClaw",
+        rules="AGENTS.md",
+        global_rules="~/.openclaw/workspace/AGENTS.md",
+        rules_kind=BLOCK,
+        skill="skills/engramory",
+        global_skill="~/.openclaw/skills/engramory",
+        default_root="~/.openclaw/workspace",
+        verified=DOCUMENTED,
+        enforcement="rules plus `engramory check` after each index edit (a deny needs a "
+        "before_tool_call plugin; none is shipped)",
+        native_memory="the workspace MEMORY.md and daily memory files (written by OpenClaw)",
+    )
+)
+_add(
+    HostSpec(
+        name="hermes",
+        label="Hermes Agent",
+        rules="AGENTS.md",
+        global_rules="~/.hermes/SOUL.md",
+        rules_kind=BLOCK,
+        candidates=(".hermes.md", "HERMES.md", "AGENTS.override.md", "AGENTS.md", "CLAUDE.md",
+                    ".cursorrules"),
+        skill=None,
+        global_skill="~/.hermes/skills/engramory",
+        verified=DOCUMENTED,
+        enforcement="rules plus `engramory check` after each index edit",
+        native_memory="~/.hermes/memories/MEMORY.md (2,200 characters, managed by its memory "
+        "tool)",
+        notes=(
+            "Hermes loads only the first project context file it finds; the block goes into "
+            "that file.",
+            "Hermes loads skills only from ~/.hermes/skills: the skill needs --global.",
+        ),
+    )
+)
+_add(
+    HostSpec(
+        name="dsh",
+        label="DeepSeek Harness (dsh)",
+        rules="AGENTS.md",
+        global_rules="$DSH_HOME/AGENTS.md",
+        rules_kind=BLOCK,
+        skill=".dsh/skills/engramory",
+        global_skill="$DSH_HOME/skills/engramory",
+        default_root="$DSH_HOME",
+        verified=DOCUMENTED,
+        enforcement="rules plus `engramory check` after each index edit (a deny needs the "
+        "dsh-engramory plugin, not shipped here)",
+        notes=("A global (dsh home) block names absolute paths; a project block relative "
+               "ones.",),
+    )
+)
+
+
+def host_names() -> list[str]:
+    """Write hosts and their ``-reader`` forms, in table order."""
+    names = list(HOSTS)
+    return names + [f"{name}-reader" for name in names]
+
+
+def resolve(name: str) -> tuple[HostSpec, bool]:
+    """``(spec, reader)`` for ``claude`` or ``claude-reader``; ``KeyError`` if unknown."""
+    reader = name.endswith("-reader")
+    return HOSTS[name[: -len("-reader")] if reader else name], reader

@@ -1,0 +1,295 @@
+"""The standing-rules documents: complete, consistent with each other and with the code.
+
+Each must-have rule of the protocol is a set of phrases that must appear in a
+document. SKILL.md must hold every rule; rules-snippet.md and every block the
+installer renders for a write host must hold every write-side rule; the reader
+snippet must hold the recall rules and none of the write-side ones.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from pathlib import Path
+
+import pytest
+
+from conftest import REPO
+from engramory import blocks, caps, markdown
+from engramory.cli import build_parser
+from engramory.hosts.specs import HOSTS, host_names
+
+SKILL = REPO / "SKILL.md"
+SNIPPET = REPO / "rules-snippet.md"
+READER = REPO / "adapters" / "reader" / "reader-snippet.md"
+
+# rule id -> phrases (regular expressions, case-insensitive) that must all appear.
+WRITE_SIDE: dict[str, tuple[str, ...]] = {
+    "four-types": (r"`user`", r"`feedback`", r"`project`", r"`reference`"),
+    "why-how-lines": (r"Why:", r"How to apply:"),
+    "absolute-dates": (r"dates?\b[^.]{0,40}\babsolute",),
+    "flat-store-archive": (r"flat", r"archive/"),
+    "one-live-project-note": (r"at most one live project note",),
+    "no-handoff-store": (r"handoff",),
+    "no-secrets": (r"secrets?", r"passwords?", r"tokens?", r"where (a|the) secret lives"),
+    "dedup-update-delete": (r"dedup", r"update", r"delete"),
+    "settled-fact-vs-current-state": (r"settled fact", r"current state"),
+    "completion-checkpoint": (r"task finishes", r"write nothing", r"per-turn log"),
+    "no-touching-to-mark-fresh": (r"just to mark it fresh",),
+    "continuity-sync": (r"compact", r"clear", r"new thread", r"added", r"skipped"),
+    "caps": (r"150 lines", r"20 KB", r"200 lines", r"25 KB", r"lines and bytes"),
+    "compaction-steps": (r"shorten", r"merge", r"archive"),
+    "archived-topic-keeps-pointer": (r"archived:",),
+    "check-and-doctor": (r"engramory check", r"engramory doctor"),
+}
+RECALL: dict[str, tuple[str, ...]] = {
+    "recall-only-relevant": (r"only the notes",),
+    "stay-inside-store": (r"outside|leaves? (it|the store)", r"symlink"),
+    "recalled-is-fallible": (r"fallible",),
+    "never-outranks-user": (r"outrank",),
+}
+SKILL_ONLY: dict[str, tuple[str, ...]] = {
+    "one-canonical-store": (r"one canonical store", r"configurable"),
+    "git-ignored": (r"git-ignored",),
+    "separate-folder-for-managed-memory": (r"separate folder",),
+    "frontmatter-fields": (r"`name`", r"`description`", r"`type`", r"`scope`", r"`created`", r"`updated`"),
+    "quoting-rule": (r"backslash", r"bare value"),
+    "scope": (r"`global`", r"`repo`", r"not equally bad|asymmetric"),
+    "scope-out-of-index": (r"stays out of the index",),
+    "index-pointers-only": (r"one pointer line per note", r"no content"),
+    "index-headings": (r"## user", r"## feedback", r"## project", r"## reference"),
+    "what-counts-as-a-task": (r"what counts as a task", r"greeting"),
+    "attacker-influenceable": (r"attacker-influenceable",),
+    "report-after-sync": (r"index size",),
+    "reliability-model": (r"deterministic", r"best-effort"),
+    "shell-write-coverage": (r"shell",),
+    "degradation-ladder": (r"degradation ladder", r"pre-write deny hook"),
+    "mcp-stance": (r"MCP",),
+}
+ALL_RULES = {**WRITE_SIDE, **RECALL, **SKILL_ONLY}
+
+
+def missing(text: str, rules: dict[str, tuple[str, ...]]) -> list[str]:
+    """The ids of the rules whose phrases are not all in ``text``.
+
+    Emphasis markers are dropped and whitespace collapsed first, so a phrase
+    may be bold or wrap across lines.
+    """
+    flat = " ".join(text.replace("*", "").split())
+    return [
+        rule
+        for rule, phrases in rules.items()
+        if not all(re.search(p, flat, re.IGNORECASE) for p in phrases)
+    ]
+
+
+def body_of(path: Path) -> str:
+    return blocks.strip_install_header(path.read_text(encoding="utf-8"))
+
+
+def rendered_write_blocks() -> dict[str, str]:
+    out = {}
+    for name, spec in HOSTS.items():
+        text = blocks.body(spec, False, ".engramory-memory", hooks=spec.pre_write_hook)
+        out[name] = blocks.dedicated_file(spec, False, text) if spec.rules_kind == "file" else (
+            blocks.block(spec, False, text)
+        )
+    return out
+
+
+def rendered_reader_blocks() -> dict[str, str]:
+    return {name: blocks.body(spec, True, "/stores/owner") for name, spec in HOSTS.items()}
+
+
+# --- completeness -----------------------------------------------------------------
+
+
+def test_skill_has_the_whole_protocol() -> None:
+    assert missing(SKILL.read_text(encoding="utf-8"), ALL_RULES) == []
+
+
+def test_rules_snippet_has_every_write_side_and_recall_rule() -> None:
+    assert missing(body_of(SNIPPET), {**WRITE_SIDE, **RECALL}) == []
+
+
+@pytest.mark.parametrize("host", sorted(HOSTS))
+def test_every_rendered_write_block_has_every_write_side_rule(host: str) -> None:
+    assert missing(rendered_write_blocks()[host], {**WRITE_SIDE, **RECALL}) == []
+
+
+def test_reader_snippet_has_recall_rules_and_no_write_side_rule() -> None:
+    text = body_of(READER)
+    assert missing(text, RECALL) == []
+    present = [rule for rule in WRITE_SIDE if rule not in missing(text, {rule: WRITE_SIDE[rule]})]
+    assert present == []
+    assert re.search(r"sole writer", text) and re.search(r"never", text, re.IGNORECASE)
+
+
+@pytest.mark.parametrize("host", sorted(HOSTS))
+def test_rendered_reader_blocks_carry_no_write_rules_or_cap_tooling(host: str) -> None:
+    text = rendered_reader_blocks()[host]
+    assert "engramory check" not in text and not re.search(r"\bcaps?\b", text, re.IGNORECASE)
+    assert all(rule in missing(text, WRITE_SIDE) for rule in WRITE_SIDE)
+
+
+@pytest.mark.parametrize(
+    ("document", "rule"),
+    [("SKILL.md", "one-live-project-note"), ("SKILL.md", "mcp-stance"),
+     ("rules-snippet.md", "no-secrets"), ("rules-snippet.md", "completion-checkpoint")],
+)
+def test_deleting_a_rule_from_a_document_is_caught(document: str, rule: str) -> None:
+    text = (REPO / document).read_text(encoding="utf-8")
+    phrase = ALL_RULES[rule][0]
+    mutilated = "\n".join(
+        line for line in text.split("\n") if not re.search(phrase, line, re.IGNORECASE)
+    )
+    assert rule not in missing(text, {rule: ALL_RULES[rule]})
+    assert rule in missing(mutilated, {rule: ALL_RULES[rule]})
+
+
+# --- consistency ------------------------------------------------------------------------
+
+
+def documents() -> list[Path]:
+    skip = {"tests", ".git", "build", "dist"}
+    return sorted(
+        p for p in REPO.rglob("*.md") if not skip & set(p.relative_to(REPO).parts)
+    )
+
+
+def test_at_most_one_never_exactly_one_live_project_note() -> None:
+    for path in documents():
+        text = path.read_text(encoding="utf-8")
+        assert not re.search(r"exactly one (live )?project note", text, re.IGNORECASE), path
+    for host, text in rendered_write_blocks().items():
+        assert "at most one live project note" in text.lower(), host
+
+
+def test_caps_quoted_in_documents_equal_the_code() -> None:
+    soft = (caps.DEFAULT_WARN_LINES, caps.DEFAULT_WARN_BYTES // 1024)
+    hard = (caps.DEFAULT_HARD_LINES, caps.DEFAULT_HARD_BYTES // 1024)
+    quoted = 0
+    for path in [*documents(), *(REPO / "templates").glob("*.md")]:
+        text = path.read_text(encoding="utf-8")
+        for match in re.finditer(r"(\d+) lines ?/ ?(\d+) KB", text):
+            quoted += 1
+            assert (int(match.group(1)), int(match.group(2))) in (soft, hard), (path, match.group(0))
+        for match in re.finditer(r"\b(2\d{4})\b(?= bytes|\))", text):
+            assert int(match.group(1)) in (caps.DEFAULT_WARN_BYTES, caps.DEFAULT_HARD_BYTES), path
+    assert quoted >= 5
+
+
+def link_targets(path: Path) -> list[str]:
+    text = markdown.strip_code(path.read_text(encoding="utf-8"))
+    targets = []
+    for line in text.split("\n"):
+        for link in markdown.find_links(line):
+            if link.form == markdown.INLINE:
+                targets.append(link.target)
+    return targets
+
+
+def test_every_relative_link_resolves() -> None:
+    broken = []
+    for path in documents():
+        for target in link_targets(path):
+            if re.match(r"^[a-z][a-z0-9+.-]*:", target, re.IGNORECASE) or target.startswith("#"):
+                continue
+            relative = target.split("#", 1)[0]
+            if relative and not (path.parent / relative).exists():
+                broken.append(f"{path.relative_to(REPO)} -> {target}")
+    assert broken == []
+
+
+def subcommand_options() -> dict[str, set[str]]:
+    parser = build_parser()
+    (action,) = [a for a in parser._actions if a.dest == "command"]
+    return {
+        name: {opt for a in sub._actions for opt in a.option_strings}
+        for name, sub in action.choices.items()
+    }
+
+
+def shown_commands(text: str) -> list[str]:
+    """Every ``engramory ...`` command in code blocks and code spans of a document."""
+    found = []
+    for block in re.findall(r"```[^\n]*\n(.*?)```", text, re.DOTALL):
+        found += [line for line in block.split("\n") if re.search(r"(^|[\s$|;&(])engramory ", line)]
+    found += re.findall(r"`(engramory [^`]+)`", text)
+    return found
+
+
+def test_every_command_shown_in_the_documents_exists_with_its_flags() -> None:
+    options = subcommand_options()
+    hosts = set(host_names()) | {"HOST", "<host>", "<host>-reader", "<HOST>"}
+    problems = []
+    checked = 0
+    for path in documents():
+        for line in shown_commands(path.read_text(encoding="utf-8")):
+            command = line[line.index("engramory ") :]
+            command = re.split(r"\s+(?:#|\||&&|;|<|>)\s?", command)[0]
+            try:
+                words = shlex.split(command)
+            except ValueError:
+                words = command.split()
+            if len(words) < 2 or words[1].startswith("-"):
+                continue
+            sub = words[1]
+            checked += 1
+            if sub not in options:
+                problems.append(f"{path.name}: unknown command {command!r}")
+                continue
+            for word in words[2:]:
+                flag = word.split("=", 1)[0]
+                if flag.startswith("--") and flag not in options[sub]:
+                    problems.append(f"{path.name}: {command!r}: {flag} is not a flag of {sub}")
+            if sub in ("init", "uninstall") and len(words) > 2 and not words[2].startswith("-"):
+                if words[2] not in hosts:
+                    problems.append(f"{path.name}: {command!r}: unknown host {words[2]}")
+    assert problems == []
+    assert checked > 20
+
+
+def test_rendered_blocks_have_no_install_header() -> None:
+    headers = [SNIPPET.read_text().split("\n")[0], READER.read_text().split("\n")[0], "Paste"]
+    for text in [*rendered_write_blocks().values(), *rendered_reader_blocks().values()]:
+        assert not any(header in text for header in headers)
+        assert "<MEMORY_ROOT>" not in text
+
+
+def test_snippet_block_is_short() -> None:
+    assert len(body_of(SNIPPET).encode("utf-8")) <= 4096
+
+
+def test_skill_frontmatter_loads_in_a_skill_loader() -> None:
+    from engramory.frontmatter import parse
+
+    fm = parse(SKILL.read_text(encoding="utf-8"))
+    assert fm.problems == () and fm.fields["name"] == "engramory"
+    description = fm.fields["description"]
+    assert ": " not in description and " #" not in description  # valid as a plain YAML scalar
+    for trigger in ("start of a task", "durable", "task finishes", "nothing", "compact"):
+        assert trigger in description
+
+
+def test_templates_index_is_clean_and_notes_are_valid(tmp_path: Path) -> None:
+    from engramory.doctor import engine
+
+    store = tmp_path / "store"
+    store.mkdir()
+    (store / "MEMORY.md").write_text((REPO / "templates" / "MEMORY.md").read_text())
+    report = engine.run(str(store), caps.Caps())
+    assert report.findings == []
+    for note in (REPO / "templates").glob("note-*.md"):
+        (store / note.name).write_text(note.read_text())
+    report = engine.run(str(store), caps.Caps(), selected={"frontmatter-syntax", "missing-field",
+                        "invalid-type", "missing-date", "invalid-date", "missing-why",
+                        "missing-how-to-apply", "empty-label", "no-frontmatter"})
+    assert report.findings == []
+
+
+def test_windsurf_rules_file_stays_under_its_character_limit() -> None:
+    spec = HOSTS["windsurf"]
+    long_store = "/home/someone/with/a/rather/long/path/to/the/memory/store"
+    text = blocks.dedicated_file(spec, False, blocks.body(spec, False, long_store))
+    assert len(text) <= 12000
