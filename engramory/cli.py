@@ -13,12 +13,12 @@ import sys
 from collections.abc import Sequence
 from typing import NoReturn
 
-from engramory import __version__, check, guard_cli
+from engramory import __version__, check, guard_cli, install_cli
 from engramory.console import make_streams_safe
 from engramory.doctor import command as doctor
 from engramory.errors import EXIT_USAGE, EngramoryError
 
-COMMANDS = (check, doctor, guard_cli)
+COMMANDS = (check, doctor, guard_cli, install_cli)
 
 DESCRIPTION = """\
 Engramory keeps an AI coding agent's long-term memory curated: a folder of
@@ -28,6 +28,8 @@ EPILOG = """\
 examples:
   engramory check examples/store       is the index within its caps?
   engramory doctor examples/store      is the whole store healthy?
+  engramory init claude --install-hooks wire the rules, a store and the guard into a host
+  engramory hosts                      every host Engramory can wire
   engramory COMMAND --help              every flag of a command, with examples
 
 exit codes: 0 ok, 1 findings, 2 index over its hard cap (check),

@@ -195,8 +195,10 @@ _add(
         global_skill="~/.cline/skills/engramory",
         verified=DOCUMENTED,
         enforcement="rules plus `engramory check` after each index edit",
-        notes=("A legacy single-file .clinerules must become a folder before init can add "
-               "a rule file to it.",),
+        notes=(
+            "A legacy single-file .clinerules must become a folder before init can add "
+            "a rule file to it.",
+        ),
     )
 )
 _add(
@@ -273,14 +275,19 @@ _add(
         rules="AGENTS.md",
         global_rules="~/.hermes/SOUL.md",
         rules_kind=BLOCK,
-        candidates=(".hermes.md", "HERMES.md", "AGENTS.override.md", "AGENTS.md", "CLAUDE.md",
-                    ".cursorrules"),
+        candidates=(
+            ".hermes.md",
+            "HERMES.md",
+            "AGENTS.override.md",
+            "AGENTS.md",
+            "CLAUDE.md",
+            ".cursorrules",
+        ),
         skill=None,
         global_skill="~/.hermes/skills/engramory",
         verified=DOCUMENTED,
         enforcement="rules plus `engramory check` after each index edit",
-        native_memory="~/.hermes/memories/MEMORY.md (2,200 characters, managed by its memory "
-        "tool)",
+        native_memory="~/.hermes/memories/MEMORY.md (2,200 characters, managed by its memory tool)",
         notes=(
             "Hermes loads only the first project context file it finds; the block goes into "
             "that file.",
@@ -301,8 +308,7 @@ _add(
         verified=DOCUMENTED,
         enforcement="rules plus `engramory check` after each index edit (a deny needs the "
         "dsh-engramory plugin, not shipped here)",
-        notes=("A global (dsh home) block names absolute paths; a project block relative "
-               "ones.",),
+        notes=("A global (dsh home) block names absolute paths; a project block relative ones.",),
     )
 )
 

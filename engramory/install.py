@@ -1,0 +1,675 @@
+"""``engramory init`` and ``engramory uninstall``: plan every step, refuse early, then act.
+
+Planning reads the file system and decides everything: what each step will
+write, and every reason to refuse (bad flag combinations, missing source
+documents, a store that is the project root or overlaps the skill, a target
+that is or passes through a symlink leading out of the project, a hook
+configuration that is not valid JSON of the expected shape, damaged block
+markers...). A refusal happens before the first write. Acting then runs the
+planned steps in order; every write is atomic and keeps the file's mode, and
+a failure midway reports which steps completed.
+
+Uninstall removes only what init wrote and can prove is its own: the marked
+block, a dedicated rules file that still carries Engramory's header, the skill
+payload (file by file), and the handlers carrying Engramory's fingerprint. It
+never touches the memory store or its ``.gitignore`` entry.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from engramory import blocks, fsutil, hookconfig, managed
+from engramory.errors import EngramoryError
+from engramory.hosts.specs import BLOCK, HOSTS
+from engramory.layout import Layout
+from engramory.resources import ShippedDocumentMissingError, shipped_path
+
+SKILL_FILES = ("SKILL.md", "rules-snippet.md", "PORTING.md", "AGENT-SETUP.md", "LICENSE")
+SKILL_DIRS = ("templates",)
+SKILL_FINGERPRINT = ("SKILL.md", "rules-snippet.md", "AGENT-SETUP.md")
+GITIGNORE_COMMENT = "# Engramory memory store (plain text, machine-local: never commit it)"
+GUARD_SCRIPT = "hooks/engramory_index_guard.py"
+PRE_STATUS = "Engramory: checking the memory index cap"
+POST_STATUS = "Engramory: measuring the memory index"
+CLAUDE_FINGERPRINTS = frozenset({PRE_STATUS, POST_STATUS})
+HOOK_EVENTS = ("PreToolUse", "PostToolUse")
+
+
+class Refusal(EngramoryError):
+    """The install or uninstall cannot go ahead; nothing was written."""
+
+
+@dataclass
+class Step:
+    """One line of the plan: what happens to ``target`` and why, and how to do it."""
+
+    verb: str
+    target: str
+    why: str = ""
+    run: Callable[[], None] | None = None
+
+    def line(self, dry_run: bool) -> str:
+        verb = f"would {self.verb}" if dry_run and self.run is not None else self.verb
+        why = f" ({self.why})" if self.why else ""
+        return f"  {verb:<15} {self.target}{why}"
+
+
+@dataclass
+class Plan:
+    """The steps of one run, and what to tell the user afterwards."""
+
+    title: str
+    steps: list[Step] = field(default_factory=list)
+    closing: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Options:
+    """The command-line choices of ``init``."""
+
+    install_skill: bool = False
+    install_hooks: bool = False
+    hook_python: str | None = None
+    force: bool = False
+
+
+# --- small file helpers -------------------------------------------------------------
+
+
+def _lexists(path: Path) -> bool:
+    return os.path.lexists(path)
+
+
+def _read_text(path: Path, what: str) -> str | None:
+    """A target file's text (``None`` when absent); refuses non-regular or non-UTF-8 files."""
+    if not _lexists(path):
+        return None
+    real = Path(os.path.realpath(path))
+    try:
+        mode = os.stat(real).st_mode
+    except FileNotFoundError:
+        return None  # a dangling symlink: written as a new file at its target
+    if not stat.S_ISREG(mode):
+        raise Refusal(f"{path} is not a regular file; {what} cannot be written there")
+    try:
+        return fsutil.read_bounded(real, 16 * 1024 * 1024).decode("utf-8")
+    except UnicodeDecodeError:
+        raise Refusal(f"{path} is not UTF-8 text; {what} cannot be merged into it") from None
+    except OSError as exc:
+        raise Refusal(f"cannot read {path}: {exc.strerror or exc}") from None
+
+
+def _write(path: Path, text: str) -> Callable[[], None]:
+    """An atomic write of ``text`` to ``path`` (through a symlink, to its target)."""
+
+    def run() -> None:
+        real = Path(os.path.realpath(path))
+        real.parent.mkdir(parents=True, exist_ok=True)
+        fsutil.write_atomic(real, text.encode("utf-8"))
+
+    return run
+
+
+def _delete(path: Path, stop: Path) -> Callable[[], None]:
+    """Delete a file, then the directories above it that it leaves empty (up to ``stop``)."""
+
+    def run() -> None:
+        os.unlink(path)
+        _prune_empty(path.parent, stop)
+
+    return run
+
+
+def _prune_empty(directory: Path, stop: Path) -> None:
+    stop = Path(os.path.abspath(stop))
+    current = Path(os.path.abspath(directory))
+    while current != stop and fsutil.is_within(str(current), str(stop)):
+        try:
+            current.rmdir()
+        except OSError:
+            return
+        current = current.parent
+
+
+def _shown(layout: Layout, path: Path) -> str:
+    """A path for the report: relative to the project root when inside it."""
+    try:
+        return path.relative_to(layout.root).as_posix() or "."
+    except ValueError:
+        return str(path)
+
+
+# --- checks shared by init and uninstall ---------------------------------------------
+
+
+def _check_contained(layout: Layout, path: Path | None, what: str) -> None:
+    """Refuse a target that is, or passes through, a symlink leading out of the project."""
+    if path is None:
+        return
+    real = os.path.realpath(path)
+    root = os.path.realpath(layout.containment)
+    if not fsutil.is_within(real, root):
+        raise Refusal(
+            f"{what} {path} resolves to {real}, outside {layout.containment}: it is or passes "
+            "through a symlink leading out of the project; nothing was written"
+        )
+
+
+def _overlap(a: Path, b: Path) -> bool:
+    ra, rb = os.path.realpath(a), os.path.realpath(b)
+    return fsutil.is_within(ra, rb) or fsutil.is_within(rb, ra)
+
+
+def _check_store_placement(layout: Layout) -> None:
+    if os.path.realpath(layout.store) == os.path.realpath(layout.root):
+        raise Refusal(
+            f"the memory root {layout.store} is the project root itself: pass a directory "
+            "inside or outside the project, e.g. --memory-root .engramory-memory"
+        )
+    if layout.rules is not None and fsutil.is_within(
+        os.path.realpath(layout.rules), os.path.realpath(layout.store)
+    ):
+        raise Refusal(f"the rules file {layout.rules} would be inside the memory store")
+    if layout.spec.name == "kiro" and fsutil.is_within(
+        os.path.realpath(layout.store), os.path.realpath(layout.root / ".kiro" / "steering")
+    ):
+        raise Refusal(
+            "the memory store must not be under .kiro/steering/: Kiro loads every file "
+            "there into every request"
+        )
+
+
+# --- init -------------------------------------------------------------------------------
+
+
+def _check_flags(layout: Layout, options: Options) -> None:
+    spec, host = layout.spec, layout.host
+    if layout.rules is None:
+        raise Refusal(f"{spec.label} has no user-wide rules file: --global is not available")
+    if layout.reader and (options.install_skill or options.install_hooks):
+        raise Refusal(
+            f"{host} is read-only: it installs no skill and no hooks "
+            "(drop --install-skill/--install-hooks)"
+        )
+    if options.install_hooks and not spec.pre_write_hook:
+        raise Refusal(
+            f"--install-hooks is supported only for claude; {spec.label} gets the rules and "
+            "`engramory check` instead"
+        )
+    if options.install_skill and layout.skill is None:
+        where = (
+            "Hermes loads skills only from ~/.hermes/skills: add --global"
+            if spec.name == "hermes"
+            else f"{spec.label} has no documented skill directory"
+        )
+        raise Refusal(f"--install-skill: {where}")
+    if spec.name == "cline" and not layout.global_:
+        legacy = layout.root / ".clinerules"
+        if legacy.is_file() or (legacy.is_symlink() and not legacy.is_dir()):
+            raise Refusal(
+                ".clinerules is a single file: move its contents into .clinerules/<name>.md "
+                "(a folder), then run init again"
+            )
+
+
+def _check_sources(layout: Layout, options: Options) -> None:
+    names = [blocks.READER_SNIPPET if layout.reader else blocks.WRITER_SNIPPET]
+    if not layout.reader:
+        names.append("templates/MEMORY.md")
+    if options.install_skill:
+        names += [*SKILL_FILES, *SKILL_DIRS]
+    if options.install_hooks:
+        names.append(GUARD_SCRIPT)
+    for name in names:
+        try:
+            shipped_path(name)
+        except ShippedDocumentMissingError as exc:
+            raise Refusal(str(exc)) from None
+
+
+def _store_step(layout: Layout) -> Step:
+    index = layout.store / "MEMORY.md"
+    shown = _shown(layout, index)
+    if layout.reader:
+        if not os.path.isdir(layout.store):
+            raise Refusal(
+                f"{layout.store} is not an existing store: a reader needs --memory-root "
+                "pointing at the store its owner writes"
+            )
+        if not os.path.lexists(index) or os.path.islink(index) or not os.path.isfile(index):
+            raise Refusal(
+                f"{index} is missing, a symlink or not a regular file: a reader needs a store "
+                "whose MEMORY.md is a regular file inside it"
+            )
+        return Step("use", shown, "read-only: the store is neither created nor modified")
+    if os.path.islink(index):
+        raise Refusal(f"{index} is a symlink: Engramory will not write through it")
+    if os.path.lexists(index):
+        if not os.path.isfile(index):
+            raise Refusal(f"{index} exists but is not a regular file")
+        return Step("keep", shown, "existing index, left exactly as it is")
+    template = shipped_path("templates/MEMORY.md").read_text(encoding="utf-8")
+    return Step("create", shown, "from templates/MEMORY.md", _write(index, template))
+
+
+def _git_work_tree(path: Path) -> Path | None:
+    """The root of the git work tree holding ``path``, if any."""
+    current = Path(os.path.abspath(path))
+    for candidate in (current, *current.parents):
+        if (candidate / ".git").exists():
+            return candidate
+    return None
+
+
+def _gitignore_step(layout: Layout) -> Step | None:
+    if layout.reader:
+        return None
+    tree = _git_work_tree(layout.store.parent)
+    if tree is None:
+        return Step("skip", ".gitignore", "the store is not inside a git work tree")
+    base = layout.root if fsutil.is_within(str(layout.store), str(layout.root)) else tree
+    if not fsutil.is_within(str(layout.store), str(base)):
+        return Step("skip", ".gitignore", "the store is outside the project")
+    path = base / ".gitignore"
+    _check_contained(layout, path, ".gitignore")
+    relative = layout.store.relative_to(base).as_posix()
+    text = _read_text(path, "the ignore entry") or ""
+    if managed.has_gitignore_entry(text, relative):
+        return Step("keep", _shown(layout, path), f"already ignores {relative}/")
+    new = managed.add_gitignore_entry(text, relative, GITIGNORE_COMMENT)
+    verb = "update" if _lexists(path) else "create"
+    return Step(
+        verb, _shown(layout, path), f"ignore {managed.gitignore_entry(relative)}", _write(path, new)
+    )
+
+
+def _copy_skill(skill: Path) -> Callable[[], None]:
+    def run() -> None:
+        for name in SKILL_FILES:
+            fsutil_copy(shipped_path(name), skill / name)
+        for directory in SKILL_DIRS:
+            source = shipped_path(directory)
+            for item in sorted(source.rglob("*")):
+                if item.is_file() and "__pycache__" not in item.parts:
+                    fsutil_copy(item, skill / directory / item.relative_to(source))
+
+    return run
+
+
+def fsutil_copy(source: Path, target: Path) -> None:
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fsutil.write_atomic(target, source.read_bytes())
+
+
+def _skill_step(layout: Layout, options: Options) -> Step | None:
+    if not options.install_skill or layout.skill is None:
+        return None
+    skill = layout.skill
+    _check_contained(layout, skill, "the skill directory")
+    if _overlap(skill, layout.store):
+        raise Refusal(
+            f"the memory store {layout.store} and the skill directory {skill} overlap: "
+            "keep the store outside the skill"
+        )
+    shown = _shown(layout, skill)
+    if _lexists(skill) and not skill.is_dir():
+        raise Refusal(f"{skill} exists and is not a directory")
+    if skill.is_dir() and any(skill.iterdir()):
+        if not options.force:
+            return Step("keep", shown, "an existing copy; --force replaces it")
+        return Step("replace", shown, "the protocol documents (--force)", _copy_skill(skill))
+    return Step("create", shown, "SKILL.md and the protocol documents", _copy_skill(skill))
+
+
+def _python(options: Options) -> str:
+    python = os.path.abspath(os.path.expanduser(options.hook_python or sys.executable))
+    if not (os.path.isfile(python) and os.access(python, os.X_OK)):
+        raise Refusal(
+            f"the hook interpreter {python} is not an executable file: pass --hook-python "
+            "with the absolute path of a Python 3.9+ interpreter"
+        )
+    return python
+
+
+def claude_hooks(python: str, script: str, index: str) -> dict[str, dict[str, object]]:
+    """Engramory's Claude Code hook groups (exec form, isolated interpreter)."""
+    return {
+        "PreToolUse": {
+            "matcher": "Write|Edit|MultiEdit|Bash",
+            "hooks": [
+                {
+                    "type": "command",
+                    "command": python,
+                    "args": ["-I", "-S", script],
+                    "timeout": 10,
+                    "statusMessage": PRE_STATUS,
+                }
+            ],
+        },
+        "PostToolUse": {
+            "matcher": "Bash",
+            "hooks": [
+                {
+                    "type": "command",
+                    "command": python,
+                    "args": ["-I", "-S", script, "--event", "post", "--index", index],
+                    "timeout": 10,
+                    "statusMessage": POST_STATUS,
+                }
+            ],
+        },
+    }
+
+
+def _hooks_step(layout: Layout, options: Options) -> Step | None:
+    if not options.install_hooks or layout.hook_config is None:
+        return None
+    path = layout.hook_config
+    _check_contained(layout, path, "the hook configuration")
+    if fsutil.is_within(os.path.realpath(path), os.path.realpath(layout.store)):
+        raise Refusal(f"the hook configuration {path} would be inside the memory store")
+    text = _read_text(path, "the hooks")
+    try:
+        config = hookconfig.parse(text, HOOK_EVENTS)
+    except hookconfig.HookConfigError as exc:
+        raise Refusal(f"{path} {exc}; fix it by hand, then run init again") from None
+    script = str(shipped_path(GUARD_SCRIPT).resolve())
+    wanted = claude_hooks(_python(options), script, str(layout.store / "MEMORY.md"))
+    merged = hookconfig.merge(config, wanted, CLAUDE_FINGERPRINTS)
+    new = hookconfig.dumps(merged, hookconfig.indent_of(text))
+    shown = _shown(layout, path)
+    if text is not None and hookconfig.parse(text, HOOK_EVENTS) == merged:
+        return Step("keep", shown, "the index guard is already registered")
+    return Step(
+        "update" if text is not None else "create",
+        shown,
+        "the index guard: PreToolUse Write|Edit|MultiEdit|Bash, PostToolUse Bash",
+        _write(path, new),
+    )
+
+
+def _rules_text(layout: Layout, options: Options) -> str:
+    skill = None
+    if options.install_skill and layout.skill is not None:
+        skill = layout.display(layout.skill)
+    text = blocks.body(
+        layout.spec, layout.reader, layout.store_text, hooks=options.install_hooks, skill=skill
+    )
+    if layout.rules_kind == BLOCK:
+        return blocks.block(layout.spec, layout.reader, text)
+    return blocks.dedicated_file(layout.spec, layout.reader, text)
+
+
+def _rules_step(layout: Layout, options: Options) -> Step:
+    path = layout.rules
+    assert path is not None
+    _check_contained(layout, path, "the rules file")
+    shown = _shown(layout, path)
+    wanted = _rules_text(layout, options)
+    current = _read_text(path, "the rules")
+    if layout.rules_kind == BLOCK:
+        begin = blocks.begin_marker(layout.spec, layout.reader)
+        end = blocks.end_marker(layout.spec, layout.reader)
+        try:
+            new = managed.install_block(current or "", wanted, begin, end)
+        except ValueError as exc:
+            raise Refusal(
+                f"{path} has {exc}: remove the broken Engramory lines by hand, then run init again"
+            ) from None
+        if new == current:
+            return Step("keep", shown, "the Engramory block is already current")
+        verb = "create" if current is None else "update"
+        return Step(verb, shown, "the Engramory block", _write(path, new))
+    if current == wanted:
+        return Step("keep", shown, "already current")
+    if current is not None and blocks.MANAGED_HEADER not in current:
+        if not options.force:
+            raise Refusal(
+                f"{path} exists and was not written by Engramory: move it aside, or pass "
+                "--force to replace it"
+            )
+        return Step(
+            "replace", shown, "a file not written by Engramory (--force)", _write(path, wanted)
+        )
+    verb = "create" if current is None else "update"
+    return Step(verb, shown, "Engramory's rules file", _write(path, wanted))
+
+
+def plan_init(layout: Layout, options: Options) -> Plan:
+    """Every step of ``engramory init`` for this layout; raises :class:`Refusal` first."""
+    _check_flags(layout, options)
+    _check_sources(layout, options)
+    _check_store_placement(layout)
+    _check_contained(layout, layout.rules, "the rules file")
+    if not layout.reader:
+        _check_contained(layout, layout.store, "the memory store")
+    steps = [
+        _store_step(layout),
+        _gitignore_step(layout),
+        _skill_step(layout, options),
+        _hooks_step(layout, options),
+        _rules_step(layout, options),
+    ]
+    plan = Plan(f"engramory init {layout.host}: {layout.spec.label} in {layout.root}")
+    plan.steps = [step for step in steps if step is not None]
+    plan.closing = _init_closing(layout, options)
+    return plan
+
+
+def _init_closing(layout: Layout, options: Options) -> list[str]:
+    lines = [f"store: {layout.store}"]
+    if layout.reader:
+        lines.append(
+            f"next: start a new {layout.spec.label} session; it will recall from the store "
+            "and never write to it."
+        )
+        return lines
+    lines.append(
+        f"next: start a new {layout.spec.label} session so the rules load; after editing the "
+        f"index, run `engramory check {layout.store}`."
+    )
+    if options.install_hooks:
+        lines.append(
+            "verify the guard: ask the agent to write a 250-line /tmp/scratch/MEMORY.md; it "
+            "must be denied (hooks/INSTALL.md shows a test that needs no session)."
+        )
+    return lines
+
+
+# --- uninstall ----------------------------------------------------------------------------
+
+
+def _uninstall_rules(layout: Layout) -> list[Step]:
+    paths = [layout.rules] if layout.rules is not None else []
+    paths += [p for p in layout.candidates if p not in paths]
+    steps = []
+    for path in paths:
+        if path is None or not os.path.isfile(path):
+            if path == layout.rules:
+                steps.append(Step("skip", _shown(layout, path), "absent"))
+            continue
+        _check_contained(layout, path, "the rules file")
+        step = _uninstall_rules_file(layout, path)
+        if step is not None:
+            steps.append(step)
+    return steps
+
+
+def _uninstall_rules_file(layout: Layout, path: Path) -> Step | None:
+    shown = _shown(layout, path)
+    text = _read_text(path, "the rules") or ""
+    if layout.rules_kind != BLOCK and path == layout.rules:
+        if blocks.MANAGED_HEADER not in text:
+            return Step("leave", shown, "not written by Engramory (no Engramory header)")
+        return Step("remove", shown, "Engramory's rules file", _delete(path, layout.root))
+    begin = blocks.begin_marker(layout.spec, layout.reader)
+    end = blocks.end_marker(layout.spec, layout.reader)
+    state = managed.find_block(text, begin, end)
+    if state.status == managed.ABSENT:
+        return Step("skip", shown, "no Engramory block") if path == layout.rules else None
+    if state.status == managed.DAMAGED:
+        return Step(
+            "leave",
+            shown,
+            f"LEFT UNTOUCHED: damaged Engramory markers ({state.detail}); remove the "
+            f"{begin} ... {end} lines and what is between them by hand",
+        )
+    remaining = managed.remove_block(text, begin, end)
+    if not remaining.strip():
+        return Step("remove", shown, "it held only the Engramory block", _delete(path, layout.root))
+    return Step("update", shown, "removed the Engramory block", _write(path, remaining))
+
+
+def _skill_is_ours(skill: Path) -> bool:
+    if not all((skill / name).is_file() for name in SKILL_FINGERPRINT):
+        return False
+    head = (skill / "SKILL.md").read_text(encoding="utf-8", errors="replace")[:300]
+    return "name: engramory" in head
+
+
+def _still_wired_elsewhere(layout: Layout) -> str | None:
+    """Another write host that shares this skill directory and still has its block."""
+    for other in HOSTS.values():
+        if other.name == layout.spec.name:
+            continue
+        from engramory.layout import resolve  # noqa: PLC0415 - avoids an import cycle
+
+        other_layout = resolve(other, False, global_=layout.global_, project_root=str(layout.root))
+        if other_layout.skill is None or other_layout.skill != layout.skill:
+            continue
+        if other_layout.rules is not None and os.path.isfile(other_layout.rules):
+            text = other_layout.rules.read_text(encoding="utf-8", errors="replace")
+            if blocks.begin_marker(other, False) in text or blocks.MANAGED_HEADER in text:
+                return other.name
+    return None
+
+
+def _uninstall_skill(layout: Layout) -> Step | None:
+    skill = layout.skill
+    if skill is None:
+        return None
+    shown = _shown(layout, skill)
+    if not skill.is_dir():
+        return Step("skip", shown, "absent")
+    _check_contained(layout, skill, "the skill directory")
+    if not _skill_is_ours(skill):
+        return Step("leave", shown, "not recognisable as Engramory's skill")
+    sharer = _still_wired_elsewhere(layout)
+    if sharer is not None:
+        return Step("leave", shown, f"still used by {sharer}")
+    ours = [skill / name for name in SKILL_FILES] + [skill / name for name in SKILL_DIRS]
+    others = sorted(p.name for p in skill.iterdir() if p not in ours)
+
+    def run() -> None:
+        for path in ours:
+            if path.is_dir() and not path.is_symlink():
+                _remove_tree_of_our_files(path)
+            elif path.is_file():
+                path.unlink()
+        _prune_empty(skill, layout.root if not layout.home_install else layout.containment)
+
+    why = "the protocol documents"
+    if others:
+        why += f"; kept the directory: {len(others)} other entr{'y' if len(others) == 1 else 'ies'}"
+    return Step("remove", shown, why, run)
+
+
+def _remove_tree_of_our_files(directory: Path) -> None:
+    """Remove the files Engramory copied (templates/) and the directories they leave empty."""
+    source = shipped_path(directory.name)
+    for item in sorted(directory.rglob("*"), reverse=True):
+        if item.is_file() and (source / item.relative_to(directory)).is_file():
+            item.unlink()
+        elif item.is_dir():
+            try:
+                item.rmdir()
+            except OSError:
+                pass
+    try:
+        directory.rmdir()
+    except OSError:
+        pass
+
+
+def _uninstall_hooks(layout: Layout) -> Step | None:
+    path = layout.hook_config
+    if path is None or not layout.spec.pre_write_hook:
+        return None
+    shown = _shown(layout, path)
+    if not os.path.isfile(path):
+        return Step("skip", shown, "absent")
+    _check_contained(layout, path, "the hook configuration")
+    text = _read_text(path, "the hooks")
+    try:
+        config = hookconfig.parse(text, ())
+    except hookconfig.HookConfigError as exc:
+        return Step("leave", shown, f"LEFT UNTOUCHED: it {exc}")
+    if hookconfig.count_ours(config, CLAUDE_FINGERPRINTS) == 0:
+        return Step("skip", shown, "no Engramory handlers")
+    cleaned = hookconfig.remove(config, CLAUDE_FINGERPRINTS)
+    if hookconfig.is_empty(cleaned):
+        return Step(
+            "remove", shown, "it held only Engramory's handlers", _delete(path, layout.root)
+        )
+    return Step(
+        "update",
+        shown,
+        "removed Engramory's handlers, kept the rest",
+        _write(path, hookconfig.dumps(cleaned, hookconfig.indent_of(text))),
+    )
+
+
+def plan_uninstall(layout: Layout) -> Plan:
+    """Every step of ``engramory uninstall``; the store and its ignore entry are never steps."""
+    steps = _uninstall_rules(layout)
+    for step in (_uninstall_skill(layout), _uninstall_hooks(layout)):
+        if step is not None:
+            steps.append(step)
+    plan = Plan(f"engramory uninstall {layout.host}: {layout.spec.label} in {layout.root}", steps)
+    if os.path.isdir(layout.store):
+        plan.closing.append(
+            f"memory store: NOT touched - {layout.store} (notes and index left exactly as they "
+            "are; its .gitignore entry too)"
+        )
+    else:
+        plan.closing.append(
+            f"memory store: none found at {layout.store}; nothing about any other store was "
+            "checked (pass --memory-root to name yours)"
+        )
+    return plan
+
+
+# --- acting --------------------------------------------------------------------------------
+
+
+def execute(plan: Plan, dry_run: bool, out: Callable[[str], None]) -> int:
+    """Print the plan and, unless ``dry_run``, carry it out. Returns the exit code."""
+    out(plan.title + (" (dry run: nothing will be written)" if dry_run else ""))
+    done: list[Step] = []
+    for step in plan.steps:
+        if dry_run or step.run is None:
+            out(step.line(dry_run))
+            continue
+        try:
+            step.run()
+        except OSError as exc:
+            out(f"  FAILED          {step.target}: {exc.strerror or exc}")
+            out(
+                "stopped: the steps above this line completed; nothing after it was done. "
+                "Every write is atomic, so no file is half-written; fix the problem and run "
+                "the same command again."
+            )
+            return 1
+        done.append(step)
+        out(step.line(False))
+    for line in plan.closing:
+        out(line)
+    if dry_run:
+        out("(--dry-run: nothing was written)")
+    return 0

@@ -1,0 +1,186 @@
+"""``engramory init``, ``uninstall`` and ``hosts``: argparse wiring and output."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from engramory import install, layout
+from engramory.hosts.specs import HOSTS, VERIFIED, host_names, resolve
+
+INIT_HELP = "wire Engramory into an agent host (rules, store, optional skill and hooks)"
+INIT_DESCRIPTION = """\
+Wire the Engramory discipline into an agent host: its rules go where the host
+always loads them (a marked block in a shared rules file, or a dedicated rules
+file), a store is created from templates/MEMORY.md if absent (an existing index
+is never modified), the store is git-ignored when it sits in a git work tree,
+and optionally the protocol is installed as a skill and the index guard hook is
+registered (Claude Code). Every check happens before the first write; a refusal
+writes nothing and exits 1. Re-running is byte-identical.
+
+HOST is a write host or its read-only form HOST-reader (recall from a store
+another agent owns; creates no store, no skill, no .gitignore entry)."""
+INIT_EPILOG = """\
+examples:
+  engramory init claude --install-skill --install-hooks
+  engramory init codex --project-root ~/src/app --install-skill
+  engramory init cursor --memory-root ../shared-memory --dry-run
+  engramory init claude --global --install-hooks
+  engramory init codex-reader --memory-root ~/.claude/projects/app/memory
+
+`engramory hosts` lists every host and where its rules go."""
+UNINSTALL_HELP = "remove Engramory's wiring from a host (never the memory store)"
+UNINSTALL_DESCRIPTION = """\
+Remove what `engramory init HOST` wrote and can prove is its own: the marked
+block (a file that then holds nothing else is deleted), a dedicated rules file
+that still carries Engramory's header, the skill payload, and Engramory's hook
+handlers. Other hosts' blocks, other hooks and anything unrecognised are left
+byte-identical. The memory store and its .gitignore entry are never touched."""
+UNINSTALL_EPILOG = """\
+examples:
+  engramory uninstall claude --dry-run
+  engramory uninstall claude
+  engramory uninstall codex --project-root ~/src/app --memory-root ~/notes/memory"""
+HOSTS_HELP = "list every host: rules file, skill directory, hooks, verified or documented"
+HOSTS_EPILOG = """\
+examples:
+  engramory hosts
+  engramory hosts --format json"""
+
+
+def _common(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "host", choices=host_names(), metavar="HOST", help="e.g. claude, codex-reader"
+    )
+    parser.add_argument(
+        "--project-root", metavar="P", help="the project to wire (default: the host's usual place)"
+    )
+    parser.add_argument(
+        "--global",
+        dest="global_",
+        action="store_true",
+        help="the user-wide rules file instead of a project's",
+    )
+    parser.add_argument(
+        "--memory-root",
+        metavar="M",
+        help="the store (default: .engramory-memory under the project root; relative = under it)",
+    )
+    parser.add_argument("--dry-run", action="store_true", help="print the plan, write nothing")
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add ``init``, ``uninstall`` and ``hosts``."""
+    fmt = argparse.RawDescriptionHelpFormatter
+    init = subparsers.add_parser(
+        "init",
+        help=INIT_HELP,
+        description=INIT_DESCRIPTION,
+        epilog=INIT_EPILOG,
+        formatter_class=fmt,
+    )
+    _common(init)
+    init.add_argument("--install-skill", action="store_true", help="copy the protocol as a skill")
+    init.add_argument(
+        "--install-hooks", action="store_true", help="register the index guard hook (claude)"
+    )
+    init.add_argument(
+        "--hook-python",
+        metavar="PY",
+        help="interpreter baked into the hooks (default: this interpreter's absolute path)",
+    )
+    init.add_argument("--force", action="store_true", help="replace an existing skill copy")
+    init.set_defaults(run=run_init)
+
+    uninstall = subparsers.add_parser(
+        "uninstall",
+        help=UNINSTALL_HELP,
+        description=UNINSTALL_DESCRIPTION,
+        epilog=UNINSTALL_EPILOG,
+        formatter_class=fmt,
+    )
+    _common(uninstall)
+    uninstall.set_defaults(run=run_uninstall)
+
+    hosts = subparsers.add_parser(
+        "hosts",
+        help=HOSTS_HELP,
+        description=HOSTS_HELP,
+        epilog=HOSTS_EPILOG,
+        formatter_class=fmt,
+    )
+    hosts.add_argument("--format", choices=("text", "json"), default="text", help="output format")
+    hosts.set_defaults(run=run_hosts)
+
+
+def _layout(args: argparse.Namespace) -> layout.Layout:
+    spec, reader = resolve(args.host)
+    return layout.resolve(
+        spec,
+        reader,
+        global_=args.global_,
+        project_root=args.project_root,
+        memory_root=args.memory_root,
+    )
+
+
+def run_init(args: argparse.Namespace) -> int:
+    options = install.Options(
+        install_skill=args.install_skill,
+        install_hooks=args.install_hooks,
+        hook_python=args.hook_python,
+        force=args.force,
+    )
+    plan = install.plan_init(_layout(args), options)
+    return install.execute(plan, args.dry_run, print)
+
+
+def run_uninstall(args: argparse.Namespace) -> int:
+    plan = install.plan_uninstall(_layout(args))
+    return install.execute(plan, args.dry_run, print)
+
+
+def host_rows() -> list[dict[str, object]]:
+    """One row per host: what init does for it (the same data init uses)."""
+    rows = []
+    for spec in HOSTS.values():
+        rows.append(
+            {
+                "host": spec.name,
+                "label": spec.label,
+                "rules": spec.rules,
+                "rules_kind": spec.rules_kind,
+                "global_rules": spec.global_rules,
+                "reader_rules": spec.reader_rules or spec.rules,
+                "skill": spec.skill,
+                "global_skill": spec.global_skill,
+                "pre_write_hook": spec.pre_write_hook,
+                "hook_config": spec.hook_config,
+                "lifecycle_hooks": list(spec.lifecycle_hooks) if spec.hook_config else [],
+                "enforcement": spec.enforcement,
+                "wiring": spec.verified,
+                "notes": list(spec.notes),
+            }
+        )
+    return rows
+
+
+def run_hosts(args: argparse.Namespace) -> int:
+    rows = host_rows()
+    if args.format == "json":
+        print(json.dumps(rows, indent=2, ensure_ascii=False))
+        return 0
+    for row in rows:
+        wiring = "verified" if row["wiring"] == VERIFIED else "documented-only"
+        print(f"{row['host']} ({row['label']}) - wiring {wiring}")
+        kind = "marked block" if row["rules_kind"] == "block" else "dedicated file"
+        global_rules = row["global_rules"] or "not supported"
+        print(f"  rules:     {row['rules']} ({kind}); --global: {global_rules}")
+        print(f"  reader:    {row['reader_rules']}")
+        print(f"  skill:     {row['skill'] or '-'}; --global: {row['global_skill'] or '-'}")
+        hooks = "yes, the index guard (--install-hooks)" if row["pre_write_hook"] else "no"
+        print(f"  pre-write deny hook: {hooks}")
+        print(f"  index cap: {row['enforcement']}")
+        for note in row["notes"]:
+            print(f"  note:      {note}")
+    return 0

@@ -1,0 +1,158 @@
+"""Where an install of one host puts things: rules file, store, skill, hook config.
+
+A pure function of the host table, the command-line choices and the
+environment (``HOME``, ``DSH_HOME``), plus a look at which of Hermes's
+candidate files exist. Nothing here writes.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from engramory.hosts.specs import BLOCK, FILE, HostSpec
+
+DEFAULT_STORE = ".engramory-memory"
+
+
+@dataclass(frozen=True)
+class Layout:
+    """The resolved targets of one install.
+
+    ``root`` is the project root (the user's home for ``--global``);
+    ``containment`` is the directory no target may resolve outside of.
+    ``home_install`` is true for ``--global`` and for dsh in its own home:
+    the block then names absolute paths.
+    """
+
+    spec: HostSpec
+    reader: bool
+    global_: bool
+    root: Path
+    containment: Path
+    home_install: bool
+    store: Path
+    rules: Path | None
+    rules_kind: str
+    skill: Path | None
+    hook_config: Path | None
+    candidates: tuple[Path, ...] = ()
+
+    @property
+    def host(self) -> str:
+        return self.spec.name + ("-reader" if self.reader else "")
+
+    @property
+    def store_text(self) -> str:
+        """The store's path as the rules name it: relative to the project when inside it."""
+        return self.display(self.store)
+
+    def display(self, path: Path) -> str:
+        """A path as the rules name it (POSIX separators)."""
+        if not self.home_install:
+            try:
+                return path.relative_to(self.root).as_posix()
+            except ValueError:
+                pass
+        return path.as_posix()
+
+
+def home(environ: dict[str, str] | os._Environ[str] | None = None) -> Path:
+    env = os.environ if environ is None else environ
+    configured = env.get("HOME", "").strip() or env.get("USERPROFILE", "").strip()
+    return Path(configured) if configured else Path.home()
+
+
+def expand(value: str, environ: dict[str, str] | os._Environ[str] | None = None) -> Path:
+    """``~`` and ``$DSH_HOME`` (default ``~/.dsh``) expanded; an absolute path."""
+    env = os.environ if environ is None else environ
+    user_home = home(env)
+    if value.startswith("$DSH_HOME"):
+        dsh = env.get("DSH_HOME", "").strip()
+        base = Path(dsh).expanduser() if dsh else user_home / ".dsh"
+        value = str(base) + value[len("$DSH_HOME") :]
+    if value == "~" or value.startswith(("~/", "~\\")):
+        value = str(user_home) + value[1:]
+    return Path(os.path.abspath(value))
+
+
+def _rules_target(spec: HostSpec, reader: bool, global_: bool, root: Path, env) -> Path | None:
+    if global_:
+        if spec.global_rules is None:
+            return None
+        path = expand(spec.global_rules, env)
+        if reader and spec.reader_rules and spec.rules_kind == FILE and _global_kind(spec) == FILE:
+            return path.parent / Path(spec.reader_rules).name
+        return path
+    if spec.candidates:
+        for name in spec.candidates:
+            candidate = root / name
+            if candidate.is_file():
+                return candidate
+        return root / (spec.rules or "AGENTS.md")
+    relative = spec.reader_rules if reader and spec.reader_rules else spec.rules
+    return root / relative if relative else None
+
+
+def _global_kind(spec: HostSpec) -> str:
+    """A dedicated file per project may be a shared file globally (Windsurf's global rules)."""
+    if (
+        spec.rules_kind == FILE
+        and spec.global_rules
+        and spec.global_rules.endswith("global_rules.md")
+    ):
+        return BLOCK
+    return spec.rules_kind
+
+
+def resolve(
+    spec: HostSpec,
+    reader: bool,
+    *,
+    global_: bool = False,
+    project_root: str | None = None,
+    memory_root: str | None = None,
+    environ: dict[str, str] | os._Environ[str] | None = None,
+) -> Layout:
+    """Every target of one install, from the host table and the command line."""
+    env = os.environ if environ is None else environ
+    user_home = home(env)
+    if global_:
+        root = user_home
+    elif project_root is not None:
+        root = expand(project_root, env)
+    else:
+        root = expand(spec.default_root, env) if spec.default_root != "." else Path.cwd()
+    dsh_home = expand("$DSH_HOME", env)
+    home_install = global_ or (spec.name == "dsh" and root == dsh_home)
+    if memory_root is not None:
+        store = expand(memory_root, env) if memory_root.startswith("~") else Path(memory_root)
+        store = Path(os.path.abspath(root / store))
+    else:
+        store = root / DEFAULT_STORE
+    skill_path = spec.global_skill if home_install else spec.skill
+    skill = None
+    if skill_path is not None and not reader:
+        skill = expand(skill_path, env) if skill_path[:1] in "~$" else root / skill_path
+    hook_path = spec.global_hook_config if global_ else spec.hook_config
+    hook_config = None
+    if hook_path is not None and not reader:
+        hook_config = expand(hook_path, env) if hook_path.startswith("~") else root / hook_path
+    rules_root = dsh_home if spec.name == "dsh" and home_install else root
+    rules = _rules_target(spec, reader, global_ and spec.name != "dsh", rules_root, env)
+    kind = _global_kind(spec) if global_ else spec.rules_kind
+    return Layout(
+        spec=spec,
+        reader=reader,
+        global_=global_,
+        root=root,
+        containment=user_home if global_ else root,
+        home_install=home_install,
+        store=store,
+        rules=rules,
+        rules_kind=kind,
+        skill=skill,
+        hook_config=hook_config,
+        candidates=tuple(rules_root / name for name in spec.candidates) if not global_ else (),
+    )
