@@ -71,6 +71,16 @@ def test_installed_wheel_finds_its_documents_and_runs(tmp_path: Path) -> None:
     verdict = _run([str(bindir / "engramory"), "check", str(EXAMPLE_STORE)], cwd=outside, env=env)
     assert verdict.startswith("OK:")
 
+    # The installer finds the protocol documents as package data.
+    project = tmp_path / "project"
+    project.mkdir()
+    _run([str(bindir / "engramory"), "init", "codex", "--install-skill"], cwd=project, env=env)
+    skill = project / ".agents" / "skills" / "engramory"
+    for name in ("SKILL.md", "rules-snippet.md", "PORTING.md", "AGENT-SETUP.md", "LICENSE"):
+        assert (skill / name).read_bytes() == (REPO / name).read_bytes(), name
+    assert (skill / "templates" / "MEMORY.md").is_file()
+    assert "BEGIN ENGRAMORY CODEX" in (project / "AGENTS.md").read_text()
+
     # The hook script shipped in the wheel finds its own package under `python -I -S`.
     hook = _run([str(python), "-c", FIND_HOOK], cwd=outside, env=env).strip()
     assert venv.resolve() in Path(hook).resolve().parents
