@@ -61,8 +61,8 @@ def host_note(
     lines = [f"### Engramory on {spec.label}", ""]
     if spec.native_memory and not spec.store_may_be_native:
         lines.append(
-            f"- The store `{memory}/` is separate from {spec.name}'s own memory "
-            f"({spec.native_memory}); do not mix the two."
+            f"- The store `{memory}/` is not {spec.label}'s own memory "
+            f"({spec.native_memory}): keep the two apart."
         )
     if spec.pre_write_hook and hooks:
         lines.append(

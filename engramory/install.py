@@ -149,8 +149,15 @@ def _shown(layout: Layout, path: Path) -> str:
 
 
 def _check_contained(layout: Layout, path: Path | None, what: str) -> None:
-    """Refuse a target that is, or passes through, a symlink leading out of the project."""
+    """Refuse a target that is, or passes through, a symlink leading out of the project.
+
+    A target named outside the project on purpose (``--memory-root`` elsewhere,
+    ``$CODEX_HOME``) is the user's choice and is not refused.
+    """
     if path is None:
+        return
+    nominal = os.path.abspath(path)
+    if not fsutil.is_within(nominal, os.path.abspath(layout.containment)):
         return
     real = os.path.realpath(path)
     root = os.path.realpath(layout.containment)
@@ -209,6 +216,8 @@ def _check_flags(layout: Layout, options: Options) -> None:
             else f"{spec.label} has no documented skill directory"
         )
         raise Refusal(f"--install-skill: {where}")
+    if spec.name == "hermes" and not layout.global_:
+        _check_hermes(layout)
     if spec.name == "cline" and not layout.global_:
         legacy = layout.root / ".clinerules"
         if legacy.is_file() or (legacy.is_symlink() and not legacy.is_dir()):
@@ -216,6 +225,29 @@ def _check_flags(layout: Layout, options: Options) -> None:
                 ".clinerules is a single file: move its contents into .clinerules/<name>.md "
                 "(a folder), then run init again"
             )
+
+
+def _check_hermes(layout: Layout) -> None:
+    """Refuse when Hermes would load some other file than the one init writes."""
+    tree = _git_work_tree(layout.root) or layout.root
+    for parent in layout.root.parents:
+        if not fsutil.is_within(str(parent), str(tree)):
+            break
+        for name in (".hermes.md", "HERMES.md"):
+            if (parent / name).is_file():
+                raise Refusal(
+                    f"Hermes will load {parent / name} (a parent folder's context file wins), "
+                    "so a block in this project would never be read: add the block there by "
+                    "hand, or run init with --project-root pointing at that folder"
+                )
+    if any(path.is_file() for path in layout.candidates):
+        return
+    if any((layout.root / ".cursor" / "rules").glob("*.mdc")):
+        raise Refusal(
+            "Hermes reads .cursor/rules/*.mdc here; creating AGENTS.md would take their place. "
+            "Create the context file Hermes should load (e.g. AGENTS.md) yourself, then run "
+            "init again"
+        )
 
 
 def _check_sources(layout: Layout, options: Options) -> None:
@@ -270,15 +302,18 @@ def _git_work_tree(path: Path) -> Path | None:
 def _gitignore_step(layout: Layout) -> Step | None:
     if layout.reader:
         return None
-    tree = _git_work_tree(layout.store.parent)
-    if tree is None:
+    if not fsutil.is_within(str(layout.store), str(layout.root)):
+        return Step(
+            "skip",
+            ".gitignore",
+            "the store is outside the project; if it sits in a shared git work tree, "
+            "ignore it there yourself",
+        )
+    if _git_work_tree(layout.store.parent) is None:
         return Step("skip", ".gitignore", "the store is not inside a git work tree")
-    base = layout.root if fsutil.is_within(str(layout.store), str(layout.root)) else tree
-    if not fsutil.is_within(str(layout.store), str(base)):
-        return Step("skip", ".gitignore", "the store is outside the project")
-    path = base / ".gitignore"
+    path = layout.root / ".gitignore"
     _check_contained(layout, path, ".gitignore")
-    relative = layout.store.relative_to(base).as_posix()
+    relative = layout.store.relative_to(layout.root).as_posix()
     text = _read_text(path, "the ignore entry") or ""
     if managed.has_gitignore_entry(text, relative):
         return Step("keep", _shown(layout, path), f"already ignores {relative}/")
@@ -475,6 +510,7 @@ def _init_closing(layout: Layout, options: Options) -> list[str]:
         f"index, run `engramory check {layout.store}`."
     )
     if options.install_hooks:
+        lines.append(f"interpreter baked into the hooks: {_python(options)}")
         lines.append(
             "verify the guard: ask the agent to write a 250-line /tmp/scratch/MEMORY.md; it "
             "must be denied (hooks/INSTALL.md shows a test that needs no session)."

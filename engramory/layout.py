@@ -11,7 +11,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from engramory.hosts.specs import BLOCK, FILE, HostSpec
+from engramory.hosts.specs import FILE, HostSpec
 
 DEFAULT_STORE = ".engramory-memory"
 
@@ -64,14 +64,23 @@ def home(environ: dict[str, str] | os._Environ[str] | None = None) -> Path:
     return Path(configured) if configured else Path.home()
 
 
+# Host homes that an environment variable may move, and where they are otherwise.
+HOST_HOMES = {"DSH_HOME": ".dsh", "CODEX_HOME": ".codex", "HERMES_HOME": ".hermes"}
+
+
 def expand(value: str, environ: dict[str, str] | os._Environ[str] | None = None) -> Path:
-    """``~`` and ``$DSH_HOME`` (default ``~/.dsh``) expanded; an absolute path."""
+    """``~``, ``$DSH_HOME``, ``$CODEX_HOME`` and ``$HERMES_HOME`` expanded; an absolute path.
+
+    An unset or empty host-home variable means its usual folder in the home.
+    """
     env = os.environ if environ is None else environ
     user_home = home(env)
-    if value.startswith("$DSH_HOME"):
-        dsh = env.get("DSH_HOME", "").strip()
-        base = Path(dsh).expanduser() if dsh else user_home / ".dsh"
-        value = str(base) + value[len("$DSH_HOME") :]
+    for variable, default in HOST_HOMES.items():
+        if value.startswith("$" + variable):
+            configured = env.get(variable, "").strip()
+            base = Path(configured).expanduser() if configured else user_home / default
+            value = str(base) + value[len(variable) + 1 :]
+            break
     if value == "~" or value.startswith(("~/", "~\\")):
         value = str(user_home) + value[1:]
     return Path(os.path.abspath(value))
@@ -82,7 +91,7 @@ def _rules_target(spec: HostSpec, reader: bool, global_: bool, root: Path, env) 
         if spec.global_rules is None:
             return None
         path = expand(spec.global_rules, env)
-        if reader and spec.reader_rules and spec.rules_kind == FILE and _global_kind(spec) == FILE:
+        if reader and spec.reader_rules and _global_kind(spec) == FILE:
             return path.parent / Path(spec.reader_rules).name
         return path
     if spec.candidates:
@@ -97,13 +106,7 @@ def _rules_target(spec: HostSpec, reader: bool, global_: bool, root: Path, env) 
 
 def _global_kind(spec: HostSpec) -> str:
     """A dedicated file per project may be a shared file globally (Windsurf's global rules)."""
-    if (
-        spec.rules_kind == FILE
-        and spec.global_rules
-        and spec.global_rules.endswith("global_rules.md")
-    ):
-        return BLOCK
-    return spec.rules_kind
+    return spec.global_rules_kind or spec.rules_kind
 
 
 def resolve(
@@ -119,7 +122,7 @@ def resolve(
     env = os.environ if environ is None else environ
     user_home = home(env)
     if global_:
-        root = user_home
+        root = expand("$DSH_HOME", env) if spec.name == "dsh" else user_home
     elif project_root is not None:
         root = expand(project_root, env)
     else:
@@ -138,7 +141,7 @@ def resolve(
     hook_path = spec.global_hook_config if global_ else spec.hook_config
     hook_config = None
     if hook_path is not None and not reader:
-        hook_config = expand(hook_path, env) if hook_path.startswith("~") else root / hook_path
+        hook_config = expand(hook_path, env) if hook_path[:1] in "~$" else root / hook_path
     rules_root = dsh_home if spec.name == "dsh" and home_install else root
     rules = _rules_target(spec, reader, global_ and spec.name != "dsh", rules_root, env)
     kind = _global_kind(spec) if global_ else spec.rules_kind

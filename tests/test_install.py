@@ -560,3 +560,55 @@ def test_hosts_table_matches_init(cli, project: Path) -> None:
     text = cli("hosts").out
     for row in rows:
         assert f"{row['host']} ({row['label']})" in text
+
+
+def test_hermes_refuses_when_a_parent_context_file_wins(cli, project: Path) -> None:
+    sub = project / "service"
+    sub.mkdir()
+    (project / ".hermes.md").write_text("# parent\n")
+    refused(cli, project, "init", "hermes", "--project-root", str(sub), match="parent folder")
+
+
+def test_hermes_refuses_to_hide_cursor_rules(cli, project: Path) -> None:
+    (project / ".cursor" / "rules").mkdir(parents=True)
+    (project / ".cursor" / "rules" / "team.mdc").write_text("x\n")
+    refused(cli, project, "init", "hermes", match="cursor/rules")
+    (project / "AGENTS.md").write_text("# agents\n")
+    assert cli("init", "hermes").code == 0
+
+
+@pytest.mark.parametrize(("host", "existing", "target"), [
+    ("codex", ["AGENTS.override.md", "AGENTS.md"], "AGENTS.override.md"),
+    ("opencode", ["CLAUDE.md"], "CLAUDE.md"),
+    ("opencode", ["CLAUDE.md", "AGENTS.md"], "AGENTS.md"),
+])
+def test_block_goes_into_the_file_the_host_loads(cli, project: Path, host, existing, target) -> None:
+    for name in existing:
+        (project / name).write_text(f"# {name}\n")
+    assert cli("init", host).code == 0
+    assert f"BEGIN ENGRAMORY {host.upper()}" in (project / target).read_text()
+    assert not (project / "AGENTS.md").exists() or "AGENTS.md" in existing
+
+
+def test_store_outside_the_project_gets_no_ignore_entry(cli, project: Path, tmp_path: Path) -> None:
+    result = cli("init", "codex", "--memory-root", str(tmp_path / "elsewhere"))
+    assert result.code == 0 and "outside the project" in result.out
+    assert not (project / ".gitignore").exists()
+
+
+def test_codex_home_and_hermes_home_are_honoured(cli, project: Path, tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setenv("CODEX_HOME", str(tmp_path / "codex-home"))
+    monkeypatch.setenv("HERMES_HOME", str(tmp_path / "hermes-home"))
+    assert cli("init", "codex", "--global").code == 0
+    assert (tmp_path / "codex-home" / "AGENTS.md").is_file()
+    assert cli("init", "hermes", "--global", "--install-skill").code == 0
+    assert (tmp_path / "hermes-home" / "SOUL.md").is_file()
+    assert (tmp_path / "hermes-home" / "skills" / "engramory" / "SKILL.md").is_file()
+
+
+def test_dsh_global_is_the_dsh_home(cli, home: Path) -> None:
+    assert cli("init", "dsh", "--global").code == 0
+    assert (home / ".dsh" / "AGENTS.md").is_file()
+    assert (home / ".dsh" / ".engramory-memory" / "MEMORY.md").is_file()
+    assert cli("init", "dsh").code == 0  # the default root is the same dsh home
+    assert not (home / ".engramory-memory").exists()

@@ -27,9 +27,12 @@ class HostSpec:
 
     ``rules`` / ``global_rules``: the always-loaded rules file for a project and
     for ``--global`` (``None``: not supported). ``rules_kind``: ``block`` or
-    ``file``; a dedicated file starts with ``frontmatter`` lines (``{index}`` is
-    replaced by the index path). ``reader_rules``: the dedicated file a reader
-    install writes (block hosts reuse ``rules``). ``skill`` / ``global_skill``:
+    ``file``; a dedicated file starts with ``frontmatter`` lines;
+    ``global_rules_kind`` overrides the kind for ``--global`` (a shared file).
+    ``reader_rules``: the dedicated file a reader install writes (block hosts
+    reuse ``rules``). ``candidates``: files the host loads instead of ``rules``
+    when they exist (the first one found is used). Paths may start with ``~``
+    or ``$DSH_HOME``, ``$CODEX_HOME``, ``$HERMES_HOME``. ``skill`` / ``global_skill``:
     the skill directory. ``hook_config`` / ``global_hook_config``: where
     ``--install-hooks`` merges handlers. ``store_may_be_native``: whether the
     host's own memory folder is a plain directory Engramory may use as the store.
@@ -47,7 +50,7 @@ class HostSpec:
     frontmatter: tuple[str, ...] = ()
     reader_rules: str | None = None
     reader_frontmatter: tuple[str, ...] = ()
-    global_reader_rules: str | None = None
+    global_rules_kind: str | None = None
     default_root: str = "."
     hook_config: str | None = None
     global_hook_config: str | None = None
@@ -96,17 +99,18 @@ _add(
         name="codex",
         label="Codex CLI",
         rules="AGENTS.md",
-        global_rules="~/.codex/AGENTS.md",
+        global_rules="$CODEX_HOME/AGENTS.md",
         rules_kind=BLOCK,
+        candidates=("AGENTS.override.md", "AGENTS.md"),
         skill=".agents/skills/engramory",
         global_skill="~/.agents/skills/engramory",
         verified=VERIFIED,
         enforcement="rules plus `engramory check` after each index edit (Codex edits files "
         "through apply_patch; no pre-write guard is installed)",
         hook_config=".codex/hooks.json",
-        global_hook_config="~/.codex/hooks.json",
+        global_hook_config="$CODEX_HOME/hooks.json",
         lifecycle_hooks=("SessionStart", "UserPromptSubmit", "PreCompact"),
-        native_memory="Codex Memories (generated and managed by Codex)",
+        native_memory="Codex Memories, which Codex generates and manages",
     )
 )
 _add(
@@ -121,7 +125,7 @@ _add(
         verified=DOCUMENTED,
         enforcement="rules plus `engramory check` after each index edit (Gemini CLI has a "
         "BeforeTool hook; Engramory does not install one yet)",
-        native_memory="private project memory under ~/.gemini/tmp/ (managed by the CLI)",
+        native_memory="the private project memory the CLI keeps under ~/.gemini/tmp/",
     )
 )
 _add(
@@ -138,7 +142,7 @@ _add(
             "alwaysApply: true",
         ),
         skill=".cursor/skills/engramory",
-        global_skill="~/.cursor/skills/engramory",
+        global_skill=None,
         verified=DOCUMENTED,
         enforcement="rules plus `engramory check` after each index edit",
         notes=("Cursor's user-wide rules live in its settings, not in a file: no --global.",),
@@ -155,7 +159,7 @@ _add(
         reader_rules=".github/instructions/engramory-recall.instructions.md",
         reader_frontmatter=('applyTo: "**"',),
         skill=".github/skills/engramory",
-        global_skill="~/.copilot/skills/engramory",
+        global_skill=None,
         verified=DOCUMENTED,
         enforcement="rules plus `engramory check` after each index edit",
         notes=("Copilot's instruction files are per repository: no --global.",),
@@ -175,7 +179,8 @@ _add(
         global_skill=None,
         verified=DOCUMENTED,
         enforcement="rules plus `engramory check` after each index edit",
-        native_memory="Cascade auto-generated memories (managed by Windsurf)",
+        native_memory="the memories Cascade generates on its own",
+        global_rules_kind=BLOCK,
         notes=(
             "Windsurf limits a rules file to 12,000 characters; the Engramory file stays "
             "well under it.",
@@ -235,7 +240,8 @@ _add(
         global_skill="~/.continue/skills/engramory",
         verified=DOCUMENTED,
         enforcement="rules plus `engramory check` after each index edit (Continue's cn CLI "
-        "also runs Claude Code hooks from .claude/settings*.json)",
+        "reads Claude Code hooks but runs them through a shell, without the exec-form `args` "
+        "the guard uses)",
     )
 )
 _add(
@@ -245,6 +251,7 @@ _add(
         rules="AGENTS.md",
         global_rules="~/.config/opencode/AGENTS.md",
         rules_kind=BLOCK,
+        candidates=("AGENTS.md", "CLAUDE.md"),
         skill=".opencode/skills/engramory",
         global_skill="~/.config/opencode/skills/engramory",
         verified=DOCUMENTED,
@@ -265,7 +272,7 @@ _add(
         verified=DOCUMENTED,
         enforcement="rules plus `engramory check` after each index edit (a deny needs a "
         "before_tool_call plugin; none is shipped)",
-        native_memory="the workspace MEMORY.md and daily memory files (written by OpenClaw)",
+        native_memory="the workspace MEMORY.md and daily memory files OpenClaw writes",
     )
 )
 _add(
@@ -273,7 +280,7 @@ _add(
         name="hermes",
         label="Hermes Agent",
         rules="AGENTS.md",
-        global_rules="~/.hermes/SOUL.md",
+        global_rules="$HERMES_HOME/SOUL.md",
         rules_kind=BLOCK,
         candidates=(
             ".hermes.md",
@@ -284,14 +291,16 @@ _add(
             ".cursorrules",
         ),
         skill=None,
-        global_skill="~/.hermes/skills/engramory",
+        global_skill="$HERMES_HOME/skills/engramory",
         verified=DOCUMENTED,
         enforcement="rules plus `engramory check` after each index edit",
-        native_memory="~/.hermes/memories/MEMORY.md (2,200 characters, managed by its memory tool)",
+        native_memory="~/.hermes/memories/, which its memory tool manages and caps",
         notes=(
             "Hermes loads only the first project context file it finds; the block goes into "
             "that file.",
             "Hermes loads skills only from ~/.hermes/skills: the skill needs --global.",
+            "A .hermes.md or HERMES.md in a parent folder, or .cursor/rules/*.mdc with no "
+            "other context file, would win over the file init writes: init refuses then.",
         ),
     )
 )
