@@ -41,6 +41,18 @@ CLAUDE_FINGERPRINTS = frozenset({PRE_STATUS, POST_STATUS})
 HOOK_EVENTS = ("PreToolUse", "PostToolUse")
 
 
+PAST = {
+    "create": "created",
+    "update": "updated",
+    "keep": "kept",
+    "skip": "skipped",
+    "remove": "removed",
+    "leave": "left",
+    "replace": "replaced",
+    "use": "using",
+}
+
+
 class Refusal(EngramoryError):
     """The install or uninstall cannot go ahead; nothing was written."""
 
@@ -55,7 +67,7 @@ class Step:
     run: Callable[[], None] | None = None
 
     def line(self, dry_run: bool) -> str:
-        verb = f"would {self.verb}" if dry_run and self.run is not None else self.verb
+        verb = f"would {self.verb}" if dry_run else PAST.get(self.verb, self.verb)
         why = f" ({self.why})" if self.why else ""
         return f"  {verb:<15} {self.target}{why}"
 
