@@ -55,8 +55,19 @@ VARIANTS = (VALID, BROKEN)
 TYPES = ("user", "feedback", "project", "reference")
 NEEDS_WHY = ("feedback", "project")
 TOPICS = (
-    "deploy", "billing", "search", "auth", "logging", "invoices", "tests",
-    "migrations", "caching", "releases", "oncall", "api", "storage",
+    "deploy",
+    "billing",
+    "search",
+    "auth",
+    "logging",
+    "invoices",
+    "tests",
+    "migrations",
+    "caching",
+    "releases",
+    "oncall",
+    "api",
+    "storage",
 )
 
 # Store layout.
@@ -80,15 +91,34 @@ MISSING_LINK = "missing-wikilink"
 NESTED = "nested"
 DUPLICATE_KEY = "duplicate-key"
 BREAKAGES = (
-    NO_FRONTMATTER, MALFORMED_LINE, NO_DESCRIPTION, BAD_TYPE, BAD_DATE,
-    NO_WHY, ORPHAN, MISSING_LINK, NESTED, DUPLICATE_KEY,
+    NO_FRONTMATTER,
+    MALFORMED_LINE,
+    NO_DESCRIPTION,
+    BAD_TYPE,
+    BAD_DATE,
+    NO_WHY,
+    ORPHAN,
+    MISSING_LINK,
+    NESTED,
+    DUPLICATE_KEY,
 )
 # The rules the broken store must make the doctor report (sanity check).
-EXPECTED_RULES = frozenset({
-    "no-frontmatter", "frontmatter-syntax", "missing-field", "invalid-type", "invalid-date",
-    "missing-why", "orphan", "wikilink-missing", "nested-note", "duplicate-key",
-    "pointer-missing", "pointer-escapes-store",
-})
+EXPECTED_RULES = frozenset(
+    {
+        "no-frontmatter",
+        "frontmatter-syntax",
+        "missing-field",
+        "invalid-type",
+        "invalid-date",
+        "missing-why",
+        "orphan",
+        "wikilink-missing",
+        "nested-note",
+        "duplicate-key",
+        "pointer-missing",
+        "pointer-escapes-store",
+    }
+)
 
 # Targets.
 MAX_RATIO = 3.0
@@ -433,10 +463,13 @@ def targets(results: list[Result]) -> list[tuple[str, bool]]:
     """``(description, passed)`` for each target."""
     checks = []
     for r in results:
-        checks.append((
-            f"doctor <= {MAX_RATIO:g}x baseline at {short(r.notes)} {r.variant} ({r.ratio:.1f}x)",
-            r.ratio <= MAX_RATIO,
-        ))
+        checks.append(
+            (
+                f"doctor <= {MAX_RATIO:g}x baseline at {short(r.notes)} {r.variant} "
+                f"({r.ratio:.1f}x)",
+                r.ratio <= MAX_RATIO,
+            )
+        )
     for variant in VARIANTS:
         pair = growth(results, variant)
         if pair is None:
@@ -444,19 +477,23 @@ def targets(results: list[Result]) -> list[tuple[str, bool]]:
         small, large = pair
         limit = GROWTH_SLACK * large.notes / small.notes
         factor = large.doctor_time / small.doctor_time
-        checks.append((
-            f"linear growth {short(small.notes)}->{short(large.notes)} {variant} "
-            f"({factor:.1f}x, limit {limit:g}x)",
-            factor <= limit,
-        ))
+        checks.append(
+            (
+                f"linear growth {short(small.notes)}->{short(large.notes)} {variant} "
+                f"({factor:.1f}x, limit {limit:g}x)",
+                factor <= limit,
+            )
+        )
     largest = max(r.notes for r in results)
     for r in results:
         if r.notes == largest:
-            checks.append((
-                f"peak memory <= {MAX_PEAK_MB:g} MB at {short(r.notes)} {r.variant} "
-                f"({r.peak_mb:.0f} MB)",
-                r.peak_mb <= MAX_PEAK_MB,
-            ))
+            checks.append(
+                (
+                    f"peak memory <= {MAX_PEAK_MB:g} MB at {short(r.notes)} {r.variant} "
+                    f"({r.peak_mb:.0f} MB)",
+                    r.peak_mb <= MAX_PEAK_MB,
+                )
+            )
     return checks
 
 
@@ -471,9 +508,7 @@ def report(results: list[Result], repeat: int) -> bool:
                 f"growth {short(small.notes)}->{short(large.notes)} (doctor, {variant}): "
                 f"{large.doctor_time / small.doctor_time:.1f}x"
             )
-    lines.extend(
-        f"warning: {short(r.notes)} {r.variant}: {w}" for r in results for w in r.warnings
-    )
+    lines.extend(f"warning: {short(r.notes)} {r.variant}: {w}" for r in results for w in r.warnings)
     checks = targets(results)
     lines.append("")
     lines.extend(f"{'PASS' if ok else 'FAIL'}  {text}" for text, ok in checks)
@@ -496,8 +531,12 @@ def sizes_arg(text: str) -> list[int]:
 
 def parse_args() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    parser.add_argument("--sizes", type=sizes_arg, default=[1_000, 10_000, 100_000],
-                        help="store sizes in notes, comma-separated (default: 1000,10000,100000)")
+    parser.add_argument(
+        "--sizes",
+        type=sizes_arg,
+        default=[1_000, 10_000, 100_000],
+        help="store sizes in notes, comma-separated (default: 1000,10000,100000)",
+    )
     parser.add_argument("--repeat", type=int, default=3, help="runs per measurement (default: 3)")
     parser.add_argument("--keep", action="store_true", help="keep the generated stores")
     parser.add_argument("--check", action="store_true", help="exit 1 when a target fails")

@@ -50,6 +50,7 @@ def host_note(
     *,
     hooks: bool = False,
     skill: str | None = None,
+    mode: str = "explicit",
 ) -> str:
     """The short host-specific note that follows the rules."""
     command = f"engramory init {spec.name}{'-reader' if reader else ''}"
@@ -77,6 +78,23 @@ def host_note(
             f"`engramory check {memory}` after every edit of the index, and compact when it "
             "says WARN or OVER."
         )
+    if spec.lifecycle_hooks and hooks:
+        milestone = " and at meaningful milestones" if mode == "assisted" else ""
+        trust = (
+            " Codex runs them only after you trust them in /hooks." if spec.name == "codex" else ""
+        )
+        lines.append(
+            f"- Continuity hooks are installed ({mode} mode): at session start they say where "
+            "the index is and whether earlier work is unsynced; run the continuity sync before "
+            f"a compact, a clear or a new thread{milestone}, then record it with the "
+            "`mark-synced` command they print. A manual compaction waits for that record. They "
+            f"remind and gate; the sync itself is yours.{trust}"
+        )
+    elif spec.lifecycle_hooks:
+        lines.append(
+            "- No continuity hooks are installed: run the continuity sync yourself before a "
+            "compact, a clear or a new thread."
+        )
     protocol = f"`{skill}/SKILL.md`" if skill else "Engramory's `SKILL.md`"
     lines.append(f"- The full protocol is {protocol}. Set up by `{command}`.")
     return "\n".join(lines)
@@ -89,12 +107,14 @@ def body(
     *,
     hooks: bool = False,
     skill: str | None = None,
+    mode: str = "explicit",
 ) -> str:
     """The rules text for a host (no markers, no file header)."""
     text = snippet(reader).replace(PLACEHOLDER, memory)
     if spec.name == "kiro":
         text += f"\n\nThe live index: #[[file:{memory}/MEMORY.md]]"
-    return text + "\n\n" + host_note(spec, reader, memory, hooks=hooks, skill=skill)
+    note = host_note(spec, reader, memory, hooks=hooks, skill=skill, mode=mode)
+    return text + "\n\n" + note
 
 
 def block(spec: HostSpec, reader: bool, text: str) -> str:

@@ -13,12 +13,12 @@ import sys
 from collections.abc import Sequence
 from typing import NoReturn
 
-from engramory import __version__, check, guard_cli, install_cli
+from engramory import __version__, check, guard_cli, install_cli, sync_cli
 from engramory.console import make_streams_safe
 from engramory.doctor import command as doctor
 from engramory.errors import EXIT_USAGE, EngramoryError
 
-COMMANDS = (check, doctor, guard_cli, install_cli)
+COMMANDS = (check, doctor, guard_cli, install_cli, sync_cli)
 
 DESCRIPTION = """\
 Engramory keeps an AI coding agent's long-term memory curated: a folder of

@@ -67,7 +67,6 @@ UNCLOSED_QUOTE = "unclosed-quote"
 STRAY_QUOTE = "stray-quote"
 
 
-
 def _closing_fence(text: str, newline: int) -> tuple[int, int] | None:
     """``(start, end)`` of the first closing fence after the ``\\n`` at ``newline``.
 

@@ -70,6 +70,20 @@ def count_ours(config: Mapping[str, Any], fingerprints: frozenset[str]) -> int:
     )
 
 
+def count_all(config: Mapping[str, Any]) -> int:
+    """How many handlers the configuration holds, Engramory's and others'."""
+    hooks = config.get("hooks", {})
+    if not isinstance(hooks, dict):
+        return 0
+    return sum(
+        len(group["hooks"])
+        for groups in hooks.values()
+        if isinstance(groups, list)
+        for group in groups
+        if isinstance(group, dict) and isinstance(group.get("hooks"), list)
+    )
+
+
 def _without_ours(groups: list[Any], fingerprints: frozenset[str]) -> list[Any]:
     kept = []
     for group in groups:

@@ -24,7 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from engramory import blocks, fsutil, hookconfig, managed
+from engramory import blocks, fsutil, hookconfig, hookwiring, managed
 from engramory.errors import EngramoryError
 from engramory.hosts.specs import BLOCK, HOSTS
 from engramory.layout import Layout
@@ -35,10 +35,10 @@ SKILL_DIRS = ("templates",)
 SKILL_FINGERPRINT = ("SKILL.md", "rules-snippet.md", "AGENT-SETUP.md")
 GITIGNORE_COMMENT = "# Engramory memory store (plain text, machine-local: never commit it)"
 GUARD_SCRIPT = "hooks/engramory_index_guard.py"
-PRE_STATUS = "Engramory: checking the memory index cap"
-POST_STATUS = "Engramory: measuring the memory index"
-CLAUDE_FINGERPRINTS = frozenset({PRE_STATUS, POST_STATUS})
-HOOK_EVENTS = ("PreToolUse", "PostToolUse")
+SYNC_SCRIPT = "hooks/engramory_sync.py"
+HOOK_EVENTS = hookwiring.GUARD_EVENTS + hookwiring.LIFECYCLE_EVENTS
+CODEX_HOOKS_RULE = ".codex/hooks.json"
+CODEX_HOOKS_COMMENT = "# Engramory Codex hooks (absolute machine-local paths, not portable)"
 
 
 PAST = {
@@ -89,6 +89,7 @@ class Options:
     install_hooks: bool = False
     hook_python: str | None = None
     force: bool = False
+    mode: str | None = None
 
 
 # --- small file helpers -------------------------------------------------------------
@@ -216,11 +217,13 @@ def _check_flags(layout: Layout, options: Options) -> None:
             f"{host} is read-only: it installs no skill and no hooks "
             "(drop --install-skill/--install-hooks)"
         )
-    if options.install_hooks and not spec.pre_write_hook:
+    if options.install_hooks and spec.hook_config is None:
         raise Refusal(
-            f"--install-hooks is supported only for claude; {spec.label} gets the rules and "
-            "`engramory check` instead"
+            f"--install-hooks is supported only for claude and codex; {spec.label} gets the "
+            "rules and `engramory check` instead"
         )
+    if options.mode is not None and not options.install_hooks:
+        raise Refusal("--mode sets the lifecycle hooks' policy: add --install-hooks")
     if options.install_skill and layout.skill is None:
         where = (
             "Hermes loads skills only from ~/.hermes/skills: add --global"
@@ -269,7 +272,7 @@ def _check_sources(layout: Layout, options: Options) -> None:
     if options.install_skill:
         names += [*SKILL_FILES, *SKILL_DIRS]
     if options.install_hooks:
-        names.append(GUARD_SCRIPT)
+        names += [GUARD_SCRIPT, SYNC_SCRIPT] if layout.spec.pre_write_hook else [SYNC_SCRIPT]
     for name in names:
         try:
             shipped_path(name)
@@ -311,29 +314,84 @@ def _git_work_tree(path: Path) -> Path | None:
     return None
 
 
-def _gitignore_step(layout: Layout) -> Step | None:
+IgnoreEdit = Callable[[str], tuple[str, str]]
+
+
+def _store_ignore(layout: Layout) -> IgnoreEdit | str | None:
+    """The edit that ignores the store, or why the store's entry is skipped."""
     if layout.reader:
         return None
     if not fsutil.is_within(str(layout.store), str(layout.root)):
-        return Step(
-            "skip",
-            ".gitignore",
+        return (
             "the store is outside the project; if it sits in a shared git work tree, "
-            "ignore it there yourself",
+            "ignore it there yourself"
         )
     if _git_work_tree(layout.store.parent) is None:
-        return Step("skip", ".gitignore", "the store is not inside a git work tree")
+        return "the store is not inside a git work tree"
+    relative = layout.store.relative_to(layout.root).as_posix()
+
+    def edit(text: str) -> tuple[str, str]:
+        if managed.has_gitignore_entry(text, relative):
+            return text, f"already ignores {relative}/"
+        new = managed.add_gitignore_entry(text, relative, GITIGNORE_COMMENT)
+        return new, f"ignore {managed.gitignore_entry(relative)}"
+
+    return edit
+
+
+def _codex_ignore(layout: Layout, options: Options) -> IgnoreEdit | None:
+    """Ignore ``.codex/hooks.json`` (machine-local paths) only while every handler is ours."""
+    if not options.install_hooks or layout.spec.name != "codex" or layout.global_:
+        return None
+    if _git_work_tree(layout.root) is None:
+        return None
+    _, config = _load_hook_config(layout, layout.hook_config)  # type: ignore[arg-type]
+    merged = hookconfig.merge(config, _wanted_groups(layout, options), hookwiring.FINGERPRINTS)
+    all_ours = hookconfig.count_ours(merged, hookwiring.FINGERPRINTS) == hookconfig.count_all(
+        merged
+    )
+
+    def edit(text: str) -> tuple[str, str]:
+        if all_ours:
+            if managed.has_gitignore_entry(text, CODEX_HOOKS_RULE):
+                return text, f"already ignores {CODEX_HOOKS_RULE}"
+            new = managed.add_ignore_rule(text, "/" + CODEX_HOOKS_RULE, CODEX_HOOKS_COMMENT)
+            return new, f"ignore /{CODEX_HOOKS_RULE} (machine-local paths)"
+        if managed.has_ignore_rule(text, CODEX_HOOKS_RULE, CODEX_HOOKS_COMMENT):
+            new = managed.remove_ignore_rule(text, CODEX_HOOKS_RULE, CODEX_HOOKS_COMMENT)
+            return new, f"stop ignoring {CODEX_HOOKS_RULE}: it holds other hooks too"
+        return text, f"{CODEX_HOOKS_RULE} holds other hooks: not ignored"
+
+    return edit
+
+
+def _gitignore_steps(layout: Layout, options: Options) -> list[Step]:
+    """One step for the project's ``.gitignore``: every ignore edit composed, written once."""
+    steps: list[Step] = []
+    edits: list[IgnoreEdit] = []
+    store = _store_ignore(layout)
+    if isinstance(store, str):
+        steps.append(Step("skip", ".gitignore", store))
+    elif store is not None:
+        edits.append(store)
+    codex = _codex_ignore(layout, options)
+    if codex is not None:
+        edits.append(codex)
+    if not edits:
+        return steps
     path = layout.root / ".gitignore"
     _check_contained(layout, path, ".gitignore")
-    relative = layout.store.relative_to(layout.root).as_posix()
-    text = _read_text(path, "the ignore entry") or ""
-    if managed.has_gitignore_entry(text, relative):
-        return Step("keep", _shown(layout, path), f"already ignores {relative}/")
-    new = managed.add_gitignore_entry(text, relative, GITIGNORE_COMMENT)
+    original = _read_text(path, "the ignore entry") or ""
+    text, changed, kept = original, [], []
+    for edit in edits:
+        new, detail = edit(text)
+        (changed if new != text else kept).append(detail)
+        text = new
+    shown = _shown(layout, path)
+    if text == original:
+        return [*steps, Step("keep", shown, "; ".join(kept))]
     verb = "update" if _lexists(path) else "create"
-    return Step(
-        verb, _shown(layout, path), f"ignore {managed.gitignore_entry(relative)}", _write(path, new)
-    )
+    return [*steps, Step(verb, shown, "; ".join(changed), _write(path, text))]
 
 
 def _copy_skill(skill: Path) -> Callable[[], None]:
@@ -384,34 +442,30 @@ def _python(options: Options) -> str:
     return python
 
 
-def claude_hooks(python: str, script: str, index: str) -> dict[str, dict[str, object]]:
-    """Engramory's Claude Code hook groups (exec form, isolated interpreter)."""
-    return {
-        "PreToolUse": {
-            "matcher": "Write|Edit|MultiEdit|Bash",
-            "hooks": [
-                {
-                    "type": "command",
-                    "command": python,
-                    "args": ["-I", "-S", script],
-                    "timeout": 10,
-                    "statusMessage": PRE_STATUS,
-                }
-            ],
-        },
-        "PostToolUse": {
-            "matcher": "Bash",
-            "hooks": [
-                {
-                    "type": "command",
-                    "command": python,
-                    "args": ["-I", "-S", script, "--event", "post", "--index", index],
-                    "timeout": 10,
-                    "statusMessage": POST_STATUS,
-                }
-            ],
-        },
-    }
+def _wanted_groups(layout: Layout, options: Options) -> dict[str, dict[str, object]]:
+    python = _python(options)
+    sync = str(shipped_path(SYNC_SCRIPT).resolve())
+    store = str(layout.store.resolve())
+    mode = options.mode or "explicit"
+    if layout.spec.pre_write_hook:
+        guard = str(shipped_path(GUARD_SCRIPT).resolve())
+        return hookwiring.claude_groups(python, guard, sync, store, mode)
+    return hookwiring.codex_groups(python, sync, store, mode)
+
+
+def _load_hook_config(layout: Layout, path: Path) -> tuple[str | None, dict[str, object]]:
+    text = _read_text(path, "the hooks")
+    try:
+        return text, hookconfig.parse(text, HOOK_EVENTS)
+    except hookconfig.HookConfigError as exc:
+        raise Refusal(f"{path} {exc}; fix it by hand, then run init again") from None
+
+
+def _codex_clean(config: dict[str, object], layout: Layout) -> dict[str, object]:
+    """Codex's schema allows only ``hooks`` at the top: drop the earlier installer's note."""
+    if layout.spec.name == "codex":
+        config.pop("description", None)
+    return config
 
 
 def _hooks_step(layout: Layout, options: Options) -> Step | None:
@@ -421,24 +475,18 @@ def _hooks_step(layout: Layout, options: Options) -> Step | None:
     _check_contained(layout, path, "the hook configuration")
     if fsutil.is_within(os.path.realpath(path), os.path.realpath(layout.store)):
         raise Refusal(f"the hook configuration {path} would be inside the memory store")
-    text = _read_text(path, "the hooks")
-    try:
-        config = hookconfig.parse(text, HOOK_EVENTS)
-    except hookconfig.HookConfigError as exc:
-        raise Refusal(f"{path} {exc}; fix it by hand, then run init again") from None
-    script = str(shipped_path(GUARD_SCRIPT).resolve())
-    wanted = claude_hooks(_python(options), script, str(layout.store / "MEMORY.md"))
-    merged = hookconfig.merge(config, wanted, CLAUDE_FINGERPRINTS)
-    new = hookconfig.dumps(merged, hookconfig.indent_of(text))
-    shown = _shown(layout, path)
-    if text is not None and hookconfig.parse(text, HOOK_EVENTS) == merged:
-        return Step("keep", shown, "the index guard is already registered")
-    return Step(
-        "update" if text is not None else "create",
-        shown,
-        "the index guard: PreToolUse Write|Edit|MultiEdit|Bash, PostToolUse Bash",
-        _write(path, new),
+    text, config = _load_hook_config(layout, path)
+    merged = _codex_clean(
+        hookconfig.merge(config, _wanted_groups(layout, options), hookwiring.FINGERPRINTS), layout
     )
+    shown = _shown(layout, path)
+    what = "the continuity hooks: SessionStart, UserPromptSubmit, PreCompact"
+    if layout.spec.pre_write_hook:
+        what = "the index guard (PreToolUse, PostToolUse) and " + what
+    if text is not None and config == merged:
+        return Step("keep", shown, f"already registered: {what}")
+    new = hookconfig.dumps(merged, hookconfig.indent_of(text))
+    return Step("update" if text is not None else "create", shown, what, _write(path, new))
 
 
 def _rules_text(layout: Layout, options: Options) -> str:
@@ -446,7 +494,12 @@ def _rules_text(layout: Layout, options: Options) -> str:
     if options.install_skill and layout.skill is not None:
         skill = layout.display(layout.skill)
     text = blocks.body(
-        layout.spec, layout.reader, layout.store_text, hooks=options.install_hooks, skill=skill
+        layout.spec,
+        layout.reader,
+        layout.store_text,
+        hooks=options.install_hooks,
+        skill=skill,
+        mode=options.mode or "explicit",
     )
     if layout.rules_kind == BLOCK:
         return blocks.block(layout.spec, layout.reader, text)
@@ -498,7 +551,7 @@ def plan_init(layout: Layout, options: Options) -> Plan:
         _check_contained(layout, layout.store, "the memory store")
     steps = [
         _store_step(layout),
-        _gitignore_step(layout),
+        *_gitignore_steps(layout, options),
         _skill_step(layout, options),
         _hooks_step(layout, options),
         _rules_step(layout, options),
@@ -523,9 +576,15 @@ def _init_closing(layout: Layout, options: Options) -> list[str]:
     )
     if options.install_hooks:
         lines.append(f"interpreter baked into the hooks: {_python(options)}")
+    if options.install_hooks and layout.spec.pre_write_hook:
         lines.append(
             "verify the guard: ask the agent to write a 250-line /tmp/scratch/MEMORY.md; it "
             "must be denied (hooks/INSTALL.md shows a test that needs no session)."
+        )
+    if options.install_hooks and layout.spec.name == "codex":
+        lines.append(
+            "the hooks are NOT active until you review and trust them in Codex's /hooks "
+            "(re-running init changes them and asks for trust again)."
         )
     return lines
 
@@ -645,40 +704,63 @@ def _remove_tree_of_our_files(directory: Path) -> None:
         pass
 
 
-def _uninstall_hooks(layout: Layout) -> Step | None:
+def _uninstall_hooks(layout: Layout) -> list[Step]:
     path = layout.hook_config
-    if path is None or not layout.spec.pre_write_hook:
-        return None
+    if path is None:
+        return []
     shown = _shown(layout, path)
     if not os.path.isfile(path):
-        return Step("skip", shown, "absent")
+        return [Step("skip", shown, "absent")]
     _check_contained(layout, path, "the hook configuration")
     text = _read_text(path, "the hooks")
     try:
         config = hookconfig.parse(text, ())
     except hookconfig.HookConfigError as exc:
-        return Step("leave", shown, f"LEFT UNTOUCHED: it {exc}")
-    if hookconfig.count_ours(config, CLAUDE_FINGERPRINTS) == 0:
-        return Step("skip", shown, "no Engramory handlers")
-    cleaned = hookconfig.remove(config, CLAUDE_FINGERPRINTS)
-    if hookconfig.is_empty(cleaned):
-        return Step(
-            "remove", shown, "it held only Engramory's handlers", _delete(path, layout.root)
-        )
-    return Step(
-        "update",
-        shown,
-        "removed Engramory's handlers, kept the rest",
-        _write(path, hookconfig.dumps(cleaned, hookconfig.indent_of(text))),
-    )
+        return [Step("leave", shown, f"LEFT UNTOUCHED: it {exc}")]
+    steps = []
+    if hookconfig.count_ours(config, hookwiring.FINGERPRINTS) == 0:
+        steps.append(Step("skip", shown, "no Engramory handlers"))
+    else:
+        cleaned = _codex_clean(hookconfig.remove(config, hookwiring.FINGERPRINTS), layout)
+        if hookconfig.is_empty(cleaned):
+            steps.append(
+                Step(
+                    "remove", shown, "it held only Engramory's handlers", _delete(path, layout.root)
+                )
+            )
+        else:
+            steps.append(
+                Step(
+                    "update",
+                    shown,
+                    "removed Engramory's handlers, kept the rest",
+                    _write(path, hookconfig.dumps(cleaned, hookconfig.indent_of(text))),
+                )
+            )
+    ignore = layout.root / ".gitignore"
+    if layout.spec.name == "codex" and not layout.global_ and ignore.is_file():
+        ignore_text = _read_text(ignore, "the ignore rule") or ""
+        if managed.has_ignore_rule(ignore_text, CODEX_HOOKS_RULE, CODEX_HOOKS_COMMENT):
+            new = managed.remove_ignore_rule(ignore_text, CODEX_HOOKS_RULE, CODEX_HOOKS_COMMENT)
+            steps.append(
+                Step(
+                    "update",
+                    _shown(layout, ignore),
+                    f"dropped the {CODEX_HOOKS_RULE} rule",
+                    _write(ignore, new),
+                )
+            )
+    return steps
 
 
 def plan_uninstall(layout: Layout) -> Plan:
     """Every step of ``engramory uninstall``; the store and its ignore entry are never steps."""
     steps = _uninstall_rules(layout)
-    for step in (_uninstall_skill(layout), _uninstall_hooks(layout)):
-        if step is not None:
-            steps.append(step)
+    skill = _uninstall_skill(layout)
+    if skill is not None:
+        steps.append(skill)
+    if not layout.reader:
+        steps += _uninstall_hooks(layout)
     plan = Plan(f"engramory uninstall {layout.host}: {layout.spec.label} in {layout.root}", steps)
     if os.path.isdir(layout.store):
         plan.closing.append(

@@ -24,6 +24,7 @@ INIT_EPILOG = """\
 examples:
   engramory init claude --install-skill --install-hooks
   engramory init codex --project-root ~/src/app --install-skill
+  engramory init codex --install-hooks --mode assisted
   engramory init cursor --memory-root ../shared-memory --dry-run
   engramory init claude --global --install-hooks
   engramory init codex-reader --memory-root ~/.claude/projects/app/memory
@@ -90,6 +91,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="interpreter baked into the hooks (default: this interpreter's absolute path)",
     )
     init.add_argument("--force", action="store_true", help="replace an existing skill copy")
+    init.add_argument(
+        "--mode",
+        choices=("explicit", "assisted"),
+        help="continuity hooks' policy (with --install-hooks): sync at continuity boundaries "
+        "(explicit, the default) or also at milestones (assisted)",
+    )
     init.set_defaults(run=run_init)
 
     uninstall = subparsers.add_parser(
@@ -130,6 +137,7 @@ def run_init(args: argparse.Namespace) -> int:
         install_hooks=args.install_hooks,
         hook_python=args.hook_python,
         force=args.force,
+        mode=args.mode,
     )
     plan = install.plan_init(_layout(args), options)
     return install.execute(plan, args.dry_run, print)
@@ -180,6 +188,12 @@ def run_hosts(args: argparse.Namespace) -> int:
         print(f"  skill:     {row['skill'] or '-'}; --global: {row['global_skill'] or '-'}")
         hooks = "yes, the index guard (--install-hooks)" if row["pre_write_hook"] else "no"
         print(f"  pre-write deny hook: {hooks}")
+        lifecycle = row["lifecycle_hooks"]
+        assert isinstance(lifecycle, list)
+        if lifecycle:
+            print(f"  continuity hooks: {', '.join(lifecycle)} (--install-hooks; remind and gate)")
+        else:
+            print("  continuity hooks: none installed")
         print(f"  index cap: {row['enforcement']}")
         for note in row["notes"]:
             print(f"  note:      {note}")

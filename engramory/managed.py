@@ -139,3 +139,42 @@ def add_gitignore_entry(text: str, relative: str, comment: str) -> str:
     if not text.endswith("\n"):
         text += nl
     return text + nl + addition
+
+
+def has_ignore_rule(text: str, rule: str, comment: str) -> bool:
+    """Whether ``rule`` is present with Engramory's ``comment`` line directly above it."""
+    lines = _lines(text)
+    wanted = rule.strip("/")
+    return any(
+        line.strip().strip("/") == wanted and i > 0 and lines[i - 1].strip() == comment
+        for i, line in enumerate(lines)
+    )
+
+
+def add_ignore_rule(text: str, rule: str, comment: str) -> str:
+    """``text`` with ``comment`` and ``rule`` appended (a blank line before them)."""
+    nl = newline_of(text) if text else "\n"
+    addition = f"{comment}{nl}{rule}{nl}"
+    if not text:
+        return addition
+    if not text.endswith("\n"):
+        text += nl
+    return text + nl + addition
+
+
+def remove_ignore_rule(text: str, rule: str, comment: str) -> str:
+    """``text`` without Engramory's rule, its comment and the blank line before them.
+
+    A rule without Engramory's comment directly above is the user's and stays.
+    """
+    nl = newline_of(text)
+    lines = _lines(text)
+    wanted = rule.strip("/")
+    for i, line in enumerate(lines):
+        if line.strip().strip("/") == wanted and i > 0 and lines[i - 1].strip() == comment:
+            start = i - 1
+            if start > 0 and not lines[start - 1].strip():
+                start -= 1
+            kept = lines[:start] + lines[i + 1 :]
+            return nl.join(kept) + (nl if kept and text.endswith("\n") else "")
+    return text

@@ -130,9 +130,13 @@ def _read_destination(line: str, start: int) -> tuple[str | None, int, str]:
     close = line.find(")", i)
     if close < 0:
         return None, i, ""
-    return None, close + 1, (
-        f"the target {line[start:close].strip()!r} has a raw space: write it as "
-        "<name with spaces.md> or with %20"
+    return (
+        None,
+        close + 1,
+        (
+            f"the target {line[start:close].strip()!r} has a raw space: write it as "
+            "<name with spaces.md> or with %20"
+        ),
     )
 
 
@@ -182,8 +186,10 @@ def heading_section(text: str) -> str | None:
 
 
 def _table_rule_next(lines: list[str], index: int) -> bool:
-    return index + 1 < len(lines) and "|" in lines[index + 1] and bool(
-        _TABLE_RULE.match(lines[index + 1])
+    return (
+        index + 1 < len(lines)
+        and "|" in lines[index + 1]
+        and bool(_TABLE_RULE.match(lines[index + 1]))
     )
 
 

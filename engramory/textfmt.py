@@ -42,8 +42,10 @@ def _looks_like_secret(run: str) -> bool:
     piece: list[str] = []
     for ch in run + "-":
         if ch in "-._":
-            if len(piece) >= 16 and any(c.isdigit() for c in piece) and any(
-                c.isalpha() for c in piece
+            if (
+                len(piece) >= 16
+                and any(c.isdigit() for c in piece)
+                and any(c.isalpha() for c in piece)
             ):
                 return True
             piece = []

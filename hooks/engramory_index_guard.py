@@ -19,7 +19,7 @@ import sys
 _BROKEN = (
     '{"hookSpecificOutput": {"hookEventName": "PreToolUse", "additionalContext": '
     '"Engramory: the index guard could not load its package, so edits of MEMORY.md are NOT '
-    'being checked against the cap. Reinstall Engramory and re-run '
+    "being checked against the cap. Reinstall Engramory and re-run "
     '`engramory init claude --install-hooks`."}}'
 )
 

@@ -51,7 +51,11 @@ def index_for(notes: dict[str, str], extra: str = "") -> str:
         if "/" in rel:
             continue
         kind = next(
-            (line.split(":", 1)[1].strip() for line in text.splitlines() if line.startswith("type:")),
+            (
+                line.split(":", 1)[1].strip()
+                for line in text.splitlines()
+                if line.startswith("type:")
+            ),
             "user",
         )
         sections.setdefault(kind if kind in sections else "user", []).append(

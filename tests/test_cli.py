@@ -73,7 +73,9 @@ def test_closed_stdout_pipe_is_quiet(tmp_path) -> None:
 
     proc = subprocess.Popen(
         [sys.executable, "-m", "engramory", "doctor", str(EXAMPLE_STORE), "--format", "json"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, env={"PYTHONPATH": str(REPO)},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env={"PYTHONPATH": str(REPO)},
     )
     assert proc.stdout is not None and proc.stderr is not None
     proc.stdout.close()  # the reader went away before the output was written

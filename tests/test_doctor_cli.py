@@ -93,7 +93,9 @@ def test_json_output_shape(cli, tmp_path: Path) -> None:
         "line": 5,
         "message": "'gone.md' points to nothing: no such file",
     }
-    assert all(set(f) == {"rule", "severity", "path", "line", "message"} for f in report["findings"])
+    assert all(
+        set(f) == {"rule", "severity", "path", "line", "message"} for f in report["findings"]
+    )
 
 
 def test_json_index_is_null_when_not_read(cli, tmp_path: Path) -> None:
@@ -130,16 +132,28 @@ def test_info_never_fails(cli, tmp_path: Path) -> None:
 
 def test_select_and_ignore(cli, tmp_path: Path) -> None:
     store = broken_store(tmp_path / "s")
-    only = json.loads(cli("doctor", str(store), "--format", "json", "--select", "pointer-missing").out)
+    only = json.loads(
+        cli("doctor", str(store), "--format", "json", "--select", "pointer-missing").out
+    )
     assert {f["rule"] for f in only["findings"]} == {"pointer-missing"}
-    rest = cli("doctor", str(store), "--format", "json", "--ignore", "pointer-missing,no-frontmatter")
+    rest = cli(
+        "doctor", str(store), "--format", "json", "--ignore", "pointer-missing,no-frontmatter"
+    )
     assert rest.code == 0  # the remaining warning and info do not fail
     assert {f["rule"] for f in json.loads(rest.out)["findings"]} == {
         "index-line-not-pointer",
         "missing-scope",
     }
-    both = cli("doctor", str(store), "--select", "pointer-missing", "--select", "no-frontmatter",
-               "--ignore", "no-frontmatter")
+    both = cli(
+        "doctor",
+        str(store),
+        "--select",
+        "pointer-missing",
+        "--select",
+        "no-frontmatter",
+        "--ignore",
+        "no-frontmatter",
+    )
     assert "[no-frontmatter]" not in both.out and "[pointer-missing]" in both.out
 
 
@@ -201,8 +215,11 @@ def test_discovery_without_argument(tmp_path: Path) -> None:
     valid_store(tmp_path / ".engramory-memory")
     proc = run_engramory("doctor", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
-    proc = run_engramory("doctor", cwd=tmp_path / ".engramory-memory" / "..", env={
-        "ENGRAMORY_MEMORY_ROOT": str(tmp_path / "absent")})
+    proc = run_engramory(
+        "doctor",
+        cwd=tmp_path / ".engramory-memory" / "..",
+        env={"ENGRAMORY_MEMORY_ROOT": str(tmp_path / "absent")},
+    )
     assert proc.returncode == 66
 
 
@@ -224,7 +241,9 @@ def test_fifo_index_does_not_hang(tmp_path: Path) -> None:
 
 
 def test_non_utf8_console(tmp_path: Path) -> None:
-    store = make_store(tmp_path / "s", {"café.md": "# ☕ no frontmatter\n"}, index="- [c](café.md)\n")
+    store = make_store(
+        tmp_path / "s", {"café.md": "# ☕ no frontmatter\n"}, index="- [c](café.md)\n"
+    )
     proc = run_engramory("doctor", str(store), env={"PYTHONIOENCODING": "ascii"})
     assert proc.returncode == 1
     assert b"Traceback" not in proc.stderr
@@ -245,7 +264,9 @@ def test_json_pieces_join_into_one_valid_document(tmp_path: Path) -> None:
     from engramory.doctor import command
 
     store = make_store(
-        tmp_path / "s", {f"n{i}.md": "no frontmatter\n" for i in range(2500)}, index="- [n0](n0.md)\n"
+        tmp_path / "s",
+        {f"n{i}.md": "no frontmatter\n" for i in range(2500)},
+        index="- [n0](n0.md)\n",
     )
     report = doctor(store)
     text = "".join(command.render_json(report))

@@ -223,8 +223,14 @@ def test_long_prose_line_is_not_a_long_pointer_line(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     "target",
-    ["file:///etc/passwd", "FILE://x.md", "javascript:alert(1)", "data:text/plain,x.md",
-     "svn://host/x.md", "vscode://file/x.md"],
+    [
+        "file:///etc/passwd",
+        "FILE://x.md",
+        "javascript:alert(1)",
+        "data:text/plain,x.md",
+        "svn://host/x.md",
+        "vscode://file/x.md",
+    ],
 )
 def test_bad_scheme(tmp_path: Path, target: str) -> None:
     store = make_store(tmp_path / "s", {"a.md": note("a")}, index=f"- [a](a.md)\n- [x]({target})\n")
@@ -234,8 +240,16 @@ def test_bad_scheme(tmp_path: Path, target: str) -> None:
 
 @pytest.mark.parametrize(
     "target",
-    ["https://x.org/a.md", "HTTP://x.org", "ftp://h/x.md", "ftps://h/x", "ssh://h/x",
-     "git+ssh://h/r.git", "git+https://h/r", "mailto:a@b.md"],
+    [
+        "https://x.org/a.md",
+        "HTTP://x.org",
+        "ftp://h/x.md",
+        "ftps://h/x",
+        "ssh://h/x",
+        "git+ssh://h/r.git",
+        "git+https://h/r",
+        "mailto:a@b.md",
+    ],
 )
 def test_remote_schemes_are_external_and_skipped(tmp_path: Path, target: str) -> None:
     store = make_store(tmp_path / "s", {"a.md": note("a")}, index=f"- [a](a.md) [x]({target})\n")
@@ -248,9 +262,19 @@ def test_remote_schemes_are_external_and_skipped(tmp_path: Path, target: str) ->
 
 @pytest.mark.parametrize(
     "target",
-    ["../outside.md", "/etc/x.md", "//host/share/x.md", "\\\\host\\share\\x.md", "C:\\x.md",
-     "C:x.md", "c:/x.md", "%2e%2e/outside.md", "..%2Foutside.md", "sub/../../outside.md",
-     "<../outside.md>"],
+    [
+        "../outside.md",
+        "/etc/x.md",
+        "//host/share/x.md",
+        "\\\\host\\share\\x.md",
+        "C:\\x.md",
+        "C:x.md",
+        "c:/x.md",
+        "%2e%2e/outside.md",
+        "..%2Foutside.md",
+        "sub/../../outside.md",
+        "<../outside.md>",
+    ],
 )
 def test_pointer_escapes(tmp_path: Path, target: str) -> None:
     (tmp_path / "outside.md").write_text(note("outside"))
@@ -270,7 +294,9 @@ def test_pointer_through_a_symlink_out_escapes(tmp_path: Path) -> None:
 def test_sibling_directory_with_the_root_as_prefix_is_outside(tmp_path: Path) -> None:
     (tmp_path / "s-old").mkdir()
     (tmp_path / "s-old" / "x.md").write_text(note("x"))
-    store = make_store(tmp_path / "s", {"a.md": note("a")}, index="- [a](a.md)\n- [x](../s-old/x.md)\n")
+    store = make_store(
+        tmp_path / "s", {"a.md": note("a")}, index="- [a](a.md)\n- [x](../s-old/x.md)\n"
+    )
     assert len(fired(store, "pointer-escapes-store")) == 1
 
 
@@ -311,8 +337,18 @@ def test_pointer_to_a_fifo_is_missing_and_never_opened(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     "target",
-    ["a.md", "./a.md", "a.md#section", "a.md?x=1", 'a.md "Title"', "<a.md>", "a%2Emd",
-     "my%20note.md", "<my note.md>", "A%20b.MD"],
+    [
+        "a.md",
+        "./a.md",
+        "a.md#section",
+        "a.md?x=1",
+        'a.md "Title"',
+        "<a.md>",
+        "a%2Emd",
+        "my%20note.md",
+        "<my note.md>",
+        "A%20b.MD",
+    ],
 )
 def test_pointer_forms_that_resolve(tmp_path: Path, target: str) -> None:
     notes = {"a.md": note("a"), "my note.md": note("my note"), "A b.MD": note("A b")}
@@ -347,7 +383,8 @@ def test_pointer_into_archive_quiet_for_live_pointer(tmp_path: Path) -> None:
 
 def test_duplicate_pointer(tmp_path: Path) -> None:
     store = make_store(
-        tmp_path / "s", {"a.md": note("a"), "b.md": note("b")},
+        tmp_path / "s",
+        {"a.md": note("a"), "b.md": note("b")},
         index="- [a](a.md)\n- [b](b.md)\n- [a again](./a.md#x)\n- [[a]]\n",
     )
     found = fired(store, "duplicate-pointer")
@@ -394,6 +431,7 @@ def test_fix_hint_names_the_breached_dimension(tmp_path: Path) -> None:
     assert "bytes are over" not in hints["index-over-hard-cap"]
     wide = make_store(tmp_path / "w", {}, index=None)
     (wide / "MEMORY.md").write_bytes(b"> " + b"x" * 25600 + b"\n")
-    assert "bytes are over: shorten the longest lines first" in doctor(wide).hints[
-        "index-over-hard-cap"
-    ]
+    assert (
+        "bytes are over: shorten the longest lines first"
+        in doctor(wide).hints["index-over-hard-cap"]
+    )

@@ -195,8 +195,11 @@ def test_orphan(tmp_path: Path) -> None:
 def test_linked_from_an_indexed_note_is_not_an_orphan(tmp_path: Path) -> None:
     store = make_store(
         tmp_path / "s",
-        {"a.md": note("a", body="See [[b]].\n"), "b.md": note("b", body="See [[c|C]].\n"),
-         "c.md": note("c")},
+        {
+            "a.md": note("a", body="See [[b]].\n"),
+            "b.md": note("b", body="See [[c|C]].\n"),
+            "c.md": note("c"),
+        },
         index="- [a](a.md)\n",
     )
     report = doctor(store)
@@ -217,7 +220,9 @@ def test_unindexed_notes_linking_each_other_are_both_orphans(tmp_path: Path) -> 
 
 def test_self_link_does_not_rescue_an_orphan(tmp_path: Path) -> None:
     store = make_store(
-        tmp_path / "s", {"a.md": note("a"), "x.md": note("x", body="[[x]]\n")}, index="- [a](a.md)\n"
+        tmp_path / "s",
+        {"a.md": note("a"), "x.md": note("x", body="[[x]]\n")},
+        index="- [a](a.md)\n",
     )
     assert [f.path for f in fired(store, "orphan")] == ["x.md"]
 
@@ -272,7 +277,8 @@ def test_no_orphans_reported_when_the_index_was_not_read(tmp_path: Path) -> None
 
 def test_wikilink_missing_is_info_with_a_line(tmp_path: Path) -> None:
     store = make_store(
-        tmp_path / "s", {"a.md": note("a", body="intro\n\nsee [[later-note]]\n")},
+        tmp_path / "s",
+        {"a.md": note("a", body="intro\n\nsee [[later-note]]\n")},
     )
     (finding,) = fired(store, "wikilink-missing")
     assert finding.severity == "info" and finding.line == 11

@@ -84,7 +84,9 @@ def test_missing_field(tmp_path: Path, field: str) -> None:
 
 @pytest.mark.parametrize("value", ['""', "''", '"   "', ""])
 def test_empty_field_after_trimming(tmp_path: Path, value: str) -> None:
-    text = note("x").replace("description: When to open x: a one-line hook", f"description: {value}")
+    text = note("x").replace(
+        "description: When to open x: a one-line hook", f"description: {value}"
+    )
     found = fired(one(tmp_path, text), "missing-field")
     assert len(found) == 1 and "is empty" in found[0].message and found[0].line == 3
 
@@ -121,8 +123,17 @@ def test_missing_date(tmp_path: Path, field: str) -> None:
 
 @pytest.mark.parametrize(
     "value",
-    ["2026-1-5", "2026-02-30", "2026-13-01", "0000-01-01", "15/01/2026", "2026-01-01\"",
-     "２０２６-０１-０１", "2026-01-01T10:00", "yesterday"],
+    [
+        "2026-1-5",
+        "2026-02-30",
+        "2026-13-01",
+        "0000-01-01",
+        "15/01/2026",
+        '2026-01-01"',
+        "２０２６-０１-０１",
+        "2026-01-01T10:00",
+        "yesterday",
+    ],
 )
 def test_invalid_date(tmp_path: Path, value: str) -> None:
     assert len(fired(one(tmp_path, note("x", created=value)), "invalid-date")) == 1
@@ -141,7 +152,10 @@ def test_date_order(tmp_path: Path) -> None:
 
 
 def test_same_day_is_in_order(tmp_path: Path) -> None:
-    assert fired(one(tmp_path, note("x", created="2026-05-01", updated="2026-05-01")), "date-order") == []
+    assert (
+        fired(one(tmp_path, note("x", created="2026-05-01", updated="2026-05-01")), "date-order")
+        == []
+    )
 
 
 def test_future_date(tmp_path: Path) -> None:
@@ -156,8 +170,22 @@ def test_future_date(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     "label",
-    ["Why: r", "**Why:** r", "**Why**: r", "Why：r", "## Why: r", "- Why: r", "* Why: r",
-     "> Why: r", "why: r", "Why : r", "    Why: r", "\tWhy: r", "***Why:*** r", "- **Why:** r"],
+    [
+        "Why: r",
+        "**Why:** r",
+        "**Why**: r",
+        "Why：r",
+        "## Why: r",
+        "- Why: r",
+        "* Why: r",
+        "> Why: r",
+        "why: r",
+        "Why : r",
+        "    Why: r",
+        "\tWhy: r",
+        "***Why:*** r",
+        "- **Why:** r",
+    ],
 )
 def test_accepted_why_labels(tmp_path: Path, label: str) -> None:
     body = f"Fact.\n\n{label}\n\nHow to apply: act.\n"
@@ -181,8 +209,15 @@ def test_why_near_miss_gets_a_hint(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    "label", ["How to apply: a", "**How to apply:** a", "### How to apply: a", "* How to apply: a",
-              "how  to  apply: a", "How to apply： a"],
+    "label",
+    [
+        "How to apply: a",
+        "**How to apply:** a",
+        "### How to apply: a",
+        "* How to apply: a",
+        "how  to  apply: a",
+        "How to apply： a",
+    ],
 )
 def test_accepted_how_labels(tmp_path: Path, label: str) -> None:
     body = f"Fact.\n\nWhy: r\n\n{label}\n"
@@ -220,8 +255,11 @@ def test_invalid_type_skips_the_label_rules(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     "body",
-    ["**Why:**\n**How to apply:** act\n", "Why:\n\n## Next\ntext\nHow to apply: act\n",
-     "Why: r\nHow to apply:\n"],
+    [
+        "**Why:**\n**How to apply:** act\n",
+        "Why:\n\n## Next\ntext\nHow to apply: act\n",
+        "Why: r\nHow to apply:\n",
+    ],
 )
 def test_empty_label(tmp_path: Path, body: str) -> None:
     (finding,) = fired(one(tmp_path, body_note("feedback", body)), "empty-label")
@@ -230,8 +268,11 @@ def test_empty_label(tmp_path: Path, body: str) -> None:
 
 @pytest.mark.parametrize(
     "body",
-    ["**Why:**\nbecause of X\n\n**How to apply:**\n- step one\n", "Why: r\nHow to apply: a\n",
-     "**Why:**\n\n---\n\nthe reason\nHow to apply: a\n"],
+    [
+        "**Why:**\nbecause of X\n\n**How to apply:**\n- step one\n",
+        "Why: r\nHow to apply: a\n",
+        "**Why:**\n\n---\n\nthe reason\nHow to apply: a\n",
+    ],
 )
 def test_label_with_text_below_is_not_empty(tmp_path: Path, body: str) -> None:
     assert fired(one(tmp_path, body_note("project", body)), "empty-label") == []
@@ -242,15 +283,22 @@ def test_label_with_text_below_is_not_empty(tmp_path: Path, body: str) -> None:
 
 @pytest.mark.parametrize(
     ("name", "file"),
-    [("a-b-c", "a_b_c.md"), ("audit-methodology", "feedback_audit_methodology.md"),
-     ("feedback-audit", "audit.md"), ("A-Note", "a-note.md"), ("x", "x.MD")],
+    [
+        ("a-b-c", "a_b_c.md"),
+        ("audit-methodology", "feedback_audit_methodology.md"),
+        ("feedback-audit", "audit.md"),
+        ("A-Note", "a-note.md"),
+        ("x", "x.MD"),
+    ],
 )
 def test_name_matches_with_tolerances(tmp_path: Path, name: str, file: str) -> None:
     store = one(tmp_path, note(name), name=file)
     assert fired(store, "name-mismatch") == []
 
 
-@pytest.mark.parametrize(("name", "file"), [("deploy-rules", "release.md"), ("my-note", "my note.md")])
+@pytest.mark.parametrize(
+    ("name", "file"), [("deploy-rules", "release.md"), ("my-note", "my note.md")]
+)
 def test_name_mismatch(tmp_path: Path, name: str, file: str) -> None:
     (finding,) = fired(one(tmp_path, note(name), name=file), "name-mismatch")
     assert finding.severity == "info" and finding.line == 2
@@ -259,8 +307,12 @@ def test_name_mismatch(tmp_path: Path, name: str, file: str) -> None:
 def test_missing_scope_once_per_note_for_feedback_and_project(tmp_path: Path) -> None:
     store = make_store(
         tmp_path / "s",
-        {"f.md": note("f", "feedback", drop=("scope",)), "p.md": note("p", "project", scope=""),
-         "u.md": note("u", "user"), "r.md": note("r", "reference")},
+        {
+            "f.md": note("f", "feedback", drop=("scope",)),
+            "p.md": note("p", "project", scope=""),
+            "u.md": note("u", "user"),
+            "r.md": note("r", "reference"),
+        },
     )
     assert sorted(f.path for f in fired(store, "missing-scope")) == ["f.md", "p.md"]
 
@@ -287,7 +339,8 @@ def test_host_native_keys_are_known(tmp_path: Path) -> None:
 
 def test_no_schema_skips_every_schema_rule_but_keeps_structure(tmp_path: Path) -> None:
     store = make_store(
-        tmp_path / "s", {"x.md": "no frontmatter\n", "orphan.md": "# Orphan\n"},
+        tmp_path / "s",
+        {"x.md": "no frontmatter\n", "orphan.md": "# Orphan\n"},
         index="- [x](x.md)\n- [gone](gone.md)\n",
     )
     assert {"no-frontmatter", "orphan", "pointer-missing"} <= rules(store)

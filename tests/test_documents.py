@@ -8,6 +8,7 @@ snippet must hold the recall rules and none of the write-side ones.
 
 from __future__ import annotations
 
+import argparse
 import re
 import shlex
 from pathlib import Path
@@ -52,7 +53,14 @@ SKILL_ONLY: dict[str, tuple[str, ...]] = {
     "one-canonical-store": (r"one canonical store", r"configurable"),
     "git-ignored": (r"git-ignored",),
     "separate-folder-for-managed-memory": (r"separate folder",),
-    "frontmatter-fields": (r"`name`", r"`description`", r"`type`", r"`scope`", r"`created`", r"`updated`"),
+    "frontmatter-fields": (
+        r"`name`",
+        r"`description`",
+        r"`type`",
+        r"`scope`",
+        r"`created`",
+        r"`updated`",
+    ),
     "quoting-rule": (r"backslash", r"bare value"),
     "scope": (r"`global`", r"`repo`", r"not equally bad|asymmetric"),
     "scope-out-of-index": (r"stays out of the index",),
@@ -91,8 +99,10 @@ def rendered_write_blocks() -> dict[str, str]:
     out = {}
     for name, spec in HOSTS.items():
         text = blocks.body(spec, False, ".engramory-memory", hooks=spec.pre_write_hook)
-        out[name] = blocks.dedicated_file(spec, False, text) if spec.rules_kind == "file" else (
-            blocks.block(spec, False, text)
+        out[name] = (
+            blocks.dedicated_file(spec, False, text)
+            if spec.rules_kind == "file"
+            else (blocks.block(spec, False, text))
         )
     return out
 
@@ -134,8 +144,12 @@ def test_rendered_reader_blocks_carry_no_write_rules_or_cap_tooling(host: str) -
 
 @pytest.mark.parametrize(
     ("document", "rule"),
-    [("SKILL.md", "one-live-project-note"), ("SKILL.md", "mcp-stance"),
-     ("rules-snippet.md", "no-secrets"), ("rules-snippet.md", "completion-checkpoint")],
+    [
+        ("SKILL.md", "one-live-project-note"),
+        ("SKILL.md", "mcp-stance"),
+        ("rules-snippet.md", "no-secrets"),
+        ("rules-snippet.md", "completion-checkpoint"),
+    ],
 )
 def test_deleting_a_rule_from_a_document_is_caught(document: str, rule: str) -> None:
     text = (REPO / document).read_text(encoding="utf-8")
@@ -152,9 +166,7 @@ def test_deleting_a_rule_from_a_document_is_caught(document: str, rule: str) -> 
 
 def documents() -> list[Path]:
     skip = {"tests", ".git", "build", "dist"}
-    return sorted(
-        p for p in REPO.rglob("*.md") if not skip & set(p.relative_to(REPO).parts)
-    )
+    return sorted(p for p in REPO.rglob("*.md") if not skip & set(p.relative_to(REPO).parts))
 
 
 def test_at_most_one_never_exactly_one_live_project_note() -> None:
@@ -173,7 +185,10 @@ def test_caps_quoted_in_documents_equal_the_code() -> None:
         text = path.read_text(encoding="utf-8")
         for match in re.finditer(r"(\d+) lines ?/ ?(\d+) KB", text):
             quoted += 1
-            assert (int(match.group(1)), int(match.group(2))) in (soft, hard), (path, match.group(0))
+            assert (int(match.group(1)), int(match.group(2))) in (soft, hard), (
+                path,
+                match.group(0),
+            )
         for match in re.finditer(r"\b(2\d{4})\b(?= bytes|\))", text):
             assert int(match.group(1)) in (caps.DEFAULT_WARN_BYTES, caps.DEFAULT_HARD_BYTES), path
     assert quoted >= 5
@@ -202,12 +217,19 @@ def test_every_relative_link_resolves() -> None:
 
 
 def subcommand_options() -> dict[str, set[str]]:
+    """Each command's flags, keyed ``"doctor"``; nested commands keyed ``"sync status"``."""
     parser = build_parser()
     (action,) = [a for a in parser._actions if a.dest == "command"]
-    return {
-        name: {opt for a in sub._actions for opt in a.option_strings}
-        for name, sub in action.choices.items()
-    }
+    options: dict[str, set[str]] = {}
+    for name, sub in action.choices.items():
+        options[name] = {opt for a in sub._actions for opt in a.option_strings}
+        for nested in sub._actions:
+            if isinstance(nested, argparse._SubParsersAction):
+                for child, child_parser in nested.choices.items():
+                    options[f"{name} {child}"] = options[name] | {
+                        opt for a in child_parser._actions for opt in a.option_strings
+                    }
+    return options
 
 
 def shown_commands(text: str) -> list[str]:
@@ -219,6 +241,62 @@ def shown_commands(text: str) -> list[str]:
     return found
 
 
+def shown_words(line: str) -> list[str] | None:
+    """The words of the ``engramory COMMAND ...`` on a line, or ``None`` when it is not one."""
+    command = line[line.index("engramory ") :]
+    command = re.split(r"\s+(?:#|\||&&|;|<|>)\s?", command)[0]
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        words = command.split()
+    if len(words) < 2 or words[1].startswith("-"):
+        return None  # a flag of the top-level command
+    if any(word.endswith(":") for word in words[1:3]):
+        return None  # a line of output ("engramory doctor: clean ...")
+    if words[1] in ("COMMAND", "<command>"):
+        return None
+    return words
+
+
+def command_problems(words: list[str], options: dict[str, set[str]], hosts: set[str]) -> list[str]:
+    """What is wrong with one shown command: an unknown (sub)command, flag or host."""
+    sub, rest = words[1], words[2:]
+    nested = {key.split(" ", 1)[1] for key in options if key.startswith(sub + " ")}
+    if nested:
+        if not rest:
+            return []  # the group itself, named in prose ("see `engramory sync`")
+        choices = rest[0].split("|")
+        if not set(choices) <= nested:
+            return [f"no known {sub} command in {' '.join(words)!r}"]
+        sub, rest = f"{sub} {choices[0]}", rest[1:]
+    if sub not in options:
+        return [f"unknown command {' '.join(words)!r}"]
+    problems = [
+        f"{word.split('=', 1)[0]} is not a flag of {sub}"
+        for word in rest
+        if word.startswith("--") and word.split("=", 1)[0] not in options[sub]
+    ]
+    if sub in ("init", "uninstall") and rest and not rest[0].startswith("-"):
+        if rest[0] not in hosts:
+            problems.append(f"unknown host {rest[0]}")
+    return problems
+
+
+def test_command_problems_catches_unknown_commands_flags_and_hosts() -> None:
+    options = subcommand_options()
+    hosts = set(host_names())
+    assert (
+        command_problems(["engramory", "sync", "status", "--format", "json"], options, hosts) == []
+    )
+    assert command_problems(["engramory", "sync", "hook|mark-synced|status"], options, hosts) == []
+    assert command_problems(["engramory", "sync"], options, hosts) == []
+    assert command_problems(["engramory", "sync", "--bogus"], options, hosts)
+    assert command_problems(["engramory", "sync", "hook|nothing"], options, hosts)
+    assert command_problems(["engramory", "sync", "mark-synced", "--bogus"], options, hosts)
+    assert command_problems(["engramory", "init", "nohost"], options, hosts)
+    assert command_problems(["engramory", "frobnicate"], options, hosts)
+
+
 def test_every_command_shown_in_the_documents_exists_with_its_flags() -> None:
     options = subcommand_options()
     hosts = set(host_names()) | {"HOST", "<host>", "<host>-reader", "<HOST>"}
@@ -226,30 +304,11 @@ def test_every_command_shown_in_the_documents_exists_with_its_flags() -> None:
     checked = 0
     for path in documents():
         for line in shown_commands(path.read_text(encoding="utf-8")):
-            command = line[line.index("engramory ") :]
-            command = re.split(r"\s+(?:#|\||&&|;|<|>)\s?", command)[0]
-            try:
-                words = shlex.split(command)
-            except ValueError:
-                words = command.split()
-            if len(words) < 2 or words[1].startswith("-"):
-                continue  # a flag of the top-level command
-            if any(word.endswith(":") for word in words[1:3]):
-                continue  # a line of output ("engramory doctor: clean ...")
-            if words[1] in ("COMMAND", "<command>"):
+            words = shown_words(line)
+            if words is None:
                 continue
-            sub = words[1]
             checked += 1
-            if sub not in options:
-                problems.append(f"{path.name}: unknown command {command!r}")
-                continue
-            for word in words[2:]:
-                flag = word.split("=", 1)[0]
-                if flag.startswith("--") and flag not in options[sub]:
-                    problems.append(f"{path.name}: {command!r}: {flag} is not a flag of {sub}")
-            if sub in ("init", "uninstall") and len(words) > 2 and not words[2].startswith("-"):
-                if words[2] not in hosts:
-                    problems.append(f"{path.name}: {command!r}: unknown host {words[2]}")
+            problems += [f"{path.name}: {p}" for p in command_problems(words, options, hosts)]
     assert problems == []
     assert checked > 20
 
@@ -286,9 +345,21 @@ def test_templates_index_is_clean_and_notes_are_valid(tmp_path: Path) -> None:
     assert report.findings == []
     for note in (REPO / "templates").glob("note-*.md"):
         (store / note.name).write_text(note.read_text())
-    report = engine.run(str(store), caps.Caps(), selected={"frontmatter-syntax", "missing-field",
-                        "invalid-type", "missing-date", "invalid-date", "missing-why",
-                        "missing-how-to-apply", "empty-label", "no-frontmatter"})
+    report = engine.run(
+        str(store),
+        caps.Caps(),
+        selected={
+            "frontmatter-syntax",
+            "missing-field",
+            "invalid-type",
+            "missing-date",
+            "invalid-date",
+            "missing-why",
+            "missing-how-to-apply",
+            "empty-label",
+            "no-frontmatter",
+        },
+    )
     assert report.findings == []
 
 

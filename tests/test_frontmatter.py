@@ -275,9 +275,7 @@ def test_messages_do_not_echo_long_or_secret_values() -> None:
 
 def test_render_quotes_only_when_needed() -> None:
     text = render({"name": "a", "description": 'he said "hi"', "pad": " x ", "q": "'x'", "e": ""})
-    assert text == (
-        "---\nname: a\ndescription: he said \"hi\"\npad: \" x \"\nq: \"'x'\"\ne:\n---\n"
-    )
+    assert text == ('---\nname: a\ndescription: he said "hi"\npad: " x "\nq: "\'x\'"\ne:\n---\n')
 
 
 @pytest.mark.parametrize("key", ["", " a", "a:b", "#a", "a\nb"])

@@ -109,7 +109,9 @@ def test_both_over_lines_shrink_bytes_grow_denies_naming_bytes_only(tmp_path: Pa
         lambda p: edit(p, "x\n", "", True),  # shrinking to nothing
     ],
 )
-def test_over_cap_index_edits_that_do_not_grow_pass_with_a_nudge(tmp_path: Path, payload_for) -> None:
+def test_over_cap_index_edits_that_do_not_grow_pass_with_a_nudge(
+    tmp_path: Path, payload_for
+) -> None:
     index = tmp_path / "MEMORY.md"
     index.write_text(lines(210))
     output = ask(payload_for(index))
@@ -148,7 +150,10 @@ def test_multiedit_with_failing_sub_edits_changes_nothing(tmp_path: Path) -> Non
     index.write_text(lines(10))
     payload = {
         "tool_name": "MultiEdit",
-        "tool_input": {"file_path": str(index), "edits": [{"old_string": "nope", "new_string": "a\n" * 500}, "junk", {"old_string": 3}]},
+        "tool_input": {
+            "file_path": str(index),
+            "edits": [{"old_string": "nope", "new_string": "a\n" * 500}, "junk", {"old_string": 3}],
+        },
     }
     assert decision(ask(payload)) == "silent"
 
@@ -175,7 +180,10 @@ def test_write_without_content_cannot_be_predicted(tmp_path: Path) -> None:
 
 
 def test_continue_write_uses_filepath(tmp_path: Path) -> None:
-    payload = {"tool_name": "Write", "tool_input": {"filepath": str(tmp_path / "MEMORY.md"), "content": lines(250)}}
+    payload = {
+        "tool_name": "Write",
+        "tool_input": {"filepath": str(tmp_path / "MEMORY.md"), "content": lines(250)},
+    }
     assert decision(ask(payload)) == "deny"
 
 
@@ -239,15 +247,23 @@ def test_index_path_pins_one_file_through_symlinks(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     "raw",
-    [b"", b"not json MEMORY.md", b"[1, 2, \"MEMORY.md\"]", b"\"MEMORY.md\"", b"null",
-     b'{"tool_name": "Write", "tool_input": "MEMORY.md"}',
-     b'{"tool_name": "Write", "tool_input": {"file_path": 7, "content": "MEMORY.md"}}',
-     b'{"tool_name": "Write", "tool_input": {"file_path": "MEMORY.md", "content": 42}}',
-     b'{"tool_name": "MultiEdit", "tool_input": {"file_path": "MEMORY.md", "edits": {"a": 1}}}',
-     b'{"tool_name": "Bash", "tool_input": {"command": ["echo", "> MEMORY.md"]}}',
-     b"\xff\xfe MEMORY.md garbage"],
+    [
+        b"",
+        b"not json MEMORY.md",
+        b'[1, 2, "MEMORY.md"]',
+        b'"MEMORY.md"',
+        b"null",
+        b'{"tool_name": "Write", "tool_input": "MEMORY.md"}',
+        b'{"tool_name": "Write", "tool_input": {"file_path": 7, "content": "MEMORY.md"}}',
+        b'{"tool_name": "Write", "tool_input": {"file_path": "MEMORY.md", "content": 42}}',
+        b'{"tool_name": "MultiEdit", "tool_input": {"file_path": "MEMORY.md", "edits": {"a": 1}}}',
+        b'{"tool_name": "Bash", "tool_input": {"command": ["echo", "> MEMORY.md"]}}',
+        b"\xff\xfe MEMORY.md garbage",
+    ],
 )
-def test_malformed_payloads_are_silent_or_unverified(raw: bytes, tmp_path: Path, monkeypatch) -> None:
+def test_malformed_payloads_are_silent_or_unverified(
+    raw: bytes, tmp_path: Path, monkeypatch
+) -> None:
     monkeypatch.chdir(tmp_path)
     text = claude.answer([], raw, {})
     if text:
@@ -265,7 +281,9 @@ def test_huge_content_is_handled(tmp_path: Path) -> None:
 
 
 def test_prefilter_skips_json_for_unrelated_payloads() -> None:
-    raw = json.dumps({"tool_name": "Write", "tool_input": {"file_path": "/x/a.py", "content": "x"}}).encode()
+    raw = json.dumps(
+        {"tool_name": "Write", "tool_input": {"file_path": "/x/a.py", "content": "x"}}
+    ).encode()
     assert not claude.may_concern_index(raw, {})
     assert claude.may_concern_index(raw.replace(b"a.py", b"MEMORY.md"), {})
     escaped = raw.replace(b"a.py", b"MEMORY\\u002emd")
@@ -336,7 +354,9 @@ texts = st.text(st.sampled_from("ab\n"), max_size=30)
 
 @settings(max_examples=300)
 @given(texts, texts, texts)
-def test_edit_without_replace_all_applies_only_to_a_unique_match(text: str, old: str, new: str) -> None:
+def test_edit_without_replace_all_applies_only_to_a_unique_match(
+    text: str, old: str, new: str
+) -> None:
     result = edits.apply_edit(text, old, new)
     if old and text.count(old) == 1:
         assert result == text.replace(old, new, 1)
@@ -353,7 +373,9 @@ def test_replace_all_replaces_every_occurrence(text: str, old: str, new: str) ->
 
 @settings(max_examples=200)
 @given(texts, st.lists(st.tuples(texts, texts, st.booleans()), max_size=5))
-def test_multiedit_is_sequential_single_edits(text: str, steps: list[tuple[str, str, bool]]) -> None:
+def test_multiedit_is_sequential_single_edits(
+    text: str, steps: list[tuple[str, str, bool]]
+) -> None:
     expected = text
     for old, new, every in steps:
         expected = edits.apply_edit(expected, old, new, every)
@@ -376,7 +398,10 @@ def test_guard_never_raises_on_any_index_and_edit(raw: bytes, old: str, new: str
     predicted = edits.apply_edit(current, old, new, True)
     verdict = guard.decide(Size.of_raw(raw), Size.of_text(predicted), CAPS)
     assert verdict.kind in ("deny", "nudge", "silent")
-    if len(predicted.encode("utf-8", "surrogatepass")) <= len(raw) and Size.of_text(predicted).lines <= Size.of_raw(raw).lines:
+    if (
+        len(predicted.encode("utf-8", "surrogatepass")) <= len(raw)
+        and Size.of_text(predicted).lines <= Size.of_raw(raw).lines
+    ):
         assert verdict.kind != "deny"  # nothing grew: never a deny
 
 

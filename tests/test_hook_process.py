@@ -35,7 +35,11 @@ def hook(
     full_env.update(env or {})
     return subprocess.run(
         [sys.executable, "-I", "-S", str(HOOK), *args],
-        input=data, capture_output=True, env=full_env, timeout=60, check=False,
+        input=data,
+        capture_output=True,
+        env=full_env,
+        timeout=60,
+        check=False,
     )
 
 
@@ -50,7 +54,10 @@ def answer(proc: subprocess.CompletedProcess[bytes]) -> dict | None:
 
 
 def test_deny_a_growing_write(tmp_path: Path) -> None:
-    payload = {"tool_name": "Write", "tool_input": {"file_path": str(tmp_path / "MEMORY.md"), "content": "x\n" * 250}}
+    payload = {
+        "tool_name": "Write",
+        "tool_input": {"file_path": str(tmp_path / "MEMORY.md"), "content": "x\n" * 250},
+    }
     output = answer(hook(payload))
     assert output["hookSpecificOutput"]["permissionDecision"] == "deny"
 
@@ -64,7 +71,10 @@ def test_nudge_and_silence(tmp_path: Path) -> None:
 
 
 def test_other_files_get_no_output(tmp_path: Path) -> None:
-    payload = {"tool_name": "Write", "tool_input": {"file_path": str(tmp_path / "a.py"), "content": "x\n" * 900}}
+    payload = {
+        "tool_name": "Write",
+        "tool_input": {"file_path": str(tmp_path / "a.py"), "content": "x\n" * 900},
+    }
     assert answer(hook(payload)) is None
 
 
@@ -79,7 +89,10 @@ def test_shell_write_is_denied_and_read_passes() -> None:
 
 def test_never_allow_never_ask(tmp_path: Path) -> None:
     for content in ("", "x\n" * 100, "x\n" * 180, "x\n" * 300):
-        payload = {"tool_name": "Write", "tool_input": {"file_path": str(tmp_path / "MEMORY.md"), "content": content}}
+        payload = {
+            "tool_name": "Write",
+            "tool_input": {"file_path": str(tmp_path / "MEMORY.md"), "content": content},
+        }
         output = answer(hook(payload))
         if output is not None:
             assert output["hookSpecificOutput"].get("permissionDecision") in (None, "deny")
@@ -87,8 +100,14 @@ def test_never_allow_never_ask(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     "raw",
-    [b"", b"{", b"[]", b"\xff\xfe\xfd MEMORY.md", b'{"tool_name": "Edit", "tool_input": null, "x": "MEMORY.md"}',
-     b'{"tool_input": {"file_path": "MEMORY.md"}}'],
+    [
+        b"",
+        b"{",
+        b"[]",
+        b"\xff\xfe\xfd MEMORY.md",
+        b'{"tool_name": "Edit", "tool_input": null, "x": "MEMORY.md"}',
+        b'{"tool_input": {"file_path": "MEMORY.md"}}',
+    ],
 )
 def test_malformed_input_is_silent_exit_zero(raw: bytes) -> None:
     proc = hook(None, raw=raw)
@@ -97,7 +116,10 @@ def test_malformed_input_is_silent_exit_zero(raw: bytes) -> None:
 
 def test_non_utf8_console_and_non_ascii_payload(tmp_path: Path) -> None:
     index = tmp_path / "MEMORY.md"
-    payload = {"tool_name": "Write", "tool_input": {"file_path": str(index), "content": "记忆——\n" * 300}}
+    payload = {
+        "tool_name": "Write",
+        "tool_input": {"file_path": str(index), "content": "记忆——\n" * 300},
+    }
     proc = hook(payload, env={"PYTHONIOENCODING": "ascii", "LC_ALL": "C"})
     output = answer(proc)
     assert output["hookSpecificOutput"]["permissionDecision"] == "deny"
@@ -113,10 +135,16 @@ def test_post_event_feedback(tmp_path: Path) -> None:
 
 
 def test_unrelated_payload_imports_only_the_hot_path(tmp_path: Path) -> None:
-    payload = {"tool_name": "Write", "tool_input": {"file_path": "/x/app.py", "content": "print(1)"}}
+    payload = {
+        "tool_name": "Write",
+        "tool_input": {"file_path": "/x/app.py", "content": "print(1)"},
+    }
     proc = subprocess.run(
         [sys.executable, "-I", "-S", "-X", "importtime", str(HOOK)],
-        input=json.dumps(payload).encode(), capture_output=True, timeout=60, check=False,
+        input=json.dumps(payload).encode(),
+        capture_output=True,
+        timeout=60,
+        check=False,
     )
     assert proc.returncode == 0 and proc.stdout == b""
     names = {m.group(1).decode() for m in re.finditer(rb"\|\s+([\w.]+)\n", proc.stderr)}
@@ -127,10 +155,20 @@ def test_unrelated_payload_imports_only_the_hot_path(tmp_path: Path) -> None:
 
 
 def test_index_payload_still_avoids_heavy_modules(tmp_path: Path) -> None:
-    payload = {"tool_name": "Edit", "tool_input": {"file_path": str(tmp_path / "MEMORY.md"), "old_string": "a", "new_string": "b"}}
+    payload = {
+        "tool_name": "Edit",
+        "tool_input": {
+            "file_path": str(tmp_path / "MEMORY.md"),
+            "old_string": "a",
+            "new_string": "b",
+        },
+    }
     proc = subprocess.run(
         [sys.executable, "-I", "-S", "-X", "importtime", str(HOOK)],
-        input=json.dumps(payload).encode(), capture_output=True, timeout=60, check=False,
+        input=json.dumps(payload).encode(),
+        capture_output=True,
+        timeout=60,
+        check=False,
     )
     names = {m.group(1).decode() for m in re.finditer(rb"\|\s+([\w.]+)\n", proc.stderr)}
     assert "engramory.fastjson" in names
@@ -144,7 +182,9 @@ def test_settings_snippet_validates_against_the_published_schema() -> None:
     pre = snippet["hooks"]["PreToolUse"][0]
     assert pre["matcher"] == "Write|Edit|MultiEdit|Bash"
     handler = pre["hooks"][0]
-    assert handler["args"][:2] == ["-I", "-S"] and handler["args"][2].endswith("engramory_index_guard.py")
+    assert handler["args"][:2] == ["-I", "-S"] and handler["args"][2].endswith(
+        "engramory_index_guard.py"
+    )
     post = snippet["hooks"]["PostToolUse"][0]["hooks"][0]
     assert post["args"][3:6] == ["--event", "post", "--index"]
 
@@ -152,7 +192,10 @@ def test_settings_snippet_validates_against_the_published_schema() -> None:
 def test_engramory_guard_command_matches_the_hook(tmp_path: Path) -> None:
     from conftest import run_engramory
 
-    payload = {"tool_name": "Write", "tool_input": {"file_path": str(tmp_path / "MEMORY.md"), "content": "x\n" * 250}}
+    payload = {
+        "tool_name": "Write",
+        "tool_input": {"file_path": str(tmp_path / "MEMORY.md"), "content": "x\n" * 250},
+    }
     via_cli = run_engramory("guard", "--host", "claude", stdin=json.dumps(payload).encode())
     via_hook = hook(payload)
     assert via_cli.returncode == 0
@@ -168,16 +211,26 @@ def test_broken_install_says_so_when_the_index_is_involved(tmp_path: Path) -> No
     lonely.mkdir()
     script = lonely / "engramory_index_guard.py"
     script.write_bytes(HOOK.read_bytes())
-    index_payload = json.dumps({"tool_name": "Write", "tool_input": {"file_path": "/m/MEMORY.md", "content": "x"}})
+    index_payload = json.dumps(
+        {"tool_name": "Write", "tool_input": {"file_path": "/m/MEMORY.md", "content": "x"}}
+    )
     proc = subprocess.run(
-        [sys.executable, "-I", "-S", str(script)], input=index_payload.encode(),
-        capture_output=True, timeout=60, check=False,
+        [sys.executable, "-I", "-S", str(script)],
+        input=index_payload.encode(),
+        capture_output=True,
+        timeout=60,
+        check=False,
     )
     output = answer(proc)
     assert "could not load its package" in output["hookSpecificOutput"]["additionalContext"]
-    other = json.dumps({"tool_name": "Write", "tool_input": {"file_path": "/m/a.py", "content": "x"}})
+    other = json.dumps(
+        {"tool_name": "Write", "tool_input": {"file_path": "/m/a.py", "content": "x"}}
+    )
     proc = subprocess.run(
-        [sys.executable, "-I", "-S", str(script)], input=other.encode(),
-        capture_output=True, timeout=60, check=False,
+        [sys.executable, "-I", "-S", str(script)],
+        input=other.encode(),
+        capture_output=True,
+        timeout=60,
+        check=False,
     )
     assert proc.returncode == 0 and proc.stdout == b""

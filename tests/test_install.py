@@ -57,7 +57,11 @@ def digest(root: Path, skip: tuple[str, ...] = (".git",)) -> dict[str, str]:
 
 def args_for(host: str, project: Path) -> list[str]:
     """--project-root for the hosts whose default root is not the current directory."""
-    return ["--project-root", str(project)] if HOSTS[host.split("-", maxsplit=1)[0]].default_root != "." else []
+    return (
+        ["--project-root", str(project)]
+        if HOSTS[host.split("-", maxsplit=1)[0]].default_root != "."
+        else []
+    )
 
 
 def init(cli, host: str, project: Path, *extra: str):
@@ -154,7 +158,9 @@ def test_dry_runs_write_nothing(cli, project: Path, host: str) -> None:
 def test_existing_user_content_and_other_blocks_survive(cli, project: Path, host: str) -> None:
     target = rules_path(host, project)
     other = "<!-- BEGIN ENGRAMORY SOMEONE -->\nanother host's block\n<!-- END ENGRAMORY SOMEONE -->"
-    original = f"# Team rules\r\n\r\nUse tabs.\r\n\r\n{other.replace(chr(10), chr(13) + chr(10))}\r\n"
+    original = (
+        f"# Team rules\r\n\r\nUse tabs.\r\n\r\n{other.replace(chr(10), chr(13) + chr(10))}\r\n"
+    )
     target.write_bytes(original.encode())
     target.chmod(0o640)
     assert init(cli, host, project).code == 0
@@ -218,7 +224,11 @@ def test_claude_hooks_are_valid_merged_and_removed(cli, project: Path) -> None:
     schema = json.loads((SCHEMAS / "claude-code-settings.schema.json").read_text())
     jsonschema.validate(config, schema)
     pre = config["hooks"]["PreToolUse"]
-    ours = [g for g in pre if any(h.get("statusMessage", "").startswith("Engramory") for h in g["hooks"])]
+    ours = [
+        g
+        for g in pre
+        if any(h.get("statusMessage", "").startswith("Engramory") for h in g["hooks"])
+    ]
     assert len(ours) == 1 and ours[0]["matcher"] == "Write|Edit|MultiEdit|Bash"
     handler = ours[0]["hooks"][0]
     assert os.path.isabs(handler["command"]) and handler["args"][:2] == ["-I", "-S"]
@@ -242,7 +252,9 @@ def test_claude_global_install(cli, home: Path, project: Path) -> None:
     assert result.code == 0, result.err
     assert "BEGIN ENGRAMORY CLAUDE" in (home / ".claude" / "CLAUDE.md").read_text()
     config = json.loads((home / ".claude" / "settings.json").read_text())
-    jsonschema.validate(config, json.loads((SCHEMAS / "claude-code-settings.schema.json").read_text()))
+    jsonschema.validate(
+        config, json.loads((SCHEMAS / "claude-code-settings.schema.json").read_text())
+    )
     assert (home / ".claude" / "skills" / "engramory" / "SKILL.md").is_file()
     assert (home / ".engramory-memory" / "MEMORY.md").is_file()
     assert str(home / ".engramory-memory") in (home / ".claude" / "CLAUDE.md").read_text()
@@ -258,8 +270,20 @@ def test_installed_guard_actually_denies(cli, project: Path) -> None:
     assert init(cli, "claude", project, "--install-hooks").code == 0
     config = json.loads((project / ".claude" / "settings.local.json").read_text())
     handler = config["hooks"]["PreToolUse"][0]["hooks"][0]
-    payload = {"tool_name": "Write", "tool_input": {"file_path": str(project / ".engramory-memory" / "MEMORY.md"), "content": "x\n" * 300}}
-    proc = subprocess.run([handler["command"], *handler["args"]], input=json.dumps(payload).encode(), capture_output=True, timeout=60, check=False)
+    payload = {
+        "tool_name": "Write",
+        "tool_input": {
+            "file_path": str(project / ".engramory-memory" / "MEMORY.md"),
+            "content": "x\n" * 300,
+        },
+    }
+    proc = subprocess.run(
+        [handler["command"], *handler["args"]],
+        input=json.dumps(payload).encode(),
+        capture_output=True,
+        timeout=60,
+        check=False,
+    )
     assert json.loads(proc.stdout)["hookSpecificOutput"]["permissionDecision"] == "deny"
 
 
@@ -304,14 +328,19 @@ def test_reader_and_writer_blocks_coexist(cli, project: Path, tmp_path: Path) ->
 # --- hermes and dsh -------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("existing", "target"), [
-    ([], "AGENTS.md"),
-    (["AGENTS.md"], "AGENTS.md"),
-    (["CLAUDE.md"], "CLAUDE.md"),
-    (["AGENTS.md", ".hermes.md"], ".hermes.md"),
-    (["HERMES.md", "AGENTS.md"], "HERMES.md"),
-])
-def test_hermes_writes_the_file_it_will_load(cli, project: Path, existing: list[str], target: str) -> None:
+@pytest.mark.parametrize(
+    ("existing", "target"),
+    [
+        ([], "AGENTS.md"),
+        (["AGENTS.md"], "AGENTS.md"),
+        (["CLAUDE.md"], "CLAUDE.md"),
+        (["AGENTS.md", ".hermes.md"], ".hermes.md"),
+        (["HERMES.md", "AGENTS.md"], "HERMES.md"),
+    ],
+)
+def test_hermes_writes_the_file_it_will_load(
+    cli, project: Path, existing: list[str], target: str
+) -> None:
     for name in existing:
         (project / name).write_text(f"# {name}\n")
     assert cli("init", "hermes").code == 0
@@ -347,7 +376,9 @@ def test_dsh_home_install_uses_absolute_paths(cli, tmp_path: Path, home: Path, m
 
 def test_openclaw_defaults_to_its_workspace(cli, home: Path) -> None:
     assert cli("init", "openclaw").code == 0
-    assert "BEGIN ENGRAMORY OPENCLAW" in (home / ".openclaw" / "workspace" / "AGENTS.md").read_text()
+    assert (
+        "BEGIN ENGRAMORY OPENCLAW" in (home / ".openclaw" / "workspace" / "AGENTS.md").read_text()
+    )
     assert (home / ".openclaw" / "workspace" / ".engramory-memory" / "MEMORY.md").is_file()
 
 
@@ -367,8 +398,16 @@ def test_memory_root_equal_to_project_root(cli, project: Path) -> None:
 
 
 def test_store_overlapping_the_skill(cli, project: Path) -> None:
-    refused(cli, project, "init", "claude", "--install-skill", "--memory-root",
-            ".claude/skills/engramory/notes", match="overlap")
+    refused(
+        cli,
+        project,
+        "init",
+        "claude",
+        "--install-skill",
+        "--memory-root",
+        ".claude/skills/engramory/notes",
+        match="overlap",
+    )
 
 
 def test_rules_file_symlinked_out_of_the_project(cli, project: Path, tmp_path: Path) -> None:
@@ -402,8 +441,16 @@ def test_gitignore_symlinked_out(cli, project: Path, tmp_path: Path) -> None:
     refused(cli, project, "init", "codex", match="symlink leading out")
 
 
-@pytest.mark.parametrize("content", ["{not json", "[1, 2]", '{"hooks": []}', '{"hooks": {"PreToolUse": {}}}',
-                                     '{"hooks": {"PreToolUse": [{"hooks": ["x"]}]}}'])
+@pytest.mark.parametrize(
+    "content",
+    [
+        "{not json",
+        "[1, 2]",
+        '{"hooks": []}',
+        '{"hooks": {"PreToolUse": {}}}',
+        '{"hooks": {"PreToolUse": [{"hooks": ["x"]}]}}',
+    ],
+)
 def test_bad_hook_config(cli, project: Path, content: str) -> None:
     (project / ".claude").mkdir()
     (project / ".claude" / "settings.local.json").write_text(content)
@@ -434,12 +481,15 @@ def test_existing_index_is_never_modified(cli, project: Path) -> None:
     assert (store / "MEMORY.md").read_text() == "my own index\n"
 
 
-@pytest.mark.parametrize("args", [
-    ("init", "codex-reader"),
-    ("init", "codex-reader", "--memory-root", "nowhere"),
-    ("init", "codex-reader", "--memory-root", ".", "--install-skill"),
-    ("init", "claude-reader", "--memory-root", "x", "--install-hooks"),
-])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("init", "codex-reader"),
+        ("init", "codex-reader", "--memory-root", "nowhere"),
+        ("init", "codex-reader", "--memory-root", ".", "--install-skill"),
+        ("init", "claude-reader", "--memory-root", "x", "--install-hooks"),
+    ],
+)
 def test_reader_refusals(cli, project: Path, args: tuple[str, ...]) -> None:
     before = digest(project)
     result = cli(*args)
@@ -455,12 +505,19 @@ def test_reader_store_with_a_symlinked_index(cli, project: Path, tmp_path: Path)
     refused(cli, project, "init", "codex-reader", "--memory-root", str(store), match="symlink")
 
 
-@pytest.mark.parametrize(("args", "match"), [
-    (("init", "codex", "--install-hooks"), "only for claude"),
-    (("init", "cursor", "--global"), "--global is not available"),
-    (("init", "windsurf", "--install-skill"), "no documented skill directory"),
-    (("init", "claude", "--install-hooks", "--hook-python", "/no/such/python"), "not an executable"),
-])
+@pytest.mark.parametrize(
+    ("args", "match"),
+    [
+        (("init", "gemini", "--install-hooks"), "only for claude and codex"),
+        (("init", "codex", "--mode", "assisted"), "add --install-hooks"),
+        (("init", "cursor", "--global"), "--global is not available"),
+        (("init", "windsurf", "--install-skill"), "no documented skill directory"),
+        (
+            ("init", "claude", "--install-hooks", "--hook-python", "/no/such/python"),
+            "not an executable",
+        ),
+    ],
+)
 def test_flag_refusals(cli, project: Path, args: tuple[str, ...], match: str) -> None:
     refused(cli, project, *args, match=match)
 
@@ -471,7 +528,9 @@ def test_cline_legacy_single_file(cli, project: Path) -> None:
 
 
 def test_kiro_store_under_steering(cli, project: Path) -> None:
-    refused(cli, project, "init", "kiro", "--memory-root", ".kiro/steering/memory", match="steering")
+    refused(
+        cli, project, "init", "kiro", "--memory-root", ".kiro/steering/memory", match="steering"
+    )
 
 
 def test_rules_file_that_is_not_utf8(cli, project: Path) -> None:
@@ -539,14 +598,16 @@ def test_failure_midway_reports_completed_steps(cli, project: Path, monkeypatch)
 
 def test_hosts_table_matches_init(cli, project: Path) -> None:
     rows = json.loads(cli("hosts", "--format", "json").out)
-    assert [row["host"] for row in rows] == WRITE_HOSTS or sorted(r["host"] for r in rows) == WRITE_HOSTS
+    assert [row["host"] for row in rows] == WRITE_HOSTS or sorted(
+        r["host"] for r in rows
+    ) == WRITE_HOSTS
     for row in rows:
         host = row["host"]
         root = project / host
         root.mkdir()
         (root / ".git").mkdir()
         extra = ["--install-skill"] if row["skill"] else []
-        if row["pre_write_hook"]:
+        if row["hook_config"]:
             extra.append("--install-hooks")
         result = cli("init", host, "--project-root", str(root), *extra)
         assert result.code == 0, (host, result.err)
@@ -554,7 +615,7 @@ def test_hosts_table_matches_init(cli, project: Path) -> None:
             assert (root / row["rules"]).is_file(), host
         if row["skill"]:
             assert (root / row["skill"] / "SKILL.md").is_file(), host
-        if row["pre_write_hook"]:
+        if row["hook_config"]:
             assert (root / row["hook_config"]).is_file(), host
         assert row["wiring"] in ("verified", "documented")
     text = cli("hosts").out
@@ -577,12 +638,17 @@ def test_hermes_refuses_to_hide_cursor_rules(cli, project: Path) -> None:
     assert cli("init", "hermes").code == 0
 
 
-@pytest.mark.parametrize(("host", "existing", "target"), [
-    ("codex", ["AGENTS.override.md", "AGENTS.md"], "AGENTS.override.md"),
-    ("opencode", ["CLAUDE.md"], "CLAUDE.md"),
-    ("opencode", ["CLAUDE.md", "AGENTS.md"], "AGENTS.md"),
-])
-def test_block_goes_into_the_file_the_host_loads(cli, project: Path, host, existing, target) -> None:
+@pytest.mark.parametrize(
+    ("host", "existing", "target"),
+    [
+        ("codex", ["AGENTS.override.md", "AGENTS.md"], "AGENTS.override.md"),
+        ("opencode", ["CLAUDE.md"], "CLAUDE.md"),
+        ("opencode", ["CLAUDE.md", "AGENTS.md"], "AGENTS.md"),
+    ],
+)
+def test_block_goes_into_the_file_the_host_loads(
+    cli, project: Path, host, existing, target
+) -> None:
     for name in existing:
         (project / name).write_text(f"# {name}\n")
     assert cli("init", host).code == 0
@@ -596,7 +662,9 @@ def test_store_outside_the_project_gets_no_ignore_entry(cli, project: Path, tmp_
     assert not (project / ".gitignore").exists()
 
 
-def test_codex_home_and_hermes_home_are_honoured(cli, project: Path, tmp_path: Path, monkeypatch) -> None:
+def test_codex_home_and_hermes_home_are_honoured(
+    cli, project: Path, tmp_path: Path, monkeypatch
+) -> None:
     monkeypatch.setenv("CODEX_HOME", str(tmp_path / "codex-home"))
     monkeypatch.setenv("HERMES_HOME", str(tmp_path / "hermes-home"))
     assert cli("init", "codex", "--global").code == 0
@@ -623,3 +691,123 @@ def test_store_inside_a_cleaned_directory_survives(cli, project: Path) -> None:
     assert (project / ".claude" / "memory" / "fact.md").read_text() == "keep me\n"
     assert (project / ".claude" / "memory" / "MEMORY.md").is_file()
     assert not (project / ".claude" / "settings.local.json").exists()
+
+
+# --- lifecycle hooks (the continuity sync) --------------------------------------------------------
+
+
+def codex_config(project: Path) -> dict:
+    return json.loads((project / ".codex" / "hooks.json").read_text())
+
+
+def ours(config: dict, event: str) -> list[dict]:
+    return [
+        h
+        for g in config["hooks"].get(event, [])
+        for h in g["hooks"]
+        if h.get("statusMessage", "").startswith("Engramory")
+    ]
+
+
+def test_codex_lifecycle_hooks_are_valid_and_runnable(cli, project: Path) -> None:
+    import subprocess
+
+    for _ in range(2):
+        result = cli("init", "codex", "--install-hooks", "--mode", "assisted")
+        assert result.code == 0, result.err
+    assert "/hooks" in result.out  # the trust step is named
+    config = codex_config(project)
+    jsonschema.validate(config, json.loads((SCHEMAS / "codex-hooks.schema.json").read_text()))
+    for name in ("SessionStart", "UserPromptSubmit", "PreCompact"):
+        assert len(ours(config, name)) == 1
+    assert config["hooks"]["SessionStart"][0]["matcher"] == "startup|resume|clear|compact"
+    command = ours(config, "SessionStart")[0]["command"]
+    assert "--mode assisted" in command
+    payload = json.dumps(
+        {"hook_event_name": "SessionStart", "session_id": "abc", "source": "startup"}
+    )
+    proc = subprocess.run(
+        ["/bin/sh", "-lc", command],
+        input=payload,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert (
+        "mark-synced --session-id=abc"
+        in json.loads(proc.stdout)["hookSpecificOutput"]["additionalContext"]
+    )
+    assert "Continuity hooks are installed (assisted mode)" in (project / "AGENTS.md").read_text()
+    assert "/.codex/hooks.json" in (project / ".gitignore").read_text()
+
+
+def test_codex_hooks_keep_foreign_handlers_and_drop_the_legacy_description(
+    cli, project: Path
+) -> None:
+    (project / ".codex").mkdir()
+    foreign = {"type": "command", "command": "notify-me", "statusMessage": "team hook"}
+    legacy = {
+        "type": "command",
+        "command": "old engramory",
+        "statusMessage": "Loading Engramory continuity context",
+    }
+    original = {
+        "description": "Project lifecycle hooks, including Engramory continuity checks.",
+        "hooks": {"SessionStart": [{"hooks": [foreign, legacy]}], "Stop": [{"hooks": [foreign]}]},
+    }
+    (project / ".codex" / "hooks.json").write_text(json.dumps(original))
+    assert cli("init", "codex", "--install-hooks").code == 0
+    config = codex_config(project)
+    assert "description" not in config
+    jsonschema.validate(config, json.loads((SCHEMAS / "codex-hooks.schema.json").read_text()))
+    handlers = [h for g in config["hooks"]["SessionStart"] for h in g["hooks"]]
+    assert foreign in handlers and legacy not in handlers and len(ours(config, "SessionStart")) == 1
+    assert config["hooks"]["Stop"] == original["hooks"]["Stop"]
+    gitignore = project / ".gitignore"
+    assert "/.codex/hooks.json" not in (gitignore.read_text() if gitignore.exists() else "")
+    assert cli("uninstall", "codex").code == 0
+    left = codex_config(project)
+    assert left == {
+        "hooks": {"SessionStart": [{"hooks": [foreign]}], "Stop": [{"hooks": [foreign]}]}
+    }
+
+
+def test_codex_ignore_rule_follows_ownership(cli, project: Path) -> None:
+    assert cli("init", "codex", "--install-hooks").code == 0
+    assert "/.codex/hooks.json" in (project / ".gitignore").read_text()
+    config = codex_config(project)
+    config["hooks"]["Stop"] = [{"hooks": [{"type": "command", "command": "teammate"}]}]
+    (project / ".codex" / "hooks.json").write_text(json.dumps(config, indent=2))
+    result = cli("init", "codex", "--install-hooks")
+    assert "stop ignoring" in result.out
+    assert "/.codex/hooks.json" not in (project / ".gitignore").read_text()
+    (project / ".gitignore").write_text(
+        (project / ".gitignore").read_text() + "/.codex/hooks.json\n"
+    )
+    assert cli("init", "codex", "--install-hooks").code == 0
+    assert "/.codex/hooks.json" in (project / ".gitignore").read_text()  # the user's own rule stays
+
+
+def test_codex_hooks_uninstall_restores_everything(cli, project: Path) -> None:
+    before = digest(project)
+    assert cli("init", "codex", "--install-hooks", "--install-skill").code == 0
+    assert cli("uninstall", "codex").code == 0
+    after = digest(project, skip=(".git", ".engramory-memory"))
+    gitignore = (project / ".gitignore").read_text()
+    assert "/.codex/hooks.json" not in gitignore and "/.engramory-memory/" in gitignore
+    assert {k: v for k, v in after.items() if k != ".gitignore"} == before
+
+
+def test_claude_gets_lifecycle_hooks_beside_the_guard(cli, project: Path) -> None:
+    assert cli("init", "claude", "--install-hooks").code == 0
+    config = json.loads((project / ".claude" / "settings.local.json").read_text())
+    for name in ("PreToolUse", "PostToolUse", "SessionStart", "UserPromptSubmit", "PreCompact"):
+        assert len(ours(config, name)) == 1, name
+    handler = ours(config, "PreCompact")[0]
+    assert handler["args"][:2] == ["-I", "-S"] and "--host" in handler["args"]
+    assert handler["args"][handler["args"].index("--host") + 1] == "claude"
+    assert "Continuity hooks are installed (explicit mode)" in (project / "CLAUDE.md").read_text()
+    assert cli("uninstall", "claude").code == 0
+    assert not (project / ".claude").exists()

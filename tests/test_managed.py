@@ -78,8 +78,13 @@ def test_indented_markers_count_quoted_ones_do_not() -> None:
 
 @pytest.mark.parametrize(
     "text",
-    [f"{BEGIN}\nno end\n", f"{END}\n{BEGIN}\n", f"{BEGIN}\n{BEGIN}\n{END}\n", f"x\n{END}\n",
-     f"{BEGIN}\na\n{END}\n{BEGIN}\nb\n{END}\n"],
+    [
+        f"{BEGIN}\nno end\n",
+        f"{END}\n{BEGIN}\n",
+        f"{BEGIN}\n{BEGIN}\n{END}\n",
+        f"x\n{END}\n",
+        f"{BEGIN}\na\n{END}\n{BEGIN}\nb\n{END}\n",
+    ],
 )
 def test_damaged_markers_are_refused_both_ways(text: str) -> None:
     with pytest.raises(ValueError, match="damaged"):
@@ -115,15 +120,30 @@ def test_round_trip_property(content: list[str], crlf: bool, final_newline: bool
 
 
 @pytest.mark.parametrize(
-    "existing", ["/.engramory-memory/\n", ".engramory-memory/\n", "/.engramory-memory\n",
-                 ".engramory-memory\n", "/.engramory-memory/**\n", "node_modules\n.engramory-memory/"],
+    "existing",
+    [
+        "/.engramory-memory/\n",
+        ".engramory-memory/\n",
+        "/.engramory-memory\n",
+        ".engramory-memory\n",
+        "/.engramory-memory/**\n",
+        "node_modules\n.engramory-memory/",
+    ],
 )
 def test_equivalent_ignore_entries_are_recognised(existing: str) -> None:
     assert managed.has_gitignore_entry(existing, ".engramory-memory")
 
 
-@pytest.mark.parametrize("existing", ["", "# .engramory-memory/\n", "!.engramory-memory/\n",
-                                      "/.engramory-memory-old/\n", "docs/.engramory-memory/\n"])
+@pytest.mark.parametrize(
+    "existing",
+    [
+        "",
+        "# .engramory-memory/\n",
+        "!.engramory-memory/\n",
+        "/.engramory-memory-old/\n",
+        "docs/.engramory-memory/\n",
+    ],
+)
 def test_other_lines_are_not_the_entry(existing: str) -> None:
     assert not managed.has_gitignore_entry(existing, ".engramory-memory")
 

@@ -44,11 +44,22 @@ def test_classify_index_kinds_and_sections() -> None:
     )
     kinds = [(line.number, line.kind, line.section) for line in classify_index(text)]
     assert kinds == [
-        (1, "heading", None), (2, "blank", None), (3, "quote", None), (4, "comment", None),
-        (5, "comment", None), (6, "heading", "feedback"), (7, "text", "feedback"),
-        (8, "text", "feedback"), (9, "table-rule", "feedback"), (10, "table-rule", "feedback"),
-        (11, "text", "feedback"), (12, "rule", "feedback"), (13, "code", "feedback"),
-        (14, "code", "feedback"), (15, "code", "feedback"), (16, "heading", None),
+        (1, "heading", None),
+        (2, "blank", None),
+        (3, "quote", None),
+        (4, "comment", None),
+        (5, "comment", None),
+        (6, "heading", "feedback"),
+        (7, "text", "feedback"),
+        (8, "text", "feedback"),
+        (9, "table-rule", "feedback"),
+        (10, "table-rule", "feedback"),
+        (11, "text", "feedback"),
+        (12, "rule", "feedback"),
+        (13, "code", "feedback"),
+        (14, "code", "feedback"),
+        (15, "code", "feedback"),
+        (16, "heading", None),
         (17, "text", None),
     ]
 
@@ -72,6 +83,13 @@ def test_classifying_arbitrary_text_never_raises(text: str) -> None:
 
 
 @settings(max_examples=300)
-@given(st.lists(st.sampled_from(["[", "]", "(", ")", "<", ">", "`", "!", " ", "a.md", "[[", "]]", '"', "|"]), max_size=80))
+@given(
+    st.lists(
+        st.sampled_from(
+            ["[", "]", "(", ")", "<", ">", "`", "!", " ", "a.md", "[[", "]]", '"', "|"]
+        ),
+        max_size=80,
+    )
+)
 def test_link_parser_never_raises_on_bracket_soup(tokens: list[str]) -> None:
     find_links("".join(tokens))

@@ -52,21 +52,21 @@ def writes(command: str, cwd: str = "/work") -> str | None:
         "truncate -s 1M MEMORY.md",
         "vim MEMORY.md",
         "python3 -c \"open('MEMORY.md', 'a').write('x')\"",
-        "python -c 'from pathlib import Path; Path(\"MEMORY.md\").write_text(\"x\")'",
+        'python -c \'from pathlib import Path; Path("MEMORY.md").write_text("x")\'',
         "node -e \"require('fs').appendFileSync('MEMORY.md', 'x')\"",
-        "perl -e 'open(my $f, \">>\", \"MEMORY.md\"); print $f \"x\"'",
+        'perl -e \'open(my $f, ">>", "MEMORY.md"); print $f "x"\'',
         "python3 - <<'PY'\nopen('MEMORY.md', 'w').write('x')\nPY",
         "cd store && echo x >> MEMORY.md",
         "true; echo x >> MEMORY.md",
         "false || echo x >> MEMORY.md",
         "(echo x >> MEMORY.md)",
         "sh -c 'echo x >> MEMORY.md'",
-        "bash -lc \"printf x >> store/MEMORY.md\"",
+        'bash -lc "printf x >> store/MEMORY.md"',
         "eval 'echo x >> MEMORY.md'",
         "sudo tee -a MEMORY.md < new.txt",
         "env LC_ALL=C sed -i 's/x/y/' MEMORY.md",
         "F=MEMORY.md; echo x >> $F",
-        "F=store/MEMORY.md && echo x >> \"${F}\"",
+        'F=store/MEMORY.md && echo x >> "${F}"',
         "echo x >> MEM*.md",
         "echo x >> store/M?MORY.md",
         "nohup sh -c 'echo x > MEMORY.md' &",
@@ -110,7 +110,7 @@ def test_reads_and_unrelated_writes_pass(command: str) -> None:
     "command",
     [
         "f=$(echo MEM)ORY.md; echo x >> $f",  # a name built at run time
-        "echo x >> \"$INDEX\"",  # a variable set elsewhere
+        'echo x >> "$INDEX"',  # a variable set elsewhere
         "find . -name MEMORY.md -exec sh -c 'echo x >> {}' \\;",
         "python3 append_note.py",  # a script file
         "git checkout -- MEMORY.md",

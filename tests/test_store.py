@@ -46,16 +46,32 @@ def test_resolve_target_found_and_self(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     ("rel", "area"),
-    [("a.md", "live"), ("archive/a.md", "archive"), ("ARCHIVE/a.md", "archive"),
-     ("templates/x.md", "templates"), ("sub/archive/a.md", "live"), ("archive-old/a.md", "live")],
+    [
+        ("a.md", "live"),
+        ("archive/a.md", "archive"),
+        ("ARCHIVE/a.md", "archive"),
+        ("templates/x.md", "templates"),
+        ("sub/archive/a.md", "live"),
+        ("archive-old/a.md", "live"),
+    ],
 )
 def test_area_of(rel: str, area: str) -> None:
     assert area_of(rel) == area
 
 
 def test_walk_is_sorted_and_skips_hidden_and_non_md(tmp_path: Path) -> None:
-    for rel in ["b.md", "a.MD", "c.txt", ".hidden.md", ".obsidian/x.md", "sub/d.md",
-                "archive/old.md", "templates/t.md", "MEMORY.md", "sub/MEMORY.md"]:
+    for rel in [
+        "b.md",
+        "a.MD",
+        "c.txt",
+        ".hidden.md",
+        ".obsidian/x.md",
+        "sub/d.md",
+        "archive/old.md",
+        "templates/t.md",
+        "MEMORY.md",
+        "sub/MEMORY.md",
+    ]:
         path = tmp_path / rel
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text("x")

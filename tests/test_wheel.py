@@ -36,8 +36,18 @@ def _run(args: list[str], cwd: Path, env: dict[str, str] | None = None) -> str:
 def test_installed_wheel_finds_its_documents_and_runs(tmp_path: Path) -> None:
     dist = tmp_path / "dist"
     _run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation",
-         "-q", "-w", str(dist), str(REPO)],
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "--no-build-isolation",
+            "-q",
+            "-w",
+            str(dist),
+            str(REPO),
+        ],
         cwd=tmp_path,
     )
     wheels = list(dist.glob("engramory-*.whl"))
@@ -48,8 +58,17 @@ def test_installed_wheel_finds_its_documents_and_runs(tmp_path: Path) -> None:
     bindir = venv / ("Scripts" if os.name == "nt" else "bin")
     python = bindir / ("python.exe" if os.name == "nt" else "python")
     _run(
-        [sys.executable, "-m", "pip", "--python", str(python), "install", "-q",
-         "--no-deps", str(wheels[0])],
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "--python",
+            str(python),
+            "install",
+            "-q",
+            "--no-deps",
+            str(wheels[0]),
+        ],
         cwd=tmp_path,
     )
 
@@ -88,8 +107,14 @@ def test_installed_wheel_finds_its_documents_and_runs(tmp_path: Path) -> None:
         {"tool_name": "Write", "tool_input": {"file_path": "/m/MEMORY.md", "content": "x\n" * 300}}
     )
     proc = subprocess.run(
-        [str(python), "-I", "-S", hook], input=payload, capture_output=True, text=True,
-        cwd=outside, env=env, timeout=60, check=False,
+        [str(python), "-I", "-S", hook],
+        input=payload,
+        capture_output=True,
+        text=True,
+        cwd=outside,
+        env=env,
+        timeout=60,
+        check=False,
     )
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["hookSpecificOutput"]["permissionDecision"] == "deny"

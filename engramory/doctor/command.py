@@ -72,8 +72,13 @@ def catalogue_text() -> str:
 def catalogue_json() -> str:
     return json.dumps(
         [
-            {"rule": r.id, "severity": r.severity, "summary": r.summary, "schema": r.schema,
-             "fix": r.fix}
+            {
+                "rule": r.id,
+                "severity": r.severity,
+                "summary": r.summary,
+                "schema": r.schema,
+                "fix": r.fix,
+            }
             for r in RULES.values()
         ],
         indent=2,
@@ -185,8 +190,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         type=positive_int_arg,
         default=DEFAULT_MAX_INDEX_LINE,
         metavar="N",
-        help="longest pointer line before index-line-too-long "
-        f"(default: {DEFAULT_MAX_INDEX_LINE})",
+        help=f"longest pointer line before index-line-too-long (default: {DEFAULT_MAX_INDEX_LINE})",
     )
     add_cap_flags(parser)
     parser.set_defaults(run=run)

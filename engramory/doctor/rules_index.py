@@ -145,8 +145,9 @@ def _compaction_advice(view: StoreView, line_cap: int, byte_cap: int) -> str:
             "belongs in the note)"
         )
     if LINES in dims:
-        steps.append("lines are over: merge duplicate pointers, archive cold notes and drop "
-                     "their lines")
+        steps.append(
+            "lines are over: merge duplicate pointers, archive cold notes and drop their lines"
+        )
     return "; ".join(steps) or "shorten long lines, merge duplicates, archive cold notes"
 
 
@@ -158,8 +159,10 @@ def _compaction_advice(view: StoreView, line_cap: int, byte_cap: int) -> str:
     fix="compact the index now: when bytes are over, shorten the longest lines first "
     "(a title and a hook; the detail belongs in the note); merge duplicate pointers; "
     "archive cold notes and drop their lines",
-    fix_for=lambda view: "compact the index now; "
-    + _compaction_advice(view, view.caps.hard_lines, view.caps.hard_bytes),
+    fix_for=lambda view: (
+        "compact the index now; "
+        + _compaction_advice(view, view.caps.hard_lines, view.caps.hard_bytes)
+    ),
 )
 def index_over_hard_cap(view: StoreView) -> Iterator[Issue]:
     """Fires: a 201-line index, or one of 25601 bytes (default caps).
@@ -183,8 +186,10 @@ def index_over_hard_cap(view: StoreView) -> Iterator[Issue]:
     scope=STORE,
     fix="plan a compaction pass: shorten long pointer lines, merge duplicates, "
     "archive notes nobody opens",
-    fix_for=lambda view: "plan a compaction pass; "
-    + _compaction_advice(view, view.caps.warn_lines, view.caps.warn_bytes),
+    fix_for=lambda view: (
+        "plan a compaction pass; "
+        + _compaction_advice(view, view.caps.warn_lines, view.caps.warn_bytes)
+    ),
 )
 def index_over_soft_cap(view: StoreView) -> Iterator[Issue]:
     """Fires: a 151-line index (default caps).

@@ -35,9 +35,7 @@ _DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 # words "Why" or "How to apply" (any case), optional bold, then ':' or '：'.
 _LABEL_TAIL = r"[ \t]*\*{0,2}[ \t]*[:：]"
 # Matched line by line: a line can only hold a label if it has a colon.
-LABEL = re.compile(
-    r"[ \t#>*\-+]*(?P<word>why|how[ \t]+to[ \t]+apply)" + _LABEL_TAIL, re.IGNORECASE
-)
+LABEL = re.compile(r"[ \t#>*\-+]*(?P<word>why|how[ \t]+to[ \t]+apply)" + _LABEL_TAIL, re.IGNORECASE)
 # Near misses: the word at a line start in a form the grammar does not accept.
 _NEAR_WHY = re.compile(r"^[ \t#>*\-+_|0-9.)]*\**_?why\b", re.IGNORECASE | re.MULTILINE)
 _NEAR_HOW = re.compile(r"^[ \t#>*\-+_|0-9.)]*\**_?how\b", re.IGNORECASE | re.MULTILINE)

@@ -72,9 +72,10 @@ def is_index(path: str, cwd: str, environ: dict[str, str] | os._Environ[str]) ->
     """Whether ``path`` (relative to ``cwd``) is the file the guard protects."""
     pinned = index_path(environ)
     if pinned is None:
-        return os.path.basename(path.replace("\\", "/").rstrip("/")).lower() == index_name(
-            environ
-        ).lower()
+        return (
+            os.path.basename(path.replace("\\", "/").rstrip("/")).lower()
+            == index_name(environ).lower()
+        )
     full = os.path.join(cwd, os.path.expanduser(path))
     return os.path.normcase(os.path.realpath(full)) == os.path.normcase(os.path.realpath(pinned))
 
@@ -222,9 +223,7 @@ def _read_stdin() -> bytes:
     return b"" if len(data) > PAYLOAD_LIMIT else data
 
 
-def answer(
-    argv: list[str], raw: bytes | None, environ: dict[str, str] | os._Environ[str]
-) -> str:
+def answer(argv: list[str], raw: bytes | None, environ: dict[str, str] | os._Environ[str]) -> str:
     """What the hook prints (maybe nothing) for ``argv`` and the raw stdin payload.
 
     ``raw`` is read lazily (``None``): the PostToolUse check does not need it.

@@ -1,0 +1,512 @@
+"""Continuity-sync bookkeeping: which agent sessions have work the store has not absorbed yet.
+
+The continuity sync itself is the agent's job (SKILL.md §7.2); a hook cannot
+judge what deserves a note. What a hook can do is keep a little state in the
+store, in ``.engramory-state.json``: per session, whether prompts arrived since
+the agent last acknowledged a sync (*dirty*), whether an automatic compaction
+crossed unsynced work (*needs reconcile*), and the index's size and hash at the
+acknowledgement. Never a prompt, a transcript, a note or a title.
+
+Reading is fail-closed: a record that cannot prove it is clean is dirty. A
+state file that is a symlink, too large, not JSON or of a newer schema is
+refused with an error and left exactly as it is, never silently reset. Every
+read-modify-write runs under an OS file lock (``fcntl.flock`` / ``msvcrt``)
+with a bounded wait; ``status`` reads without a lock. At most 64 sessions are
+kept: clean ones are evicted first, and unsynced ones that had to go are
+counted.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import stat
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from engramory import fsutil
+from engramory.caps import Caps, count_lines
+from engramory.errors import EngramoryError
+
+STATE_NAME = ".engramory-state.json"
+LOCK_NAME = ".engramory-state.lock"
+SCHEMA_VERSION = 1
+MAX_SESSIONS = 64
+MAX_STORED_SESSIONS = 1024
+STATE_LIMIT = 1024 * 1024
+MAX_ID_LENGTH = 256
+MODES = ("explicit", "assisted")
+SOURCES = ("startup", "resume", "clear", "compact")
+LOCK_TIMEOUT = 2.0
+LOCK_POLL = 0.025
+
+
+class StateError(EngramoryError):
+    """The state cannot be read or changed safely; the message says what to do."""
+
+
+def now() -> str:
+    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def valid_session_id(value: object) -> str:
+    """A session id as stored: a trimmed string of 1-256 printable characters."""
+    if not isinstance(value, str):
+        raise StateError("the session id is missing or not a string")
+    text = value.strip()
+    if not text or len(text) > MAX_ID_LENGTH or any(ord(c) < 0x20 or ord(c) == 0x7F for c in text):
+        raise StateError("the session id is empty, too long or holds control characters")
+    return text
+
+
+@dataclass
+class Session:
+    """One session's bookkeeping (see the module docstring)."""
+
+    dirty: bool = False
+    needs_reconcile: bool = False
+    dirty_generation: int = 0
+    synced_generation: int = 0
+    host: str = ""
+    mode: str = "explicit"
+    source: str = ""
+    unobserved: bool = False
+    last_event: str = ""
+    last_trigger: str = ""
+    updated_at: str = ""
+    dirty_at: str = ""
+    synced_at: str = ""
+    index_sha256: str = ""
+    index_lines: int | None = None
+    index_bytes: int | None = None
+
+    @property
+    def unsynced(self) -> bool:
+        return self.dirty or self.needs_reconcile
+
+    def as_dict(self) -> dict[str, Any]:
+        return {key: value for key, value in self.__dict__.items() if value not in ("", None)}
+
+
+@dataclass
+class State:
+    """The whole state file."""
+
+    sessions: dict[str, Session] = field(default_factory=dict)
+    last_session_id: str | None = None
+    dropped_unsynced: int = 0
+    updated_at: str = ""
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "schema_version": SCHEMA_VERSION,
+            "updated_at": self.updated_at or None,
+            "last_session_id": self.last_session_id,
+            "dropped_unsynced_sessions": self.dropped_unsynced,
+            "sessions": {sid: s.as_dict() for sid, s in sorted(self.sessions.items())},
+        }
+
+
+# --- reading, fail-closed ----------------------------------------------------------------
+
+
+def _generation(record: dict[str, Any], key: str, sid: str) -> int:
+    value = record.get(key, 0)
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise StateError(f"session {sid!r} has an invalid {key}: the state file was tampered with")
+    return value
+
+
+def _text(record: dict[str, Any], key: str, limit: int = 64) -> str:
+    value = record.get(key, "")
+    return value[:limit] if isinstance(value, str) else ""
+
+
+def _session(sid: str, record: object) -> Session:
+    if not isinstance(record, dict):
+        raise StateError(f"session {sid!r} is not an object")
+    dirty_gen = _generation(record, "dirty_generation", sid)
+    synced_gen = _generation(record, "synced_generation", sid)
+    dirty = record.get("dirty")
+    needs = record.get("needs_reconcile")
+    lines = record.get("index_lines")
+    size = record.get("index_bytes")
+    session = Session(
+        # fail closed: a record that cannot prove it is clean is dirty
+        dirty=dirty if isinstance(dirty, bool) else True,
+        needs_reconcile=needs if isinstance(needs, bool) else False,
+        dirty_generation=dirty_gen,
+        synced_generation=synced_gen,
+        host=_text(record, "host", 16),
+        mode=_text(record, "mode", 16) if record.get("mode") in MODES else "explicit",
+        source=_text(record, "source", 16) if record.get("source") in (*SOURCES, "other") else "",
+        unobserved=record.get("unobserved") is True,
+        last_event=_text(record, "last_event", 32),
+        last_trigger=_text(record, "last_trigger", 16),
+        updated_at=_text(record, "updated_at"),
+        dirty_at=_text(record, "dirty_at"),
+        synced_at=_text(record, "synced_at"),
+        index_sha256=_text(record, "index_sha256"),
+        index_lines=lines if isinstance(lines, int) and not isinstance(lines, bool) else None,
+        index_bytes=size if isinstance(size, int) and not isinstance(size, bool) else None,
+    )
+    if synced_gen < dirty_gen:
+        session.dirty = True
+    return session
+
+
+def _dropped(value: object) -> int:
+    if isinstance(value, bool):
+        return 0
+    if isinstance(value, int):
+        return max(value, 0)
+    if isinstance(value, float) and value.is_integer() and 0 <= value <= 2**53:
+        return int(value)
+    if isinstance(value, str) and value.strip().isdigit():
+        return int(value.strip())
+    return 0
+
+
+def parse_state(text: str) -> State:
+    """Validate and normalise a state document; raises :class:`StateError` when it cannot."""
+    try:
+        data = json.loads(text)
+    except ValueError as exc:
+        raise StateError(f"the state file is not valid JSON ({exc})") from None
+    if not isinstance(data, dict):
+        raise StateError("the state file is not a JSON object")
+    version = data.get("schema_version")
+    if isinstance(version, int) and not isinstance(version, bool) and version > SCHEMA_VERSION:
+        raise StateError(
+            f"the state file has schema version {version}, newer than this Engramory "
+            f"({SCHEMA_VERSION}): upgrade Engramory; the file was left as it is"
+        )
+    if version != SCHEMA_VERSION:
+        raise StateError("the state file has no valid schema_version")
+    sessions = data.get("sessions", {})
+    if not isinstance(sessions, dict) or len(sessions) > MAX_STORED_SESSIONS:
+        raise StateError("the state file's sessions are not an object of at most 1024 entries")
+    state = State(dropped_unsynced=_dropped(data.get("dropped_unsynced_sessions")))
+    for key, record in sessions.items():
+        if valid_session_id(key) != key:
+            raise StateError("the state file holds a session id that is not in canonical form")
+        state.sessions[key] = _session(key, record)
+    last = data.get("last_session_id")
+    if last is not None:
+        last = valid_session_id(last)
+    state.last_session_id = last if last in state.sessions else None
+    updated = data.get("updated_at")
+    state.updated_at = updated if isinstance(updated, str) else ""
+    return state
+
+
+def state_path(store: Path) -> Path:
+    return store / STATE_NAME
+
+
+def load(store: Path) -> State:
+    """The store's state (empty when there is none); refuses anything it cannot trust."""
+    path = state_path(store)
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        return State()
+    except OSError as exc:
+        raise StateError(f"cannot inspect {path}: {exc.strerror or exc}") from None
+    if stat.S_ISLNK(info.st_mode):
+        raise StateError(f"{path} is a symlink: refusing to read or replace it")
+    try:
+        raw = fsutil.read_bounded(path, STATE_LIMIT)
+    except fsutil.FileTooLargeError:
+        raise StateError(f"{path} is larger than 1 MiB: refusing to read it") from None
+    except OSError as exc:
+        raise StateError(f"cannot read {path}: {exc.strerror or exc}") from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise StateError(f"{path} is not UTF-8 text") from None
+    try:
+        return parse_state(text)
+    except StateError as exc:
+        raise StateError(f"{path}: {exc}") from None
+
+
+def save(store: Path, state: State) -> None:
+    """Write the state atomically, mode 0600."""
+    state.updated_at = now()
+    text = json.dumps(state.as_dict(), indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+    fsutil.write_atomic(state_path(store), text.encode("utf-8"), mode=0o600)
+
+
+# --- locking ----------------------------------------------------------------------------------
+
+
+@contextmanager
+def locked(store: Path, timeout: float = LOCK_TIMEOUT) -> Iterator[None]:
+    """Hold the store's state lock (an OS lock on ``.engramory-state.lock``).
+
+    A holder that pauses is never displaced: the lock belongs to the open file,
+    and the OS releases it when the holder exits. Waits at most ``timeout``.
+    """
+    path = store / LOCK_NAME
+    flags = os.O_CREAT | os.O_RDWR | getattr(os, "O_NOFOLLOW", 0)
+    try:
+        fd = os.open(path, flags, 0o600)
+    except OSError as exc:
+        raise StateError(f"cannot open the lock file {path}: {exc.strerror or exc}") from None
+    try:
+        _acquire(fd, path, timeout)
+        try:
+            yield
+        finally:
+            _release(fd)
+    finally:
+        os.close(fd)
+
+
+def _acquire(fd: int, path: Path, timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            _try_lock(fd)
+            return
+        except OSError:
+            if time.monotonic() >= deadline:
+                raise StateError(
+                    f"timed out after {timeout:g}s waiting for the state lock {path}: another "
+                    "Engramory process is updating it; try again"
+                ) from None
+            time.sleep(LOCK_POLL)
+
+
+def _try_lock(fd: int) -> None:
+    try:
+        import fcntl  # noqa: PLC0415 - POSIX
+    except ImportError:  # pragma: no cover - Windows
+        import msvcrt  # noqa: PLC0415
+
+        msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)  # type: ignore[attr-defined]
+        return
+    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+
+
+def _release(fd: int) -> None:
+    try:
+        import fcntl  # noqa: PLC0415
+    except ImportError:  # pragma: no cover - Windows
+        import msvcrt  # noqa: PLC0415
+
+        os.lseek(fd, 0, os.SEEK_SET)
+        msvcrt.locking(fd, msvcrt.LK_UNLCK, 1)  # type: ignore[attr-defined]
+        return
+    fcntl.flock(fd, fcntl.LOCK_UN)
+
+
+# --- pruning --------------------------------------------------------------------------------
+
+
+def prune(state: State, current: str | None) -> None:
+    """Keep at most 64 sessions: the current one, then unsynced ones, then the newest."""
+    if len(state.sessions) <= MAX_SESSIONS:
+        return
+
+    def newest_first(items: list[tuple[str, Session]]) -> list[tuple[str, Session]]:
+        return sorted(items, key=lambda item: (item[1].updated_at, item[0]), reverse=True)
+
+    others = [(sid, s) for sid, s in state.sessions.items() if sid != current]
+    protected = newest_first([(sid, s) for sid, s in others if s.unsynced])
+    clean = newest_first([(sid, s) for sid, s in others if not s.unsynced])
+    room = MAX_SESSIONS - (1 if current in state.sessions else 0)
+    kept = protected[:room]
+    state.dropped_unsynced += len(protected) - len(kept)
+    kept += clean[: max(room - len(kept), 0)]
+    keep_ids = {sid for sid, _ in kept} | ({current} if current in state.sessions else set())
+    state.sessions = {sid: s for sid, s in state.sessions.items() if sid in keep_ids}
+    if state.last_session_id not in state.sessions:
+        state.last_session_id = current if current in state.sessions else None
+
+
+# --- the index ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class IndexInfo:
+    """The index as ``mark-synced`` and ``status`` see it."""
+
+    ok: bool
+    path: Path
+    lines: int | None = None
+    bytes: int | None = None
+    sha256: str = ""
+    error: str = ""
+
+
+def inspect_index(store: Path, caps: Caps) -> IndexInfo:
+    """Measure ``MEMORY.md``: a regular file, not a symlink, inside the store, within the caps."""
+    path = store / "MEMORY.md"
+    if os.path.islink(path):
+        return IndexInfo(False, path, error="MEMORY.md is a symlink")
+    if not os.path.isfile(path):
+        return IndexInfo(False, path, error="MEMORY.md does not exist in the store")
+    if not fsutil.is_within(os.path.realpath(path), os.path.realpath(store)):
+        return IndexInfo(False, path, error="MEMORY.md resolves outside the store")
+    try:
+        raw = fsutil.read_bounded(path, caps.hard_bytes)
+    except fsutil.FileTooLargeError as exc:
+        return IndexInfo(
+            False,
+            path,
+            bytes=exc.size,
+            error=f"MEMORY.md is {exc.size} bytes, over the hard cap of {caps.hard_bytes}",
+        )
+    except OSError as exc:
+        return IndexInfo(False, path, error=f"cannot read MEMORY.md ({exc.strerror or exc})")
+    lines = count_lines(raw)
+    if lines > caps.hard_lines:
+        return IndexInfo(
+            False,
+            path,
+            lines,
+            len(raw),
+            error=f"MEMORY.md is {lines} lines, over the hard cap of {caps.hard_lines}",
+        )
+    return IndexInfo(True, path, lines, len(raw), hashlib.sha256(raw).hexdigest())
+
+
+# --- operations ----------------------------------------------------------------------------
+
+
+def _check_store(store: Path) -> None:
+    if not store.is_dir():
+        raise StateError(f"{store} is not an existing memory store directory")
+
+
+def _touch(state: State, sid: str, host: str, mode: str) -> Session:
+    session = state.sessions.get(sid)
+    if session is None:
+        session = state.sessions[sid] = Session(host=host, mode=mode)
+    session.host = host or session.host
+    session.mode = mode
+    session.updated_at = now()
+    state.last_session_id = sid
+    return session
+
+
+def record_session_start(store: Path, sid: str, host: str, mode: str, source: object) -> State:
+    """A session started (or resumed, cleared, compacted): never changes its sync flags."""
+    _check_store(store)
+    with locked(store):
+        state = load(store)
+        session = _touch(state, sid, host, mode)
+        session.last_event = "SessionStart"
+        session.source = source if source in SOURCES else "other"
+        prune(state, sid)
+        save(store, state)
+        return state
+
+
+def mark_dirty(store: Path, sid: str, host: str, mode: str) -> None:
+    """A prompt arrived: the session has work the store may not hold yet."""
+    _check_store(store)
+    with locked(store):
+        state = load(store)
+        session = _touch(state, sid, host, mode)
+        session.dirty = True
+        session.dirty_generation += 1
+        session.dirty_at = now()
+        session.last_event = "UserPromptSubmit"
+        prune(state, sid)
+        save(store, state)
+
+
+def record_precompact(store: Path, sid: str, host: str, mode: str, trigger: str) -> Session:
+    """A compaction is about to happen; returns the session as it now stands.
+
+    A session never seen before counts as dirty (unobserved): it cannot prove
+    its work was synced. A non-manual compaction of a dirty session marks it as
+    needing reconciliation at the next session start.
+    """
+    _check_store(store)
+    with locked(store):
+        state = load(store)
+        new = sid not in state.sessions
+        session = _touch(state, sid, host, mode)
+        if new:
+            session.dirty = True
+            session.unobserved = True
+        session.last_event = "PreCompact"
+        session.last_trigger = trigger
+        if trigger != "manual" and session.dirty:
+            session.needs_reconcile = True
+        prune(state, sid)
+        save(store, state)
+        return session
+
+
+@dataclass(frozen=True)
+class SyncResult:
+    session_id: str
+    changed: bool
+    index: IndexInfo
+
+
+def mark_synced(store: Path, caps: Caps, session_id: str | None = None) -> SyncResult:
+    """Record that the agent finished the continuity sync (it never touches a note)."""
+    _check_store(store)
+    with locked(store):
+        state = load(store)
+        sid = _choose_session(state, session_id)
+        index = inspect_index(store, caps)
+        if not index.ok:
+            raise StateError(
+                f"{index.error}: compact or repair the index first, then acknowledge the sync "
+                "(the session stays unsynced)"
+            )
+        session = state.sessions[sid]
+        current = (
+            not session.unsynced
+            and session.synced_generation == session.dirty_generation
+            and (session.index_sha256, session.index_lines, session.index_bytes)
+            == (index.sha256, index.lines, index.bytes)
+        )
+        if current:
+            return SyncResult(sid, False, index)
+        session.dirty = False
+        session.needs_reconcile = False
+        session.unobserved = False
+        session.synced_generation = session.dirty_generation
+        session.synced_at = session.updated_at = now()
+        session.last_event = "mark-synced"
+        session.index_sha256 = index.sha256
+        session.index_lines = index.lines
+        session.index_bytes = index.bytes
+        state.last_session_id = sid
+        prune(state, sid)
+        save(store, state)
+        return SyncResult(sid, True, index)
+
+
+def _choose_session(state: State, session_id: str | None) -> str:
+    if session_id is not None:
+        sid = valid_session_id(session_id)
+        if sid not in state.sessions:
+            raise StateError(f"no session {sid!r} is recorded in this store")
+        return sid
+    unsynced = sorted(sid for sid, s in state.sessions.items() if s.unsynced)
+    if len(unsynced) == 1:
+        return unsynced[0]
+    if len(unsynced) > 1:
+        shown = ", ".join(repr(s) for s in unsynced[:5]) + (" ..." if len(unsynced) > 5 else "")
+        raise StateError(
+            f"{len(unsynced)} sessions are unsynced ({shown}): pass --session-id to say which "
+            "one you synced"
+        )
+    if state.last_session_id is not None:
+        return state.last_session_id
+    raise StateError("no session is recorded in this store yet: there is nothing to acknowledge")

@@ -1,0 +1,132 @@
+"""The hook handlers ``engramory init --install-hooks`` registers, per host, and their fingerprints.
+
+Claude Code gets the index guard (PreToolUse, PostToolUse) and the continuity
+hooks (SessionStart, UserPromptSubmit, PreCompact), all in exec form:
+``command`` is the interpreter and ``args`` the script and its arguments, so
+no shell parses a path. Codex gets the continuity hooks; it runs a command
+through a login shell (``$SHELL -lc``), so the command is one POSIX-quoted
+line, plus a PowerShell line for ``commandWindows`` when installed on Windows
+(``cmd.exe /C`` would expand ``%VAR%`` and ``&`` in a plain one).
+
+A handler is Engramory's when its ``statusMessage`` is one of the
+fingerprints below, including the ones the earlier script-based installer
+wrote, so its installs upgrade and uninstall cleanly.
+"""
+
+from __future__ import annotations
+
+import base64
+import os
+import shlex
+
+GUARD_STATUS = "Engramory: checking the memory index cap"
+MEASURE_STATUS = "Engramory: measuring the memory index"
+START_STATUS = "Engramory: load continuity context"
+PROMPT_STATUS = "Engramory: track sync state"
+COMPACT_STATUS = "Engramory: check continuity before compaction"
+
+LEGACY_STATUSES = frozenset(
+    {
+        "Engramory: load continuity context (managed v1)",
+        "Engramory: track sync state (managed v1)",
+        "Engramory: check continuity before compaction (managed v1)",
+        "Loading Engramory continuity context",
+        "Tracking Engramory sync state",
+        "Checking Engramory before compaction",
+    }
+)
+FINGERPRINTS = (
+    frozenset({GUARD_STATUS, MEASURE_STATUS, START_STATUS, PROMPT_STATUS, COMPACT_STATUS})
+    | LEGACY_STATUSES
+)
+
+GUARD_EVENTS = ("PreToolUse", "PostToolUse")
+LIFECYCLE_EVENTS = ("SessionStart", "UserPromptSubmit", "PreCompact")
+SESSION_MATCHER = "startup|resume|clear|compact"
+TIMEOUT = 10
+
+Group = dict[str, object]
+
+
+def _exec_handler(python: str, args: list[str], status: str) -> dict[str, object]:
+    return {
+        "type": "command",
+        "command": python,
+        "args": ["-I", "-S", *args],
+        "timeout": TIMEOUT,
+        "statusMessage": status,
+    }
+
+
+def claude_groups(
+    python: str, guard: str, sync: str, store: str, mode: str, lifecycle: bool = True
+) -> dict[str, Group]:
+    """Claude Code: the index guard, and (``lifecycle``) the continuity hooks."""
+    index = os.path.join(store, "MEMORY.md")
+    groups: dict[str, Group] = {
+        "PreToolUse": {
+            "matcher": "Write|Edit|MultiEdit|Bash",
+            "hooks": [_exec_handler(python, [guard], GUARD_STATUS)],
+        },
+        "PostToolUse": {
+            "matcher": "Bash",
+            "hooks": [
+                _exec_handler(python, [guard, "--event", "post", "--index", index], MEASURE_STATUS)
+            ],
+        },
+    }
+    if lifecycle:
+        sync_args = [sync, "hook", "--host", "claude", "--mode", mode, "--", store]
+        groups["SessionStart"] = {
+            "matcher": SESSION_MATCHER,
+            "hooks": [_exec_handler(python, sync_args, START_STATUS)],
+        }
+        groups["UserPromptSubmit"] = {"hooks": [_exec_handler(python, sync_args, PROMPT_STATUS)]}
+        groups["PreCompact"] = {"hooks": [_exec_handler(python, sync_args, COMPACT_STATUS)]}
+    return groups
+
+
+def powershell_line(argv: list[str]) -> str:
+    """A Windows command line that ``cmd.exe /C`` passes through untouched.
+
+    The real command is a PowerShell script (``& 'arg' 'arg' ...``, each
+    argument single-quoted) sent base64-encoded, so no path appears in clear
+    text where ``cmd.exe`` could expand ``%VAR%`` or split on ``&``.
+    """
+    quoted = " ".join("'" + arg.replace("'", "''") + "'" for arg in argv)
+    script = (
+        "$ErrorActionPreference='Stop'; $env:PYTHONUTF8='1'; $env:PYTHONIOENCODING='utf-8'; "
+        "[Console]::InputEncoding=[Text.UTF8Encoding]::new($false); "
+        "[Console]::OutputEncoding=[Text.UTF8Encoding]::new($false); "
+        f"$OutputEncoding=[Text.UTF8Encoding]::new($false); & {quoted}; exit $LASTEXITCODE"
+    )
+    encoded = base64.b64encode(script.encode("utf-16-le")).decode("ascii")
+    return f"powershell.exe -NoLogo -NoProfile -NonInteractive -EncodedCommand {encoded}"
+
+
+def _shell_handler(argv: list[str], status: str, windows: bool) -> dict[str, object]:
+    handler: dict[str, object] = {
+        "type": "command",
+        "command": shlex.join(argv),
+        "timeout": TIMEOUT,
+        "statusMessage": status,
+    }
+    if windows:
+        handler["commandWindows"] = powershell_line(argv)
+    return handler
+
+
+def codex_groups(
+    python: str, sync: str, store: str, mode: str, windows: bool | None = None
+) -> dict[str, Group]:
+    """Codex: the continuity hooks, as login-shell command lines."""
+    on_windows = os.name == "nt" if windows is None else windows
+    argv = [python, "-I", "-S", sync, "hook", "--host", "codex", "--mode", mode, "--", store]
+    return {
+        "SessionStart": {
+            "matcher": SESSION_MATCHER,
+            "hooks": [_shell_handler(argv, START_STATUS, on_windows)],
+        },
+        "UserPromptSubmit": {"hooks": [_shell_handler(argv, PROMPT_STATUS, on_windows)]},
+        "PreCompact": {"hooks": [_shell_handler(argv, COMPACT_STATUS, on_windows)]},
+    }
