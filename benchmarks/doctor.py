@@ -2,7 +2,8 @@
 
 Reproduce (from the repository root):
 
-    python benchmarks/doctor.py [--sizes 1000,10000,100000] [--repeat 3] [--keep] [--check]
+    python benchmarks/doctor.py [--sizes 1000,10000,100000] [--repeat 3] [--jobs N]
+                                [--keep] [--check]
 
 For each size, two stores are generated in a temporary directory (deleted at
 the end unless ``--keep``):
@@ -22,7 +23,9 @@ both see a warm page cache):
 
 * baseline: ``os.walk`` over the store reading every file, the least any
   validator pays;
-* doctor: ``python -m engramory doctor STORE --format json``.
+* doctor: ``python -m engramory doctor STORE --format json`` (``--jobs N``
+  when given: ``--jobs 1`` measures a single process; by default the doctor
+  uses one worker process per CPU on stores of 4,000 notes or more, on Linux).
 
 It prints the median wall time of ``--repeat`` runs of each, their ratio,
 the doctor's peak memory (max RSS of the child, largest of the runs), then
@@ -389,8 +392,9 @@ def baseline_command(store: Path) -> list[str]:
     return [sys.executable, "-c", BASELINE, str(store)]
 
 
-def doctor_command(store: Path) -> list[str]:
-    return [sys.executable, "-m", "engramory", "doctor", str(store), "--format", "json"]
+def doctor_command(store: Path, jobs: int | None) -> list[str]:
+    command = [sys.executable, "-m", "engramory", "doctor", str(store), "--format", "json"]
+    return [*command, "--jobs", str(jobs)] if jobs else command
 
 
 def sanity(result: Result, run: Run, output: Path, expected_notes: int) -> None:
@@ -416,13 +420,15 @@ def sanity(result: Result, run: Run, output: Path, expected_notes: int) -> None:
         result.warnings.append(f"rules not reported: {', '.join(sorted(EXPECTED_RULES - rules))}")
 
 
-def bench_store(store: Path, plan: StorePlan, variant: str, repeat: int, out: Path) -> Result:
+def bench_store(
+    store: Path, plan: StorePlan, variant: str, args: argparse.Namespace, out: Path
+) -> Result:
     """Warm the cache, then run baseline and doctor alternately ``repeat`` times."""
     result = Result(plan.total, variant)
     measure(baseline_command(store), out)  # untimed warm-up read
-    for attempt in range(repeat):
+    for attempt in range(args.repeat):
         result.baseline.append(measure(baseline_command(store), out))
-        run = measure(doctor_command(store), out)
+        run = measure(doctor_command(store, args.jobs), out)
         result.doctor.append(run)
         if attempt == 0:
             sanity(result, run, out, plan.total)
@@ -436,10 +442,12 @@ def short(n: int) -> str:
     return f"{n // 1000}k" if n >= 1000 and n % 1000 == 0 else str(n)
 
 
-def table(results: list[Result], repeat: int) -> list[str]:
+def table(results: list[Result], repeat: int, jobs: int | None) -> list[str]:
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     lines = [
         f"python {sys.version.split()[0]} — median of {repeat} run{'s' if repeat > 1 else ''}, "
         "warm cache (peak = largest of the runs)",
+        f"{cpus} CPU(s); doctor --jobs {jobs if jobs else 'default (one worker per CPU)'}",
         f"{'notes':<8} {'variant':<8} {'baseline':<9} {'doctor':<9} {'ratio':<6} "
         f"{'peak MB':<8} findings e/w/i",
     ]
@@ -497,9 +505,9 @@ def targets(results: list[Result]) -> list[tuple[str, bool]]:
     return checks
 
 
-def report(results: list[Result], repeat: int) -> bool:
+def report(results: list[Result], repeat: int, jobs: int | None) -> bool:
     """Print the table, growth factors, warnings and targets; return whether all passed."""
-    lines = table(results, repeat)
+    lines = table(results, repeat, jobs)
     for variant in VARIANTS:
         pair = growth(results, variant)
         if pair is not None:
@@ -538,6 +546,12 @@ def parse_args() -> argparse.Namespace:
         help="store sizes in notes, comma-separated (default: 1000,10000,100000)",
     )
     parser.add_argument("--repeat", type=int, default=3, help="runs per measurement (default: 3)")
+    parser.add_argument(
+        "--jobs",
+        type=int,
+        default=None,
+        help="pass --jobs N to the doctor (default: its own choice, one worker per CPU)",
+    )
     parser.add_argument("--keep", action="store_true", help="keep the generated stores")
     parser.add_argument("--check", action="store_true", help="exit 1 when a target fails")
     args = parser.parse_args()
@@ -564,13 +578,13 @@ def main() -> int:
                 write_store(store, plan)
                 took = time.perf_counter() - tick
                 progress(f"{short(size)} {variant}: generated in {took:.1f} s, measuring")
-                results.append(bench_store(store, plan, variant, args.repeat, work / "out.json"))
+                results.append(bench_store(store, plan, variant, args, work / "out.json"))
     finally:
         if args.keep:
             progress(f"stores kept in {work}")
         else:
             shutil.rmtree(work, ignore_errors=True)
-    passed = report(results, args.repeat)
+    passed = report(results, args.repeat, args.jobs)
     print(f"\nbenchmark wall time {time.perf_counter() - started:.0f} s")
     return 1 if args.check and not passed else 0
 

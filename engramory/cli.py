@@ -3,22 +3,35 @@
 Each subcommand lives in its own module, which provides ``register(subparsers)``
 (adding its parser, with ``run`` as the default ``run`` attribute) and
 ``run(args) -> int``. Usage errors exit 64, not argparse's 2.
+
+Only the module of the command being run is imported (``engramory check``
+runs after every index edit, so its start-up counts); ``--help`` and an
+unknown command import them all.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import sys
 from collections.abc import Sequence
 from typing import NoReturn
 
-from engramory import __version__, check, guard_cli, install_cli, sync_cli
+from engramory import __version__
 from engramory.console import make_streams_safe
-from engramory.doctor import command as doctor
 from engramory.errors import EXIT_USAGE, EngramoryError
 
-COMMANDS = (check, doctor, guard_cli, install_cli, sync_cli)
+# Command name -> the module that registers it, in the order --help lists them.
+COMMAND_MODULES = {
+    "check": "engramory.check",
+    "doctor": "engramory.doctor.command",
+    "guard": "engramory.guard_cli",
+    "init": "engramory.install_cli",
+    "uninstall": "engramory.install_cli",
+    "hosts": "engramory.install_cli",
+    "sync": "engramory.sync_cli",
+}
 
 DESCRIPTION = """\
 Engramory keeps an AI coding agent's long-term memory curated: a folder of
@@ -44,8 +57,15 @@ class ArgumentParser(argparse.ArgumentParser):
         self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
 
 
-def build_parser() -> ArgumentParser:
-    """The full parser, with every subcommand registered."""
+def _modules_for(command: str | None) -> list[str]:
+    """The modules to register: the command's own, or every one (in order, once each)."""
+    if command in COMMAND_MODULES:
+        return [COMMAND_MODULES[command]]
+    return list(dict.fromkeys(COMMAND_MODULES.values()))
+
+
+def build_parser(command: str | None = None) -> ArgumentParser:
+    """The parser with ``command``'s subcommands registered, or all of them."""
     parser = ArgumentParser(
         prog="engramory",
         description=DESCRIPTION,
@@ -54,17 +74,18 @@ def build_parser() -> ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"engramory {__version__}")
     subparsers = parser.add_subparsers(title="commands", dest="command", metavar="COMMAND")
-    for module in COMMANDS:
-        module.register(subparsers)
+    for name in _modules_for(command):
+        importlib.import_module(name).register(subparsers)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command; return its exit code."""
     make_streams_safe()
-    parser = build_parser()
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(arguments[0] if arguments else None)
     try:
-        args = parser.parse_args(argv)
+        args = parser.parse_args(arguments)
     except SystemExit as exc:  # --help, --version, or a usage error (64)
         return exc.code if isinstance(exc.code, int) else EXIT_USAGE
     run = getattr(args, "run", None)

@@ -286,10 +286,13 @@ def parse(text: str) -> Frontmatter:
 
     fields: dict[str, str] = {}
     key_lines: dict[str, int] = {}
-    collector = _FieldCollector(fields, key_lines)
+    collector = None
     middle = text[first_end + 1 : closing[0]]
-    lines = middle.split("\n")[:-1]  # the block ends with the newline before the fence
-    for line_no, line in enumerate(lines, start=2):
+    lines = middle.split("\n")
+    lines.pop()  # the block ends with the newline before the fence
+    line_no = 1
+    for line in lines:
+        line_no += 1
         stripped = line.strip()
         if not stripped or stripped[0] == "#":
             continue
@@ -301,6 +304,8 @@ def parse(text: str) -> Frontmatter:
             fields[key] = value
             key_lines[key] = line_no
         else:
+            if collector is None:
+                collector = _FieldCollector(fields, key_lines)
             collector.add(stripped, line_no)
     fence_line = len(lines) + 2
     after = closing[1]
@@ -310,7 +315,7 @@ def parse(text: str) -> Frontmatter:
         True,
         fields,
         key_lines,
-        tuple(collector.problems),
+        tuple(collector.problems) if collector is not None else (),
         body,
         fence_line + 1,
         (1, fence_line),

@@ -9,6 +9,7 @@ a 100,000-note store is never held in memory at once.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
@@ -87,23 +88,44 @@ class NoteSummary:
 
 
 class NameTable:
-    """Live notes by file name, for ``[[slug]]`` links: exact case first, else any case."""
+    """Live notes by file name, for ``[[slug]]`` links: exact case first, else any case.
+
+    Sized for 100,000 notes: a name held by one note maps to its number, not
+    to a list, and a name that is already case-folded is not stored twice.
+    """
 
     def __init__(self, files: list[NoteFile], usable: list[bool]) -> None:
         self.slugs = [f.slug for f in files]
-        self.by_fold: dict[str, list[int]] = {}
+        self.by_fold: dict[str, int | list[int]] = {}
+        by_fold = self.by_fold
         for number, file in enumerate(files):
-            if usable[number]:
-                self.by_fold.setdefault(file.slug.casefold(), []).append(number)
+            if not usable[number]:
+                continue
+            folded = file.slug.casefold()
+            key = file.slug if folded == file.slug else folded
+            held = by_fold.get(key)
+            if held is None:
+                by_fold[key] = number
+            elif isinstance(held, int):
+                by_fold[key] = [held, number]
+            else:
+                held.append(number)
 
-    def lookup(self, slug: str) -> list[int]:
-        group = self.by_fold.get(slug.casefold())
-        if not group:
-            return []
-        if len(group) == 1:
-            return group
-        exact = [n for n in group if self.slugs[n] == slug]
-        return exact or group
+    def clashes(self) -> Iterator[list[int]]:
+        """The numbers of the notes sharing a name up to case, for each such name."""
+        for held in self.by_fold.values():
+            if not isinstance(held, int):
+                yield held
+
+    def lookup(self, slug: str) -> tuple[int, ...]:
+        """The numbers of the notes a ``[[slug]]`` names (empty when none)."""
+        held = self.by_fold.get(slug.casefold())
+        if held is None:
+            return ()
+        if isinstance(held, int):
+            return (held,)
+        exact = tuple(n for n in held if self.slugs[n] == slug)
+        return exact or tuple(held)
 
 
 @dataclass(frozen=True)

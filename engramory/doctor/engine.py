@@ -1,10 +1,13 @@
 """Run the doctor: gather the store (the I/O), run the selected rules, collect findings.
 
-One pass over the notes: each is read (bounded), parsed, handed to the note
-rules, its ``[[links]]`` resolved against the walk's name table, and reduced
-to a :class:`NoteSummary` before the next one is read. Then the store rules
-run once over the index, the pointers and the note graph. Every step is
-linear in the number of notes and index lines.
+First the walk and the index: the index's path links are resolved up front,
+so the pass over the notes knows which file identities to keep. Then one pass
+over the notes, range by range (in this process, or in forked workers on a
+large store, see ``workers.py``): each note is read (bounded), parsed, handed
+to the note rules, its ``[[links]]`` resolved against the walk's name table,
+and reduced to a :class:`NoteSummary`. Then the store rules run once over the
+index, the pointers and the note graph. Every step is linear in the number of
+notes and index lines.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ import os
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from engramory import markdown
 from engramory.caps import Caps
@@ -27,6 +31,7 @@ from engramory.doctor.context import (
     StoreView,
 )
 from engramory.doctor.model import NOTE, RULES, STORE, Finding, Rule
+from engramory.doctor.workers import map_ranges, worker_count
 from engramory.frontmatter import parse_bytes
 from engramory.store import (
     ARCHIVE,
@@ -71,35 +76,91 @@ def _is_slug(target: str) -> bool:
     return "/" not in target and "\\" not in target
 
 
+class _Part(NamedTuple):
+    """What checking one range of notes found, in plain data a worker can send back.
+
+    ``findings``: ``(rule id, path, line, message)``; ``notes``: ``(status,
+    type, linked note numbers)`` per note of the range, in order;
+    ``identities``: ``((device, inode), note number)``; ``odd_links`` and
+    ``missing_links``: ``(note number, target, line)``.
+    """
+
+    start: int
+    findings: list[tuple[str, str, int | None, str]]
+    notes: list[tuple[str, str | None, tuple[int, ...]]]
+    identities: list[tuple[tuple[int, int], int]]
+    odd_links: list[tuple[int, str, int]]
+    missing_links: list[tuple[int, str, int]]
+
+
 class _Gatherer:
-    """Reads every live note once, running the note rules over batches as it goes."""
+    """Reads every live note once and runs the note rules, range by range.
+
+    A range is checked by :meth:`check_range` (in this process or a worker)
+    and its :class:`_Part` folded in by :meth:`absorb`, always in note order.
+    File identities are kept only for the notes the index links to by path
+    (``wanted``), not for every note.
+    """
 
     BATCH = 512
 
-    def __init__(self, root: str, files: Iterable, rules: list[Rule], options: Options) -> None:
+    def __init__(
+        self,
+        root: str,
+        files: list[NoteFile],
+        rules: list[Rule],
+        options: Options,
+        names: NameTable,
+        archived: frozenset[str],
+        wanted: frozenset[tuple[int, int]],
+    ) -> None:
         self.root = root
-        self.files = list(files)
+        self.files = files
         self.rules = rules
         self.options = options
-        usable = [f.status != ESCAPES for f in self.files]
-        self.names = NameTable(self.files, usable)
+        self.names = names
+        self.archived = archived
+        self.wanted = wanted
         self.findings: list[Finding] = []
+        self.summaries: list[NoteSummary] = []
         self.identities: dict[tuple[int, int], list[int]] = {}
         self.odd_links: list[tuple[int, str, int]] = []
         self.missing_links: list[tuple[int, str, int]] = []
 
-    def run(self, archived: frozenset[str]) -> list[NoteSummary]:
-        summaries: list[NoteSummary] = []
-        for start in range(0, len(self.files), self.BATCH):
-            numbers = range(start, min(start + self.BATCH, len(self.files)))
-            checks = [self.read(number) for number in numbers]
-            for rule in self.rules:
-                for path, line, message in rule.check(checks):
-                    self.findings.append(Finding(rule.id, rule.severity, path, line, message))
-            summaries.extend(
-                self.summary(number, check, archived) for number, check in zip(numbers, checks)
-            )
-        return summaries
+    def run(self, jobs: int) -> list[NoteSummary]:
+        workers = worker_count(jobs, len(self.files))
+        for part in map_ranges(self.check_range, len(self.files), workers, self.BATCH):
+            self.absorb(part)
+        return self.summaries
+
+    def check_range(self, start: int, stop: int) -> _Part:
+        part = _Part(start, [], [], [], [], [])
+        checks = [self.read(number) for number in range(start, stop)]
+        for rule in self.rules:
+            part.findings.extend((rule.id, *issue) for issue in rule.check(checks))
+        for number, check in enumerate(checks, start):
+            file, read, parsed = check.file, check.read, check.fm
+            if self.wanted and file.status != ESCAPES:
+                identity = self._identity(file, read)
+                if identity in self.wanted:
+                    part.identities.append((identity, number))  # type: ignore[arg-type]
+            links = self._links(number, parsed, read, part) if parsed is not None else ()
+            status = read.status if file.status == READ_OK else file.status
+            part.notes.append((status, check.note_type, links))
+        return part
+
+    def absorb(self, part: _Part) -> None:
+        for rule_id, path, line, message in part.findings:
+            self.findings.append(Finding(rule_id, RULES[rule_id].severity, path, line, message))
+        files = self.files
+        self.summaries.extend(
+            NoteSummary(files[number], status, note_type, links)
+            for number, (status, note_type, links) in enumerate(part.notes, part.start)
+        )
+        for identity, number in part.identities:
+            self.identities.setdefault(identity, []).append(number)
+        self.odd_links.extend(part.odd_links)
+        self.missing_links.extend(part.missing_links)
 
     def read(self, number: int) -> NoteCheck:
         file = self.files[number]
@@ -109,25 +170,16 @@ class _Gatherer:
         parsed = parse_bytes(read.data) if read.data is not None else None
         return NoteCheck(file, read, parsed, self.options)
 
-    def summary(self, number: int, check: NoteCheck, archived: frozenset[str]) -> NoteSummary:
-        file, read, parsed = check.file, check.read, check.fm
-        if file.status != ESCAPES:
-            self._remember_identity(number, file, read)
-        links = self._links(number, parsed, read, archived) if parsed is not None else ()
-        status = read.status if file.status == READ_OK else file.status
-        return NoteSummary(file, status, check.note_type, links)
+    def _identity(self, file: NoteFile, read: Read) -> tuple[int, int] | None:
+        if read.identity is not None:
+            return read.identity
+        try:
+            info = os.stat(file.path(self.root))
+        except OSError:
+            return None
+        return (info.st_dev, info.st_ino)
 
-    def _remember_identity(self, number: int, file: NoteFile, read: Read) -> None:
-        identity = read.identity
-        if identity is None:
-            try:
-                info = os.stat(file.path(self.root))
-            except OSError:
-                return
-            identity = (info.st_dev, info.st_ino)
-        self.identities.setdefault(identity, []).append(number)
-
-    def _links(self, number: int, parsed, read: Read, archived: frozenset[str]) -> tuple[int, ...]:
+    def _links(self, number: int, parsed, read: Read, part: _Part) -> tuple[int, ...]:
         if parsed.closed:
             body, first = parsed.body, parsed.body_line
         else:
@@ -137,30 +189,50 @@ class _Gatherer:
         for raw, line in markdown.body_wikilinks(body, first):
             target = raw[:-3] if raw[-3:].lower() == ".md" else raw
             if "/" in target or "\\" in target:
-                self.odd_links.append((number, target, line))
+                part.odd_links.append((number, target, line))
                 continue
             hits = lookup(target)
             if hits:
                 found.extend(hits)
-            elif target.casefold() not in archived:
-                self.missing_links.append((number, target, line))
+            elif target.casefold() not in self.archived:
+                part.missing_links.append((number, target, line))
         return tuple(found)
 
 
 class _PointerResolver:
-    """Resolves index links to targets and live notes (each distinct target once)."""
+    """Resolves index links to targets and live notes (each distinct target once).
 
-    def __init__(self, root: str, gathered: _Gatherer, archived: frozenset[str]) -> None:
+    :meth:`prefetch` resolves the path links before the notes are read, so
+    the gatherer knows which file identities to keep; :meth:`link` then maps
+    a target to the notes with its identity.
+    """
+
+    def __init__(self, root: str, names: NameTable, archived: frozenset[str]) -> None:
         self.root = root
         self.archived = archived
-        self.identities = gathered.identities
-        self.names = gathered.names
+        self.names = names
+        self.identities: dict[tuple[int, int], list[int]] = {}
         self.cache: dict[str, Target] = {}
 
-    def link(self, raw: str) -> tuple[Target, tuple[int, ...]]:
+    def prefetch(self, lines: list[markdown.IndexLine]) -> frozenset[tuple[int, int]]:
+        """Resolve every path link of the index; the identities of the live notes found."""
+        wanted = set()
+        for line in lines:
+            for link in line.links:
+                if link.form not in (markdown.UNPARSABLE, markdown.WIKI):
+                    target = self._target(link.target)
+                    if target.kind == FOUND and target.area == LIVE and target.identity:
+                        wanted.add(target.identity)
+        return frozenset(wanted)
+
+    def _target(self, raw: str) -> Target:
         target = self.cache.get(raw)
         if target is None:
             target = self.cache[raw] = resolve_target(self.root, raw)
+        return target
+
+    def link(self, raw: str) -> tuple[Target, tuple[int, ...]]:
+        target = self._target(raw)
         if target.kind == FOUND and target.area == LIVE and target.identity is not None:
             return target, tuple(self.identities.get(target.identity, ()))
         return target, ()
@@ -227,10 +299,15 @@ def run(
     caps: Caps,
     options: Options | None = None,
     selected: Iterable[str] | None = None,
+    jobs: int = 1,
 ) -> Report:
-    """Check the store at ``store_root``; ``selected`` limits the rules that run."""
+    """Check the store at ``store_root``; ``selected`` limits the rules that run.
+
+    ``jobs``: worker processes for the per-note pass (``0``: one per usable
+    CPU; ``1``: none). The report does not depend on it.
+    """
     with _cycle_collector_paused():
-        return _run(store_root, caps, options, selected)
+        return _run(store_root, caps, options, selected, jobs)
 
 
 def _run(
@@ -238,6 +315,7 @@ def _run(
     caps: Caps,
     options: Options | None,
     selected: Iterable[str] | None,
+    jobs: int,
 ) -> Report:
     options = options or Options()
     chosen = set(RULES) if selected is None else set(selected)
@@ -246,11 +324,15 @@ def _run(
     files = walk(root)
     index = read_index(root, caps)
     archived = frozenset(rel.rsplit("/", 1)[-1][:-3].casefold() for rel in files.archived)
-    gathered = _Gatherer(root, files.notes, _active(NOTE, chosen, options), options)
-    summaries = gathered.run(archived)
-
+    names = NameTable(files.notes, [f.status != ESCAPES for f in files.notes])
     lines = markdown.classify_index(index.text) if index.text is not None else []
-    resolver = _PointerResolver(root, gathered, archived)
+    resolver = _PointerResolver(root, names, archived)
+    wanted = resolver.prefetch(lines)
+    rules = _active(NOTE, chosen, options)
+    gathered = _Gatherer(root, files.notes, rules, options, names, archived, wanted)
+    summaries = gathered.run(jobs)
+    resolver.identities = gathered.identities
+
     view = StoreView(
         root,
         caps,

@@ -105,13 +105,8 @@ def directory_unreadable(view: StoreView) -> Iterator[Issue]:
 def duplicate_slug(view: StoreView) -> Iterator[Issue]:
     """Fires: ``a.md`` and ``sub/a.md``; ``Deploy.md`` and ``deploy.md``.
     Quiet: ``a.md`` and ``archive/a.md`` (an archived note is not a live one)."""
-    groups: dict[str, list[str]] = {}
-    for note in view.notes:
-        if note.status != ESCAPES:
-            groups.setdefault(note.file.name.casefold(), []).append(note.rel)
-    for rels in groups.values():
-        if len(rels) < 2:
-            continue
+    for numbers in view.names.clashes():
+        rels = [view.notes[n].rel for n in numbers]
         first = rels[0]
         for other in rels[1:]:
             same = other.rsplit("/", 1)[-1] == first.rsplit("/", 1)[-1]

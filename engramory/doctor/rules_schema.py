@@ -10,6 +10,7 @@ import difflib
 import re
 from collections.abc import Iterator, Sequence
 from datetime import date, timedelta
+from functools import lru_cache
 
 from engramory import frontmatter as fm
 from engramory.doctor.context import NOTE_TYPES, NoteCheck
@@ -34,8 +35,9 @@ _DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 # A label: at a line start, after any list/quote/heading markers and bold, the
 # words "Why" or "How to apply" (any case), optional bold, then ':' or '：'.
 _LABEL_TAIL = r"[ \t]*\*{0,2}[ \t]*[:：]"
-# Matched line by line: a line can only hold a label if it has a colon.
-LABEL = re.compile(r"[ \t#>*\-+]*(?P<word>why|how[ \t]+to[ \t]+apply)" + _LABEL_TAIL, re.IGNORECASE)
+LABEL = re.compile(
+    r"^[ \t#>*\-+]*(?P<word>why|how[ \t]+to[ \t]+apply)" + _LABEL_TAIL, re.IGNORECASE | re.MULTILINE
+)
 # Near misses: the word at a line start in a form the grammar does not accept.
 _NEAR_WHY = re.compile(r"^[ \t#>*\-+_|0-9.)]*\**_?why\b", re.IGNORECASE | re.MULTILINE)
 _NEAR_HOW = re.compile(r"^[ \t#>*\-+_|0-9.)]*\**_?how\b", re.IGNORECASE | re.MULTILINE)
@@ -217,6 +219,7 @@ def missing_date(notes: Sequence[NoteCheck]) -> Iterator[Issue]:
                 yield (note.rel, _line_of(note, key), f"'{key}' {state}: write it as YYYY-MM-DD")
 
 
+@lru_cache(maxsize=4096)  # notes share dates: most values are parsed once per run
 def _parse_date(value: str) -> date | None:
     """A real calendar date written exactly ``YYYY-MM-DD`` in ASCII digits, else ``None``."""
     if len(value) != 10 or value[4] != "-" or value[7] != "-" or not value.isascii():
@@ -321,16 +324,11 @@ def _labels(note: NoteCheck) -> list[tuple[str, int, int]]:
     one pass per note, shared by the label rules.
     """
     if note.labels is None:
-        note.labels = []
         body = note.fm.body if note.fm is not None else ""
-        offset = 0
-        for line in body.split("\n"):
-            if ":" in line or "：" in line:
-                match = LABEL.match(line)
-                if match:
-                    word = match.group("word")[:3].lower()
-                    note.labels.append((word, offset, offset + match.end()))
-            offset += len(line) + 1
+        note.labels = [
+            (match.group("word")[:3].lower(), match.start(), match.end())
+            for match in LABEL.finditer(body)
+        ]
     return note.labels
 
 

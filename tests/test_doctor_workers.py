@@ -1,0 +1,169 @@
+"""The doctor's worker processes: when they are used, and that they change nothing in the report."""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from doctorkit import TODAY, make_store, note
+from engramory.caps import Caps
+from engramory.doctor import engine, workers
+from engramory.doctor.context import Options
+
+CORPUS_STORES = sorted(
+    p for p in (Path(__file__).resolve().parent / "corpus" / "stores").iterdir() if p.is_dir()
+)
+needs_fork = pytest.mark.skipif(not workers.fork_is_safe(), reason="workers are Linux-only")
+
+
+@pytest.fixture
+def tiny_ranges(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Use workers on any store, three notes per range, so small stores exercise them."""
+    monkeypatch.setattr(workers, "MIN_NOTES", 1)
+    monkeypatch.setattr(workers, "CHUNK", 3)
+
+
+def report_data(store: Path, jobs: int) -> tuple:
+    report = engine.run(str(store), Caps(), Options(today=TODAY), None, jobs)
+    return (
+        report.notes,
+        [f.as_dict() for f in report.findings],
+        report.hints,
+    )
+
+
+# --- when workers are used ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("requested", "notes", "cpus", "expected"),
+    [
+        (0, 100_000, 4, 4),  # auto: one per CPU
+        (0, 100_000, 32, workers.MAX_WORKERS),  # never more than the cap
+        (0, 100_000, 1, 0),  # one CPU: no workers
+        (1, 100_000, 4, 0),  # --jobs 1: none
+        (3, 100_000, 8, 3),  # an explicit count
+        (0, workers.MIN_NOTES - 1, 4, 0),  # a small store: in this process
+        (8, workers.MIN_NOTES, 8, 2),  # no more workers than ranges
+    ],
+)
+def test_worker_count(
+    monkeypatch: pytest.MonkeyPatch, requested: int, notes: int, cpus: int, expected: int
+) -> None:
+    monkeypatch.setattr(workers, "fork_is_safe", lambda: True)
+    monkeypatch.setattr(workers, "usable_cpus", lambda: cpus)
+    assert workers.worker_count(requested, notes) == expected
+
+
+def test_no_workers_where_fork_is_unsafe(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(workers.sys, "platform", "darwin")
+    assert not workers.fork_is_safe()
+    assert workers.worker_count(4, 100_000) == 0
+
+
+@given(st.integers(0, 5000), st.integers(1, 700))
+def test_ranges_cover_every_note_once_in_order(total: int, size: int) -> None:
+    covered = [n for start, stop in workers.ranges(total, size) for n in range(start, stop)]
+    assert covered == list(range(total))
+
+
+# --- the report does not depend on them ---------------------------------------------------------
+
+
+def small_ranges(monkeypatch: pytest.MonkeyPatch, mode: str) -> int:
+    """Cut the pass into ranges of 2-3 notes, in this process or in workers; the jobs to ask."""
+    monkeypatch.setattr(engine._Gatherer, "BATCH", 2)
+    if mode == "workers":
+        monkeypatch.setattr(workers, "MIN_NOTES", 1)
+        monkeypatch.setattr(workers, "CHUNK", 3)
+        return 2
+    return 1
+
+
+MODES = [
+    "serial",
+    pytest.param("workers", marks=pytest.mark.skipif(not workers.fork_is_safe(), reason="Linux")),
+]
+
+
+def broken_store(tmp_path: Path) -> Path:
+    notes = {
+        f"n{i:02}.md": note(f"n{i:02}", "feedback", body=f"see [[n{i + 1:02}]]\n")
+        for i in range(20)
+    }
+    notes["n03.md"] = "# no frontmatter\n"
+    notes["n07.md"] = note("n07", "feedback", body="[[missing]] and [[dir/x]]\n")
+    notes["sub/nested.md"] = note("nested")
+    (tmp_path / "s").mkdir()
+    (tmp_path / "outside.md").write_text(note("outside"))
+    os.symlink(tmp_path / "outside.md", tmp_path / "s" / "escape.md")
+    # Only n00 is indexed: the others are reachable through the chain of [[links]] alone.
+    return make_store(tmp_path / "s", notes, index="# Memory\n\n## feedback\n- [n00](n00.md)\n")
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("store", CORPUS_STORES, ids=[p.name for p in CORPUS_STORES])
+def test_ranges_give_the_same_report_on_real_stores(
+    monkeypatch: pytest.MonkeyPatch, store: Path, mode: str
+) -> None:
+    whole = report_data(store, 1)
+    assert report_data(store, small_ranges(monkeypatch, mode)) == whole
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_ranges_give_the_same_report_on_a_broken_store(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, mode: str
+) -> None:
+    store = broken_store(tmp_path)
+    whole = report_data(store, 1)
+    rules = {f["rule"] for f in whole[1]}
+    assert rules >= {"no-frontmatter", "wikilink-missing", "wikilink-not-slug", "nested-note"}
+    assert rules >= {"linked-not-indexed", "orphan", "note-escapes-store"}
+    assert report_data(store, small_ranges(monkeypatch, mode)) == whole
+
+
+# --- a pool that fails is not an error ----------------------------------------------------------
+
+
+PARENT = os.getpid()
+
+
+def _dies_in_a_worker(start: int, stop: int) -> tuple[int, int, bool]:
+    if start == 6 and os.getpid() != PARENT:
+        os._exit(3)  # a worker killed mid-run (the OOM killer, a signal)
+    return (start, stop, os.getpid() == PARENT)
+
+
+@needs_fork
+@pytest.mark.usefixtures("tiny_ranges")
+def test_a_dead_worker_is_replaced_by_this_process() -> None:
+    results = list(workers.map_ranges(_dies_in_a_worker, 14, 2, serial_chunk=4))
+    covered = [n for start, stop, _here in results for n in range(start, stop)]
+    assert covered == list(range(14))
+    assert results[0][2] is False  # the first ranges came from workers
+    assert results[-1][2] is True  # the rest was checked here
+
+
+@pytest.mark.usefixtures("tiny_ranges")
+def test_a_pool_that_cannot_start_falls_back(monkeypatch: pytest.MonkeyPatch) -> None:
+    def refuse(method: str) -> None:
+        raise OSError("no /dev/shm")
+
+    monkeypatch.setattr(multiprocessing, "get_context", refuse)
+    results = list(workers.map_ranges(lambda a, b: (a, b), 10, 2, serial_chunk=4))
+    assert results == [(0, 4), (4, 8), (8, 10)]
+
+
+# --- the command line ---------------------------------------------------------------------------
+
+
+def test_jobs_must_be_a_positive_count(cli, tmp_path: Path) -> None:
+    store = make_store(tmp_path / "s", {"a.md": note("a")})
+    assert cli("doctor", str(store), "--jobs", "0").code == 64
+    assert cli("doctor", str(store), "--jobs", "many").code == 64
+    assert cli("doctor", str(store), "--jobs", "2").code == 0
