@@ -132,13 +132,7 @@ def has_gitignore_entry(text: str, relative: str) -> bool:
 
 def add_gitignore_entry(text: str, relative: str, comment: str) -> str:
     """``text`` with the store's ignore entry (and a comment line) appended."""
-    nl = newline_of(text) if text else "\n"
-    addition = f"{comment}{nl}{gitignore_entry(relative)}{nl}"
-    if not text:
-        return addition
-    if not text.endswith("\n"):
-        text += nl
-    return text + nl + addition
+    return add_ignore_rule(text, gitignore_entry(relative), comment)
 
 
 def has_ignore_rule(text: str, rule: str, comment: str) -> bool:
