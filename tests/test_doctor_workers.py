@@ -4,12 +4,17 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from conftest import REPO
 from doctorkit import TODAY, make_store, note
 from engramory.caps import Caps
 from engramory.doctor import engine, workers
@@ -167,3 +172,56 @@ def test_jobs_must_be_a_positive_count(cli, tmp_path: Path) -> None:
     assert cli("doctor", str(store), "--jobs", "0").code == 64
     assert cli("doctor", str(store), "--jobs", "many").code == 64
     assert cli("doctor", str(store), "--jobs", "2").code == 0
+
+
+INTERRUPTED_RUN = """
+import sys, time
+sys.path.insert(0, sys.argv[1])
+from engramory.doctor import workers
+workers.CHUNK = 1
+
+def slow(start, stop):
+    time.sleep(0.2)
+    return start
+
+try:
+    for _ in workers.map_ranges(slow, 200, 2, serial_chunk=1):
+        print("range done", flush=True)
+except KeyboardInterrupt:
+    print("interrupted", flush=True)
+    sys.exit(130)
+"""
+
+
+@needs_fork
+def test_ctrl_c_stops_the_pool_quietly_and_promptly() -> None:
+    started = time.monotonic()
+    proc = subprocess.Popen(
+        [sys.executable, "-c", INTERRUPTED_RUN, str(REPO)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,  # its own process group, as a terminal's Ctrl-C reaches
+    )
+    assert proc.stdout is not None
+    assert proc.stdout.readline() == "range done\n"
+    os.killpg(proc.pid, signal.SIGINT)  # the parent and both workers, like a terminal
+    out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130
+    assert "interrupted" in out
+    assert "Traceback" not in err  # workers leave Ctrl-C to the parent
+    assert time.monotonic() - started < 10  # 200 ranges of 0.2 s were not all run
+    with pytest.raises(ProcessLookupError):
+        os.killpg(proc.pid, 0)  # no worker left behind
+
+
+def _sigint_handler(start: int, stop: int) -> tuple[bool, bool]:
+    return (os.getpid() == PARENT, signal.getsignal(signal.SIGINT) is signal.SIG_IGN)
+
+
+@needs_fork
+@pytest.mark.usefixtures("tiny_ranges")
+def test_workers_leave_ctrl_c_to_the_parent() -> None:
+    results = list(workers.map_ranges(_sigint_handler, 9, 2, serial_chunk=3))
+    assert results == [(False, True)] * 3  # every range ran in a worker that ignores SIGINT
+    assert signal.getsignal(signal.SIGINT) is not signal.SIG_IGN  # the parent still handles it
