@@ -12,7 +12,7 @@ gone with it (a group that was already empty is left alone).
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 
@@ -54,34 +54,26 @@ def _is_ours(handler: Mapping[str, Any], fingerprints: frozenset[str]) -> bool:
     return handler.get("statusMessage") in fingerprints
 
 
-def count_ours(config: Mapping[str, Any], fingerprints: frozenset[str]) -> int:
-    """How many Engramory handlers the configuration holds, in any event."""
+def _handlers(config: Mapping[str, Any]) -> Iterator[Any]:
+    """Every handler of every well-formed matcher group, whatever its event."""
     hooks = config.get("hooks", {})
     if not isinstance(hooks, dict):
-        return 0
-    return sum(
-        1
-        for groups in hooks.values()
-        if isinstance(groups, list)
-        for group in groups
-        if isinstance(group, dict) and isinstance(group.get("hooks"), list)
-        for handler in group["hooks"]
-        if isinstance(handler, dict) and _is_ours(handler, fingerprints)
-    )
+        return
+    for groups in hooks.values():
+        if isinstance(groups, list):
+            for group in groups:
+                if isinstance(group, dict) and isinstance(group.get("hooks"), list):
+                    yield from group["hooks"]
+
+
+def count_ours(config: Mapping[str, Any], fingerprints: frozenset[str]) -> int:
+    """How many Engramory handlers the configuration holds, in any event."""
+    return sum(1 for h in _handlers(config) if isinstance(h, dict) and _is_ours(h, fingerprints))
 
 
 def count_all(config: Mapping[str, Any]) -> int:
     """How many handlers the configuration holds, Engramory's and others'."""
-    hooks = config.get("hooks", {})
-    if not isinstance(hooks, dict):
-        return 0
-    return sum(
-        len(group["hooks"])
-        for groups in hooks.values()
-        if isinstance(groups, list)
-        for group in groups
-        if isinstance(group, dict) and isinstance(group.get("hooks"), list)
-    )
+    return sum(1 for _ in _handlers(config))
 
 
 def _without_ours(groups: list[Any], fingerprints: frozenset[str]) -> list[Any]:

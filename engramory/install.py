@@ -339,14 +339,13 @@ def _store_ignore(layout: Layout) -> IgnoreEdit | str | None:
     return edit
 
 
-def _codex_ignore(layout: Layout, options: Options) -> IgnoreEdit | None:
+def _codex_ignore(layout: Layout, hooks: HookPlan | None) -> IgnoreEdit | None:
     """Ignore ``.codex/hooks.json`` (machine-local paths) only while every handler is ours."""
-    if not options.install_hooks or layout.spec.name != "codex" or layout.global_:
+    if hooks is None or layout.spec.name != "codex" or layout.global_:
         return None
     if _git_work_tree(layout.root) is None:
         return None
-    _, config = _load_hook_config(layout, layout.hook_config)  # type: ignore[arg-type]
-    merged = hookconfig.merge(config, _wanted_groups(layout, options), hookwiring.FINGERPRINTS)
+    merged = hooks.merged
     all_ours = hookconfig.count_ours(merged, hookwiring.FINGERPRINTS) == hookconfig.count_all(
         merged
     )
@@ -365,7 +364,7 @@ def _codex_ignore(layout: Layout, options: Options) -> IgnoreEdit | None:
     return edit
 
 
-def _gitignore_steps(layout: Layout, options: Options) -> list[Step]:
+def _gitignore_steps(layout: Layout, hooks: HookPlan | None) -> list[Step]:
     """One step for the project's ``.gitignore``: every ignore edit composed, written once."""
     steps: list[Step] = []
     edits: list[IgnoreEdit] = []
@@ -374,7 +373,7 @@ def _gitignore_steps(layout: Layout, options: Options) -> list[Step]:
         steps.append(Step("skip", ".gitignore", store))
     elif store is not None:
         edits.append(store)
-    codex = _codex_ignore(layout, options)
+    codex = _codex_ignore(layout, hooks)
     if codex is not None:
         edits.append(codex)
     if not edits:
@@ -397,17 +396,18 @@ def _gitignore_steps(layout: Layout, options: Options) -> list[Step]:
 def _copy_skill(skill: Path) -> Callable[[], None]:
     def run() -> None:
         for name in SKILL_FILES:
-            fsutil_copy(shipped_path(name), skill / name)
+            _copy_file(shipped_path(name), skill / name)
         for directory in SKILL_DIRS:
             source = shipped_path(directory)
             for item in sorted(source.rglob("*")):
                 if item.is_file() and "__pycache__" not in item.parts:
-                    fsutil_copy(item, skill / directory / item.relative_to(source))
+                    _copy_file(item, skill / directory / item.relative_to(source))
 
     return run
 
 
-def fsutil_copy(source: Path, target: Path) -> None:
+def _copy_file(source: Path, target: Path) -> None:
+    """Copy one shipped file atomically, creating the directories above it."""
     target.parent.mkdir(parents=True, exist_ok=True)
     fsutil.write_atomic(target, source.read_bytes())
 
@@ -468,25 +468,44 @@ def _codex_clean(config: dict[str, object], layout: Layout) -> dict[str, object]
     return config
 
 
-def _hooks_step(layout: Layout, options: Options) -> Step | None:
+@dataclass(frozen=True)
+class HookPlan:
+    """The hook configuration as it is (``text``, ``None`` when absent) and as init wants it."""
+
+    path: Path
+    text: str | None
+    current: dict[str, object]
+    merged: dict[str, object]
+
+
+def _plan_hooks(layout: Layout, options: Options) -> HookPlan | None:
+    """Read and merge the hook configuration once; refuses before anything is written."""
     if not options.install_hooks or layout.hook_config is None:
         return None
     path = layout.hook_config
     _check_contained(layout, path, "the hook configuration")
     if fsutil.is_within(os.path.realpath(path), os.path.realpath(layout.store)):
         raise Refusal(f"the hook configuration {path} would be inside the memory store")
-    text, config = _load_hook_config(layout, path)
+    text, current = _load_hook_config(layout, path)
     merged = _codex_clean(
-        hookconfig.merge(config, _wanted_groups(layout, options), hookwiring.FINGERPRINTS), layout
+        hookconfig.merge(current, _wanted_groups(layout, options), hookwiring.FINGERPRINTS),
+        layout,
     )
-    shown = _shown(layout, path)
+    return HookPlan(path, text, current, merged)
+
+
+def _hooks_step(layout: Layout, hooks: HookPlan | None) -> Step | None:
+    if hooks is None:
+        return None
+    shown = _shown(layout, hooks.path)
     what = "the continuity hooks: SessionStart, UserPromptSubmit, PreCompact"
     if layout.spec.pre_write_hook:
         what = "the index guard (PreToolUse, PostToolUse) and " + what
-    if text is not None and config == merged:
+    if hooks.text is not None and hooks.current == hooks.merged:
         return Step("keep", shown, f"already registered: {what}")
-    new = hookconfig.dumps(merged, hookconfig.indent_of(text))
-    return Step("update" if text is not None else "create", shown, what, _write(path, new))
+    new = hookconfig.dumps(hooks.merged, hookconfig.indent_of(hooks.text))
+    verb = "update" if hooks.text is not None else "create"
+    return Step(verb, shown, what, _write(hooks.path, new))
 
 
 def _rules_text(layout: Layout, options: Options) -> str:
@@ -549,11 +568,12 @@ def plan_init(layout: Layout, options: Options) -> Plan:
     _check_contained(layout, layout.rules, "the rules file")
     if not layout.reader:
         _check_contained(layout, layout.store, "the memory store")
+    hooks = _plan_hooks(layout, options)
     steps = [
         _store_step(layout),
-        *_gitignore_steps(layout, options),
+        *_gitignore_steps(layout, hooks),
         _skill_step(layout, options),
-        _hooks_step(layout, options),
+        _hooks_step(layout, hooks),
         _rules_step(layout, options),
     ]
     plan = Plan(f"engramory init {layout.host}: {layout.spec.label} in {layout.root}")
@@ -781,7 +801,6 @@ def plan_uninstall(layout: Layout) -> Plan:
 def execute(plan: Plan, dry_run: bool, out: Callable[[str], None]) -> int:
     """Print the plan and, unless ``dry_run``, carry it out. Returns the exit code."""
     out(plan.title + (" (dry run: nothing will be written)" if dry_run else ""))
-    done: list[Step] = []
     for step in plan.steps:
         if dry_run or step.run is None:
             out(step.line(dry_run))
@@ -796,7 +815,6 @@ def execute(plan: Plan, dry_run: bool, out: Callable[[str], None]) -> int:
                 "the same command again."
             )
             return 1
-        done.append(step)
         out(step.line(False))
     for line in plan.closing:
         out(line)
