@@ -387,42 +387,44 @@ def _check_store(store: Path) -> None:
         raise StateError(f"{store} is not an existing memory store directory")
 
 
-def _touch(state: State, sid: str, host: str, mode: str) -> Session:
-    session = state.sessions.get(sid)
-    if session is None:
-        session = state.sessions[sid] = Session(host=host, mode=mode)
-    session.host = host or session.host
-    session.mode = mode
-    session.updated_at = now()
-    state.last_session_id = sid
-    return session
+@contextmanager
+def _session_update(
+    store: Path, sid: str, host: str, mode: str, event: str
+) -> Iterator[tuple[Session, bool]]:
+    """One hook event's read-modify-write, under the lock.
 
-
-def record_session_start(store: Path, sid: str, host: str, mode: str, source: object) -> State:
-    """A session started (or resumed, cleared, compacted): never changes its sync flags."""
+    Yields the session (created if new, stamped with the host, mode, event and
+    time) and whether it is new; prunes and saves when the body succeeds.
+    """
     _check_store(store)
     with locked(store):
         state = load(store)
-        session = _touch(state, sid, host, mode)
-        session.last_event = "SessionStart"
-        session.source = source if source in SOURCES else "other"
+        session = state.sessions.get(sid)
+        new = session is None
+        if session is None:
+            session = state.sessions[sid] = Session(host=host, mode=mode)
+        session.host = host or session.host
+        session.mode = mode
+        session.updated_at = now()
+        session.last_event = event
+        state.last_session_id = sid
+        yield session, new
         prune(state, sid)
         save(store, state)
-        return state
+
+
+def record_session_start(store: Path, sid: str, host: str, mode: str, source: object) -> None:
+    """A session started (or resumed, cleared, compacted): never changes its sync flags."""
+    with _session_update(store, sid, host, mode, "SessionStart") as (session, _new):
+        session.source = source if source in SOURCES else "other"
 
 
 def mark_dirty(store: Path, sid: str, host: str, mode: str) -> None:
     """A prompt arrived: the session has work the store may not hold yet."""
-    _check_store(store)
-    with locked(store):
-        state = load(store)
-        session = _touch(state, sid, host, mode)
+    with _session_update(store, sid, host, mode, "UserPromptSubmit") as (session, _new):
         session.dirty = True
         session.dirty_generation += 1
         session.dirty_at = now()
-        session.last_event = "UserPromptSubmit"
-        prune(state, sid)
-        save(store, state)
 
 
 def record_precompact(store: Path, sid: str, host: str, mode: str, trigger: str) -> Session:
@@ -432,21 +434,14 @@ def record_precompact(store: Path, sid: str, host: str, mode: str, trigger: str)
     its work was synced. A non-manual compaction of a dirty session marks it as
     needing reconciliation at the next session start.
     """
-    _check_store(store)
-    with locked(store):
-        state = load(store)
-        new = sid not in state.sessions
-        session = _touch(state, sid, host, mode)
+    with _session_update(store, sid, host, mode, "PreCompact") as (session, new):
         if new:
             session.dirty = True
             session.unobserved = True
-        session.last_event = "PreCompact"
         session.last_trigger = trigger
         if trigger != "manual" and session.dirty:
             session.needs_reconcile = True
-        prune(state, sid)
-        save(store, state)
-        return session
+    return session
 
 
 @dataclass(frozen=True)

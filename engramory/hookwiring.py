@@ -19,6 +19,9 @@ import base64
 import os
 import shlex
 
+GUARD_SCRIPT = "hooks/engramory_index_guard.py"
+SYNC_SCRIPT = "hooks/engramory_sync.py"
+
 GUARD_STATUS = "Engramory: checking the memory index cap"
 MEASURE_STATUS = "Engramory: measuring the memory index"
 START_STATUS = "Engramory: load continuity context"
@@ -86,6 +89,11 @@ def claude_groups(
     return groups
 
 
+def powershell_quote(word: str) -> str:
+    """One PowerShell word, single-quoted: nothing inside is expanded."""
+    return "'" + word.replace("'", "''") + "'"
+
+
 def powershell_line(argv: list[str]) -> str:
     """A Windows command line that ``cmd.exe /C`` passes through untouched.
 
@@ -93,7 +101,7 @@ def powershell_line(argv: list[str]) -> str:
     argument single-quoted) sent base64-encoded, so no path appears in clear
     text where ``cmd.exe`` could expand ``%VAR%`` or split on ``&``.
     """
-    quoted = " ".join("'" + arg.replace("'", "''") + "'" for arg in argv)
+    quoted = " ".join(powershell_quote(arg) for arg in argv)
     script = (
         "$ErrorActionPreference='Stop'; $env:PYTHONUTF8='1'; $env:PYTHONIOENCODING='utf-8'; "
         "[Console]::InputEncoding=[Text.UTF8Encoding]::new($false); "

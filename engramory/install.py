@@ -34,8 +34,6 @@ SKILL_FILES = ("SKILL.md", "rules-snippet.md", "PORTING.md", "AGENT-SETUP.md", "
 SKILL_DIRS = ("templates",)
 SKILL_FINGERPRINT = ("SKILL.md", "rules-snippet.md", "AGENT-SETUP.md")
 GITIGNORE_COMMENT = "# Engramory memory store (plain text, machine-local: never commit it)"
-GUARD_SCRIPT = "hooks/engramory_index_guard.py"
-SYNC_SCRIPT = "hooks/engramory_sync.py"
 HOOK_EVENTS = hookwiring.GUARD_EVENTS + hookwiring.LIFECYCLE_EVENTS
 CODEX_HOOKS_RULE = ".codex/hooks.json"
 CODEX_HOOKS_COMMENT = "# Engramory Codex hooks (absolute machine-local paths, not portable)"
@@ -272,7 +270,9 @@ def _check_sources(layout: Layout, options: Options) -> None:
     if options.install_skill:
         names += [*SKILL_FILES, *SKILL_DIRS]
     if options.install_hooks:
-        names += [GUARD_SCRIPT, SYNC_SCRIPT] if layout.spec.pre_write_hook else [SYNC_SCRIPT]
+        names.append(hookwiring.SYNC_SCRIPT)
+        if layout.spec.pre_write_hook:
+            names.append(hookwiring.GUARD_SCRIPT)
     for name in names:
         try:
             shipped_path(name)
@@ -444,11 +444,11 @@ def _python(options: Options) -> str:
 
 def _wanted_groups(layout: Layout, options: Options) -> dict[str, dict[str, object]]:
     python = _python(options)
-    sync = str(shipped_path(SYNC_SCRIPT).resolve())
+    sync = str(shipped_path(hookwiring.SYNC_SCRIPT).resolve())
     store = str(layout.store.resolve())
     mode = options.mode or "explicit"
     if layout.spec.pre_write_hook:
-        guard = str(shipped_path(GUARD_SCRIPT).resolve())
+        guard = str(shipped_path(hookwiring.GUARD_SCRIPT).resolve())
         return hookwiring.claude_groups(python, guard, sync, store, mode)
     return hookwiring.codex_groups(python, sync, store, mode)
 

@@ -28,14 +28,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from engramory import continuity, discovery
-from engramory.errors import EXIT_OK
+from engramory.errors import EXIT_OK, EXIT_USAGE
+from engramory.hookwiring import SYNC_SCRIPT, powershell_quote
 from engramory.options import add_cap_flags, add_format_flag, caps_from_args
 from engramory.resources import shipped_path
 from engramory.textfmt import plural
 
 CONTEXT_LIMIT = 4096
 INPUT_LIMIT = 1024 * 1024
-SYNC_SCRIPT = "hooks/engramory_sync.py"
 
 QUIET = "quiet"
 CONTEXT = "context"
@@ -59,21 +59,15 @@ class HookInputError(ValueError):
 # --- the command the agent runs ---------------------------------------------------------------
 
 
+def _sync_argv(*args: str) -> list[str]:
+    """``engramory sync ARGS`` as this interpreter and the shipped script, absolute paths."""
+    script = str(shipped_path(SYNC_SCRIPT).resolve())
+    return [os.path.abspath(sys.executable), script, *args]
+
+
 def mark_synced_argv(store: Path, session_id: str) -> list[str]:
     """The argv of the acknowledgement, runnable from any directory and any shell."""
-    script = str(shipped_path(SYNC_SCRIPT).resolve())
-    return [
-        os.path.abspath(sys.executable),
-        script,
-        "mark-synced",
-        f"--session-id={session_id}",
-        "--",
-        str(store.resolve()),
-    ]
-
-
-def powershell_quote(word: str) -> str:
-    return "'" + word.replace("'", "''") + "'"
+    return _sync_argv("mark-synced", f"--session-id={session_id}", "--", str(store.resolve()))
 
 
 def shell_command(argv: list[str], windows: bool | None = None) -> str:
@@ -191,15 +185,7 @@ def _fail_closed_text(store: Path, error: str) -> str:
     return (
         "Engramory could not verify the continuity sync before this manual compaction, so it is "
         f"held back. Reason:\n{_fence(error)}\nInspect the state with: "
-        + shell_command(
-            [
-                os.path.abspath(sys.executable),
-                str(shipped_path(SYNC_SCRIPT).resolve()),
-                "status",
-                "--",
-                str(store.resolve()),
-            ]
-        )
+        + shell_command(_sync_argv("status", "--", str(store.resolve())))
         + "\nAcknowledge a finished sync with `engramory sync mark-synced --session-id=<id> "
         f"<store>`. If the state file is beyond repair, delete {state} and compact again."
     )
@@ -261,7 +247,7 @@ def _precompact(store: Path, sid: str, host: str, mode: str, trigger: str) -> Re
         if session.unsynced:
             return Reply(BLOCK, _block_text(store, sid), "PreCompact")
         return Reply(QUIET, event="PreCompact")
-    if session.dirty or session.needs_reconcile:
+    if session.unsynced:
         return Reply(WARN, _warn_text(store, sid), "PreCompact")
     return Reply(QUIET, event="PreCompact")
 
@@ -367,7 +353,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def _needs_action(parser: argparse.ArgumentParser):  # type: ignore[no-untyped-def]
     def run(_args: argparse.Namespace) -> int:
         parser.print_help(sys.stderr)
-        return 64
+        return EXIT_USAGE
 
     return run
 
@@ -377,7 +363,6 @@ def run_hook(args: argparse.Namespace) -> int:
     try:
         payload = _read_payload()
     except HookInputError as exc:
-        payload = None
         reply = _failure(store, "", "unknown", str(exc))
     else:
         reply = handle(payload, store, args.host, args.mode)
