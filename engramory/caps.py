@@ -62,6 +62,14 @@ class Caps:
         self.warn_bytes = warn_bytes
         self.hard_bytes = hard_bytes
 
+    def read_limit(self) -> int:
+        """The largest index read in full, by the doctor and the guard: max(8 x hard bytes, 1 MiB).
+
+        Past the hard cap an index is still worth reading (to say how far over it
+        is), but not without bound.
+        """
+        return max(8 * self.hard_bytes, 1024 * 1024)
+
     def as_dict(self) -> dict[str, int]:
         """The JSON shape: ``{"warn_lines", "hard_lines", "warn_bytes", "hard_bytes"}``."""
         return {

@@ -49,11 +49,6 @@ SELF = "self"
 FOUND = "found"
 
 
-def index_parse_limit(caps: Caps) -> int:
-    """The largest index the doctor parses: max(8 x hard bytes, 1 MiB)."""
-    return max(8 * caps.hard_bytes, 1024 * 1024)
-
-
 def area_of(rel: str) -> str:
     """``archive``, ``templates`` or ``live``: the first path component decides, any case."""
     first = rel.split("/", 1)[0].casefold() if "/" in rel else ""
@@ -234,7 +229,7 @@ def read_index(root: str, caps: Caps) -> IndexFile:
     if not stat.S_ISREG(mode):
         kind = "a directory" if stat.S_ISDIR(mode) else "not a regular file"
         return IndexFile(MISSING, symlink=is_link, error=kind)
-    result = read_file(path, index_parse_limit(caps))
+    result = read_file(path, caps.read_limit())
     if result.status == TOO_LARGE:
         return IndexFile(TOO_LARGE, is_link, size=result.size)
     if result.data is None:

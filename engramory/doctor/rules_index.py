@@ -20,7 +20,6 @@ from engramory.store import (
     NOT_REGULAR,
     TOO_LARGE,
     UNREADABLE,
-    index_parse_limit,
 )
 from engramory.textfmt import excerpt, human_size
 
@@ -127,7 +126,7 @@ def index_too_large(view: StoreView) -> Iterator[Issue]:
     """Fires: a 2 MB ``MEMORY.md`` with the default caps.
     Quiet: a 30 KB ``MEMORY.md`` (over the cap, but parsed and reported by the cap rules)."""
     if view.index.status == TOO_LARGE:
-        limit = index_parse_limit(view.caps)
+        limit = view.caps.read_limit()
         yield (
             INDEX_NAME,
             None,

@@ -80,17 +80,12 @@ def is_index(path: str, cwd: str, environ: dict[str, str] | os._Environ[str]) ->
     return os.path.normcase(os.path.realpath(full)) == os.path.normcase(os.path.realpath(pinned))
 
 
-def read_bound(caps: Caps) -> int:
-    """The largest index the guard reads in full (as the doctor): max(8 x hard bytes, 1 MiB)."""
-    return max(8 * caps.hard_bytes, 1024 * 1024)
-
-
 def read_index(path: str, caps: Caps) -> tuple[str, bytes | None]:
     """``("absent", None)``, ``("ok", raw)`` or ``("unreadable", None)``."""
     from engramory import fsutil  # noqa: PLC0415 - only for payloads that target the index
 
     try:
-        return "ok", fsutil.read_bounded(path, read_bound(caps))
+        return "ok", fsutil.read_bounded(path, caps.read_limit())
     except (FileNotFoundError, NotADirectoryError):
         return "absent", None
     except (OSError, MemoryError, OverflowError):
