@@ -104,6 +104,13 @@ def _rules_target(spec: HostSpec, reader: bool, global_: bool, root: Path, env) 
     return root / relative if relative else None
 
 
+def _place(value: str | None, root: Path, env) -> Path | None:  # type: ignore[no-untyped-def]
+    """A host-table path: under the home or a host home (``~``, ``$...``), else under ``root``."""
+    if value is None:
+        return None
+    return expand(value, env) if value[:1] in "~$" else root / value
+
+
 def _global_kind(spec: HostSpec) -> str:
     """A dedicated file per project may be a shared file globally (Windsurf's global rules)."""
     return spec.global_rules_kind or spec.rules_kind
@@ -135,13 +142,9 @@ def resolve(
     else:
         store = root / DEFAULT_STORE
     skill_path = spec.global_skill if home_install else spec.skill
-    skill = None
-    if skill_path is not None and not reader:
-        skill = expand(skill_path, env) if skill_path[:1] in "~$" else root / skill_path
+    skill = _place(skill_path, root, env) if not reader else None
     hook_path = spec.global_hook_config if global_ else spec.hook_config
-    hook_config = None
-    if hook_path is not None and not reader:
-        hook_config = expand(hook_path, env) if hook_path[:1] in "~$" else root / hook_path
+    hook_config = _place(hook_path, root, env) if not reader else None
     rules_root = dsh_home if spec.name == "dsh" and home_install else root
     rules = _rules_target(spec, reader, global_ and spec.name != "dsh", rules_root, env)
     kind = _global_kind(spec) if global_ else spec.rules_kind

@@ -44,8 +44,9 @@ def _lines(text: str) -> list[str]:
 
 def find_block(text: str, begin: str, end: str) -> BlockState:
     """Locate the block whose whole-line markers are ``begin`` and ``end``."""
-    begins = [i for i, line in enumerate(_lines(text)) if line.strip() == begin]
-    ends = [i for i, line in enumerate(_lines(text)) if line.strip() == end]
+    stripped = [line.strip() for line in _lines(text)]
+    begins = [i for i, line in enumerate(stripped) if line == begin]
+    ends = [i for i, line in enumerate(stripped) if line == end]
     if not begins and not ends:
         return BlockState(ABSENT)
     if len(begins) == 1 and len(ends) == 1 and begins[0] < ends[0]:

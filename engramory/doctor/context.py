@@ -171,9 +171,6 @@ class StoreView:
         """Whether the index was read (the reachability rules need it)."""
         return self.index.text is not None
 
-    def notes_named(self, slug: str) -> list[NoteSummary]:
-        return [self.notes[n] for n in self.names.lookup(slug)]
-
     def reachability(self) -> tuple[set[int], set[int]]:
         """``(indexed, reachable)`` note numbers: pointed to by the index, or linked from those."""
         if self._reach is None:

@@ -187,8 +187,8 @@ class _Gatherer:
         found: list[int] = []
         lookup = self.names.lookup
         for raw, line in markdown.body_wikilinks(body, first):
-            target = raw[:-3] if raw[-3:].lower() == ".md" else raw
-            if "/" in target or "\\" in target:
+            target = _strip_md(raw)
+            if not _is_slug(target):
                 part.odd_links.append((number, target, line))
                 continue
             hits = lookup(target)
