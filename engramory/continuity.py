@@ -32,6 +32,7 @@ from typing import Any
 
 from engramory import fsutil
 from engramory.caps import Caps, count_lines
+from engramory.discovery import INDEX_NAME
 from engramory.errors import EngramoryError
 
 STATE_NAME = ".engramory-state.json"
@@ -349,7 +350,7 @@ class IndexInfo:
 
 def inspect_index(store: Path, caps: Caps) -> IndexInfo:
     """Measure ``MEMORY.md``: a regular file, not a symlink, inside the store, within the caps."""
-    path = store / "MEMORY.md"
+    path = store / INDEX_NAME
     if os.path.islink(path):
         return IndexInfo(False, path, error="MEMORY.md is a symlink")
     if not os.path.isfile(path):

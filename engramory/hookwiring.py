@@ -19,6 +19,8 @@ import base64
 import os
 import shlex
 
+from engramory.discovery import INDEX_NAME
+
 GUARD_SCRIPT = "hooks/engramory_index_guard.py"
 SYNC_SCRIPT = "hooks/engramory_sync.py"
 
@@ -65,7 +67,7 @@ def claude_groups(
     python: str, guard: str, sync: str, store: str, mode: str, lifecycle: bool = True
 ) -> dict[str, Group]:
     """Claude Code: the index guard, and (``lifecycle``) the continuity hooks."""
-    index = os.path.join(store, "MEMORY.md")
+    index = os.path.join(store, INDEX_NAME)
     groups: dict[str, Group] = {
         "PreToolUse": {
             "matcher": "Write|Edit|MultiEdit|Bash",

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from engramory import blocks, fsutil, hookconfig, hookwiring, managed
+from engramory.discovery import INDEX_NAME
 from engramory.errors import EngramoryError
 from engramory.hosts.specs import BLOCK, HOSTS
 from engramory.layout import Layout
@@ -281,7 +282,7 @@ def _check_sources(layout: Layout, options: Options) -> None:
 
 
 def _store_step(layout: Layout) -> Step:
-    index = layout.store / "MEMORY.md"
+    index = layout.store / INDEX_NAME
     shown = _shown(layout, index)
     if layout.reader:
         if not os.path.isdir(layout.store):

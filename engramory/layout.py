@@ -11,9 +11,10 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from engramory.discovery import DEFAULT_STORE_DIR
 from engramory.hosts.specs import FILE, HostSpec
 
-DEFAULT_STORE = ".engramory-memory"
+DEFAULT_STORE = DEFAULT_STORE_DIR
 
 
 @dataclass(frozen=True)

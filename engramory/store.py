@@ -23,9 +23,9 @@ from urllib.parse import unquote
 
 from engramory import fsutil
 from engramory.caps import Caps, count_lines
+from engramory.discovery import INDEX_NAME
 from engramory.frontmatter import decode
 
-INDEX_NAME = "MEMORY.md"
 ARCHIVE = "archive"
 TEMPLATES = "templates"
 NOTE_READ_LIMIT = 4 * 1024 * 1024

@@ -137,7 +137,7 @@ def render_json(report: engine.Report) -> Iterator[str]:
         "engramory": __version__,
         "store": report.root,
         "index": {
-            "path": "MEMORY.md",
+            "path": discovery.INDEX_NAME,
             "lines": index.lines if read else None,
             "bytes": index.size if read else None,
             "caps": report.caps.as_dict(),

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
+from engramory.discovery import INDEX_NAME
 from engramory.doctor.context import NOTE_TYPES, NoteCheck, StoreView
 from engramory.doctor.model import ERROR, INFO, NOTE, STORE, WARNING, rule
+from engramory.markdown import WIKI
 from engramory.store import ESCAPES, MISSING, NOT_REGULAR, NOTE_READ_LIMIT, TOO_LARGE, UNREADABLE
 from engramory.textfmt import excerpt, human_size
 
@@ -213,9 +215,9 @@ def wikilink_not_slug(view: StoreView) -> Iterator[Issue]:
         shown = excerpt(target)[1:-1]
         yield (view.notes[number].rel, line, f"[[{shown}]] is a path: write [[name]]")
     for pointer in view.pointers:
-        if pointer.form == "wikilink" and pointer.target.kind == "not-slug":
+        if pointer.form == WIKI and pointer.target.kind == "not-slug":
             yield (
-                "MEMORY.md",
+                INDEX_NAME,
                 pointer.line,
                 f"[[{excerpt(pointer.raw)[1:-1]}]] is a path: write [[name]] or [title](path.md)",
             )
