@@ -47,6 +47,7 @@ ANCHOR = "anchor"
 BAD_SCHEME = "bad-scheme"
 SELF = "self"
 FOUND = "found"
+NOT_SLUG = "not-slug"  # a [[wikilink]] that names a path, not a note
 
 
 def area_of(rel: str) -> str:

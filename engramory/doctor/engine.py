@@ -34,12 +34,14 @@ from engramory.doctor.model import NOTE, RULES, STORE, Finding, Rule
 from engramory.doctor.workers import map_ranges, worker_count
 from engramory.frontmatter import parse_bytes
 from engramory.store import (
+    ANCHOR,
     ARCHIVE,
     ESCAPES,
     EXTERNAL,
     FOUND,
     LIVE,
     MISSING,
+    NOT_SLUG,
     NOTE_READ_LIMIT,
     READ_OK,
     IndexFile,
@@ -51,9 +53,6 @@ from engramory.store import (
     resolve_target,
     walk,
 )
-
-NOT_SLUG = "not-slug"
-ANCHOR = "anchor"
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,15 @@ from engramory.discovery import INDEX_NAME
 from engramory.doctor.context import NOTE_TYPES, NoteCheck, StoreView
 from engramory.doctor.model import ERROR, INFO, NOTE, STORE, WARNING, rule
 from engramory.markdown import WIKI
-from engramory.store import ESCAPES, MISSING, NOT_REGULAR, NOTE_READ_LIMIT, TOO_LARGE, UNREADABLE
+from engramory.store import (
+    ESCAPES,
+    MISSING,
+    NOT_REGULAR,
+    NOT_SLUG,
+    NOTE_READ_LIMIT,
+    TOO_LARGE,
+    UNREADABLE,
+)
 from engramory.textfmt import excerpt, human_size
 
 Issue = tuple[str, "int | None", str]
@@ -215,7 +223,7 @@ def wikilink_not_slug(view: StoreView) -> Iterator[Issue]:
         shown = excerpt(target)[1:-1]
         yield (view.notes[number].rel, line, f"[[{shown}]] is a path: write [[name]]")
     for pointer in view.pointers:
-        if pointer.form == WIKI and pointer.target.kind == "not-slug":
+        if pointer.form == WIKI and pointer.target.kind == NOT_SLUG:
             yield (
                 INDEX_NAME,
                 pointer.line,
