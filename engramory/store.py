@@ -280,8 +280,16 @@ def classify_text(target: str) -> Target | None:
         return Target(MISSING, reason="the link has an empty target")
     if raw.startswith("#"):
         return Target(ANCHOR, raw)
+    return _classify_path(raw, _local_path(raw))
+
+
+def _local_path(raw: str) -> str:
+    """A target's path part: ``?query``/``#anchor`` dropped, percent-decoded, ``/``-separated."""
     cut = min((i for i in (raw.find("?"), raw.find("#")) if i >= 0), default=len(raw))
-    path = unquote(raw[:cut], errors="replace").replace("\\", "/")
+    return unquote(raw[:cut], errors="replace").replace("\\", "/")
+
+
+def _classify_path(raw: str, path: str) -> Target | None:
     if not path:
         return Target(ANCHOR, raw)
     if any(ord(c) < 0x20 or ord(c) == 0x7F for c in path):
@@ -301,9 +309,7 @@ def resolve_target(root: str, target: str) -> Target:
     early = classify_text(target)
     if early is not None:
         return early
-    raw = target.strip()
-    cut = min((i for i in (raw.find("?"), raw.find("#")) if i >= 0), default=len(raw))
-    path = unquote(raw[:cut], errors="replace").replace("\\", "/")
+    path = _local_path(target.strip())
     joined = os.path.join(root, *[p for p in path.split("/") if p])
     if not fsutil.is_within(os.path.normpath(joined), root):
         return Target(ESCAPES, path, reason="'..' climbs out of it")
