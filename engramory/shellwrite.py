@@ -197,8 +197,8 @@ class _Scan:
         return self.command(argv)
 
     def command(self, argv: list[str]) -> str | None:
-        while argv and _assignment(argv[0]) is not None:
-            name, value = _assignment(argv[0])  # type: ignore[misc]
+        while argv and (assigned := _assignment(argv[0])) is not None:
+            name, value = assigned
             self.variables[name] = self.expand(value)
             argv = argv[1:]
         while argv and os.path.basename(argv[0]) in _WRAPPERS:
@@ -257,11 +257,9 @@ class _Scan:
             directory = dest
         else:
             sources = [o for o in operands if o != directory]
-        for source in sources:
-            found = self.hit(os.path.join(directory, os.path.basename(source.rstrip("/"))))
-            if found:
-                return found
-        return None
+        return self.first_hit(
+            [os.path.join(directory, os.path.basename(source.rstrip("/"))) for source in sources]
+        )
 
     def nested(self, name: str, args: list[str]) -> str | None:
         if self.depth >= _MAX_DEPTH:
