@@ -3,10 +3,13 @@
 The body comes from ``rules-snippet.md`` (write hosts) or
 ``adapters/reader/reader-snippet.md`` (read-only hosts), without its human
 install header (everything up to the first ``---`` line), with
-``<MEMORY_ROOT>`` replaced by the store's path, followed by a short note about
-this host: where the store is, how the index cap is enforced here and what
-that does not cover. The rendering is a pure function of its inputs, so
-re-running the installer writes the same bytes.
+``<MEMORY_ROOT>`` replaced by the store's path and every ``engramory ...``
+command by the command that runs this installation from the agent's shell,
+followed by a short note about this host: where the store is, how the index
+cap is enforced here and what that does not cover, and where the full
+protocol is. The rendering is a pure function of its inputs (the command and
+the protocol's path are passed in), so re-running the installer writes the
+same bytes.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ PLACEHOLDER = "<MEMORY_ROOT>"
 MANAGED_HEADER = "<!-- Managed by Engramory:"
 WRITER_SNIPPET = "rules-snippet.md"
 READER_SNIPPET = "adapters/reader/reader-snippet.md"
+COMMAND = "engramory"
 
 
 def begin_marker(spec: HostSpec, reader: bool) -> str:
@@ -49,14 +53,19 @@ def host_note(
     memory: str,
     *,
     hooks: bool = False,
-    skill: str | None = None,
+    protocol: str | None = None,
     mode: str = "explicit",
+    command: str = COMMAND,
 ) -> str:
-    """The short host-specific note that follows the rules."""
-    command = f"engramory init {spec.name}{'-reader' if reader else ''}"
+    """The short host-specific note that follows the rules.
+
+    ``protocol`` is the path of the ``SKILL.md`` the agent can open;
+    ``command`` runs Engramory in the agent's shell (quoted already).
+    """
+    setup = f"engramory init {spec.name}{'-reader' if reader else ''}"
     if reader:
         return (
-            f"_{spec.label}, read-only: set up by `{command}`. The store at `{memory}/` "
+            f"_{spec.label}, read-only: set up by `{setup}`. The store at `{memory}/` "
             "belongs to another agent; this one only reads it._"
         )
     lines = [f"### Engramory on {spec.label}", ""]
@@ -70,12 +79,12 @@ def host_note(
             "- The index cap is enforced by Engramory's guard hook: an edit that would grow "
             "the index past the hard cap is denied, and so is a shell command that writes "
             "it (use Edit/Write). MCP file tools and outside editors are not covered: run "
-            f"`engramory check {memory}` after any other kind of write."
+            f"`{command} check {memory}` after any other kind of write."
         )
     else:
         lines.append(
             "- No hook enforces the index cap here: run "
-            f"`engramory check {memory}` after every edit of the index, and compact when it "
+            f"`{command} check {memory}` after every edit of the index, and compact when it "
             "says WARN or OVER."
         )
     if spec.lifecycle_hooks and hooks:
@@ -95,8 +104,8 @@ def host_note(
             "- No continuity hooks are installed: run the continuity sync yourself before a "
             "compact, a clear or a new thread."
         )
-    protocol = f"`{skill}/SKILL.md`" if skill else "Engramory's `SKILL.md`"
-    lines.append(f"- The full protocol is {protocol}. Set up by `{command}`.")
+    where = f"`{protocol}`" if protocol else "Engramory's `SKILL.md`"
+    lines.append(f"- The full protocol is {where}. Set up by `{setup}`.")
     return "\n".join(lines)
 
 
@@ -106,15 +115,25 @@ def body(
     memory: str,
     *,
     hooks: bool = False,
-    skill: str | None = None,
+    protocol: str | None = None,
     mode: str = "explicit",
+    command: str = COMMAND,
 ) -> str:
     """The rules text for a host (no markers, no file header)."""
-    text = snippet(reader).replace(PLACEHOLDER, memory)
+    text = with_command(snippet(reader).replace(PLACEHOLDER, memory), command)
     if spec.name == "kiro":
         text += f"\n\nThe live index: #[[file:{memory}/MEMORY.md]]"
-    note = host_note(spec, reader, memory, hooks=hooks, skill=skill, mode=mode)
+    note = host_note(
+        spec, reader, memory, hooks=hooks, protocol=protocol, mode=mode, command=command
+    )
     return text + "\n\n" + note
+
+
+def with_command(text: str, command: str) -> str:
+    """``text`` with every code span that runs ``engramory SUBCOMMAND`` using ``command``."""
+    if command == COMMAND:
+        return text
+    return text.replace(f"`{COMMAND} ", f"`{command} ")
 
 
 def block(spec: HostSpec, reader: bool, text: str) -> str:

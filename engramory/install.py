@@ -5,9 +5,12 @@ write, and every reason to refuse (bad flag combinations, missing source
 documents, a store that is the project root or overlaps the skill, a target
 that is or passes through a symlink leading out of the project, a hook
 configuration that is not valid JSON of the expected shape, damaged block
-markers...). A refusal happens before the first write. Acting then runs the
-planned steps in order; every write is atomic and keeps the file's mode, and
-a failure midway reports which steps completed.
+markers...). A refusal happens before the first write; one caused by the
+command line alone is a usage error (exit 64), one caused by the state of the
+files exits 1. Acting then runs the planned steps in order; every write is
+atomic and keeps the file's mode, and a failure midway reports which steps
+completed. The report is printed only after the last write, so a closed
+output (``engramory init ... | head -1``) cannot stop an install half-way.
 
 Uninstall removes only what init wrote and can prove is its own: the marked
 block, a dedicated rules file that still carries Engramory's header, the skill
@@ -18,17 +21,18 @@ never touches the memory store or its ``.gitignore`` entry.
 from __future__ import annotations
 
 import os
+import shlex
 import stat
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from engramory import blocks, fsutil, hookconfig, hookwiring, managed
+from engramory import blocks, fsutil, hookconfig, hookwiring, managed, selfcommand
 from engramory.discovery import INDEX_NAME
-from engramory.errors import EngramoryError
-from engramory.hosts.specs import BLOCK, HOSTS
-from engramory.layout import Layout
+from engramory.errors import EXIT_USAGE, EngramoryError
+from engramory.hosts.specs import BLOCK, HOSTS, IGNORE_ALWAYS, HostSpec
+from engramory.layout import Layout, git_work_tree
 from engramory.resources import ShippedDocumentMissingError, shipped_path
 
 SKILL_FILES = ("SKILL.md", "rules-snippet.md", "PORTING.md", "AGENT-SETUP.md", "LICENSE")
@@ -36,8 +40,6 @@ SKILL_DIRS = ("templates",)
 SKILL_FINGERPRINT = ("SKILL.md", "rules-snippet.md", "AGENT-SETUP.md")
 GITIGNORE_COMMENT = "# Engramory memory store (plain text, machine-local: never commit it)"
 HOOK_EVENTS = hookwiring.GUARD_EVENTS + hookwiring.LIFECYCLE_EVENTS
-CODEX_HOOKS_RULE = ".codex/hooks.json"
-CODEX_HOOKS_COMMENT = "# Engramory Codex hooks (absolute machine-local paths, not portable)"
 
 
 PAST = {
@@ -56,14 +58,25 @@ class Refusal(EngramoryError):
     """The install or uninstall cannot go ahead; nothing was written."""
 
 
+class FlagRefusal(Refusal):
+    """A refusal caused by the command line alone (a flag combination or value): exit 64."""
+
+    exit_code = EXIT_USAGE
+
+
 @dataclass
 class Step:
-    """One line of the plan: what happens to ``target`` and why, and how to do it."""
+    """One line of the plan: what happens to ``target`` and why, and how to do it.
+
+    ``problem`` marks a step that leaves something for the user to fix by hand
+    (the run then exits 1, after doing everything else).
+    """
 
     verb: str
     target: str
     why: str = ""
     run: Callable[[], None] | None = None
+    problem: bool = False
 
     def line(self, dry_run: bool) -> str:
         verb = f"would {self.verb}" if dry_run else PAST.get(self.verb, self.verb)
@@ -89,6 +102,7 @@ class Options:
     hook_python: str | None = None
     force: bool = False
     mode: str | None = None
+    command: selfcommand.AgentCommand | None = None  # decided by plan_init when not given
 
 
 # --- small file helpers -------------------------------------------------------------
@@ -186,19 +200,20 @@ def _overlap(a: Path, b: Path) -> bool:
 
 
 def _check_store_placement(layout: Layout) -> None:
+    """Refuse a store where the command line put it wrongly (a usage error)."""
     if os.path.realpath(layout.store) == os.path.realpath(layout.root):
-        raise Refusal(
+        raise FlagRefusal(
             f"the memory root {layout.store} is the project root itself: pass a directory "
             "inside or outside the project, e.g. --memory-root .engramory-memory"
         )
     if layout.rules is not None and fsutil.is_within(
         os.path.realpath(layout.rules), os.path.realpath(layout.store)
     ):
-        raise Refusal(f"the rules file {layout.rules} would be inside the memory store")
+        raise FlagRefusal(f"the rules file {layout.rules} would be inside the memory store")
     if layout.spec.name == "kiro" and fsutil.is_within(
         os.path.realpath(layout.store), os.path.realpath(layout.root / ".kiro" / "steering")
     ):
-        raise Refusal(
+        raise FlagRefusal(
             "the memory store must not be under .kiro/steering/: Kiro loads every file "
             "there into every request"
         )
@@ -207,29 +222,35 @@ def _check_store_placement(layout: Layout) -> None:
 # --- init -------------------------------------------------------------------------------
 
 
+def hook_hosts() -> list[str]:
+    """The hosts ``--install-hooks`` supports, from the host table."""
+    return [spec.name for spec in HOSTS.values() if spec.hook_config is not None]
+
+
 def _check_flags(layout: Layout, options: Options) -> None:
+    """Refuse flag combinations this host cannot take (usage errors, exit 64)."""
     spec, host = layout.spec, layout.host
     if layout.rules is None:
-        raise Refusal(f"{spec.label} has no user-wide rules file: --global is not available")
+        raise FlagRefusal(f"{spec.label} has no user-wide rules file: --global is not available")
     if layout.reader and (options.install_skill or options.install_hooks):
-        raise Refusal(
+        raise FlagRefusal(
             f"{host} is read-only: it installs no skill and no hooks "
             "(drop --install-skill/--install-hooks)"
         )
     if options.install_hooks and spec.hook_config is None:
-        raise Refusal(
-            f"--install-hooks is supported only for claude and codex; {spec.label} gets the "
-            "rules and `engramory check` instead"
+        raise FlagRefusal(
+            f"--install-hooks is supported only for {' and '.join(hook_hosts())}; "
+            f"{spec.label} gets the rules and `engramory check` instead"
         )
     if options.mode is not None and not options.install_hooks:
-        raise Refusal("--mode sets the lifecycle hooks' policy: add --install-hooks")
+        raise FlagRefusal("--mode sets the lifecycle hooks' policy: add --install-hooks")
     if options.install_skill and layout.skill is None:
         where = (
             "Hermes loads skills only from ~/.hermes/skills: add --global"
             if spec.name == "hermes"
             else f"{spec.label} has no documented skill directory"
         )
-        raise Refusal(f"--install-skill: {where}")
+        raise FlagRefusal(f"--install-skill: {where}")
     if spec.name == "hermes" and not layout.global_:
         _check_hermes(layout)
     if spec.name == "cline" and not layout.global_:
@@ -267,7 +288,7 @@ def _check_hermes(layout: Layout) -> None:
 def _check_sources(layout: Layout, options: Options) -> None:
     names = [blocks.READER_SNIPPET if layout.reader else blocks.WRITER_SNIPPET]
     if not layout.reader:
-        names.append("templates/MEMORY.md")
+        names += ["templates/MEMORY.md", "SKILL.md"]
     if options.install_skill:
         names += [*SKILL_FILES, *SKILL_DIRS]
     if options.install_hooks:
@@ -308,11 +329,7 @@ def _store_step(layout: Layout) -> Step:
 
 def _git_work_tree(path: Path) -> Path | None:
     """The root of the git work tree holding ``path``, if any."""
-    current = Path(os.path.abspath(path))
-    for candidate in (current, *current.parents):
-        if (candidate / ".git").exists():
-            return candidate
-    return None
+    return git_work_tree(path)
 
 
 IgnoreEdit = Callable[[str], tuple[str, str]]
@@ -340,27 +357,44 @@ def _store_ignore(layout: Layout) -> IgnoreEdit | str | None:
     return edit
 
 
-def _codex_ignore(layout: Layout, hooks: HookPlan | None) -> IgnoreEdit | None:
-    """Ignore ``.codex/hooks.json`` (machine-local paths) only while every handler is ours."""
-    if hooks is None or layout.spec.name != "codex" or layout.global_:
+def hook_ignore_rule(spec: HostSpec) -> tuple[str, str] | None:
+    """The ignore rule and Engramory's comment above it for a project's hook config, if any."""
+    if spec.hook_config is None or spec.hook_config_ignore is None:
+        return None
+    comment = (
+        f"# Engramory {spec.name.capitalize()} hooks (absolute machine-local paths, not portable)"
+    )
+    return spec.hook_config, comment
+
+
+def _hook_config_ignore(layout: Layout, hooks: HookPlan | None) -> IgnoreEdit | None:
+    """Ignore the project's hook config (machine-local paths) as the host table says.
+
+    A machine-local file is always ignored; a shared one only while every
+    handler in it is ours. The comment line marks the rule as init's own, so
+    uninstall removes it only when init added it.
+    """
+    wanted = hook_ignore_rule(layout.spec)
+    if hooks is None or wanted is None or layout.global_:
         return None
     if _git_work_tree(layout.root) is None:
         return None
+    rule, comment = wanted
     merged = hooks.merged
-    all_ours = hookconfig.count_ours(merged, hookwiring.FINGERPRINTS) == hookconfig.count_all(
-        merged
-    )
+    all_ours = layout.spec.hook_config_ignore == IGNORE_ALWAYS or hookconfig.count_ours(
+        merged, hookwiring.FINGERPRINTS
+    ) == hookconfig.count_all(merged)
 
     def edit(text: str) -> tuple[str, str]:
         if all_ours:
-            if managed.has_gitignore_entry(text, CODEX_HOOKS_RULE):
-                return text, f"already ignores {CODEX_HOOKS_RULE}"
-            new = managed.add_ignore_rule(text, "/" + CODEX_HOOKS_RULE, CODEX_HOOKS_COMMENT)
-            return new, f"ignore /{CODEX_HOOKS_RULE} (machine-local paths)"
-        if managed.has_ignore_rule(text, CODEX_HOOKS_RULE, CODEX_HOOKS_COMMENT):
-            new = managed.remove_ignore_rule(text, CODEX_HOOKS_RULE, CODEX_HOOKS_COMMENT)
-            return new, f"stop ignoring {CODEX_HOOKS_RULE}: it holds other hooks too"
-        return text, f"{CODEX_HOOKS_RULE} holds other hooks: not ignored"
+            if managed.has_gitignore_entry(text, rule):
+                return text, f"already ignores {rule}"
+            new = managed.add_ignore_rule(text, "/" + rule, comment)
+            return new, f"ignore /{rule} (machine-local paths)"
+        if managed.has_ignore_rule(text, rule, comment):
+            new = managed.remove_ignore_rule(text, rule, comment)
+            return new, f"stop ignoring {rule}: it holds other hooks too"
+        return text, f"{rule} holds other hooks: not ignored"
 
     return edit
 
@@ -374,9 +408,9 @@ def _gitignore_steps(layout: Layout, hooks: HookPlan | None) -> list[Step]:
         steps.append(Step("skip", ".gitignore", store))
     elif store is not None:
         edits.append(store)
-    codex = _codex_ignore(layout, hooks)
-    if codex is not None:
-        edits.append(codex)
+    hook_config = _hook_config_ignore(layout, hooks)
+    if hook_config is not None:
+        edits.append(hook_config)
     if not edits:
         return steps
     path = layout.root / ".gitignore"
@@ -419,7 +453,7 @@ def _skill_step(layout: Layout, options: Options) -> Step | None:
     skill = layout.skill
     _check_contained(layout, skill, "the skill directory")
     if _overlap(skill, layout.store):
-        raise Refusal(
+        raise FlagRefusal(
             f"the memory store {layout.store} and the skill directory {skill} overlap: "
             "keep the store outside the skill"
         )
@@ -436,7 +470,8 @@ def _skill_step(layout: Layout, options: Options) -> Step | None:
 def _python(options: Options) -> str:
     python = os.path.abspath(os.path.expanduser(options.hook_python or sys.executable))
     if not (os.path.isfile(python) and os.access(python, os.X_OK)):
-        raise Refusal(
+        refusal = FlagRefusal if options.hook_python else Refusal
+        raise refusal(
             f"the hook interpreter {python} is not an executable file: pass --hook-python "
             "with the absolute path of a Python 3.9+ interpreter"
         )
@@ -509,17 +544,23 @@ def _hooks_step(layout: Layout, hooks: HookPlan | None) -> Step | None:
     return Step(verb, shown, what, _write(hooks.path, new))
 
 
-def _rules_text(layout: Layout, options: Options) -> str:
-    skill = None
+def _protocol_path(layout: Layout, options: Options) -> str:
+    """The ``SKILL.md`` the agent can open: the installed skill's, else the shipped copy."""
     if options.install_skill and layout.skill is not None:
-        skill = layout.display(layout.skill)
+        return layout.display(layout.skill / "SKILL.md")
+    return Path(os.path.abspath(shipped_path("SKILL.md"))).as_posix()
+
+
+def _rules_text(layout: Layout, options: Options) -> str:
+    command = options.command.text if options.command is not None else blocks.COMMAND
     text = blocks.body(
         layout.spec,
         layout.reader,
         layout.store_text,
         hooks=options.install_hooks,
-        skill=skill,
+        protocol=None if layout.reader else _protocol_path(layout, options),
         mode=options.mode or "explicit",
+        command=command,
     )
     if layout.rules_kind == BLOCK:
         return blocks.block(layout.spec, layout.reader, text)
@@ -561,12 +602,43 @@ def _rules_step(layout: Layout, options: Options) -> Step:
     return Step(verb, shown, "Engramory's rules file", _write(path, wanted))
 
 
+def _check_no_opposite_block(layout: Layout) -> None:
+    """Refuse to put a reader block beside a writer block of the same host (or the reverse).
+
+    The two contradict each other (one says the agent writes the store, the
+    other that it never does), so the user uninstalls one first.
+    """
+    if layout.rules_kind != BLOCK or layout.rules is None:
+        return
+    text = _read_text(layout.rules, "the rules")
+    if text is None:
+        return
+    other = not layout.reader
+    begin = blocks.begin_marker(layout.spec, other)
+    end = blocks.end_marker(layout.spec, other)
+    if managed.find_block(text, begin, end).status == managed.ABSENT:
+        return
+    host = layout.spec.name + ("-reader" if other else "")
+    flags = " --global" if layout.global_ else ""
+    if not layout.global_ and layout.root != Path.cwd():
+        flags = f" --project-root {shlex.quote(str(layout.root))}"
+    this, that = ("read-only", "writer") if layout.reader else ("writer", "read-only")
+    raise Refusal(
+        f"{layout.rules} already holds Engramory's {that} block for {layout.spec.label} "
+        f"({begin}); a {this} block beside it would contradict it. Run "
+        f"`engramory uninstall {host}{flags}` first, then run init again; nothing was written"
+    )
+
+
 def plan_init(layout: Layout, options: Options) -> Plan:
     """Every step of ``engramory init`` for this layout; raises :class:`Refusal` first."""
     _check_flags(layout, options)
     _check_sources(layout, options)
     _check_store_placement(layout)
     _check_contained(layout, layout.rules, "the rules file")
+    _check_no_opposite_block(layout)
+    if options.command is None and not layout.reader:
+        options = replace(options, command=selfcommand.current())
     if not layout.reader:
         _check_contained(layout, layout.store, "the memory store")
     hooks = _plan_hooks(layout, options)
@@ -584,17 +656,20 @@ def plan_init(layout: Layout, options: Options) -> Plan:
 
 
 def _init_closing(layout: Layout, options: Options) -> list[str]:
-    lines = [f"store: {layout.store}"]
+    lines = [*layout.found, f"store: {layout.store}"]
     if layout.reader:
         lines.append(
             f"next: start a new {layout.spec.label} session; it will recall from the store "
             "and never write to it."
         )
         return lines
+    command = options.command or selfcommand.AgentCommand(blocks.COMMAND)
     lines.append(
         f"next: start a new {layout.spec.label} session so the rules load; after editing the "
-        f"index, run `engramory check {layout.store}`."
+        f"index, run `{command.text} check {layout.store}`."
     )
+    if command.fallback:
+        lines.append(_command_warning(command))
     if options.install_hooks:
         lines.append(f"interpreter baked into the hooks: {_python(options)}")
     if options.install_hooks and layout.spec.pre_write_hook:
@@ -608,6 +683,17 @@ def _init_closing(layout: Layout, options: Options) -> list[str]:
             "(re-running init changes them and asks for trust again)."
         )
     return lines
+
+
+def _command_warning(command: selfcommand.AgentCommand) -> str:
+    """Why the rules name a long command, and how to get the short one."""
+    cure = "pipx install <your Engramory checkout or wheel>"
+    if command.script_dir:
+        cure += f", or put {command.script_dir} on the agent's PATH"
+    return (
+        f"warning: {command.fallback}, so the rules tell the agent to run `{command.text}`. "
+        f"For a plain `engramory` in every shell: {cure}; then run init again."
+    )
 
 
 # --- uninstall ----------------------------------------------------------------------------
@@ -647,6 +733,7 @@ def _uninstall_rules_file(layout: Layout, path: Path) -> Step | None:
             shown,
             f"LEFT UNTOUCHED: damaged Engramory markers ({state.detail}); remove the "
             f"{begin} ... {end} lines and what is between them by hand",
+            problem=True,
         )
     remaining = managed.remove_block(text, begin, end)
     if not remaining.strip():
@@ -737,7 +824,7 @@ def _uninstall_hooks(layout: Layout) -> list[Step]:
     try:
         config = hookconfig.parse(text, ())
     except hookconfig.HookConfigError as exc:
-        return [Step("leave", shown, f"LEFT UNTOUCHED: it {exc}")]
+        return [Step("leave", shown, f"LEFT UNTOUCHED: it {exc}", problem=True)]
     steps = []
     if hookconfig.count_ours(config, hookwiring.FINGERPRINTS) == 0:
         steps.append(Step("skip", shown, "no Engramory handlers"))
@@ -758,20 +845,23 @@ def _uninstall_hooks(layout: Layout) -> list[Step]:
                     _write(path, hookconfig.dumps(cleaned, hookconfig.indent_of(text))),
                 )
             )
+    ignore = _uninstall_hook_ignore(layout)
+    return steps if ignore is None else [*steps, ignore]
+
+
+def _uninstall_hook_ignore(layout: Layout) -> Step | None:
+    """Drop the hook config's ignore rule, only when init's comment marks it as init's own."""
+    wanted = hook_ignore_rule(layout.spec)
     ignore = layout.root / ".gitignore"
-    if layout.spec.name == "codex" and not layout.global_ and ignore.is_file():
-        ignore_text = _read_text(ignore, "the ignore rule") or ""
-        if managed.has_ignore_rule(ignore_text, CODEX_HOOKS_RULE, CODEX_HOOKS_COMMENT):
-            new = managed.remove_ignore_rule(ignore_text, CODEX_HOOKS_RULE, CODEX_HOOKS_COMMENT)
-            steps.append(
-                Step(
-                    "update",
-                    _shown(layout, ignore),
-                    f"dropped the {CODEX_HOOKS_RULE} rule",
-                    _write(ignore, new),
-                )
-            )
-    return steps
+    if wanted is None or layout.global_ or not ignore.is_file():
+        return None
+    rule, comment = wanted
+    _check_contained(layout, ignore, ".gitignore")
+    text = _read_text(ignore, "the ignore rule") or ""
+    if not managed.has_ignore_rule(text, rule, comment):
+        return None
+    new = managed.remove_ignore_rule(text, rule, comment)
+    return Step("update", _shown(layout, ignore), f"dropped the {rule} rule", _write(ignore, new))
 
 
 def plan_uninstall(layout: Layout) -> Plan:
@@ -800,25 +890,40 @@ def plan_uninstall(layout: Layout) -> Plan:
 
 
 def execute(plan: Plan, dry_run: bool, out: Callable[[str], None]) -> int:
-    """Print the plan and, unless ``dry_run``, carry it out. Returns the exit code."""
-    out(plan.title + (" (dry run: nothing will be written)" if dry_run else ""))
+    """Carry out the plan (unless ``dry_run``), then print the report; returns the exit code.
+
+    Every write happens before the first line is printed, so a closed output
+    cannot stop the run half-way. Exit 1 when a step failed or left something
+    to fix by hand.
+    """
+    report, code = _act(plan, dry_run)
+    out("\n".join(report))
+    return code
+
+
+def _act(plan: Plan, dry_run: bool) -> tuple[list[str], int]:
+    """Run the steps in order; the report's lines and the exit code."""
+    report = [plan.title + (" (dry run: nothing will be written)" if dry_run else "")]
     for step in plan.steps:
-        if dry_run or step.run is None:
-            out(step.line(dry_run))
-            continue
-        try:
-            step.run()
-        except OSError as exc:
-            out(f"  FAILED          {step.target}: {exc.strerror or exc}")
-            out(
-                "stopped: the steps above this line completed; nothing after it was done. "
-                "Every write is atomic, so no file is half-written; fix the problem and run "
-                "the same command again."
-            )
-            return 1
-        out(step.line(False))
-    for line in plan.closing:
-        out(line)
+        if not dry_run and step.run is not None:
+            try:
+                step.run()
+            except OSError as exc:
+                report.append(f"  FAILED          {step.target}: {exc.strerror or exc}")
+                report.append(
+                    "stopped: the steps above this line completed; nothing after it was done. "
+                    "Every write is atomic, so no file is half-written; fix the problem and run "
+                    "the same command again."
+                )
+                return report, 1
+        report.append(step.line(dry_run))
+    report += plan.closing
+    problems = [step.target for step in plan.steps if step.problem]
+    if problems:
+        report.append(
+            f"{'would leave' if dry_run else 'left'} {len(problems)} file(s) to fix by hand "
+            f"({', '.join(problems)}): see LEFT UNTOUCHED above; exit 1"
+        )
     if dry_run:
-        out("(--dry-run: nothing was written)")
-    return 0
+        report.append("(--dry-run: nothing was written)")
+    return report, 1 if problems else 0

@@ -1,8 +1,13 @@
 """Where an install of one host puts things: rules file, store, skill, hook config.
 
 A pure function of the host table, the command-line choices and the
-environment (``HOME``, ``DSH_HOME``), plus a look at which of Hermes's
-candidate files exist. Nothing here writes.
+environment (``HOME``, ``DSH_HOME``, ``CODEX_HOME``, ``HERMES_HOME``), plus a
+look at the file system: which of Hermes's candidate files exist, the git
+work tree around the current directory, and an existing store in it. Nothing
+here writes.
+
+A home that is unset, empty or relative is refused rather than guessed: an
+empty ``HOME`` would otherwise put user-wide files at the filesystem root.
 """
 
 from __future__ import annotations
@@ -11,10 +16,15 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from engramory.discovery import DEFAULT_STORE_DIR
+from engramory.discovery import DEFAULT_STORE_DIR, INDEX_NAME
+from engramory.errors import EngramoryError
 from engramory.hosts.specs import FILE, HostSpec
 
 DEFAULT_STORE = DEFAULT_STORE_DIR
+
+
+class EnvironmentRefusal(EngramoryError):
+    """The environment (``HOME``, a host-home variable) cannot place the install; exit 1."""
 
 
 @dataclass(frozen=True)
@@ -24,7 +34,9 @@ class Layout:
     ``root`` is the project root (the user's home for ``--global``);
     ``containment`` is the directory no target may resolve outside of.
     ``home_install`` is true for ``--global`` and for dsh in its own home:
-    the block then names absolute paths.
+    the block then names absolute paths. ``found`` says, for the report, what
+    was worked out rather than given (the project root from the git work
+    tree, an existing store in it).
     """
 
     spec: HostSpec
@@ -39,6 +51,7 @@ class Layout:
     skill: Path | None
     hook_config: Path | None
     candidates: tuple[Path, ...] = ()
+    found: tuple[str, ...] = ()
 
     @property
     def host(self) -> str:
@@ -60,9 +73,30 @@ class Layout:
 
 
 def home(environ: dict[str, str] | os._Environ[str] | None = None) -> Path:
+    """The user's home: ``$HOME`` (``%USERPROFILE%`` when ``HOME`` is unset, on Windows).
+
+    Refuses an unset, empty or relative value instead of guessing: Python
+    would read an empty ``HOME`` as ``/`` and put user-wide files at the root.
+    """
     env = os.environ if environ is None else environ
-    configured = env.get("HOME", "").strip() or env.get("USERPROFILE", "").strip()
-    return Path(configured) if configured else Path.home()
+    variable = "HOME"
+    configured = env.get("HOME")
+    if configured is None and os.name == "nt":
+        variable, configured = "USERPROFILE", env.get("USERPROFILE")
+    if configured is None or not configured.strip():
+        state = "not set" if configured is None else "empty"
+        raise EnvironmentRefusal(
+            f"{variable} is {state}, so the user-wide paths cannot be placed; nothing was "
+            f"written. Set {variable} to your home directory's absolute path "
+            f"(e.g. {variable}=/home/you), then run the command again"
+        )
+    if not os.path.isabs(configured):
+        raise EnvironmentRefusal(
+            f"{variable} is a relative path ({configured!r}), so the user-wide paths cannot be "
+            f"placed; nothing was written. Set {variable} to your home directory's absolute "
+            "path, then run the command again"
+        )
+    return Path(configured)
 
 
 # Host homes that an environment variable may move, and where they are otherwise.
@@ -72,19 +106,33 @@ HOST_HOMES = {"DSH_HOME": ".dsh", "CODEX_HOME": ".codex", "HERMES_HOME": ".herme
 def expand(value: str, environ: dict[str, str] | os._Environ[str] | None = None) -> Path:
     """``~``, ``$DSH_HOME``, ``$CODEX_HOME`` and ``$HERMES_HOME`` expanded; an absolute path.
 
-    An unset or empty host-home variable means its usual folder in the home.
+    An unset or empty host-home variable means its usual folder in the home;
+    a relative one is refused (the host and this command would read it
+    against different directories). The home is looked up only when needed.
     """
     env = os.environ if environ is None else environ
-    user_home = home(env)
     for variable, default in HOST_HOMES.items():
         if value.startswith("$" + variable):
-            configured = env.get(variable, "").strip()
-            base = Path(configured).expanduser() if configured else user_home / default
-            value = str(base) + value[len(variable) + 1 :]
+            value = str(_host_home(variable, default, env)) + value[len(variable) + 1 :]
             break
     if value == "~" or value.startswith(("~/", "~\\")):
-        value = str(user_home) + value[1:]
+        value = str(home(env)) + value[1:]
     return Path(os.path.abspath(value))
+
+
+def _host_home(variable: str, default: str, env) -> Path:  # type: ignore[no-untyped-def]
+    """A host's home folder: ``$VARIABLE`` when set (absolute), else ``~/default``."""
+    configured = env.get(variable, "").strip()
+    if not configured:
+        return home(env) / default
+    if configured == "~" or configured.startswith(("~/", "~\\")):
+        configured = str(home(env)) + configured[1:]
+    if not os.path.isabs(configured):
+        raise EnvironmentRefusal(
+            f"{variable} is a relative path ({configured!r}); nothing was written. Set it to an "
+            f"absolute path, or unset it to use ~/{default}"
+        )
+    return Path(configured)
 
 
 def _rules_target(spec: HostSpec, reader: bool, global_: bool, root: Path, env) -> Path | None:
@@ -117,6 +165,37 @@ def _global_kind(spec: HostSpec) -> str:
     return spec.global_rules_kind or spec.rules_kind
 
 
+def git_work_tree(path: Path) -> Path | None:
+    """The top of the git work tree holding ``path`` (the nearest folder with ``.git``), if any."""
+    current = Path(os.path.abspath(path))
+    for candidate in (current, *current.parents):
+        if os.path.lexists(candidate / ".git"):
+            return candidate
+    return None
+
+
+def _default_root(cwd: Path) -> tuple[Path, str]:
+    """The project root when none is given: the git work-tree top above ``cwd``, else ``cwd``."""
+    top = git_work_tree(cwd)
+    if top is None or top == cwd:
+        return cwd, ""
+    return top, (
+        f"project root: {top} (the top of the git work tree holding the current directory; "
+        "pass --project-root to choose another)"
+    )
+
+
+def _existing_store(cwd: Path, root: Path) -> Path | None:
+    """The nearest ``.engramory-memory/MEMORY.md`` from ``cwd`` up to ``root`` (inclusive)."""
+    for candidate in (cwd, *cwd.parents):
+        store = candidate / DEFAULT_STORE
+        if os.path.isfile(store / INDEX_NAME):
+            return store
+        if candidate == root:
+            break
+    return None
+
+
 def resolve(
     spec: HostSpec,
     reader: bool,
@@ -126,27 +205,41 @@ def resolve(
     memory_root: str | None = None,
     environ: dict[str, str] | os._Environ[str] | None = None,
 ) -> Layout:
-    """Every target of one install, from the host table and the command line."""
+    """Every target of one install, from the host table and the command line.
+
+    Without ``--project-root`` a host whose project is the current directory
+    uses the top of the git work tree holding it, and an existing store
+    between the two is used rather than a second one created.
+    """
     env = os.environ if environ is None else environ
-    user_home = home(env)
+    found: list[str] = []
+    discovered = False
     if global_:
-        root = expand("$DSH_HOME", env) if spec.name == "dsh" else user_home
+        root = expand("$DSH_HOME", env) if spec.name == "dsh" else home(env)
     elif project_root is not None:
         root = expand(project_root, env)
+    elif spec.default_root != ".":
+        root = expand(spec.default_root, env)
     else:
-        root = expand(spec.default_root, env) if spec.default_root != "." else Path.cwd()
-    dsh_home = expand("$DSH_HOME", env)
+        cwd = Path.cwd()
+        root, why = _default_root(cwd)
+        found += [why] if why else []
+        discovered = True
+    dsh_home = expand("$DSH_HOME", env) if spec.name == "dsh" else None
     home_install = global_ or (spec.name == "dsh" and root == dsh_home)
     if memory_root is not None:
         store = expand(memory_root, env) if memory_root.startswith("~") else Path(memory_root)
         store = Path(os.path.abspath(root / store))
     else:
-        store = root / DEFAULT_STORE
+        existing = _existing_store(cwd, root) if discovered else None
+        store = existing if existing is not None else root / DEFAULT_STORE
+        if existing is not None and existing != root / DEFAULT_STORE:
+            found.append(f"using the existing store {existing} (found above the current directory)")
     skill_path = spec.global_skill if home_install else spec.skill
     skill = _place(skill_path, root, env) if not reader else None
     hook_path = spec.global_hook_config if global_ else spec.hook_config
     hook_config = _place(hook_path, root, env) if not reader else None
-    rules_root = dsh_home if spec.name == "dsh" and home_install else root
+    rules_root = dsh_home if dsh_home is not None and home_install else root
     rules = _rules_target(spec, reader, global_ and spec.name != "dsh", rules_root, env)
     kind = _global_kind(spec) if global_ else spec.rules_kind
     return Layout(
@@ -154,7 +247,7 @@ def resolve(
         reader=reader,
         global_=global_,
         root=root,
-        containment=user_home if global_ else root,
+        containment=home(env) if global_ else root,
         home_install=home_install,
         store=store,
         rules=rules,
@@ -162,4 +255,5 @@ def resolve(
         skill=skill,
         hook_config=hook_config,
         candidates=tuple(rules_root / name for name in spec.candidates) if not global_ else (),
+        found=tuple(found),
     )

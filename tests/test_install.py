@@ -314,15 +314,23 @@ def test_reader_install_and_uninstall(cli, project: Path, tmp_path: Path, host: 
     assert digest(project) == before
 
 
-def test_reader_and_writer_blocks_coexist(cli, project: Path, tmp_path: Path) -> None:
+def test_reader_and_writer_blocks_do_not_stack(cli, project: Path, tmp_path: Path) -> None:
+    """A reader block beside the same host's writer block contradicts it: refused both ways."""
     store = owner_store(tmp_path)
     assert cli("init", "codex").code == 0
+    refused(
+        cli,
+        project,
+        "init",
+        "codex-reader",
+        "--memory-root",
+        str(store),
+        match="`engramory uninstall codex` first",
+    )
+    assert cli("uninstall", "codex").code == 0
     assert cli("init", "codex-reader", "--memory-root", str(store)).code == 0
-    text = (project / "AGENTS.md").read_text()
-    assert "BEGIN ENGRAMORY CODEX -->" in text and "BEGIN ENGRAMORY CODEX-READER -->" in text
-    assert cli("uninstall", "codex-reader", "--memory-root", str(store)).code == 0
-    text = (project / "AGENTS.md").read_text()
-    assert "BEGIN ENGRAMORY CODEX -->" in text and "CODEX-READER" not in text
+    refused(cli, project, "init", "codex", match="`engramory uninstall codex-reader` first")
+    assert cli("init", "claude").code == 0  # another host's writer block is not a conflict
 
 
 # --- hermes and dsh -------------------------------------------------------------------------
@@ -353,7 +361,7 @@ def test_hermes_writes_the_file_it_will_load(
 
 def test_hermes_skill_needs_global(cli, project: Path, home: Path) -> None:
     refused = cli("init", "hermes", "--install-skill")
-    assert refused.code == 1 and "--global" in refused.err
+    assert refused.code == 64 and "--global" in refused.err
     assert cli("init", "hermes", "--global", "--install-skill").code == 0
     assert (home / ".hermes" / "skills" / "engramory" / "SKILL.md").is_file()
     assert "BEGIN ENGRAMORY HERMES" in (home / ".hermes" / "SOUL.md").read_text()
@@ -385,16 +393,19 @@ def test_openclaw_defaults_to_its_workspace(cli, home: Path) -> None:
 # --- refusals: nothing is written -------------------------------------------------------------
 
 
-def refused(cli, project: Path, *args: str, match: str) -> None:
+def refused(cli, project: Path, *args: str, match: str, code: int = 1) -> None:
+    """``args`` are refused with ``code`` (1: the files' state, 64: the command line)."""
     before = digest(project.parent)
     result = cli(*args)
-    assert result.code == 1, result
+    assert result.code == code, result
     assert match in result.err
     assert digest(project.parent) == before
 
 
 def test_memory_root_equal_to_project_root(cli, project: Path) -> None:
-    refused(cli, project, "init", "claude", "--memory-root", ".", match="project root itself")
+    refused(
+        cli, project, "init", "claude", "--memory-root", ".", match="project root itself", code=64
+    )
 
 
 def test_store_overlapping_the_skill(cli, project: Path) -> None:
@@ -407,6 +418,7 @@ def test_store_overlapping_the_skill(cli, project: Path) -> None:
         "--memory-root",
         ".claude/skills/engramory/notes",
         match="overlap",
+        code=64,
     )
 
 
@@ -462,8 +474,10 @@ def test_damaged_markers_refuse_init_and_survive_uninstall(cli, project: Path) -
     (project / "CLAUDE.md").write_text(damaged)
     refused(cli, project, "init", "claude", match="damaged Engramory markers")
     result = cli("uninstall", "claude")
-    assert result.code == 0 and "LEFT UNTOUCHED" in result.out and "by hand" in result.out
+    assert result.code == 1 and "LEFT UNTOUCHED" in result.out and "by hand" in result.out
     assert (project / "CLAUDE.md").read_text() == damaged
+    dry = cli("uninstall", "claude", "--dry-run")
+    assert dry.code == 1 and "would leave 1 file(s) to fix by hand" in dry.out
 
 
 def test_symlinked_index_in_the_store(cli, project: Path, tmp_path: Path) -> None:
@@ -482,18 +496,18 @@ def test_existing_index_is_never_modified(cli, project: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    "args",
+    ("args", "code"),
     [
-        ("init", "codex-reader"),
-        ("init", "codex-reader", "--memory-root", "nowhere"),
-        ("init", "codex-reader", "--memory-root", ".", "--install-skill"),
-        ("init", "claude-reader", "--memory-root", "x", "--install-hooks"),
+        (("init", "codex-reader"), 1),
+        (("init", "codex-reader", "--memory-root", "nowhere"), 1),
+        (("init", "codex-reader", "--memory-root", ".", "--install-skill"), 64),
+        (("init", "claude-reader", "--memory-root", "x", "--install-hooks"), 64),
     ],
 )
-def test_reader_refusals(cli, project: Path, args: tuple[str, ...]) -> None:
+def test_reader_refusals(cli, project: Path, args: tuple[str, ...], code: int) -> None:
     before = digest(project)
     result = cli(*args)
-    assert result.code == 1
+    assert result.code == code
     assert digest(project) == before
 
 
@@ -519,7 +533,7 @@ def test_reader_store_with_a_symlinked_index(cli, project: Path, tmp_path: Path)
     ],
 )
 def test_flag_refusals(cli, project: Path, args: tuple[str, ...], match: str) -> None:
-    refused(cli, project, *args, match=match)
+    refused(cli, project, *args, match=match, code=64)
 
 
 def test_cline_legacy_single_file(cli, project: Path) -> None:
@@ -529,7 +543,14 @@ def test_cline_legacy_single_file(cli, project: Path) -> None:
 
 def test_kiro_store_under_steering(cli, project: Path) -> None:
     refused(
-        cli, project, "init", "kiro", "--memory-root", ".kiro/steering/memory", match="steering"
+        cli,
+        project,
+        "init",
+        "kiro",
+        "--memory-root",
+        ".kiro/steering/memory",
+        match="steering",
+        code=64,
     )
 
 

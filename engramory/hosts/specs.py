@@ -20,6 +20,10 @@ FILE = "file"  # a dedicated rules file, owned whole
 VERIFIED = "verified"
 DOCUMENTED = "documented"
 
+# How a project's hook config, which holds machine-local absolute paths, is git-ignored.
+IGNORE_ALWAYS = "always"  # a machine-local file by the host's own convention
+IGNORE_WHILE_OURS = "while-ours"  # a shared file: ignored only while every handler is ours
+
 
 @dataclass(frozen=True)
 class HostSpec:
@@ -34,7 +38,8 @@ class HostSpec:
     when they exist (the first one found is used). Paths may start with ``~``
     or ``$DSH_HOME``, ``$CODEX_HOME``, ``$HERMES_HOME``. ``skill`` / ``global_skill``:
     the skill directory. ``hook_config`` / ``global_hook_config``: where
-    ``--install-hooks`` merges handlers. ``store_may_be_native``: whether the
+    ``--install-hooks`` merges handlers; ``hook_config_ignore`` (``IGNORE_*``) says
+    whether init git-ignores the project's hook config. ``store_may_be_native``: whether the
     host's own memory folder is a plain directory Engramory may use as the store.
     """
 
@@ -54,6 +59,7 @@ class HostSpec:
     default_root: str = "."
     hook_config: str | None = None
     global_hook_config: str | None = None
+    hook_config_ignore: str | None = None
     pre_write_hook: bool = False
     lifecycle_hooks: tuple[str, ...] = ()
     native_memory: str = ""
@@ -88,6 +94,7 @@ _add(
         "plus a PostToolUse size check",
         hook_config=".claude/settings.local.json",
         global_hook_config="~/.claude/settings.json",
+        hook_config_ignore=IGNORE_ALWAYS,
         pre_write_hook=True,
         lifecycle_hooks=("SessionStart", "UserPromptSubmit", "PreCompact"),
         native_memory="auto-memory in ~/.claude/projects/<project>/memory/ (plain files)",
@@ -109,6 +116,7 @@ _add(
         "through apply_patch; no pre-write guard is installed)",
         hook_config=".codex/hooks.json",
         global_hook_config="$CODEX_HOME/hooks.json",
+        hook_config_ignore=IGNORE_WHILE_OURS,
         lifecycle_hooks=("SessionStart", "UserPromptSubmit", "PreCompact"),
         native_memory="Codex Memories, which Codex generates and manages",
     )
