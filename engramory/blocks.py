@@ -121,12 +121,20 @@ def body(
 ) -> str:
     """The rules text for a host (no markers, no file header)."""
     text = with_command(snippet(reader).replace(PLACEHOLDER, memory), command)
+    if protocol:
+        text = with_protocol(text, protocol)
     if spec.name == "kiro":
         text += f"\n\nThe live index: #[[file:{memory}/MEMORY.md]]"
     note = host_note(
         spec, reader, memory, hooks=hooks, protocol=protocol, mode=mode, command=command
     )
     return text + "\n\n" + note
+
+
+def with_protocol(text: str, protocol: str) -> str:
+    """``text`` naming the ``SKILL.md`` at ``protocol`` wherever it names the protocol file."""
+    span = f"`{protocol}`"
+    return text.replace("Engramory's `SKILL.md`", span).replace("`SKILL.md`", span)
 
 
 def with_command(text: str, command: str) -> str:

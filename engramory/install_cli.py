@@ -8,15 +8,41 @@ import json
 from engramory import install, layout
 from engramory.hosts.specs import HOSTS, VERIFIED, host_names, resolve
 
+FORCE_HELP = "replace an existing skill copy or a rules file Engramory did not write"
+
+
+def project_root_help() -> str:
+    """``--project-root``'s help: what it is, and every default, from the host table."""
+    others = ", ".join(
+        f"{spec.name}: {spec.default_root}" for spec in HOSTS.values() if spec.default_root != "."
+    )
+    return (
+        "the project whose rules file is written (default: the top of the git work tree "
+        f"holding the current directory, else the current directory; {others})"
+    )
+
+
+def install_hooks_help() -> str:
+    """``--install-hooks``' help: which hosts take it and what each gets, from the host table."""
+    parts = []
+    for spec in HOSTS.values():
+        if spec.hook_config is None:
+            continue
+        what = "the index guard and " if spec.pre_write_hook else ""
+        parts.append(f"{spec.name}: {what}continuity hooks in {spec.hook_config}")
+    return "register Engramory's hooks (" + "; ".join(parts) + ")"
+
+
 INIT_HELP = "wire Engramory into an agent host (rules, store, optional skill and hooks)"
 INIT_DESCRIPTION = """\
 Wire the Engramory discipline into an agent host: its rules go where the host
 always loads them (a marked block in a shared rules file, or a dedicated rules
 file), a store is created from templates/MEMORY.md if absent (an existing index
 is never modified), the store is git-ignored when it sits in a git work tree,
-and optionally the protocol is installed as a skill and the index guard hook is
-registered (Claude Code). Every check happens before the first write; a refusal
-writes nothing and exits 1. Re-running is byte-identical.
+and optionally the protocol is installed as a skill and the hooks are
+registered. Every check happens before the first write; a refusal writes
+nothing and exits 1 (64 when the flags themselves are the problem). The report
+is printed after the last write. Re-running is byte-identical.
 
 HOST is a write host or its read-only form HOST-reader (recall from a store
 another agent owns; creates no store, no skill, no .gitignore entry)."""
@@ -36,7 +62,8 @@ Remove what `engramory init HOST` wrote and can prove is its own: the marked
 block (a file that then holds nothing else is deleted), a dedicated rules file
 that still carries Engramory's header, the skill payload, and Engramory's hook
 handlers. Other hosts' blocks, other hooks and anything unrecognised are left
-byte-identical. The memory store and its .gitignore entry are never touched."""
+byte-identical. The memory store and its .gitignore entry are never touched.
+A file left untouched because its markers are damaged makes the run exit 1."""
 UNINSTALL_EPILOG = """\
 examples:
   engramory uninstall claude --dry-run
@@ -53,9 +80,7 @@ def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "host", choices=host_names(), metavar="HOST", help="e.g. claude, codex-reader"
     )
-    parser.add_argument(
-        "--project-root", metavar="P", help="the project to wire (default: the host's usual place)"
-    )
+    parser.add_argument("--project-root", metavar="P", help=project_root_help())
     parser.add_argument(
         "--global",
         dest="global_",
@@ -65,7 +90,9 @@ def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--memory-root",
         metavar="M",
-        help="the store (default: .engramory-memory under the project root; relative = under it)",
+        help="the store (default: an existing .engramory-memory between the current directory "
+        "and the project root, else .engramory-memory under the project root; relative = under "
+        "the project root)",
     )
     parser.add_argument("--dry-run", action="store_true", help="print the plan, write nothing")
 
@@ -82,15 +109,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     _common(init)
     init.add_argument("--install-skill", action="store_true", help="copy the protocol as a skill")
-    init.add_argument(
-        "--install-hooks", action="store_true", help="register the index guard hook (claude)"
-    )
+    init.add_argument("--install-hooks", action="store_true", help=install_hooks_help())
     init.add_argument(
         "--hook-python",
         metavar="PY",
         help="interpreter baked into the hooks (default: this interpreter's absolute path)",
     )
-    init.add_argument("--force", action="store_true", help="replace an existing skill copy")
+    init.add_argument("--force", action="store_true", help=FORCE_HELP)
     init.add_argument(
         "--mode",
         choices=("explicit", "assisted"),
