@@ -234,7 +234,10 @@ def resolve(
         existing = _existing_store(cwd, root) if discovered else None
         store = existing if existing is not None else root / DEFAULT_STORE
         if existing is not None and existing != root / DEFAULT_STORE:
-            found.append(f"using the existing store {existing} (found above the current directory)")
+            found.append(
+                f"using the existing store {existing} (the nearest one from the current "
+                "directory up; pass --memory-root to choose another)"
+            )
     skill_path = spec.global_skill if home_install else spec.skill
     skill = _place(skill_path, root, env) if not reader else None
     hook_path = spec.global_hook_config if global_ else spec.hook_config

@@ -9,12 +9,33 @@ import sys
 from pathlib import Path
 
 import pytest
+from test_install import digest
 
 from conftest import REPO
 from engramory import install, layout, selfcommand
 from engramory.errors import EngramoryError
 from engramory.hosts.specs import HOSTS
-from test_install import digest, home, project  # noqa: F401 - fixtures
+
+
+@pytest.fixture
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A throw-away home directory (global installs, host homes unset)."""
+    path = tmp_path / "home"
+    path.mkdir()
+    monkeypatch.setenv("HOME", str(path))
+    for variable in ("DSH_HOME", "CODEX_HOME", "HERMES_HOME"):
+        monkeypatch.delenv(variable, raising=False)
+    return path
+
+
+@pytest.fixture
+def project(tmp_path: Path, home: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """An empty git work tree to install into (also the current directory)."""
+    path = tmp_path / "project"
+    (path / ".git").mkdir(parents=True)
+    monkeypatch.chdir(path)
+    return path
+
 
 # --- 10.18: the home must be a real, absolute directory -------------------------------------
 
