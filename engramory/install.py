@@ -664,9 +664,10 @@ def _init_closing(layout: Layout, options: Options) -> list[str]:
         )
         return lines
     command = options.command or selfcommand.AgentCommand(blocks.COMMAND)
+    store = selfcommand.quote(str(layout.store), windows=os.name == "nt")
     lines.append(
         f"next: start a new {layout.spec.label} session so the rules load; after editing the "
-        f"index, run `{command.text} check {layout.store}`."
+        f"index, run `{command.text} check {store}`."
     )
     if command.fallback:
         lines.append(_command_warning(command))
@@ -873,6 +874,7 @@ def plan_uninstall(layout: Layout) -> Plan:
     if not layout.reader:
         steps += _uninstall_hooks(layout)
     plan = Plan(f"engramory uninstall {layout.host}: {layout.spec.label} in {layout.root}", steps)
+    plan.closing += layout.found
     if os.path.isdir(layout.store):
         plan.closing.append(
             f"memory store: NOT touched - {layout.store} (notes and index left exactly as they "

@@ -187,6 +187,7 @@ def test_init_in_a_subdirectory_uses_the_work_tree_top(cli, project: Path, monke
     assert (project / "CLAUDE.md").is_file() and not (deeper / "CLAUDE.md").exists()
     assert (project / ".engramory-memory" / "MEMORY.md").is_file()
     assert f"project root: {project} (the top of the git work tree" in result.out
+    assert f"project root: {project}" in cli("uninstall", "claude", "--dry-run").out
     explicit = cli("init", "codex", "--project-root", ".")
     assert explicit.code == 0 and (deeper / "AGENTS.md").is_file()
     assert "project root:" not in explicit.out
