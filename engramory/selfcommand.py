@@ -17,6 +17,7 @@ import shlex
 import shutil
 import sys
 import sysconfig
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -49,21 +50,24 @@ def decide(
     script: str | None,
     executable: str,
     windows: bool = False,
+    activated_only: bool = False,
 ) -> AgentCommand:
     """The command to render, from what ``PATH`` holds and where this installation is.
 
     ``on_path``: what ``engramory`` resolves to on ``PATH`` (``None``: nothing);
     ``on_path_is_ours``: whether that is this installation's console script;
     ``script``: this installation's console script (``None``: there is none);
-    ``executable``: this interpreter's absolute path.
+    ``executable``: this interpreter's absolute path;
+    ``activated_only``: ``on_path`` is there only because a venv is activated.
     """
-    if on_path is not None and on_path_is_ours:
+    if on_path is not None and on_path_is_ours and not activated_only:
         return AgentCommand(NAME)
-    why = (
-        f"`{NAME}` on PATH is another installation ({on_path})"
-        if on_path is not None
-        else f"`{NAME}` is not on PATH"
-    )
+    if on_path is None:
+        why = f"`{NAME}` is not on PATH"
+    elif on_path_is_ours:
+        why = f"`{NAME}` is on PATH only while this virtual environment is activated"
+    else:
+        why = f"`{NAME}` on PATH is another installation ({on_path})"
     if script is not None:
         return AgentCommand(quote(script, windows), why, str(Path(script).parent))
     return AgentCommand(f"{quote(executable, windows)} -m {NAME}", why)
@@ -86,11 +90,27 @@ def _same_file(a: str, b: Path) -> bool:
         return False
 
 
-def current() -> AgentCommand:
+def _only_while_activated(on_path: str, environ: Mapping[str, str]) -> bool:
+    """Whether ``on_path`` is found only because a virtual environment is activated here.
+
+    ``source .venv/bin/activate`` puts the venv's scripts on this shell's
+    ``PATH``; the agent's shell will not have it, so the bare name would fail
+    there.
+    """
+    active = environ.get("VIRTUAL_ENV", "").strip()
+    if not active:
+        return False
+    folder = os.path.dirname(os.path.abspath(on_path))
+    return any(_same_file(folder, Path(active) / sub) for sub in ("bin", "Scripts"))
+
+
+def current(environ: Mapping[str, str] | None = None) -> AgentCommand:
     """Look up ``PATH`` and this installation, then :func:`decide`."""
+    env = os.environ if environ is None else environ
     executable = os.path.abspath(sys.executable)
     candidates = [path for path in _script_candidates(executable) if path.is_file()]
     script = str(candidates[0]) if candidates else None
     on_path = shutil.which(NAME)
     ours = on_path is not None and any(_same_file(on_path, path) for path in candidates)
-    return decide(on_path, ours, script, executable, windows=os.name == "nt")
+    activated = on_path is not None and _only_while_activated(on_path, env)
+    return decide(on_path, ours, script, executable, os.name == "nt", activated)

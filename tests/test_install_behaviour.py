@@ -342,3 +342,14 @@ def test_init_help_and_readme_describe_force_alike(cli) -> None:
     described = re.search(r"`--force` \(([^)]*)\)", readme)
     assert described is not None
     assert described.group(1) in _help(cli)
+
+
+def test_an_activated_venv_is_not_the_agents_path(fake_install: Path, monkeypatch) -> None:
+    # `source .venv/bin/activate; engramory init ...`: the agent's shell has no such PATH entry
+    script = fake_install / "engramory"
+    monkeypatch.setattr(selfcommand.shutil, "which", lambda name: str(script))
+    activated = selfcommand.current({"VIRTUAL_ENV": str(fake_install.parent)})
+    assert activated.text == str(script)
+    assert "only while this virtual environment is activated" in activated.fallback
+    other_venv = selfcommand.current({"VIRTUAL_ENV": str(fake_install.parent.parent)})
+    assert other_venv.text == "engramory"
