@@ -16,7 +16,7 @@ from engramory import discovery, fsutil
 from engramory.caps import Caps
 from engramory.errors import EXIT_FINDINGS, EXIT_OK, EXIT_OVER, InputMissingError
 from engramory.options import add_cap_flags, add_format_flag, caps_from_args
-from engramory.textfmt import human_size
+from engramory.textfmt import human_size, plural, printable
 
 EXIT_CODES = {capsmod.OK: EXIT_OK, capsmod.WARN: EXIT_FINDINGS, capsmod.OVER: EXIT_OVER}
 
@@ -80,10 +80,14 @@ def _first_step(dims: list[str]) -> str:
 def describe(m: Measurement, caps: Caps, verdict: str, dims: list[str]) -> str:
     """The one-line verdict ``engramory check`` prints."""
     size = human_size(m.bytes)
-    what = f"{m.path} is {size}" if m.lines is None else f"{m.path} is {m.lines} lines / {size}"
+    what = (
+        f"{m.path} is {size}"
+        if m.lines is None
+        else f"{m.path} is {plural(m.lines, 'line')} / {size}"
+    )
     caps_text = (
-        f"soft cap {caps.warn_lines} lines / {human_size(caps.warn_bytes)}, "
-        f"hard cap {caps.hard_lines} lines / {human_size(caps.hard_bytes)}"
+        f"soft cap {plural(caps.warn_lines, 'line')} / {human_size(caps.warn_bytes)}, "
+        f"hard cap {plural(caps.hard_lines, 'line')} / {human_size(caps.hard_bytes)}"
     )
     if verdict == capsmod.OK:
         return f"OK: {what} ({caps_text})."
@@ -96,7 +100,12 @@ def describe(m: Measurement, caps: Caps, verdict: str, dims: list[str]) -> str:
             f"Plan a compaction soon: {_first_step(dims)}."
         )
     detail = " and ".join(_dimension_detail(d, m, caps.hard_lines, caps.hard_bytes) for d in dims)
-    unread = "; not read, it is too large to load" if m.lines is None else ""
+    unread = (
+        f"; check did not read it: it is larger than the {human_size(caps.hard_bytes)} hard "
+        "cap, so its lines were not counted"
+        if m.lines is None
+        else ""
+    )
     return (
         f"OVER: {what}, over the hard cap on {detail}{unread} ({caps_text}). "
         f"Hosts stop loading the index past the cap. Compact now: {_first_step(dims)}, "
@@ -145,5 +154,5 @@ def run(args: argparse.Namespace) -> int:
     if args.format == "json":
         print(json.dumps(report(m, caps, verdict, dims)))
     else:
-        print(describe(m, caps, verdict, dims))
+        print(printable(describe(m, caps, verdict, dims)))
     return EXIT_CODES[verdict]

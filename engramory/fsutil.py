@@ -30,7 +30,9 @@ class FileTooLargeError(OSError):
     """The file is larger than the caller's read bound; nothing was read."""
 
     def __init__(self, path: str, size: int, limit: int) -> None:
-        super().__init__(f"{path}: {size} bytes is over the {limit}-byte read limit")
+        from engramory.textfmt import plural  # noqa: PLC0415 - kept off the hook's import path
+
+        super().__init__(f"{path}: {plural(size, 'byte')} is over the {limit}-byte read limit")
         self.size = size
         self.limit = limit
 

@@ -7,6 +7,7 @@ import json
 
 from engramory import install, layout
 from engramory.hosts.specs import HOSTS, VERIFIED, host_names, resolve
+from engramory.textfmt import printable
 
 INIT_HELP = "wire Engramory into an agent host (rules, store, optional skill and hooks)"
 INIT_DESCRIPTION = """\
@@ -131,6 +132,11 @@ def _layout(args: argparse.Namespace) -> layout.Layout:
     )
 
 
+def _say(line: str) -> None:
+    """Print one report line; paths in it may hold control characters, so they are escaped."""
+    print(printable(line))
+
+
 def run_init(args: argparse.Namespace) -> int:
     options = install.Options(
         install_skill=args.install_skill,
@@ -140,12 +146,12 @@ def run_init(args: argparse.Namespace) -> int:
         mode=args.mode,
     )
     plan = install.plan_init(_layout(args), options)
-    return install.execute(plan, args.dry_run, print)
+    return install.execute(plan, args.dry_run, _say)
 
 
 def run_uninstall(args: argparse.Namespace) -> int:
     plan = install.plan_uninstall(_layout(args))
-    return install.execute(plan, args.dry_run, print)
+    return install.execute(plan, args.dry_run, _say)
 
 
 def host_rows() -> list[dict[str, object]]:

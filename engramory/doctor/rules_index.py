@@ -21,7 +21,7 @@ from engramory.store import (
     TOO_LARGE,
     UNREADABLE,
 )
-from engramory.textfmt import excerpt, human_size
+from engramory.textfmt import excerpt, human_size, plural
 
 Issue = tuple[str, "int | None", str]
 
@@ -29,7 +29,7 @@ _ARCHIVED_LINE = re.compile(r"^[ \t>*\-+]*(?:\*\*)?archived?\b[^:]{0,40}[:：]",
 
 
 def _size_text(view: StoreView) -> str:
-    return f"{view.index.lines} lines / {human_size(view.index.size or 0)}"
+    return f"{plural(view.index.lines or 0, 'line')} / {human_size(view.index.size or 0)}"
 
 
 def _breach(view: StoreView, line_cap: int, byte_cap: int) -> list[str]:
