@@ -50,10 +50,18 @@ class Measurement:
         self.bytes = size
 
 
-def measure(path: str, caps: Caps) -> Measurement:
-    """Measure an index file; over the hard byte cap it is not read at all."""
+def measure(path: str, caps: Caps, real: str | None = None) -> Measurement:
+    """Measure an index file; over the hard byte cap it is not read at all.
+
+    ``real`` is the already-resolved, checked path to open: it is opened without
+    following a symlink, so a link swapped in after the containment check is
+    refused rather than followed.
+    """
     try:
-        data = fsutil.read_bounded(path, caps.hard_bytes)
+        if real is None:
+            data = fsutil.read_bounded(path, caps.hard_bytes)
+        else:
+            data = fsutil.read_bounded_stat(real, caps.hard_bytes, follow_symlinks=False)[0]
     except fsutil.FileTooLargeError as exc:
         return Measurement(path, None, exc.size)
     except fsutil.NotRegularFileError as exc:
@@ -61,7 +69,7 @@ def measure(path: str, caps: Caps) -> Measurement:
     except FileNotFoundError as exc:
         raise InputMissingError(f"{path} does not exist") from exc
     except OSError as exc:
-        raise InputMissingError(f"cannot read {path}: {exc.strerror or exc}") from exc
+        raise InputMissingError(f"cannot read {path}: {fsutil.os_error_text(exc)}") from exc
     return Measurement(path, capsmod.count_lines(data), len(data))
 
 
@@ -124,6 +132,18 @@ def report(m: Measurement, caps: Caps, verdict: str, dims: list[str]) -> dict[st
     }
 
 
+def _inside_the_store(path: str, root: str) -> str:
+    """The resolved index path; refuses one that leads outside its store, as the doctor does."""
+    outside = fsutil.escapes(path, root)
+    if outside is not None:
+        raise InputMissingError(
+            f"{path} resolves to {outside}, outside the store {root}: check measures only an "
+            "index inside its store (the doctor reports index-escapes-store); replace the "
+            "symlink with the index file itself"
+        )
+    return fsutil.resolve(path)
+
+
 def register(subparsers: argparse._SubParsersAction) -> None:
     """Add the ``check`` subcommand."""
     parser = subparsers.add_parser(
@@ -144,12 +164,19 @@ def run(args: argparse.Namespace) -> int:
     caps = caps_from_args(args)
     location = discovery.locate(args.path, any_file=True)
     path = os.fspath(location.index)
-    if not location.index.exists() and location.index.parent.is_dir():
+    real = _inside_the_store(path, os.fspath(location.root))
+    found, error = fsutil.kind(path)
+    if found == "missing" and fsutil.kind(location.root)[0] == "dir":
         raise InputMissingError(
             f"{location.root} has no MEMORY.md: nothing to measure "
             "(create the index, or pass the index file itself)"
         )
-    m = measure(path, caps)
+    if error is not None:
+        reason = fsutil.os_error_text(error)
+        if reason == fsutil.PERMISSION_DENIED:
+            reason += " (a directory on the way cannot be searched: fix its permissions)"
+        raise InputMissingError(f"cannot reach {path}: {reason}")
+    m = measure(path, caps, real)
     verdict, dims = capsmod.verdict(m.lines, m.bytes, caps)
     if args.format == "json":
         print(json.dumps(report(m, caps, verdict, dims)))

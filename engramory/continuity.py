@@ -355,7 +355,7 @@ def inspect_index(store: Path, caps: Caps) -> IndexInfo:
         return IndexInfo(False, path, error="MEMORY.md is a symlink")
     if not os.path.isfile(path):
         return IndexInfo(False, path, error="MEMORY.md does not exist in the store")
-    if not fsutil.is_within(os.path.realpath(path), os.path.realpath(store)):
+    if fsutil.escapes(path, store) is not None:
         return IndexInfo(False, path, error="MEMORY.md resolves outside the store")
     try:
         raw = fsutil.read_bounded(path, caps.hard_bytes)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from engramory import markdown
+from engramory import fsutil, markdown
 from engramory.caps import BYTES, LINES, over
 from engramory.doctor.context import StoreView
 from engramory.doctor.model import ERROR, INFO, STORE, WARNING, rule
@@ -106,6 +106,11 @@ def index_symlink(view: StoreView) -> Iterator[Issue]:
     "MEMORY.md exists but cannot be read",
     scope=STORE,
     fix="fix the permissions of MEMORY.md so the agent (and the doctor) can read it",
+    fix_for=lambda view: (
+        "shorten the store's path: the file system calls the index's path too long"
+        if view.index.error == fsutil.NAME_TOO_LONG
+        else "fix the permissions of MEMORY.md so the agent (and the doctor) can read it"
+    ),
 )
 def index_unreadable(view: StoreView) -> Iterator[Issue]:
     """Fires: ``MEMORY.md`` is not readable (permissions, I/O error).
