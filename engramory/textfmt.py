@@ -88,18 +88,14 @@ def printable(text: str) -> str:
     return text.translate(_escape_table())
 
 
-def _looks_like_secret(run: str) -> bool:
-    """Heuristic for a credential-like run: a long stretch mixing letters and digits.
-
-    The run is cut at word separators (``-``, ``.``, ``_``); a piece of 16 or
-    more characters holding both letters and digits looks like a key, token
-    or hash. Slugs, file names, dates and UUIDs stay readable.
-    """
+def _has_mixed_piece(run: str, separators: str, min_length: int) -> bool:
+    """Whether cutting ``run`` at ``separators`` leaves a piece of ``min_length`` or more
+    characters that holds both letters and digits."""
     piece: list[str] = []
-    for ch in run + "-":
-        if ch in "-._":
+    for ch in run + separators[0]:
+        if ch in separators:
             if (
-                len(piece) >= 16
+                len(piece) >= min_length
                 and any(c.isdigit() for c in piece)
                 and any(c.isalpha() for c in piece)
             ):
@@ -108,6 +104,26 @@ def _looks_like_secret(run: str) -> bool:
         else:
             piece.append(ch)
     return False
+
+
+def _looks_like_path(run: str) -> bool:
+    """A ``/``-separated run whose every component reads as a word, a number or a name.
+
+    Paths stay readable (``%2e%2e/outside/secret.md`` once its ``%`` cuts the run
+    is ``2e/outside/secret.md``); a base64 key that happens to hold a ``/`` still
+    has a long piece mixing letters and digits, so it is not taken for a path.
+    """
+    return "/" in run and not _has_mixed_piece(run, "/-._", 8)
+
+
+def _looks_like_secret(run: str) -> bool:
+    """Heuristic for a credential-like run: a long stretch mixing letters and digits.
+
+    The run is cut at word separators (``-``, ``.``, ``_``); a piece of 16 or
+    more characters holding both letters and digits looks like a key, token
+    or hash. Slugs, file names, paths, dates and UUIDs stay readable.
+    """
+    return not _looks_like_path(run) and _has_mixed_piece(run, "-._", 16)
 
 
 def _mask_secret_runs(text: str) -> str:
