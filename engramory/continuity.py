@@ -180,6 +180,11 @@ def parse_state(text: str) -> State:
         data = json.loads(text)
     except ValueError as exc:
         raise StateError(f"the state file is not valid JSON ({exc})") from None
+    except RecursionError:  # a state file is three levels deep; thousands means tampering
+        raise StateError(
+            "the state file is nested far deeper than any state Engramory writes: it was "
+            "tampered with"
+        ) from None
     if not isinstance(data, dict):
         raise StateError("the state file is not a JSON object")
     version = data.get("schema_version")

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from engramory import continuity, discovery
-from engramory.errors import EXIT_OK, EXIT_USAGE
+from engramory.errors import EXIT_OK, EXIT_USAGE, EngramoryError
 from engramory.hookwiring import SYNC_SCRIPT, powershell_quote
 from engramory.options import add_cap_flags, add_format_flag, caps_from_args
 from engramory.resources import shipped_path
@@ -178,7 +178,15 @@ def _warn_text(store: Path, sid: str) -> str:
     )
 
 
-def _fail_closed_text(store: Path, error: str) -> str:
+def _fail_closed_text(store: Path | None, error: str) -> str:
+    if store is None:
+        return (
+            "Engramory could not verify the continuity sync before this manual compaction, so "
+            f"it is held back. Reason:\n{_fence(error)}\nGive the hook its memory store (the "
+            f"store's path as the hook command's last argument, or ${discovery.ENV_MEMORY_ROOT}) "
+            "and compact again. If this project no longer keeps a memory store, remove the "
+            "hooks with `engramory uninstall HOST`."
+        )
     state = continuity.state_path(store)
     return (
         "Engramory could not verify the continuity sync before this manual compaction, so it is "
@@ -212,7 +220,7 @@ def handle(payload: object, store: Path, host: str, mode: str) -> Reply:
         return _failure(store, event, trigger, f"internal error: {type(exc).__name__}")
 
 
-def _failure(store: Path, event: str, trigger: str, error: str) -> Reply:
+def _failure(store: Path | None, event: str, trigger: str, error: str) -> Reply:
     if event == "PreCompact" and trigger == "manual":
         return Reply(BLOCK, _fail_closed_text(store, error), event)
     return Reply(
@@ -371,15 +379,38 @@ def _needs_action(parser: argparse.ArgumentParser):  # type: ignore[no-untyped-d
     return run
 
 
-def run_hook(args: argparse.Namespace) -> int:
-    store = Path(args.store) if args.store else Path(discovery.locate(None).root)
+def _event_and_trigger(payload: object) -> tuple[str, str]:
+    """The event name and compaction trigger, as far as the payload says (never raises)."""
+    if not isinstance(payload, dict):
+        return "", "unknown"
+    try:
+        return _event(payload), _trigger(payload)
+    except HookInputError:
+        return "", _trigger(payload)
+
+
+def hook_reply(store_arg: str | None, host: str, mode: str) -> Reply:
+    """The reply to the event on stdin, whatever goes wrong (no store, bad input, a bug).
+
+    The payload is read first, so that a failure after it (no store found, a
+    damaged state file) still knows whether a manual compaction must be held.
+    """
+    event, trigger = "", "unknown"
+    store: Path | None = None
     try:
         payload = _read_payload()
-    except HookInputError as exc:
-        reply = _failure(store, "", "unknown", str(exc))
-    else:
-        reply = handle(payload, store, args.host, args.mode)
-    output = render(reply, args.host)
+        event, trigger = _event_and_trigger(payload)
+        store = Path(store_arg) if store_arg else Path(discovery.locate(None).root)
+        return handle(payload, store, host, mode)
+    except (EngramoryError, HookInputError, OSError) as exc:
+        return _failure(store, event, trigger, str(exc))
+    except Exception as exc:
+        return _failure(store, event, trigger, f"internal error: {type(exc).__name__}")
+
+
+def run_hook(args: argparse.Namespace) -> int:
+    """Answer one hook event in the host's format; exit 0 whatever happens."""
+    output = render(hook_reply(args.store, args.host, args.mode), args.host)
     if output is not None:
         print(json.dumps(output))
     return EXIT_OK
