@@ -14,6 +14,7 @@ import os
 import shutil
 import stat
 import subprocess
+import sys
 import tempfile
 from pathlib import Path
 
@@ -143,7 +144,8 @@ def _unprivileged_python() -> list[str] | None:
     if not hasattr(os, "geteuid") or os.geteuid() != 0 or shutil.which("setpriv") is None:
         return None
     prefix = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
-    for python in (os.path.realpath(os.sys.executable), shutil.which("python3")):
+    candidates = (os.path.realpath(sys.executable), shutil.which("python3"), "/usr/bin/python3")
+    for python in candidates:
         if python is None:
             continue
         probe = subprocess.run(
