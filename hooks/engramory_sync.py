@@ -42,7 +42,12 @@ def _broken_install(argv):
         return 66
     import json  # noqa: PLC0415 - only on this path
 
-    host = argv[argv.index("--host") + 1] if "--host" in argv[:-1] else "claude"
+    host = "claude"
+    for i, word in enumerate(argv):
+        if word == "--host" and i + 1 < len(argv):
+            host = argv[i + 1]
+        elif word.startswith("--host="):
+            host = word[len("--host=") :]
     try:
         event = json.loads(sys.stdin.buffer.read(1024 * 1024).decode("utf-8", "replace"))
     except Exception:

@@ -191,3 +191,12 @@ def test_hook_script_without_its_package_still_answers(tmp_path: Path, host: str
     assert other.returncode == 0 and "systemMessage" in json.loads(other.stdout)
     garbage = hook("not json", host, cwd=tmp_path, script=lone)
     assert garbage.returncode == 0 and "systemMessage" in json.loads(garbage.stdout)
+    equals_form = subprocess.run(
+        [sys.executable, "-I", "-S", str(lone), "hook", f"--host={host}"],
+        input=json.dumps(event("PreCompact", trigger="manual")),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert equals_form.returncode == 0 and held(equals_form.stdout, host)
