@@ -16,7 +16,7 @@ from engramory import discovery, fsutil
 from engramory.caps import Caps
 from engramory.errors import EXIT_FINDINGS, EXIT_OK, EXIT_OVER, InputMissingError
 from engramory.options import add_cap_flags, add_format_flag, caps_from_args
-from engramory.textfmt import human_size
+from engramory.textfmt import human_size, plural, printable
 
 EXIT_CODES = {capsmod.OK: EXIT_OK, capsmod.WARN: EXIT_FINDINGS, capsmod.OVER: EXIT_OVER}
 
@@ -50,10 +50,18 @@ class Measurement:
         self.bytes = size
 
 
-def measure(path: str, caps: Caps) -> Measurement:
-    """Measure an index file; over the hard byte cap it is not read at all."""
+def measure(path: str, caps: Caps, real: str | None = None) -> Measurement:
+    """Measure an index file; over the hard byte cap it is not read at all.
+
+    ``real`` is the already-resolved, checked path to open: it is opened without
+    following a symlink, so a link swapped in after the containment check is
+    refused rather than followed.
+    """
     try:
-        data = fsutil.read_bounded(path, caps.hard_bytes)
+        if real is None:
+            data = fsutil.read_bounded(path, caps.hard_bytes)
+        else:
+            data = fsutil.read_bounded_stat(real, caps.hard_bytes, follow_symlinks=False)[0]
     except fsutil.FileTooLargeError as exc:
         return Measurement(path, None, exc.size)
     except fsutil.NotRegularFileError as exc:
@@ -61,7 +69,7 @@ def measure(path: str, caps: Caps) -> Measurement:
     except FileNotFoundError as exc:
         raise InputMissingError(f"{path} does not exist") from exc
     except OSError as exc:
-        raise InputMissingError(f"cannot read {path}: {exc.strerror or exc}") from exc
+        raise InputMissingError(f"cannot read {path}: {fsutil.os_error_text(exc)}") from exc
     return Measurement(path, capsmod.count_lines(data), len(data))
 
 
@@ -80,10 +88,14 @@ def _first_step(dims: list[str]) -> str:
 def describe(m: Measurement, caps: Caps, verdict: str, dims: list[str]) -> str:
     """The one-line verdict ``engramory check`` prints."""
     size = human_size(m.bytes)
-    what = f"{m.path} is {size}" if m.lines is None else f"{m.path} is {m.lines} lines / {size}"
+    what = (
+        f"{m.path} is {size}"
+        if m.lines is None
+        else f"{m.path} is {plural(m.lines, 'line')} / {size}"
+    )
     caps_text = (
-        f"soft cap {caps.warn_lines} lines / {human_size(caps.warn_bytes)}, "
-        f"hard cap {caps.hard_lines} lines / {human_size(caps.hard_bytes)}"
+        f"soft cap {plural(caps.warn_lines, 'line')} / {human_size(caps.warn_bytes)}, "
+        f"hard cap {plural(caps.hard_lines, 'line')} / {human_size(caps.hard_bytes)}"
     )
     if verdict == capsmod.OK:
         return f"OK: {what} ({caps_text})."
@@ -96,7 +108,12 @@ def describe(m: Measurement, caps: Caps, verdict: str, dims: list[str]) -> str:
             f"Plan a compaction soon: {_first_step(dims)}."
         )
     detail = " and ".join(_dimension_detail(d, m, caps.hard_lines, caps.hard_bytes) for d in dims)
-    unread = "; not read, it is too large to load" if m.lines is None else ""
+    unread = (
+        f"; check did not read it: it is larger than the {human_size(caps.hard_bytes)} hard "
+        "cap, so its lines were not counted"
+        if m.lines is None
+        else ""
+    )
     return (
         f"OVER: {what}, over the hard cap on {detail}{unread} ({caps_text}). "
         f"Hosts stop loading the index past the cap. Compact now: {_first_step(dims)}, "
@@ -113,6 +130,18 @@ def report(m: Measurement, caps: Caps, verdict: str, dims: list[str]) -> dict[st
         "caps": caps.as_dict(),
         "over": dims,
     }
+
+
+def _inside_the_store(path: str, root: str) -> str:
+    """The resolved index path; refuses one that leads outside its store, as the doctor does."""
+    outside = fsutil.escapes(path, root)
+    if outside is not None:
+        raise InputMissingError(
+            f"{path} resolves to {outside}, outside the store {root}: check measures only an "
+            "index inside its store (the doctor reports index-escapes-store); replace the "
+            "symlink with the index file itself"
+        )
+    return fsutil.resolve(path)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -135,15 +164,22 @@ def run(args: argparse.Namespace) -> int:
     caps = caps_from_args(args)
     location = discovery.locate(args.path, any_file=True)
     path = os.fspath(location.index)
-    if not location.index.exists() and location.index.parent.is_dir():
+    real = _inside_the_store(path, os.fspath(location.root))
+    found, error = fsutil.kind(path)
+    if found == "missing" and fsutil.kind(location.root)[0] == "dir":
         raise InputMissingError(
             f"{location.root} has no MEMORY.md: nothing to measure "
             "(create the index, or pass the index file itself)"
         )
-    m = measure(path, caps)
+    if error is not None:
+        reason = fsutil.os_error_text(error)
+        if reason == fsutil.PERMISSION_DENIED:
+            reason += " (a directory on the way cannot be searched: fix its permissions)"
+        raise InputMissingError(f"cannot reach {path}: {reason}")
+    m = measure(path, caps, real)
     verdict, dims = capsmod.verdict(m.lines, m.bytes, caps)
     if args.format == "json":
         print(json.dumps(report(m, caps, verdict, dims)))
     else:
-        print(describe(m, caps, verdict, dims))
+        print(printable(describe(m, caps, verdict, dims)))
     return EXIT_CODES[verdict]

@@ -21,6 +21,7 @@ from typing import NoReturn
 from engramory import __version__
 from engramory.console import make_streams_safe
 from engramory.errors import EXIT_USAGE, EngramoryError
+from engramory.textfmt import printable
 
 # Command name -> the module that registers it, in the order --help lists them.
 COMMAND_MODULES = {
@@ -97,7 +98,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stdout.flush()  # surface a closed pipe here, not as noise at interpreter exit
         return code
     except EngramoryError as exc:
-        print(f"engramory {args.command}: {exc}", file=sys.stderr)
+        print(printable(f"engramory {args.command}: {exc}"), file=sys.stderr)
         return exc.exit_code
     except KeyboardInterrupt:
         return 130

@@ -180,6 +180,11 @@ def parse_state(text: str) -> State:
         data = json.loads(text)
     except ValueError as exc:
         raise StateError(f"the state file is not valid JSON ({exc})") from None
+    except RecursionError:  # a state file is three levels deep; thousands means tampering
+        raise StateError(
+            "the state file is nested far deeper than any state Engramory writes: it was "
+            "tampered with"
+        ) from None
     if not isinstance(data, dict):
         raise StateError("the state file is not a JSON object")
     version = data.get("schema_version")
@@ -355,7 +360,7 @@ def inspect_index(store: Path, caps: Caps) -> IndexInfo:
         return IndexInfo(False, path, error="MEMORY.md is a symlink")
     if not os.path.isfile(path):
         return IndexInfo(False, path, error="MEMORY.md does not exist in the store")
-    if not fsutil.is_within(os.path.realpath(path), os.path.realpath(store)):
+    if fsutil.escapes(path, store) is not None:
         return IndexInfo(False, path, error="MEMORY.md resolves outside the store")
     try:
         raw = fsutil.read_bounded(path, caps.hard_bytes)

@@ -10,6 +10,7 @@ existing permission bits are kept.
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 
@@ -30,7 +31,9 @@ class FileTooLargeError(OSError):
     """The file is larger than the caller's read bound; nothing was read."""
 
     def __init__(self, path: str, size: int, limit: int) -> None:
-        super().__init__(f"{path}: {size} bytes is over the {limit}-byte read limit")
+        from engramory.textfmt import plural  # noqa: PLC0415 - kept off the hook's import path
+
+        super().__init__(f"{path}: {plural(size, 'byte')} is over the {limit}-byte read limit")
         self.size = size
         self.limit = limit
 
@@ -96,6 +99,58 @@ def is_within(path: str, root: str) -> bool:
         return True
     prefix = root if root.endswith(os.sep) else root + os.sep
     return path.startswith(prefix)
+
+
+def escapes(path: str | os.PathLike[str], root: str | os.PathLike[str]) -> str | None:
+    """Where ``path`` really leads when that is outside ``root``, else ``None``.
+
+    Both are resolved first (every symlink on the way followed), so this is
+    the one containment test for "a file of the store": the doctor's index
+    and notes, and the index ``check`` measures.
+    """
+    real = resolve(path)
+    return None if is_within(real, resolve(root)) else real
+
+
+# Reasons worded for what the user can do, for the errors whose strerror misleads.
+PERMISSION_DENIED = "Permission denied"
+NAME_TOO_LONG = "the name is too long for the file system (ENAMETOOLONG): shorten the path"
+SYMLINK_LOOP = "a symlink loop (ELOOP)"
+
+
+def os_error_text(exc: OSError) -> str:
+    """A short reason for a failed file-system call, saying what is wrong and what to do."""
+    if exc.errno in (errno.EACCES, errno.EPERM):
+        return PERMISSION_DENIED
+    if exc.errno == errno.ENAMETOOLONG:
+        return NAME_TOO_LONG
+    if exc.errno == errno.ELOOP:
+        return SYMLINK_LOOP
+    return exc.strerror or str(exc)
+
+
+def kind(path: str | os.PathLike[str]) -> tuple[str, OSError | None]:
+    """What is at ``path`` (symlinks followed, nothing opened), and never an exception.
+
+    ``"dir"``, ``"file"`` (regular), ``"other"``, ``"missing"`` (no such entry,
+    a dangling symlink, or a parent that is not a directory), or ``"error"``
+    with the :class:`OSError` (a directory on the way that cannot be searched,
+    a symlink loop, a name too long). ``Path.exists()`` raises for some of
+    these before Python 3.12, and hides the others as "missing".
+    """
+    try:
+        mode = os.stat(path).st_mode
+    except (FileNotFoundError, NotADirectoryError):
+        return "missing", None
+    except OSError as exc:
+        return "error", exc
+    except ValueError:  # an embedded NUL byte: no such file can exist
+        return "missing", None
+    if stat.S_ISDIR(mode):
+        return "dir", None
+    if stat.S_ISREG(mode):
+        return "file", None
+    return "other", None
 
 
 def resolve(path: str | os.PathLike[str]) -> str:

@@ -27,12 +27,13 @@ DENY = "deny"
 NUDGE = "nudge"
 SILENT = "silent"
 
-COMPACTION_STEPS = (
-    "Compact instead: (1) pointer-ify long lines -- a title and a short hook, the "
-    "detail in the note; (2) merge duplicate or overlapping pointers; (3) archive "
-    "cold notes (move them to archive/ and drop their lines, or fold them into one "
-    "archive pointer). Edits that shrink the index are always allowed."
+COMPACTION_HOW = (
+    "(1) pointer-ify long lines -- a title and a short hook, the detail in the note; "
+    "(2) merge duplicate or overlapping pointers; (3) archive cold notes (move them to "
+    "archive/ and drop their lines, or fold them into one archive pointer). Edits that "
+    "shrink the index are always allowed."
 )
+COMPACTION_STEPS = "Compact instead: " + COMPACTION_HOW
 SCOPE_HINT = (
     "If this file is not your Engramory memory index, scope the guard to the real "
     "one with ENGRAMORY_INDEX_PATH=/path/to/store/MEMORY.md."
@@ -85,10 +86,17 @@ def _dims_text(size: Size, dims: list[str], line_cap: int, byte_cap: int) -> str
     return " and ".join(parts)
 
 
+def _limits(lines: int, bytes_: int) -> str:
+    """``200 lines / 25000 bytes``, each count with the right plural."""
+    from engramory.textfmt import plural  # noqa: PLC0415 - only when speaking
+
+    return f"{plural(lines, 'line')} / {plural(bytes_, 'byte')}"
+
+
 def _caps_text(caps: Caps) -> str:
     return (
-        f"hard cap {caps.hard_lines} lines / {caps.hard_bytes} bytes, soft cap "
-        f"{caps.warn_lines} lines / {caps.warn_bytes} bytes"
+        f"hard cap {_limits(caps.hard_lines, caps.hard_bytes)}, soft cap "
+        f"{_limits(caps.warn_lines, caps.warn_bytes)}"
     )
 
 
@@ -117,7 +125,7 @@ def decide(current: Size | None, predicted: Size, caps: Caps) -> Verdict:
             f"Engramory: the memory index is still over its hard cap after this edit "
             f"({_dims_text(predicted, hard, caps.hard_lines, caps.hard_bytes)}); the edit is "
             "allowed because it does not grow it. Keep compacting until it is within "
-            f"{caps.hard_lines} lines / {caps.hard_bytes} bytes. {COMPACTION_STEPS}",
+            f"{_limits(caps.hard_lines, caps.hard_bytes)}. {COMPACTION_STEPS}",
         )
     soft = over(predicted.lines, predicted.bytes_, caps.warn_lines, caps.warn_bytes)
     if soft:
@@ -126,7 +134,7 @@ def decide(current: Size | None, predicted: Size, caps: Caps) -> Verdict:
             f"Engramory: the memory index will be {predicted.describe()}, over its soft cap "
             f"({_dims_text(predicted, soft, caps.warn_lines, caps.warn_bytes)}). It is allowed; "
             "offer the user a compaction pass before it reaches the hard cap "
-            f"({caps.hard_lines} lines / {caps.hard_bytes} bytes).",
+            f"({_limits(caps.hard_lines, caps.hard_bytes)}).",
         )
     return Verdict(SILENT)
 
@@ -161,12 +169,17 @@ def after_the_fact(lines: int | None, size: int, caps: Caps) -> Verdict:
     if not hard:
         return Verdict(SILENT)
     measured = Size(lines if lines is not None else 0, size)
-    what = measured.describe() if lines is not None else f"{size} bytes"
+    if lines is not None:
+        what = measured.describe()
+    else:
+        from engramory.textfmt import human_size  # noqa: PLC0415 - only when speaking
+
+        what = human_size(size)
     return Verdict(
         DENY,
         f"Engramory: the memory index is now {what}, over its hard cap "
         f"({_dims_text(measured, hard, caps.hard_lines, caps.hard_bytes)}). Hosts stop loading "
-        f"it past the cap. Compact it now, before anything else. {COMPACTION_STEPS}",
+        f"it past the cap. Compact it now, before anything else: {COMPACTION_HOW}",
     )
 
 

@@ -34,6 +34,7 @@ from engramory.errors import EXIT_USAGE, EngramoryError
 from engramory.hosts.specs import BLOCK, HOSTS, IGNORE_ALWAYS, HostSpec
 from engramory.layout import Layout, git_work_tree
 from engramory.resources import ShippedDocumentMissingError, shipped_path
+from engramory.textfmt import plural
 
 SKILL_FILES = ("SKILL.md", "rules-snippet.md", "PORTING.md", "AGENT-SETUP.md", "LICENSE")
 SKILL_DIRS = ("templates",)
@@ -792,7 +793,7 @@ def _uninstall_skill(layout: Layout) -> Step | None:
 
     why = "the protocol documents"
     if others:
-        why += f"; kept the directory: {len(others)} other entr{'y' if len(others) == 1 else 'ies'}"
+        why += f"; kept the directory: {plural(len(others), 'other entry', 'other entries')}"
     return Step("remove", shown, why, run)
 
 

@@ -7,6 +7,7 @@ import json
 
 from engramory import install, layout
 from engramory.hosts.specs import HOSTS, VERIFIED, host_names, resolve
+from engramory.textfmt import printable
 
 FORCE_HELP = "replace an existing skill copy or a rules file Engramory did not write"
 
@@ -156,6 +157,11 @@ def _layout(args: argparse.Namespace) -> layout.Layout:
     )
 
 
+def _say(line: str) -> None:
+    """Print one report line; paths in it may hold control characters, so they are escaped."""
+    print(printable(line))
+
+
 def run_init(args: argparse.Namespace) -> int:
     options = install.Options(
         install_skill=args.install_skill,
@@ -165,12 +171,12 @@ def run_init(args: argparse.Namespace) -> int:
         mode=args.mode,
     )
     plan = install.plan_init(_layout(args), options)
-    return install.execute(plan, args.dry_run, print)
+    return install.execute(plan, args.dry_run, _say)
 
 
 def run_uninstall(args: argparse.Namespace) -> int:
     plan = install.plan_uninstall(_layout(args))
-    return install.execute(plan, args.dry_run, print)
+    return install.execute(plan, args.dry_run, _say)
 
 
 def host_rows() -> list[dict[str, object]]:

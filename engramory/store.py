@@ -16,6 +16,7 @@ attacker-influenceable:
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 from dataclasses import dataclass, field
@@ -36,6 +37,7 @@ LIVE = "live"
 # What reading a file gave.
 READ_OK = "ok"
 MISSING = "missing"
+LOOP = "loop"
 ESCAPES = "escapes"
 UNREADABLE = "unreadable"
 NOT_REGULAR = "not-regular"
@@ -62,7 +64,8 @@ class NoteFile:
     """A ``.md`` file found by the walk (``rel`` is ``/``-separated, store-relative).
 
     ``status`` is ``ok``, ``escapes`` (a symlink leading out), ``missing`` (a
-    dangling symlink) or ``not-regular`` (FIFO, socket, device, directory).
+    dangling symlink), ``loop`` (a symlink loop) or ``not-regular`` (FIFO,
+    socket, device, directory).
     ``target`` is the resolved path of a symlinked note, else ``None`` (open
     ``<root>/<rel>``). A slotted class: a store may hold 100,000 of these.
     """
@@ -109,8 +112,8 @@ def _classify_file_entry(entry: os.DirEntry[str], rel: str, root: str) -> NoteFi
             return NoteFile(rel, ESCAPES, target)
         try:
             mode = os.stat(target).st_mode
-        except OSError:
-            return NoteFile(rel, MISSING, target)
+        except OSError as exc:
+            return NoteFile(rel, LOOP if exc.errno == errno.ELOOP else MISSING, target)
         return NoteFile(rel, READ_OK if stat.S_ISREG(mode) else NOT_REGULAR, target)
     try:
         regular = entry.is_file(follow_symlinks=False)
@@ -134,7 +137,7 @@ def walk(root: str) -> Walk:
             with os.scandir(directory) as scan:
                 entries = sorted(scan, key=lambda e: e.name)
         except OSError as exc:
-            found.bad_dirs.append((rel_dir or ".", exc.strerror or str(exc)))
+            found.bad_dirs.append((rel_dir or ".", fsutil.os_error_text(exc)))
             continue
         area = area_of(rel_dir + "/x") if rel_dir else LIVE
         subdirs = []
@@ -193,7 +196,9 @@ def read_file(path: str, limit: int) -> Read:
     except FileNotFoundError:
         return Read(MISSING, error="it disappeared during the check")
     except OSError as exc:
-        return Read(UNREADABLE, error=exc.strerror or str(exc))
+        if exc.errno == errno.ELOOP:  # O_NOFOLLOW met a symlink swapped in after the walk
+            return Read(UNREADABLE, error="it became a symlink during the check; not followed")
+        return Read(UNREADABLE, error=fsutil.os_error_text(exc))
     return Read(READ_OK, data, len(data), (info.st_dev, info.st_ino))
 
 
@@ -217,16 +222,18 @@ def read_index(root: str, caps: Caps) -> IndexFile:
     except FileNotFoundError:
         return IndexFile(MISSING)
     except OSError as exc:
-        return IndexFile(UNREADABLE, error=exc.strerror or str(exc))
+        return IndexFile(UNREADABLE, error=fsutil.os_error_text(exc))
     if is_link:
-        real = os.path.realpath(path)
-        if not fsutil.is_within(real, root):
+        if fsutil.escapes(path, root) is not None:
             return IndexFile(ESCAPES, symlink=True)
-        path = real
+        path = fsutil.resolve(path)
     try:
         mode = os.stat(path).st_mode
-    except OSError:
-        return IndexFile(MISSING, symlink=is_link, error="a dangling symlink")
+    except OSError as exc:
+        loop = exc.errno == errno.ELOOP
+        return IndexFile(
+            MISSING, symlink=is_link, error=fsutil.SYMLINK_LOOP if loop else "a dangling symlink"
+        )
     if not stat.S_ISREG(mode):
         kind = "a directory" if stat.S_ISDIR(mode) else "not a regular file"
         return IndexFile(MISSING, symlink=is_link, error=kind)
@@ -322,7 +329,7 @@ def resolve_target(root: str, target: str) -> Target:
     except FileNotFoundError:
         return Target(MISSING, path, rel, reason="no such file")
     except OSError as exc:
-        return Target(MISSING, path, rel, reason=exc.strerror or str(exc))
+        return Target(MISSING, path, rel, reason=fsutil.os_error_text(exc))
     if stat.S_ISDIR(info.st_mode):
         return Target(MISSING, path, rel, reason="it is a directory, not a note")
     if not stat.S_ISREG(info.st_mode):

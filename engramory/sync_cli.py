@@ -28,11 +28,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from engramory import continuity, discovery
-from engramory.errors import EXIT_OK, EXIT_USAGE
+from engramory.errors import EXIT_OK, EXIT_USAGE, EngramoryError
 from engramory.hookwiring import SYNC_SCRIPT, powershell_quote
 from engramory.options import add_cap_flags, add_format_flag, caps_from_args
 from engramory.resources import shipped_path
-from engramory.textfmt import plural
+from engramory.textfmt import plural, printable
 
 CONTEXT_LIMIT = 4096
 INPUT_LIMIT = 1024 * 1024
@@ -128,20 +128,18 @@ def session_context(store: Path, sid: str, mode: str, state_error: str | None = 
         reconcile = [s for s in state.sessions.values() if s.needs_reconcile]
         if reconcile:
             lines.append(
-                f"{len(reconcile)} session(s) crossed an automatic compaction with unsynced "
-                "work: reconcile the store with what was done (a continuity sync) before new work."
+                f"{plural(len(reconcile), 'session')} crossed an automatic compaction with "
+                "unsynced work: reconcile the store with what was done (a continuity sync) before "
+                "new work."
             )
         if session is not None and session.unsynced:
             lines.append("This session has unsynced work.")
         if others:
-            lines.append(f"{len(others)} earlier session(s) left unsynced work.")
+            lines.append(f"{plural(len(others), 'earlier session')} left unsynced work.")
         if not reconcile and not others and not (session is not None and session.unsynced):
             lines.append("No unsynced work is recorded.")
         if state.dropped_unsynced:
-            lines.append(
-                f"{state.dropped_unsynced} unsynced session(s) were dropped from the bookkeeping "
-                "(only 64 are kept)."
-            )
+            lines.append(f"{_dropped_text(state.dropped_unsynced)}.")
     if mode == "assisted":
         lines.append(
             "Assisted mode: run the continuity sync before a compact, a clear or a new thread, "
@@ -180,7 +178,15 @@ def _warn_text(store: Path, sid: str) -> str:
     )
 
 
-def _fail_closed_text(store: Path, error: str) -> str:
+def _fail_closed_text(store: Path | None, error: str) -> str:
+    if store is None:
+        return (
+            "Engramory could not verify the continuity sync before this manual compaction, so "
+            f"it is held back. Reason:\n{_fence(error)}\nGive the hook its memory store (the "
+            f"store's path as the hook command's last argument, or ${discovery.ENV_MEMORY_ROOT}) "
+            "and compact again. If this project no longer keeps a memory store, remove the "
+            "hooks with `engramory uninstall HOST`."
+        )
     state = continuity.state_path(store)
     return (
         "Engramory could not verify the continuity sync before this manual compaction, so it is "
@@ -214,7 +220,7 @@ def handle(payload: object, store: Path, host: str, mode: str) -> Reply:
         return _failure(store, event, trigger, f"internal error: {type(exc).__name__}")
 
 
-def _failure(store: Path, event: str, trigger: str, error: str) -> Reply:
+def _failure(store: Path | None, event: str, trigger: str, error: str) -> Reply:
     if event == "PreCompact" and trigger == "manual":
         return Reply(BLOCK, _fail_closed_text(store, error), event)
     return Reply(
@@ -300,6 +306,21 @@ examples:
   engramory sync hook --host codex --mode explicit .engramory-memory < event.json"""
 
 
+STATUS_EPILOG = """\
+examples:
+  engramory sync status
+  engramory sync status --format json
+
+--format json prints one object; every path in it is absolute:
+  {"store": "/abs/store", "state_path": "/abs/store/.engramory-state.json",
+   "last_session_id": "s1" | null, "session_count": 1, "unsynced": ["s1"],
+   "dropped_unsynced_sessions": 0,
+   "sessions": {"s1": {"dirty": true, "needs_reconcile": false, "dirty_at": "...",
+                       "synced_at": "...", ...the state file's fields}},
+   "index": {"path": "/abs/store/MEMORY.md", "loadable": true, "lines": 12,
+             "bytes": 840, "error": null}}"""
+
+
 def register(subparsers: argparse._SubParsersAction) -> None:
     """Add ``sync`` with ``hook``, ``mark-synced`` and ``status``."""
     fmt = argparse.RawDescriptionHelpFormatter
@@ -338,9 +359,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
     status = actions.add_parser(
         "status",
-        help="show the sessions, their flags and the index (reads without a lock)",
-        description="Show the recorded sessions, their sync flags and the index.",
-        epilog="examples:\n  engramory sync status\n  engramory sync status --format json",
+        help="show the sessions, their sync state and the index (reads without a lock)",
+        description="Show the recorded sessions, whether each has unsynced work, and the index.",
+        epilog=STATUS_EPILOG,
         formatter_class=fmt,
     )
     add_format_flag(status)
@@ -358,15 +379,38 @@ def _needs_action(parser: argparse.ArgumentParser):  # type: ignore[no-untyped-d
     return run
 
 
-def run_hook(args: argparse.Namespace) -> int:
-    store = Path(args.store) if args.store else Path(discovery.locate(None).root)
+def _event_and_trigger(payload: object) -> tuple[str, str]:
+    """The event name and compaction trigger, as far as the payload says (never raises)."""
+    if not isinstance(payload, dict):
+        return "", "unknown"
+    try:
+        return _event(payload), _trigger(payload)
+    except HookInputError:
+        return "", _trigger(payload)
+
+
+def hook_reply(store_arg: str | None, host: str, mode: str) -> Reply:
+    """The reply to the event on stdin, whatever goes wrong (no store, bad input, a bug).
+
+    The payload is read first, so that a failure after it (no store found, a
+    damaged state file) still knows whether a manual compaction must be held.
+    """
+    event, trigger = "", "unknown"
+    store: Path | None = None
     try:
         payload = _read_payload()
-    except HookInputError as exc:
-        reply = _failure(store, "", "unknown", str(exc))
-    else:
-        reply = handle(payload, store, args.host, args.mode)
-    output = render(reply, args.host)
+        event, trigger = _event_and_trigger(payload)
+        store = Path(store_arg) if store_arg else Path(discovery.locate(None).root)
+        return handle(payload, store, host, mode)
+    except (EngramoryError, HookInputError, OSError) as exc:
+        return _failure(store, event, trigger, str(exc))
+    except Exception as exc:
+        return _failure(store, event, trigger, f"internal error: {type(exc).__name__}")
+
+
+def run_hook(args: argparse.Namespace) -> int:
+    """Answer one hook event in the host's format; exit 0 whatever happens."""
+    output = render(hook_reply(args.store, args.host, args.mode), args.host)
     if output is not None:
         print(json.dumps(output))
     return EXIT_OK
@@ -377,26 +421,30 @@ def run_mark_synced(args: argparse.Namespace) -> int:
     result = continuity.mark_synced(Path(store), caps_from_args(args), args.session_id)
     verb = "acknowledgement recorded" if result.changed else "acknowledgement already current"
     print(
-        f"{verb} for session {result.session_id!r}: the index is "
-        f"{plural(result.index.lines, 'line')} / {plural(result.index.bytes, 'byte')}"
+        printable(
+            f"{verb} for session {result.session_id!r}: the index is "
+            f"{plural(result.index.lines, 'line')} / {plural(result.index.bytes, 'byte')}"
+        )
     )
     return EXIT_OK
 
 
 def status_report(store: Path, args: argparse.Namespace) -> dict[str, object]:
+    """The ``sync status --format json`` object (its shape is documented in ``STATUS_EPILOG``)."""
     state = continuity.load(store)
     continuity.prune(state, state.last_session_id)
     index = continuity.inspect_index(store, caps_from_args(args))
+    root = store.resolve()
     return {
-        "store": str(store.resolve()),
-        "state_path": str(continuity.state_path(store).resolve()),
+        "store": str(root),
+        "state_path": str(continuity.state_path(root)),
         "last_session_id": state.last_session_id,
         "session_count": len(state.sessions),
         "unsynced": sorted(sid for sid, s in state.sessions.items() if s.unsynced),
         "dropped_unsynced_sessions": state.dropped_unsynced,
         "sessions": {sid: s.as_dict() for sid, s in sorted(state.sessions.items())},
         "index": {
-            "path": str(index.path),
+            "path": str(root / discovery.INDEX_NAME),
             "loadable": index.ok,
             "lines": index.lines,
             "bytes": index.bytes,
@@ -405,32 +453,62 @@ def status_report(store: Path, args: argparse.Namespace) -> dict[str, object]:
     }
 
 
+def _dropped_text(count: int) -> str:
+    verb = "was" if count == 1 else "were"
+    return (
+        f"{plural(count, 'unsynced session')} {verb} dropped from the bookkeeping "
+        f"(only {continuity.MAX_SESSIONS} are kept)"
+    )
+
+
+def session_words(record: dict[str, object]) -> str:
+    """One session's sync state in words, from its ``as_dict()`` record."""
+    dirty_at = record.get("dirty_at") or "an unknown time"
+    if record.get("needs_reconcile"):
+        return f"must reconcile after an automatic compaction (unsynced work since {dirty_at})"
+    if record.get("dirty", False):
+        if record.get("unobserved"):
+            return "unsynced: first seen at a compaction, so nothing proves its work was synced"
+        return f"unsynced work since {dirty_at}"
+    synced_at = record.get("synced_at")
+    if synced_at:
+        return f"synced at {synced_at}"
+    return "no work recorded yet"
+
+
+def status_lines(report: dict[str, object]) -> list[str]:
+    """The text form of :func:`status_report`, one line per item (not yet escaped)."""
+    index = report["index"]
+    sessions = report["sessions"]
+    assert isinstance(index, dict) and isinstance(sessions, dict)
+    lines = [f"Engramory sync state: {report['store']}"]
+    if index["loadable"]:
+        lines.append(
+            f"MEMORY.md: {plural(int(index['lines']), 'line')} / "
+            f"{plural(int(index['bytes']), 'byte')}, within the hard caps (loadable)"
+        )
+    else:
+        lines.append(f"MEMORY.md: {index['error']}")
+    count = int(str(report["session_count"]))
+    last = report["last_session_id"]
+    lines.append(
+        f"{plural(count, 'session')} recorded" + (f" (the latest: {last})" if last else "")
+    )
+    dropped = int(str(report["dropped_unsynced_sessions"]))
+    if dropped:
+        lines.append(f"note: {_dropped_text(dropped)}")
+    for sid, record in sessions.items():
+        assert isinstance(record, dict)
+        lines.append(f"- {sid}: {session_words(record)}")
+    return lines
+
+
 def run_status(args: argparse.Namespace) -> int:
     store = Path(discovery.locate(args.store).root)
     report = status_report(store, args)
     if args.format == "json":
         print(json.dumps(report, indent=2, ensure_ascii=False))
         return EXIT_OK
-    index = report["index"]
-    assert isinstance(index, dict)
-    print(f"Engramory sync state: {report['store']}")
-    if index["loadable"]:
-        lines, size = int(index["lines"]), int(index["bytes"])
-        print(f"MEMORY.md: {plural(lines, 'line')} / {plural(size, 'byte')} (loadable)")
-    else:
-        print(f"MEMORY.md: {index['error']}")
-    print(f"sessions: {report['session_count']} (last: {report['last_session_id'] or '-'})")
-    if report["dropped_unsynced_sessions"]:
-        print(
-            f"note: {report['dropped_unsynced_sessions']} unsynced session(s) were dropped "
-            "(only 64 are kept)"
-        )
-    sessions = report["sessions"]
-    assert isinstance(sessions, dict)
-    for sid, record in sessions.items():
-        print(
-            f"- {sid}: dirty={record.get('dirty', False)}, "
-            f"needs_reconcile={record.get('needs_reconcile', False)}, "
-            f"generation={record.get('synced_generation', 0)}/{record.get('dirty_generation', 0)}"
-        )
+    for line in status_lines(report):
+        print(printable(line))
     return EXIT_OK

@@ -3,6 +3,11 @@
 Messages quote files that an attacker may have written, so every fragment of
 user content goes through :func:`excerpt`, which truncates it and hides long
 token-like runs (keys, passwords, hashes) instead of echoing them.
+
+Every line of text output that can carry file-derived text (a path, a title, a
+message quoting either) goes through :func:`printable` where it is printed, so
+a file name cannot forge an output line or send an escape sequence to the
+terminal. JSON output needs no such step: ``json.dumps`` escapes already.
 """
 
 from __future__ import annotations
@@ -32,18 +37,65 @@ def plural(count: int, singular: str, plural_form: str | None = None) -> str:
     return f"{count} {word}"
 
 
-def _looks_like_secret(run: str) -> bool:
-    """Heuristic for a credential-like run: a long stretch mixing letters and digits.
+_SHORT_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+_ESCAPE_TABLE: dict[int, str] = {}
 
-    The run is cut at word separators (``-``, ``.``, ``_``); a piece of 16 or
-    more characters holding both letters and digits looks like a key, token
-    or hash. Slugs, file names, dates and UUIDs stay readable.
+
+# The code points printable() escapes, as half-open ranges.
+_TERMINAL_UNSAFE = (
+    (0x00, 0x20),  # C0 controls, line breaks and tab included
+    (0x7F, 0xA0),  # DEL and the C1 controls (0x9b is a one-byte CSI on some terminals)
+    (0x061C, 0x061D),  # Arabic letter mark (bidi)
+    (0x200E, 0x2010),  # left-to-right and right-to-left marks (bidi)
+    (0x2028, 0x202F),  # line and paragraph separators, bidi embeddings and overrides
+    (0x2066, 0x206A),  # bidi isolates
+    (0xD800, 0xE000),  # lone surrogates (undecodable bytes in a file name)
+)
+
+
+def _escape_table() -> dict[int, str]:
+    if not _ESCAPE_TABLE:
+        for start, stop in _TERMINAL_UNSAFE:
+            for code in range(start, stop):
+                short = _SHORT_ESCAPES.get(chr(code))
+                if short is not None:
+                    _ESCAPE_TABLE[code] = short
+                elif code < 0x100:
+                    _ESCAPE_TABLE[code] = f"\\x{code:02x}"
+                else:
+                    _ESCAPE_TABLE[code] = f"\\u{code:04x}"
+    return _ESCAPE_TABLE
+
+
+def printable(text: str) -> str:
+    """``text`` made safe to print as (part of) one terminal line.
+
+    Escaped, so they show as visible text and do nothing: every C0 control
+    (``\\n``, ``\\r``, ``\\t`` in their short forms, the rest as ``\\xNN``, so
+    ``\\x1b`` for ESC and ``\\x07`` for BEL), DEL and the C1 controls
+    (``\\x7f``-``\\x9f``), the Unicode line and paragraph separators and the bidi
+    controls (``\\u2028``, ``\\u202e``, ...), and lone surrogates (bytes of a file
+    name that are not UTF-8). Everything else is kept, so names in any script
+    stay readable.
+
+    A backslash is kept as it is, so Windows paths read naturally. The price is
+    that a name holding the four characters ``\\x1b`` prints the same as one
+    holding an ESC; either way nothing reaches the terminal but visible text,
+    and ``--format json`` is the unambiguous form for a program.
     """
+    if text.isprintable():  # the common case, decided in C; every escaped code is unprintable
+        return text
+    return text.translate(_escape_table())
+
+
+def _has_mixed_piece(run: str, separators: str, min_length: int) -> bool:
+    """Whether cutting ``run`` at ``separators`` leaves a piece of ``min_length`` or more
+    characters that holds both letters and digits."""
     piece: list[str] = []
-    for ch in run + "-":
-        if ch in "-._":
+    for ch in run + separators[0]:
+        if ch in separators:
             if (
-                len(piece) >= 16
+                len(piece) >= min_length
                 and any(c.isdigit() for c in piece)
                 and any(c.isalpha() for c in piece)
             ):
@@ -52,6 +104,26 @@ def _looks_like_secret(run: str) -> bool:
         else:
             piece.append(ch)
     return False
+
+
+def _looks_like_path(run: str) -> bool:
+    """A ``/``-separated run whose every component reads as a word, a number or a name.
+
+    Paths stay readable (``%2e%2e/outside/secret.md`` once its ``%`` cuts the run
+    is ``2e/outside/secret.md``); a base64 key that happens to hold a ``/`` still
+    has a long piece mixing letters and digits, so it is not taken for a path.
+    """
+    return "/" in run and not _has_mixed_piece(run, "/-._", 8)
+
+
+def _looks_like_secret(run: str) -> bool:
+    """Heuristic for a credential-like run: a long stretch mixing letters and digits.
+
+    The run is cut at word separators (``-``, ``.``, ``_``); a piece of 16 or
+    more characters holding both letters and digits looks like a key, token
+    or hash. Slugs, file names, paths, dates and UUIDs stay readable.
+    """
+    return not _looks_like_path(run) and _has_mixed_piece(run, "-._", 16)
 
 
 def _mask_secret_runs(text: str) -> str:

@@ -153,7 +153,7 @@ def test_session_start_context_is_truncated_at_4_kb(tmp_path: Path) -> None:
 def test_session_start_reports_earlier_unsynced_work_and_fences_errors(store: Path) -> None:
     prepare(store, "dirty", "old")
     text = ask(store, event("SessionStart", "new"))["hookSpecificOutput"]["additionalContext"]
-    assert "1 earlier session(s) left unsynced work" in text
+    assert "1 earlier session left unsynced work" in text
     continuity.state_path(store).write_text('{"schema_version": 9, "sessions": {}}')
     text = ask(store, event("SessionStart", "new"), "claude")["hookSpecificOutput"][
         "additionalContext"
@@ -503,11 +503,13 @@ def test_status_and_mark_synced_commands(cli, store: Path) -> None:
     ask(store, event("SessionStart"))
     ask(store, event("UserPromptSubmit", prompt="x"))
     text = cli("sync", "status", str(store))
-    assert text.code == 0 and "s1: dirty=True" in text.out and "loadable" in text.out
+    assert text.code == 0 and "- s1: unsynced work since 20" in text.out and "loadable" in text.out
     report = json.loads(cli("sync", "status", "--format", "json", str(store)).out)
     assert report["unsynced"] == ["s1"] and report["index"]["loadable"]
     done = cli("sync", "mark-synced", "--session-id", "s1", str(store))
     assert done.code == 0 and "acknowledgement recorded" in done.out
+    synced = cli("sync", "status", str(store)).out
+    assert "- s1: synced at 20" in synced
     again = cli("sync", "mark-synced", str(store))
     assert "already current" in again.out
     (store / "MEMORY.md").write_text("x\n" * 300)
@@ -517,3 +519,42 @@ def test_status_and_mark_synced_commands(cli, store: Path) -> None:
 
 def test_sync_without_an_action_is_a_usage_error(cli) -> None:
     assert cli("sync").code == 64
+
+
+# --- sync status in words ---------------------------------------------------------------------
+
+
+def test_status_says_each_state_in_words_not_internals(cli, store: Path) -> None:
+    prepare(store, "dirty", "busy")
+    prepare(store, "clean", "idle")
+    ask(store, event("PreCompact", "auto1", trigger="auto"))  # never seen: unsynced, reconcile
+    ask(store, event("SessionStart", "late"))
+    ask(store, event("UserPromptSubmit", "late", prompt="x"))
+    ask(store, event("PreCompact", "late", trigger="auto"))
+    out = cli("sync", "status", str(store)).out
+    assert "dirty=" not in out and "generation=" not in out and "needs_reconcile" not in out
+    assert "- busy: unsynced work since 20" in out
+    assert "- idle: no work recorded yet" in out
+    assert "- late: must reconcile after an automatic compaction (unsynced work since 20" in out
+    assert "4 sessions recorded (the latest: late)" in out
+    assert "MEMORY.md: 4 lines / 58 bytes" in out
+
+
+def test_status_text_counts_one_line_and_one_session_in_the_singular(cli, store: Path) -> None:
+    (store / "MEMORY.md").write_text("x")
+    prepare(store, "clean")
+    out = cli("sync", "status", str(store)).out
+    assert "MEMORY.md: 1 line / 1 byte," in out and "1 session recorded" in out
+
+
+def test_status_json_paths_are_all_absolute(cli, store: Path, monkeypatch) -> None:
+    monkeypatch.chdir(store.parent)
+    report = json.loads(cli("sync", "status", "--format", "json", store.name).out)
+    assert report["store"] == str(store.resolve())
+    assert report["state_path"] == str(store.resolve() / ".engramory-state.json")
+    assert report["index"]["path"] == str(store.resolve() / "MEMORY.md")
+
+
+def test_status_help_documents_the_json_shape(cli) -> None:
+    out = cli("sync", "status", "--help").out
+    assert '"index": {"path": "/abs/store/MEMORY.md"' in out and "absolute" in out

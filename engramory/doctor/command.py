@@ -14,7 +14,7 @@ from engramory.doctor.context import DEFAULT_MAX_INDEX_LINE, Options
 from engramory.doctor.model import ERROR, INFO, RULES, SEVERITIES, WARNING, Finding
 from engramory.errors import EXIT_FINDINGS, EXIT_OK, UsageError
 from engramory.options import add_cap_flags, add_format_flag, caps_from_args, positive_int_arg
-from engramory.textfmt import human_size, plural
+from engramory.textfmt import human_size, plural, printable
 
 JSON_BATCH = 2000  # findings encoded per json.dumps call: fast, and memory stays flat
 
@@ -99,16 +99,16 @@ def _index_text(report: engine.Report) -> str:
         return "index not read"
     caps = report.caps
     return (
-        f"index {report.index.lines} lines / {human_size(report.index.size or 0)} "
-        f"(hard cap {caps.hard_lines} lines / {human_size(caps.hard_bytes)})"
+        f"index {plural(report.index.lines or 0, 'line')} / {human_size(report.index.size or 0)} "
+        f"(hard cap {plural(caps.hard_lines, 'line')} / {human_size(caps.hard_bytes)})"
     )
 
 
 def render_text(report: engine.Report) -> Iterator[str]:
-    """The text report, one line at a time."""
+    """The text report, one line at a time (file-derived text escaped: one finding, one line)."""
     for f in report.findings:
         where = f.path if f.line is None else f"{f.path}:{f.line}"
-        yield f"{where}: {f.severity}: {f.message} [{f.rule}]"
+        yield printable(f"{where}: {f.severity}: {f.message} [{f.rule}]")
     totals = counts(report.findings)
     if not report.findings:
         verdict = "clean"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from engramory import markdown
+from engramory import fsutil, markdown
 from engramory.caps import BYTES, LINES, over
 from engramory.doctor.context import StoreView
 from engramory.doctor.model import ERROR, INFO, STORE, WARNING, rule
@@ -21,7 +21,7 @@ from engramory.store import (
     TOO_LARGE,
     UNREADABLE,
 )
-from engramory.textfmt import excerpt, human_size
+from engramory.textfmt import excerpt, human_size, plural
 
 Issue = tuple[str, "int | None", str]
 
@@ -29,7 +29,7 @@ _ARCHIVED_LINE = re.compile(r"^[ \t>*\-+]*(?:\*\*)?archived?\b[^:]{0,40}[:：]",
 
 
 def _size_text(view: StoreView) -> str:
-    return f"{view.index.lines} lines / {human_size(view.index.size or 0)}"
+    return f"{plural(view.index.lines or 0, 'line')} / {human_size(view.index.size or 0)}"
 
 
 def _breach(view: StoreView, line_cap: int, byte_cap: int) -> list[str]:
@@ -106,6 +106,11 @@ def index_symlink(view: StoreView) -> Iterator[Issue]:
     "MEMORY.md exists but cannot be read",
     scope=STORE,
     fix="fix the permissions of MEMORY.md so the agent (and the doctor) can read it",
+    fix_for=lambda view: (
+        "shorten the store's path: the file system calls the index's path too long"
+        if view.index.error == fsutil.NAME_TOO_LONG
+        else "fix the permissions of MEMORY.md so the agent (and the doctor) can read it"
+    ),
 )
 def index_unreadable(view: StoreView) -> Iterator[Issue]:
     """Fires: ``MEMORY.md`` is not readable (permissions, I/O error).

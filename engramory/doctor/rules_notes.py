@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
+from engramory import fsutil
 from engramory.discovery import INDEX_NAME
 from engramory.doctor.context import NOTE_TYPES, NoteCheck, StoreView
 from engramory.doctor.model import ERROR, INFO, NOTE, STORE, WARNING, rule
 from engramory.markdown import WIKI
 from engramory.store import (
     ESCAPES,
+    LOOP,
     MISSING,
     NOT_REGULAR,
     NOT_SLUG,
@@ -46,17 +48,25 @@ def note_escapes_store(notes: Sequence[NoteCheck]) -> Iterator[Issue]:
 @rule(
     "note-unreadable",
     ERROR,
-    "a note that cannot be read (permissions, dangling symlink, FIFO, socket, device)",
+    "a note that cannot be read (permissions, dangling symlink, symlink loop, FIFO, socket, "
+    "device)",
     scope=NOTE,
     fix="make each unreadable note a readable regular file, or remove it",
 )
 def note_unreadable(notes: Sequence[NoteCheck]) -> Iterator[Issue]:
-    """Fires: a FIFO named ``x.md`` (never opened), a dangling symlink, a file without
-    read permission.
+    """Fires: a FIFO named ``x.md`` (never opened), a dangling symlink, a symlink loop, a
+    file without read permission.
     Quiet: a readable regular file."""
     for note in notes:
         if note.file.status == MISSING:
             yield (note.rel, None, "this note is a dangling symlink: its target does not exist")
+        elif note.file.status == LOOP:
+            yield (
+                note.rel,
+                None,
+                "this note is a symlink loop: its symlinks lead back to each other, so it "
+                "never reaches a file",
+            )
         elif NOT_REGULAR in (note.file.status, note.read.status):
             yield (
                 note.rel,
@@ -93,6 +103,13 @@ def note_too_large(notes: Sequence[NoteCheck]) -> Iterator[Issue]:
     "a directory in the store that cannot be listed",
     scope=STORE,
     fix="fix the directory's permissions; notes inside it were not checked",
+    fix_for=lambda view: (
+        "shorten the store's directory names: the file system refuses paths this long; notes "
+        "inside were not checked"
+        if all(error == fsutil.NAME_TOO_LONG for _rel, error in view.walk.bad_dirs)
+        else "fix the directory's permissions (or shorten a path the file system calls too "
+        "long); notes inside it were not checked"
+    ),
 )
 def directory_unreadable(view: StoreView) -> Iterator[Issue]:
     """Fires: ``sub/`` without list permission.
