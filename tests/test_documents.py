@@ -368,3 +368,64 @@ def test_windsurf_rules_file_stays_under_its_character_limit() -> None:
     long_store = "/home/someone/with/a/rather/long/path/to/the/memory/store"
     text = blocks.dedicated_file(spec, False, blocks.body(spec, False, long_store))
     assert len(text) <= 12000
+
+
+# --- hooks/README.md --------------------------------------------------------------------
+
+HOOKS_README = REPO / "hooks" / "README.md"
+
+
+def hooks_readme_problems(text: str) -> list[str]:
+    """What ``hooks/README.md`` misses or gets wrong about the scripts and the entries init writes."""
+    from engramory import hookwiring
+
+    problems = [
+        f"hooks/{path.name} is not in the file table"
+        for path in sorted((REPO / "hooks").iterdir())
+        if path.name != "README.md" and f"| `{path.name}` |" not in text
+    ]
+    rows = {}
+    for line in text.split("\n"):
+        cells = [cell.strip() for cell in re.split(r"(?<!\\)\|", line.strip())[1:-1]]
+        if len(cells) == 4 and cells[1].startswith("`"):
+            rows[cells[1].split("`")[1]] = cells
+    for event in (*hookwiring.GUARD_EVENTS, *hookwiring.LIFECYCLE_EVENTS):
+        expected = {
+            spec.label
+            for spec in HOSTS.values()
+            if (event in hookwiring.GUARD_EVENTS and spec.pre_write_hook)
+            or event in spec.lifecycle_hooks
+        }
+        if event not in rows:
+            problems.append(f"no row for {event}")
+        elif set(rows[event][0].split(", ")) != expected:
+            problems.append(f"{event}: hosts {rows[event][0]!r}, the host table says {expected}")
+    statuses = (
+        hookwiring.GUARD_STATUS,
+        hookwiring.MEASURE_STATUS,
+        hookwiring.START_STATUS,
+        hookwiring.PROMPT_STATUS,
+        hookwiring.COMPACT_STATUS,
+    )
+    problems += [f"{status!r} is not named" for status in statuses if f"`{status}`" not in text]
+    if hookwiring.SESSION_MATCHER.replace("|", "\\|") not in text:
+        problems.append("the SessionStart matcher is not named")
+    return problems
+
+
+def test_hooks_readme_names_every_script_and_every_entry_init_writes() -> None:
+    assert hooks_readme_problems(HOOKS_README.read_text(encoding="utf-8")) == []
+
+
+def test_hooks_readme_check_catches_a_missing_script_or_a_wrong_host() -> None:
+    text = HOOKS_README.read_text(encoding="utf-8")
+    without_sync = "\n".join(
+        line for line in text.split("\n") if not line.startswith("| `engramory_sync.py`")
+    )
+    assert hooks_readme_problems(without_sync) == [
+        "hooks/engramory_sync.py is not in the file table"
+    ]
+    claude_only = text.replace(
+        "| Claude Code, Codex CLI | `PreCompact`", "| Claude Code | `PreCompact`"
+    )
+    assert [p.split(":")[0] for p in hooks_readme_problems(claude_only)] == ["PreCompact"]
