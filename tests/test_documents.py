@@ -429,3 +429,102 @@ def test_hooks_readme_check_catches_a_missing_script_or_a_wrong_host() -> None:
         "| Claude Code, Codex CLI | `PreCompact`", "| Claude Code | `PreCompact`"
     )
     assert [p.split(":")[0] for p in hooks_readme_problems(claude_only)] == ["PreCompact"]
+
+
+# --- the README's set-up commands, and .ci/run running them verbatim ----------------------
+
+README = REPO / "README.md"
+CI_RUN = REPO / ".ci" / "run"
+README_COMMAND = REPO / ".ci" / "readme_command.py"
+
+
+def readme_command_module():
+    """``.ci/readme_command.py``, the extractor .ci/run uses, loaded as a module."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("readme_command", README_COMMAND)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def run_readme_command(*args: str):
+    import subprocess
+    import sys
+
+    return subprocess.run(
+        [sys.executable, str(README_COMMAND), *args],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=60,
+    )
+
+
+@pytest.mark.parametrize("name", ["install", "test"])
+def test_readme_setup_command_uses_python3_and_a_venv(name: str) -> None:
+    command = readme_command_module().setup_block(README.read_text(encoding="utf-8"), name)
+    assert command.count("\n") == 1, command  # one line, copied and run as is
+    steps = [step.strip() for step in command.strip().split("&&")]
+    assert steps[0] == "python3 -m venv .venv"
+    assert steps[1].startswith(".venv/bin/python -m pip install ")
+    for step in steps[1:]:  # everything after the venv runs from it, nothing from PATH
+        assert step.startswith((".venv/bin/python ", ".venv/bin/engramory ")), step
+    if name == "install":
+        assert steps[1] == ".venv/bin/python -m pip install ."
+        assert steps[-1].startswith(".venv/bin/engramory ")
+    else:
+        assert steps[1] == ".venv/bin/python -m pip install -e '.[test]'"
+        assert steps[-1].startswith(".venv/bin/python -m pytest")
+
+
+@pytest.mark.parametrize("name", ["install", "test"])
+def test_ci_extracts_exactly_the_block_the_readme_shows(name: str) -> None:
+    text = README.read_text(encoding="utf-8")
+    shown = re.search(rf"^<!-- setup:{name} -->\n```sh\n(.*?)^```$", text, re.M | re.S)
+    assert shown, f"no setup:{name} block in README.md"
+    proc = run_readme_command(str(README), name)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == shown.group(1)
+
+
+def test_ci_runs_both_readme_commands_in_a_fresh_clone_with_only_python3() -> None:
+    script = CI_RUN.read_text(encoding="utf-8")
+    body = script[script.index("readme_step() {") : script.index("readme_step install\n")]
+    assert 'git clone -q "$repo" "$clone"' in body
+    assert '.ci/readme_command.py" "$clone/README.md" "$name")' in body
+    assert 'cd "$clone"' in body and 'PATH="$work/bin" "$BASH" -c "$cmd"' in body
+    assert re.search(r'^ln -s "\$\(.*sys\.executable.*\)" "\$work/bin/python3"$', script, re.M)
+    calls = re.findall(r"^readme_step (\w+)$", script, re.M)
+    assert calls == ["install", "test"]
+    assert "collected no tests" in body
+
+
+@pytest.mark.parametrize(
+    ("readme", "message"),
+    [
+        ("# no markers\n", "expected one '<!-- setup:install -->' line, found 0"),
+        ("<!-- setup:install -->\n\n```sh\nx\n```\n", "not followed by a fenced code block"),
+        ("<!-- setup:install -->\n```sh\nx\n", "is not closed"),
+        ("<!-- setup:install -->\n```sh\n\n```\n", "is empty"),
+        (
+            "<!-- setup:install -->\n```sh\nx\n```\n<!-- setup:install -->\n```sh\ny\n```\n",
+            "found 2",
+        ),
+    ],
+)
+def test_ci_extractor_fails_loudly_without_a_block(tmp_path: Path, readme: str, message: str):
+    path = tmp_path / "README.md"
+    path.write_text(readme, encoding="utf-8")
+    proc = run_readme_command(str(path), "install")
+    assert proc.returncode == 1 and proc.stdout == ""
+    assert message in proc.stderr and str(path) in proc.stderr
+
+
+def test_readme_states_the_supported_python_versions_as_pyproject_does() -> None:
+    pyproject = (REPO / "pyproject.toml").read_text(encoding="utf-8")
+    versions = re.findall(r'"Programming Language :: Python :: 3\.(\d+)"', pyproject)
+    low, high = min(map(int, versions)), max(map(int, versions))
+    assert f'requires-python = ">=3.{low}"' in pyproject
+    assert f"Python 3.{low} to 3.{high}" in README.read_text(encoding="utf-8")
