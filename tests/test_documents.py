@@ -165,8 +165,17 @@ def test_deleting_a_rule_from_a_document_is_caught(document: str, rule: str) -> 
 
 
 def documents() -> list[Path]:
-    skip = {"tests", ".git", "build", "dist"}
-    return sorted(p for p in REPO.rglob("*.md") if not skip & set(p.relative_to(REPO).parts))
+    """The repository's markdown, outside tests, build output and hidden or virtual-env folders.
+
+    The README's set-up commands create ``.venv/`` in the checkout; the copies
+    of the documents inside it are not the documents.
+    """
+    skip = {"tests", "build", "dist", "venv"}
+    return sorted(
+        p
+        for p in REPO.rglob("*.md")
+        if not any(part in skip or part.startswith(".") for part in p.relative_to(REPO).parts)
+    )
 
 
 def test_at_most_one_never_exactly_one_live_project_note() -> None:
@@ -382,7 +391,7 @@ def hooks_readme_problems(text: str) -> list[str]:
     problems = [
         f"hooks/{path.name} is not in the file table"
         for path in sorted((REPO / "hooks").iterdir())
-        if path.name != "README.md" and f"| `{path.name}` |" not in text
+        if path.is_file() and path.name != "README.md" and f"| `{path.name}` |" not in text
     ]
     rows = {}
     for line in text.split("\n"):
