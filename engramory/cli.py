@@ -38,13 +38,25 @@ DESCRIPTION = """\
 Engramory keeps an AI coding agent's long-term memory curated: a folder of
 small markdown notes plus one always-loaded index, MEMORY.md, kept under the
 size the agent's host will actually load."""
-EPILOG = """\
+# (command, what it does), shown under "examples:" with the descriptions in one column.
+EXAMPLES = (
+    ("engramory check examples/store", "is the index within its caps?"),
+    ("engramory doctor examples/store", "is the whole store healthy?"),
+    ("engramory init claude --install-hooks", "wire the rules, a store and the guard into a host"),
+    ("engramory hosts", "every host Engramory can wire"),
+    ("engramory COMMAND --help", "every flag of a command, with examples"),
+)
+
+
+def examples_text(examples: Sequence[tuple[str, str]]) -> str:
+    """The examples, one a line, each description two spaces past the longest command."""
+    width = max(len(command) for command, _ in examples)
+    return "\n".join(f"  {command.ljust(width)}  {what}" for command, what in examples)
+
+
+EPILOG = f"""\
 examples:
-  engramory check examples/store       is the index within its caps?
-  engramory doctor examples/store      is the whole store healthy?
-  engramory init claude --install-hooks wire the rules, a store and the guard into a host
-  engramory hosts                      every host Engramory can wire
-  engramory COMMAND --help              every flag of a command, with examples
+{examples_text(EXAMPLES)}
 
 exit codes: 0 ok, 1 findings, 2 index over its hard cap (check),
             64 usage error, 66 input missing or unreadable"""

@@ -165,8 +165,17 @@ def test_deleting_a_rule_from_a_document_is_caught(document: str, rule: str) -> 
 
 
 def documents() -> list[Path]:
-    skip = {"tests", ".git", "build", "dist"}
-    return sorted(p for p in REPO.rglob("*.md") if not skip & set(p.relative_to(REPO).parts))
+    """The repository's markdown, outside tests, build output and hidden or virtual-env folders.
+
+    The README's set-up commands create ``.venv/`` in the checkout; the copies
+    of the documents inside it are not the documents.
+    """
+    skip = {"tests", "build", "dist", "venv"}
+    return sorted(
+        p
+        for p in REPO.rglob("*.md")
+        if not any(part in skip or part.startswith(".") for part in p.relative_to(REPO).parts)
+    )
 
 
 def test_at_most_one_never_exactly_one_live_project_note() -> None:
@@ -368,3 +377,163 @@ def test_windsurf_rules_file_stays_under_its_character_limit() -> None:
     long_store = "/home/someone/with/a/rather/long/path/to/the/memory/store"
     text = blocks.dedicated_file(spec, False, blocks.body(spec, False, long_store))
     assert len(text) <= 12000
+
+
+# --- hooks/README.md --------------------------------------------------------------------
+
+HOOKS_README = REPO / "hooks" / "README.md"
+
+
+def hooks_readme_problems(text: str) -> list[str]:
+    """What ``hooks/README.md`` misses or gets wrong about the scripts and the entries init writes."""
+    from engramory import hookwiring
+
+    problems = [
+        f"hooks/{path.name} is not in the file table"
+        for path in sorted((REPO / "hooks").iterdir())
+        if path.is_file() and path.name != "README.md" and f"| `{path.name}` |" not in text
+    ]
+    rows = {}
+    for line in text.split("\n"):
+        cells = [cell.strip() for cell in re.split(r"(?<!\\)\|", line.strip())[1:-1]]
+        if len(cells) == 4 and cells[1].startswith("`"):
+            rows[cells[1].split("`")[1]] = cells
+    for event in (*hookwiring.GUARD_EVENTS, *hookwiring.LIFECYCLE_EVENTS):
+        expected = {
+            spec.label
+            for spec in HOSTS.values()
+            if (event in hookwiring.GUARD_EVENTS and spec.pre_write_hook)
+            or event in spec.lifecycle_hooks
+        }
+        if event not in rows:
+            problems.append(f"no row for {event}")
+        elif set(rows[event][0].split(", ")) != expected:
+            problems.append(f"{event}: hosts {rows[event][0]!r}, the host table says {expected}")
+    statuses = (
+        hookwiring.GUARD_STATUS,
+        hookwiring.MEASURE_STATUS,
+        hookwiring.START_STATUS,
+        hookwiring.PROMPT_STATUS,
+        hookwiring.COMPACT_STATUS,
+    )
+    problems += [f"{status!r} is not named" for status in statuses if f"`{status}`" not in text]
+    if hookwiring.SESSION_MATCHER.replace("|", "\\|") not in text:
+        problems.append("the SessionStart matcher is not named")
+    return problems
+
+
+def test_hooks_readme_names_every_script_and_every_entry_init_writes() -> None:
+    assert hooks_readme_problems(HOOKS_README.read_text(encoding="utf-8")) == []
+
+
+def test_hooks_readme_check_catches_a_missing_script_or_a_wrong_host() -> None:
+    text = HOOKS_README.read_text(encoding="utf-8")
+    without_sync = "\n".join(
+        line for line in text.split("\n") if not line.startswith("| `engramory_sync.py`")
+    )
+    assert hooks_readme_problems(without_sync) == [
+        "hooks/engramory_sync.py is not in the file table"
+    ]
+    claude_only = text.replace(
+        "| Claude Code, Codex CLI | `PreCompact`", "| Claude Code | `PreCompact`"
+    )
+    assert [p.split(":")[0] for p in hooks_readme_problems(claude_only)] == ["PreCompact"]
+
+
+# --- the README's set-up commands, and .ci/run running them verbatim ----------------------
+
+README = REPO / "README.md"
+CI_RUN = REPO / ".ci" / "run"
+README_COMMAND = REPO / ".ci" / "readme_command.py"
+
+
+def readme_command_module():
+    """``.ci/readme_command.py``, the extractor .ci/run uses, loaded as a module."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("readme_command", README_COMMAND)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def run_readme_command(*args: str):
+    import subprocess
+    import sys
+
+    return subprocess.run(
+        [sys.executable, str(README_COMMAND), *args],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=60,
+    )
+
+
+@pytest.mark.parametrize("name", ["install", "test"])
+def test_readme_setup_command_uses_python3_and_a_venv(name: str) -> None:
+    command = readme_command_module().setup_block(README.read_text(encoding="utf-8"), name)
+    assert command.count("\n") == 1, command  # one line, copied and run as is
+    steps = [step.strip() for step in command.strip().split("&&")]
+    assert steps[0] == "python3 -m venv .venv"
+    assert steps[1].startswith(".venv/bin/python -m pip install ")
+    for step in steps[1:]:  # everything after the venv runs from it, nothing from PATH
+        assert step.startswith((".venv/bin/python ", ".venv/bin/engramory ")), step
+    if name == "install":
+        assert steps[1] == ".venv/bin/python -m pip install ."
+        assert steps[-1].startswith(".venv/bin/engramory ")
+    else:
+        assert steps[1] == ".venv/bin/python -m pip install -e '.[test]'"
+        assert steps[-1].startswith(".venv/bin/python -m pytest")
+
+
+@pytest.mark.parametrize("name", ["install", "test"])
+def test_ci_extracts_exactly_the_block_the_readme_shows(name: str) -> None:
+    text = README.read_text(encoding="utf-8")
+    shown = re.search(rf"^<!-- setup:{name} -->\n```sh\n(.*?)^```$", text, re.M | re.S)
+    assert shown, f"no setup:{name} block in README.md"
+    proc = run_readme_command(str(README), name)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == shown.group(1)
+
+
+def test_ci_runs_both_readme_commands_in_a_fresh_clone_with_only_python3() -> None:
+    script = CI_RUN.read_text(encoding="utf-8")
+    body = script[script.index("readme_step() {") : script.index("readme_step install\n")]
+    assert 'git clone -q "$repo" "$clone"' in body
+    assert '.ci/readme_command.py" "$clone/README.md" "$name")' in body
+    assert 'cd "$clone"' in body and 'PATH="$work/bin" "$BASH" -c "$cmd"' in body
+    assert re.search(r'^ln -s "\$\(.*sys\.executable.*\)" "\$work/bin/python3"$', script, re.M)
+    calls = re.findall(r"^readme_step (\w+)$", script, re.M)
+    assert calls == ["install", "test"]
+    assert "collected no tests" in body
+
+
+@pytest.mark.parametrize(
+    ("readme", "message"),
+    [
+        ("# no markers\n", "expected one '<!-- setup:install -->' line, found 0"),
+        ("<!-- setup:install -->\n\n```sh\nx\n```\n", "not followed by a fenced code block"),
+        ("<!-- setup:install -->\n```sh\nx\n", "is not closed"),
+        ("<!-- setup:install -->\n```sh\n\n```\n", "is empty"),
+        (
+            "<!-- setup:install -->\n```sh\nx\n```\n<!-- setup:install -->\n```sh\ny\n```\n",
+            "found 2",
+        ),
+    ],
+)
+def test_ci_extractor_fails_loudly_without_a_block(tmp_path: Path, readme: str, message: str):
+    path = tmp_path / "README.md"
+    path.write_text(readme, encoding="utf-8")
+    proc = run_readme_command(str(path), "install")
+    assert proc.returncode == 1 and proc.stdout == ""
+    assert message in proc.stderr and str(path) in proc.stderr
+
+
+def test_readme_states_the_supported_python_versions_as_pyproject_does() -> None:
+    pyproject = (REPO / "pyproject.toml").read_text(encoding="utf-8")
+    versions = re.findall(r'"Programming Language :: Python :: 3\.(\d+)"', pyproject)
+    low, high = min(map(int, versions)), max(map(int, versions))
+    assert f'requires-python = ">=3.{low}"' in pyproject
+    assert f"Python 3.{low} to 3.{high}" in README.read_text(encoding="utf-8")
