@@ -580,6 +580,8 @@ def _rules_step(layout: Layout, options: Options) -> Step:
         end = blocks.end_marker(layout.spec, layout.reader)
         try:
             new = managed.install_block(current or "", wanted, begin, end)
+        except managed.UnclosedFenceError as exc:
+            raise Refusal(f"{path} has {exc}: close the fence, then run init again") from None
         except ValueError as exc:
             raise Refusal(
                 f"{path} has {exc}: remove the broken Engramory lines by hand, then run init again"

@@ -172,6 +172,60 @@ def test_existing_user_content_and_other_blocks_survive(cli, project: Path, host
     assert target.read_bytes() == original.encode()
 
 
+BLOCK_HOSTS = [h for h in WRITE_HOSTS if HOSTS[h].rules_kind == BLOCK]
+LINE_ENDING_FILES = {
+    "lf": "# Team rules\n\nUse tabs.\n",
+    "crlf": "# Team rules\r\n\r\nUse tabs.\r\n",
+    "mixed": "# Team rules\r\n\nUse tabs.\r\nKeep it short.\n",
+    "lone-cr": "# Team rules\r\rUse tabs.\r",
+    "no-final-newline": "# Team rules\r\n\nUse tabs.",
+}
+
+
+@pytest.mark.parametrize("style", sorted(LINE_ENDING_FILES))
+@pytest.mark.parametrize("host", BLOCK_HOSTS)
+def test_rules_file_line_endings_survive_install_reinstall_uninstall(
+    cli, project: Path, host: str, style: str
+) -> None:
+    target = rules_path(host, project)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    original = LINE_ENDING_FILES[style].encode()
+    target.write_bytes(original)
+    assert init(cli, host, project).code == 0
+    installed = target.read_bytes()
+    assert installed.startswith(original.rstrip(b"\r\n"))
+    again = init(cli, host, project)
+    assert again.code == 0 and "kept" in again.out and "updated" not in again.out
+    assert target.read_bytes() == installed
+    assert uninstall(cli, host, project).code == 0
+    assert target.read_bytes() == original
+
+
+FENCED_RULES = (
+    "# Rules\n\nOur install adds lines like these:\n\n```md\n"
+    "<!-- BEGIN ENGRAMORY {0} -->\n(the rules)\n<!-- END ENGRAMORY {0} -->\n```\n"
+)
+
+
+@pytest.mark.parametrize("host", BLOCK_HOSTS)
+def test_markers_quoted_in_a_code_fence_are_kept(cli, project: Path, host: str) -> None:
+    target = rules_path(host, project)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    original = FENCED_RULES.format(HOSTS[host].marker)
+    target.write_text(original)
+    assert init(cli, host, project).code == 0
+    installed = target.read_text()
+    assert installed.startswith(original) and "## Memory (Engramory)" in installed
+    assert init(cli, host, project).code == 0 and target.read_text() == installed
+    assert uninstall(cli, host, project).code == 0
+    assert target.read_text() == original
+
+
+def test_a_block_after_an_unclosed_fence_is_refused(cli, project: Path) -> None:
+    (project / "CLAUDE.md").write_text("# Rules\n\n```\nnever closed\n")
+    refused(cli, project, "init", "claude", match="never closed")
+
+
 @pytest.mark.parametrize("host", [h for h in WRITE_HOSTS if HOSTS[h].rules_kind != BLOCK])
 def test_dedicated_files_leave_neighbours_alone(cli, project: Path, host: str) -> None:
     target = rules_path(host, project)

@@ -153,3 +153,126 @@ def test_adding_the_entry_keeps_line_endings_and_separates_with_a_blank_line() -
     assert managed.add_gitignore_entry("dist\n", "mem", "# c") == "dist\n\n# c\n/mem/\n"
     assert managed.add_gitignore_entry("dist", "mem", "# c") == "dist\n\n# c\n/mem/\n"
     assert managed.add_gitignore_entry("dist\r\n", "a/b", "# c") == "dist\r\n\r\n# c\r\n/a/b/\r\n"
+
+
+# --- line endings: every line keeps its own (issue 10 item 13) ----------------------------
+
+
+@pytest.mark.parametrize(
+    "original",
+    [
+        "a\r\nb\nc\r\n",  # mixed, CRLF dominant
+        "a\nb\r\nc\n",  # mixed, LF dominant
+        "a\rb\rc\r",  # lone CR (classic Mac)
+        "a\r\nb\rc\nd",  # all three, no final newline
+        "\ufeffa\r\nb\r\n",  # BOM
+        "x\r",
+    ],
+)
+def test_mixed_endings_round_trip_and_reinstall_is_identical(original: str) -> None:
+    installed = install(original)
+    assert installed.startswith(original.rstrip("\r\n"))
+    assert install(installed) == installed
+    assert remove(installed) == original
+
+
+def test_the_block_takes_the_dominant_ending() -> None:
+    assert BLOCK.replace("\n", "\r\n") in install("a\r\nb\r\nc\n")
+    assert BLOCK.replace("\n", "\r") in install("a\rb\r")
+    assert BLOCK in install("a\nb\nc\r\n")
+
+
+def test_refreshing_keeps_the_blocks_own_ending_and_the_rest_of_the_file() -> None:
+    text = "top\n\n" + BLOCK.replace("\n", "\r\n") + "\r\n\nbottom\r\n"
+    newer = BLOCK.replace("rules here", "newer")
+    assert install(text, newer) == "top\n\n" + newer.replace("\n", "\r\n") + "\r\n\nbottom\r\n"
+
+
+endings = st.sampled_from(["\n", "\r\n", "\r"])
+plain_line = st.text(st.characters(blacklist_characters="\r\n", blacklist_categories=("Cs",)))
+
+
+@st.composite
+def rules_texts(draw: st.DrawFn) -> str:
+    """Any text: lines (some markdown-ish) with any mix of endings, a final newline or not, a BOM."""
+    content = draw(
+        st.lists(st.one_of(plain_line, st.sampled_from(["", "```", "~~~~", "  ```md", "#"]))),
+    )
+    text = "".join(line + draw(endings) for line in content)
+    if draw(st.booleans()):
+        text += draw(plain_line)
+    return ("\ufeff" if draw(st.booleans()) else "") + text
+
+
+@settings(max_examples=400)
+@given(rules_texts())
+def test_install_then_uninstall_is_identity_for_any_text(original: str) -> None:
+    lines = managed.split_lines(original)
+    assert "".join(t + e for t, e in lines) == original
+    if any(text.strip().lstrip("\ufeff") in (BEGIN, END) for text, _ in lines):
+        return
+    try:
+        installed = install(original)
+    except managed.UnclosedFenceError:
+        return
+    assert install(installed) == installed
+    assert remove(installed) == original
+
+
+# --- markers inside code fences are not markers (issue 10 item 15) ------------------------
+
+QUOTED = f"# Rules\n\nThe block looks like this:\n\n```md\n{BEGIN}\n...\n{END}\n```\n"
+
+
+@pytest.mark.parametrize(
+    "fenced",
+    [
+        QUOTED,
+        QUOTED.replace("```md", "~~~").replace("```", "~~~"),
+        f"````\n{BEGIN}\n```\n{END}\n`````  \n",  # closed only by a run at least as long
+        QUOTED.replace("\n", "\r\n"),
+    ],
+)
+def test_quoted_markers_in_a_fence_survive_install_and_uninstall(fenced: str) -> None:
+    assert managed.find_block(fenced, BEGIN, END).status == managed.ABSENT
+    installed = install(fenced)
+    assert installed.startswith(fenced) and installed.count(BEGIN) == 2
+    assert install(installed) == installed
+    assert remove(installed) == fenced
+
+
+def test_a_real_block_after_a_fence_is_found() -> None:
+    text = QUOTED + "\n" + BLOCK + "\n\nafter\n"
+    state = managed.find_block(text, BEGIN, END)
+    assert state.status == managed.PRESENT
+    assert managed.split_lines(text)[state.begin][0] == BEGIN and state.begin > 8
+    assert remove(text) == QUOTED + "\nafter\n"
+
+
+@pytest.mark.parametrize(
+    "not_a_fence",
+    [
+        "    ```\n",  # indented four spaces: code, not a fence
+        "``\n",  # two backticks
+        "``` a`b\n",  # a backtick fence's info string holds no backtick
+    ],
+)
+def test_lines_that_do_not_open_a_fence_leave_markers_live(not_a_fence: str) -> None:
+    text = not_a_fence + BLOCK + "\n"
+    assert managed.find_block(text, BEGIN, END).status == managed.PRESENT
+
+
+@pytest.mark.parametrize(
+    "closing",
+    ["~~~\n", "``\n", "```x\n", "    ```\n"],  # other char, shorter, info string, too indented
+)
+def test_a_fence_closes_only_on_a_matching_run(closing: str) -> None:
+    text = f"```\n{closing}{BEGIN}\n```\n"
+    assert managed.find_block(text, BEGIN, END).status == managed.ABSENT
+
+
+def test_an_unclosed_fence_runs_to_the_end_and_install_refuses_to_append_into_it() -> None:
+    text = f"```\n{BEGIN}\nquoted\n"
+    assert managed.find_block(text, BEGIN, END).status == managed.ABSENT
+    with pytest.raises(managed.UnclosedFenceError, match="line 1"):
+        install(text)
