@@ -1,4 +1,4 @@
-"""Engramory's handlers in a host's hook configuration (Claude Code / Codex JSON): pure data.
+"""Engramory's handlers in a host's hook configuration (Claude Code / Codex JSON), edited in place.
 
 Both hosts keep hooks as ``{"hooks": {"<Event>": [{"matcher": ..., "hooks":
 [handler, ...]}, ...]}}``. Engramory's handlers are recognised by a fixed
@@ -7,51 +7,475 @@ other groups, other keys, key order -- is kept as it is. After any number of
 installs there is exactly one Engramory handler per event; after an uninstall
 there is none, and a group or event that only held Engramory's handler is
 gone with it (a group that was already empty is left alone).
+
+The file is never re-serialised: :func:`load` parses it into a tree that
+keeps the text between values (indentation, separators, line endings, the
+final newline) and every scalar's own spelling (``1e2``, ``-0``, escapes), and
+edits splice our groups in or out in the file's own style. Appending an entry
+and removing it again are exact inverses, so uninstall gives back the
+original bytes of a file nobody edited in between. A configuration the host
+would read differently from us -- duplicate keys, nesting past
+:data:`MAX_DEPTH`, anything but plain JSON -- is refused, never guessed at.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator, Mapping
-from typing import Any
+import re
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Union
+
+MAX_DEPTH = 64
+"""Deeper nesting is refused (a hook configuration needs six levels)."""
+
+_WS = re.compile(r"[ \t\n\r]*")
+_STRING = re.compile(r'"(?:[^"\\\x00-\x1f]|\\["\\/bfnrt]|\\u[0-9a-fA-F]{4})*"')
+_NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
+_LITERALS = {"true": True, "false": False, "null": None}
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+_SIMPLE_KEY = re.compile(r"[A-Za-z0-9_-]{1,40}")
 
 
 class HookConfigError(ValueError):
     """The configuration is not JSON of the expected shape; the message says where."""
 
 
-def parse(text: str | None, events: Iterable[str]) -> dict[str, Any]:
-    """Parse a hook configuration and check the shape of ``events`` in it.
+# --- the tree: values plus the exact text around them -----------------------------------
 
-    ``None`` (no file) is an empty configuration.
-    """
-    if text is None or not text.strip():
-        return {}
-    try:
-        config = json.loads(text)
-    except ValueError as exc:
-        raise HookConfigError(f"is not valid JSON ({exc})") from None
-    if not isinstance(config, dict):
-        raise HookConfigError("is not a JSON object at the top level")
-    hooks = config.get("hooks", {})
-    if not isinstance(hooks, dict):
-        raise HookConfigError('has a "hooks" value that is not an object')
-    for event in events:
-        groups = hooks.get(event, [])
-        if not isinstance(groups, list):
-            raise HookConfigError(f'has "hooks.{event}" that is not a list')
-        for n, group in enumerate(groups):
-            if not isinstance(group, dict) or not isinstance(group.get("hooks", []), list):
-                raise HookConfigError(f'has "hooks.{event}[{n}]" that is not a matcher group')
-            if not all(isinstance(h, dict) for h in group.get("hooks", [])):
+
+@dataclass
+class Scalar:
+    """A string, number, ``true``, ``false`` or ``null``: its source text and its value."""
+
+    raw: str
+    value: Any
+
+
+@dataclass
+class Entry:
+    """One element of an array, or one member of an object (``key`` set)."""
+
+    value: Node
+    key: str | None = None
+    key_raw: str = ""
+    colon: str = ""  # the text from the end of the key to the value: ": ", ":", " : "...
+
+
+@dataclass
+class Container:
+    """An object or array: ``seps[0]`` follows the opening bracket, ``seps[i]`` (with its
+    comma) precedes entry ``i``, ``seps[-1]`` precedes the closing bracket; an empty
+    container has the one separator between its brackets."""
+
+    open: str
+    entries: list[Entry] = field(default_factory=list)
+    seps: list[str] = field(default_factory=lambda: [""])
+
+    def find(self, key: str) -> int:
+        """The index of the member named ``key``, or -1."""
+        for index, entry in enumerate(self.entries):
+            if entry.key == key:
+                return index
+        return -1
+
+    def get(self, key: str) -> Node | None:
+        index = self.find(key)
+        return self.entries[index].value if index >= 0 else None
+
+
+Node = Union[Scalar, Container]
+
+
+def _quoted(key: str) -> str:
+    """A key in double quotes for a message: JSON-escaped (so control characters stay
+    visible) and shortened."""
+    quoted = json.dumps(key)
+    return quoted if len(quoted) <= 42 else quoted[:40] + '…"'
+
+
+def _shown(key: str) -> str:
+    """A key as a path in a message names it: plain when simple, else quoted."""
+    return key if _SIMPLE_KEY.fullmatch(key) else _quoted(key)
+
+
+def _child(where: str, key: str) -> str:
+    shown = _shown(key)
+    name = shown if shown == key else f"[{shown}]"
+    return f"{where}.{name}" if where and shown == key else f"{where}{name}"
+
+
+class _Parser:
+    """A strict JSON parser (RFC 8259) that builds the tree; rejects duplicate keys."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.pos = 0
+
+    def fail(self, what: str) -> HookConfigError:
+        line = self.text.count("\n", 0, self.pos) + 1
+        column = self.pos - (self.text.rfind("\n", 0, self.pos) + 1) + 1
+        return HookConfigError(f"is not valid JSON ({what} at line {line}, column {column})")
+
+    def ws(self) -> str:
+        match = _WS.match(self.text, self.pos)
+        assert match is not None  # the pattern matches the empty string
+        self.pos = match.end()
+        return match.group()
+
+    def peek(self) -> str:
+        return self.text[self.pos : self.pos + 1]
+
+    def document(self) -> tuple[str, Node, str]:
+        lead = self.ws()
+        root = self.value(0, "")
+        trail = self.ws()
+        if self.pos != len(self.text):
+            raise self.fail("unexpected text after the JSON value")
+        return lead, root, trail
+
+    def value(self, depth: int, where: str) -> Node:
+        char = self.peek()
+        if char in ("{", "["):
+            if depth >= MAX_DEPTH:
                 raise HookConfigError(
-                    f'has a handler in "hooks.{event}[{n}]" that is not an object'
+                    f"nests deeper than {MAX_DEPTH} levels (at {where or 'the top level'})"
                 )
-    return config
+            return self.container(depth, where)
+        if char == '"':
+            raw = self.token(_STRING, "a malformed string")
+            return Scalar(raw, json.loads(raw))
+        for word, meaning in _LITERALS.items():
+            if self.text.startswith(word, self.pos):
+                self.pos += len(word)
+                return Scalar(word, meaning)
+        raw = self.token(_NUMBER, "expected a value")
+        try:
+            return Scalar(raw, json.loads(raw))
+        except ValueError:  # an integer past Python's digit limit: compared by its spelling
+            return Scalar(raw, raw)
+
+    def token(self, pattern: re.Pattern[str], what: str) -> str:
+        match = pattern.match(self.text, self.pos)
+        if match is None or not match.group():
+            raise self.fail(what)
+        self.pos = match.end()
+        return match.group()
+
+    def container(self, depth: int, where: str) -> Container:
+        box = Container(self.text[self.pos])
+        close = "}" if box.open == "{" else "]"
+        self.pos += 1
+        box.seps = [self.ws()]
+        if self.peek() == close:
+            self.pos += 1
+            return box
+        seen: set[str] = set()
+        while True:
+            if box.open == "{":
+                box.entries.append(self.member(depth, where, seen))
+            else:
+                inner = f"{where}[{len(box.entries)}]"
+                box.entries.append(Entry(self.value(depth + 1, inner)))
+            after = self.ws()
+            char = self.peek()
+            self.pos += 1
+            if char == ",":
+                box.seps.append(after + "," + self.ws())
+            elif char == close:
+                box.seps.append(after)
+                return box
+            else:
+                self.pos -= 1
+                raise self.fail(f"expected ',' or '{close}'")
+
+    def member(self, depth: int, where: str, seen: set[str]) -> Entry:
+        if self.peek() != '"':
+            raise self.fail("expected a key in double quotes")
+        key_raw = self.token(_STRING, "a malformed key")
+        key = json.loads(key_raw)
+        if key in seen:
+            raise HookConfigError(
+                f"has the key {_quoted(key)} twice in {where or 'the top-level object'}: "
+                "JSON readers keep only one of them, so Engramory will not guess which; "
+                "delete the duplicate"
+            )
+        seen.add(key)
+        colon = self.ws()
+        if self.peek() != ":":
+            raise self.fail("expected ':'")
+        self.pos += 1
+        colon += ":" + self.ws()
+        return Entry(self.value(depth + 1, _child(where, key)), key, key_raw, colon)
 
 
-def _is_ours(handler: Mapping[str, Any], fingerprints: frozenset[str]) -> bool:
-    return handler.get("statusMessage") in fingerprints
+def _text(node: Node) -> str:
+    if isinstance(node, Scalar):
+        return node.raw
+    parts = [node.open, node.seps[0]]
+    for index, entry in enumerate(node.entries):
+        if index:
+            parts.append(node.seps[index])
+        if entry.key is not None:
+            parts += [entry.key_raw, entry.colon]
+        parts.append(_text(entry.value))
+    if node.entries:
+        parts.append(node.seps[-1])
+    parts.append("}" if node.open == "{" else "]")
+    return "".join(parts)
+
+
+def _data(node: Node) -> Any:
+    if isinstance(node, Scalar):
+        return node.value
+    if node.open == "{":
+        return {entry.key: _data(entry.value) for entry in node.entries}
+    return [_data(entry.value) for entry in node.entries]
+
+
+# --- the file's own style, for the text we add -----------------------------------------
+
+
+@dataclass(frozen=True)
+class Style:
+    """How the file writes JSON: what new entries are formatted with."""
+
+    newline: str = "\n"
+    unit: str = "  "  # one level of indentation
+    multiline: bool = True  # one entry per line, or everything on one line
+    colon: str = ": "
+    comma: str = ", "  # between entries on one line
+
+
+def _separators(node: Node) -> Iterator[str]:
+    """Every separator between two entries, in document order."""
+    if isinstance(node, Container):
+        yield from node.seps[1:-1]
+        for entry in node.entries:
+            yield from _separators(entry.value)
+
+
+def _style(text: str, root: Container) -> Style:
+    counts: dict[str, int] = {"\n": 0, "\r\n": 0, "\r": 0}
+    for match in _LINE_BREAK.finditer(text):
+        counts[match.group()] += 1
+    newline = max(counts, key=lambda ending: counts[ending])
+    if not root.entries:
+        return Style(newline=newline)
+    first = root.seps[0]
+    multiline = _LINE_BREAK.search(first) is not None
+    unit = _LINE_BREAK.split(first)[-1] if multiline else "  "
+    colon = root.entries[0].colon
+    if _LINE_BREAK.search(colon):
+        colon = ": "
+    comma = next(
+        (sep for sep in _separators(root) if not _LINE_BREAK.search(sep)),
+        "," if colon == ":" else ", ",
+    )
+    return Style(newline, unit, multiline, colon, comma)
+
+
+def _render(value: Any, style: Style, depth: int) -> str:
+    """``value`` as JSON text in ``style``, for a position ``depth`` levels deep."""
+    if isinstance(value, Mapping):
+        items = [
+            json.dumps(key, ensure_ascii=False) + style.colon + _render(item, style, depth + 1)
+            for key, item in value.items()
+        ]
+        brackets = "{}"
+    elif isinstance(value, (list, tuple)):
+        items = [_render(item, style, depth + 1) for item in value]
+        brackets = "[]"
+    else:
+        return json.dumps(value, ensure_ascii=False)
+    if not items:
+        return brackets
+    if not style.multiline:
+        return brackets[0] + style.comma.join(items) + brackets[1]
+    inner = style.newline + style.unit * (depth + 1)
+    return (
+        brackets[0] + inner + ("," + inner).join(items) + style.newline + style.unit * depth
+    ) + brackets[1]
+
+
+# --- edits: appending an entry and removing it again are exact inverses ----------------
+
+
+def _append(box: Container, entry: Entry, style: Style, depth: int) -> None:
+    """Add ``entry`` last, separated as the container separates its entries."""
+    count = len(box.entries)
+    if count == 0:
+        if style.multiline:
+            box.seps = [
+                style.newline + style.unit * (depth + 1),
+                style.newline + style.unit * depth,
+            ]
+        else:
+            box.seps = ["", ""]
+    elif count == 1:
+        box.seps.insert(1, "," + box.seps[0] if box.seps[0] else style.comma)
+    else:
+        box.seps.insert(count, box.seps[count - 1])
+    box.entries.append(entry)
+
+
+def _remove(box: Container, index: int) -> None:
+    """Remove entry ``index`` with the separator :func:`_append` would have added for it."""
+    count = len(box.entries)
+    if count == 1:
+        box.seps = [""]
+    elif index == count - 1:
+        del box.seps[index]
+    else:
+        del box.seps[index + 1]
+    del box.entries[index]
+
+
+def _new_node(value: Any, style: Style, depth: int) -> Node:
+    return _Parser(_render(value, style, depth)).value(0, "")
+
+
+def _is_ours(handler: Node, fingerprints: frozenset[str]) -> bool:
+    if not isinstance(handler, Container) or handler.open != "{":
+        return False
+    status = handler.get("statusMessage")
+    return (
+        isinstance(status, Scalar)
+        and isinstance(status.value, str)
+        and (status.value in fingerprints)
+    )
+
+
+def _drop_ours(groups: Container, fingerprints: frozenset[str]) -> None:
+    """Remove our handlers from an event's groups, and the groups that only held ours."""
+    for index in reversed(range(len(groups.entries))):
+        group = groups.entries[index].value
+        handlers = group.get("hooks") if isinstance(group, Container) else None
+        if not isinstance(handlers, Container):
+            continue
+        had = len(handlers.entries)
+        for position in reversed(range(had)):
+            if _is_ours(handlers.entries[position].value, fingerprints):
+                _remove(handlers, position)
+        if had and not handlers.entries:
+            _remove(groups, index)
+
+
+class Document:
+    """A hook configuration file: edited in place, written back in its own style."""
+
+    def __init__(self, text: str | None) -> None:
+        if text is None or not text.strip():
+            self.lead, self.trail = "", "\n"
+            self.root = Container("{")
+            self.style = Style()
+            return
+        lead, root, trail = _Parser(text).document()
+        if not isinstance(root, Container) or root.open != "{":
+            raise HookConfigError("is not a JSON object at the top level")
+        self.lead, self.root, self.trail = lead, root, trail
+        self.style = _style(text, root)
+        _check_shape(root)
+
+    def text(self) -> str:
+        """The file's text: the original bytes wherever nothing was changed."""
+        return self.lead + _text(self.root) + self.trail
+
+    def data(self) -> dict[str, Any]:
+        """The configuration as plain Python values."""
+        return _data(self.root)
+
+    def _add(self, box: Container, key: str, value: Any, depth: int) -> None:
+        node = _new_node(value, self.style, depth + 1)
+        entry = Entry(node, key, json.dumps(key, ensure_ascii=False), self.style.colon)
+        _append(box, entry, self.style, depth)
+
+    def merge(self, wanted: Mapping[str, Mapping[str, Any]], fingerprints: frozenset[str]) -> None:
+        """Install Engramory's groups (``wanted`` maps an event to its group), replacing ours."""
+        hooks = self.root.get("hooks")
+        if not isinstance(hooks, Container):
+            self._add(self.root, "hooks", {event: [group] for event, group in wanted.items()}, 0)
+            return
+        for event, group in wanted.items():
+            groups = hooks.get(event)
+            if not isinstance(groups, Container):
+                self._add(hooks, event, [group], 1)
+                continue
+            _drop_ours(groups, fingerprints)
+            _append(groups, Entry(_new_node(group, self.style, 3)), self.style, 2)
+
+    def remove(self, fingerprints: frozenset[str]) -> None:
+        """Take out Engramory's handlers, and the groups and events that only held them.
+
+        A ``hooks`` object emptied by this is dropped when it is the last key
+        (where init adds it); one followed by other keys was there before and stays.
+        """
+        where = self.root.find("hooks")
+        if where < 0:
+            return
+        hooks = self.root.entries[where].value
+        if not isinstance(hooks, Container) or hooks.open != "{":
+            return
+        had = len(hooks.entries)
+        for index in reversed(range(had)):
+            groups = hooks.entries[index].value
+            if not isinstance(groups, Container) or groups.open != "[":
+                continue
+            before = len(groups.entries)
+            _drop_ours(groups, fingerprints)
+            if before and not groups.entries:
+                _remove(hooks, index)
+        if had and not hooks.entries and where == len(self.root.entries) - 1:
+            _remove(self.root, where)
+
+    def drop_key(self, key: str) -> None:
+        """Remove a top-level key, if present."""
+        index = self.root.find(key)
+        if index >= 0:
+            _remove(self.root, index)
+
+
+def _check_shape(root: Container) -> None:
+    """Refuse a ``hooks`` tree that is not the documented shape, in any event."""
+    hooks = root.get("hooks")
+    if hooks is None:
+        return
+    if not isinstance(hooks, Container) or hooks.open != "{":
+        raise HookConfigError('has a "hooks" value that is not an object')
+    for member in hooks.entries:
+        event = _child("hooks", member.key or "")
+        groups = member.value
+        if not isinstance(groups, Container) or groups.open != "[":
+            raise HookConfigError(f'has "{event}" that is not a list')
+        for n, entry in enumerate(groups.entries):
+            group = entry.value
+            handlers = group.get("hooks") if isinstance(group, Container) else None
+            if (
+                not isinstance(group, Container)
+                or group.open != "{"
+                or not (
+                    handlers is None or (isinstance(handlers, Container) and handlers.open == "[")
+                )
+            ):
+                raise HookConfigError(f'has "{event}[{n}]" that is not a matcher group')
+            for m, handler in enumerate(handlers.entries if handlers is not None else []):
+                _check_handler(handler.value, f"{event}[{n}].hooks[{m}]")
+
+
+def _check_handler(handler: Node, where: str) -> None:
+    if not isinstance(handler, Container) or handler.open != "{":
+        raise HookConfigError(f'has a handler "{where}" that is not an object')
+    status = handler.get("statusMessage")
+    if status is not None and not (isinstance(status, Scalar) and isinstance(status.value, str)):
+        raise HookConfigError(f'has a "statusMessage" in "{where}" that is not a string')
+
+
+def load(text: str | None) -> Document:
+    """Parse a hook configuration (``None`` or blank: a new, empty one) and check its shape."""
+    return Document(text)
+
+
+# --- counting, on plain values -------------------------------------------------------------
 
 
 def _handlers(config: Mapping[str, Any]) -> Iterator[Any]:
@@ -68,7 +492,13 @@ def _handlers(config: Mapping[str, Any]) -> Iterator[Any]:
 
 def count_ours(config: Mapping[str, Any], fingerprints: frozenset[str]) -> int:
     """How many Engramory handlers the configuration holds, in any event."""
-    return sum(1 for h in _handlers(config) if isinstance(h, dict) and _is_ours(h, fingerprints))
+    return sum(
+        1
+        for h in _handlers(config)
+        if isinstance(h, dict)
+        and isinstance(h.get("statusMessage"), str)
+        and h["statusMessage"] in fingerprints
+    )
 
 
 def count_all(config: Mapping[str, Any]) -> int:
@@ -76,69 +506,6 @@ def count_all(config: Mapping[str, Any]) -> int:
     return sum(1 for _ in _handlers(config))
 
 
-def _without_ours(groups: list[Any], fingerprints: frozenset[str]) -> list[Any]:
-    kept = []
-    for group in groups:
-        if not isinstance(group, dict) or not isinstance(group.get("hooks"), list):
-            kept.append(group)
-            continue
-        handlers = [h for h in group["hooks"] if not _is_ours(h, fingerprints)]
-        if handlers or not group["hooks"]:  # drop only groups emptied by the removal
-            kept.append({**group, "hooks": handlers})
-    return kept
-
-
-def merge(
-    config: Mapping[str, Any],
-    wanted: Mapping[str, Mapping[str, Any]],
-    fingerprints: frozenset[str],
-) -> dict[str, Any]:
-    """A copy of ``config`` with Engramory's groups: ``wanted`` maps an event to its group."""
-    result = dict(config)
-    hooks = dict(result.get("hooks", {}))
-    for event, group in wanted.items():
-        hooks[event] = [*_without_ours(list(hooks.get(event, [])), fingerprints), dict(group)]
-    result["hooks"] = hooks
-    return result
-
-
-def remove(config: Mapping[str, Any], fingerprints: frozenset[str]) -> dict[str, Any]:
-    """A copy of ``config`` without Engramory's handlers (and what only they filled)."""
-    result = dict(config)
-    hooks = result.get("hooks")
-    if not isinstance(hooks, dict):
-        return result
-    cleaned = {}
-    for event, groups in hooks.items():
-        if not isinstance(groups, list):
-            cleaned[event] = groups
-            continue
-        kept = _without_ours(groups, fingerprints)
-        if kept or not groups:
-            cleaned[event] = kept
-    if cleaned:
-        result["hooks"] = cleaned
-    else:
-        del result["hooks"]
-    return result
-
-
 def is_empty(config: Mapping[str, Any]) -> bool:
     """Nothing worth keeping: ``{}``, or an empty ``hooks`` and no other key."""
     return not config or (set(config) == {"hooks"} and not config["hooks"])
-
-
-def indent_of(text: str | None) -> int | str:
-    """The indentation an existing JSON file uses (two spaces for a new one)."""
-    if text:
-        for line in text.split("\n")[1:]:
-            stripped = line.lstrip(" \t")
-            if stripped and len(stripped) < len(line):
-                prefix = line[: len(line) - len(stripped)]
-                return "\t" if prefix.startswith("\t") else len(prefix)
-    return 2
-
-
-def dumps(config: Mapping[str, Any], indent: int | str = 2) -> str:
-    """The file text: indented JSON, non-ASCII kept, one final newline."""
-    return json.dumps(config, indent=indent, ensure_ascii=False) + "\n"

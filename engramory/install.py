@@ -113,6 +113,20 @@ def _lexists(path: Path) -> bool:
     return os.path.lexists(path)
 
 
+def _absent(path: Path) -> bool:
+    """Nothing to uninstall at ``path``: missing, a dangling symlink, or a directory.
+
+    Any other error (a symlink loop, a directory that may not be searched) is
+    not absence: reading the file then refuses with that error.
+    """
+    try:
+        return stat.S_ISDIR(os.stat(path).st_mode)
+    except FileNotFoundError:
+        return True
+    except OSError:
+        return False
+
+
 def _read_text(path: Path, what: str) -> str | None:
     """A target file's text (``None`` when absent); refuses non-regular or non-UTF-8 files."""
     if not _lexists(path):
@@ -122,6 +136,8 @@ def _read_text(path: Path, what: str) -> str | None:
         mode = os.stat(real).st_mode
     except FileNotFoundError:
         return None  # a dangling symlink: written as a new file at its target
+    except OSError as exc:  # a symlink loop, a name too long, a directory we may not search...
+        raise Refusal(f"cannot read {path}: {exc.strerror or exc}; nothing was written") from None
     if not stat.S_ISREG(mode):
         raise Refusal(f"{path} is not a regular file; {what} cannot be written there")
     try:
@@ -129,7 +145,7 @@ def _read_text(path: Path, what: str) -> str | None:
     except UnicodeDecodeError:
         raise Refusal(f"{path} is not UTF-8 text; {what} cannot be merged into it") from None
     except OSError as exc:
-        raise Refusal(f"cannot read {path}: {exc.strerror or exc}") from None
+        raise Refusal(f"cannot read {path}: {exc.strerror or exc}; nothing was written") from None
 
 
 def _write(path: Path, text: str) -> Callable[[], None]:
@@ -490,29 +506,31 @@ def _wanted_groups(layout: Layout, options: Options) -> dict[str, dict[str, obje
     return hookwiring.codex_groups(python, sync, store, mode)
 
 
-def _load_hook_config(layout: Layout, path: Path) -> tuple[str | None, dict[str, object]]:
+def _load_hook_config(path: Path, command: str) -> tuple[str | None, hookconfig.Document]:
+    """The hook configuration's text (``None`` when absent) and its tree; refuses a bad one."""
     text = _read_text(path, "the hooks")
     try:
-        return text, hookconfig.parse(text, HOOK_EVENTS)
+        return text, hookconfig.load(text)
     except hookconfig.HookConfigError as exc:
-        raise Refusal(f"{path} {exc}; fix it by hand, then run init again") from None
+        raise Refusal(f"{path} {exc}; fix it by hand, then run {command} again") from None
 
 
-def _codex_clean(config: dict[str, object], layout: Layout) -> dict[str, object]:
+def _codex_clean(document: hookconfig.Document, layout: Layout) -> None:
     """Codex's schema allows only ``hooks`` at the top: drop the earlier installer's note."""
     if layout.spec.name == "codex":
-        config.pop("description", None)
-    return config
+        document.drop_key("description")
 
 
 @dataclass(frozen=True)
 class HookPlan:
-    """The hook configuration as it is (``text``, ``None`` when absent) and as init wants it."""
+    """The hook configuration as it is (``text``, ``None`` when absent) and as init wants it
+    (``merged``, written as ``new_text``: the file's own text with our groups spliced in)."""
 
     path: Path
     text: str | None
     current: dict[str, object]
     merged: dict[str, object]
+    new_text: str
 
 
 def _plan_hooks(layout: Layout, options: Options) -> HookPlan | None:
@@ -523,12 +541,11 @@ def _plan_hooks(layout: Layout, options: Options) -> HookPlan | None:
     _check_contained(layout, path, "the hook configuration")
     if fsutil.is_within(os.path.realpath(path), os.path.realpath(layout.store)):
         raise Refusal(f"the hook configuration {path} would be inside the memory store")
-    text, current = _load_hook_config(layout, path)
-    merged = _codex_clean(
-        hookconfig.merge(current, _wanted_groups(layout, options), hookwiring.FINGERPRINTS),
-        layout,
-    )
-    return HookPlan(path, text, current, merged)
+    text, document = _load_hook_config(path, "init")
+    current = document.data()
+    document.merge(_wanted_groups(layout, options), hookwiring.FINGERPRINTS)
+    _codex_clean(document, layout)
+    return HookPlan(path, text, current, document.data(), document.text())
 
 
 def _hooks_step(layout: Layout, hooks: HookPlan | None) -> Step | None:
@@ -540,9 +557,8 @@ def _hooks_step(layout: Layout, hooks: HookPlan | None) -> Step | None:
         what = "the index guard (PreToolUse, PostToolUse) and " + what
     if hooks.text is not None and hooks.current == hooks.merged:
         return Step("keep", shown, f"already registered: {what}")
-    new = hookconfig.dumps(hooks.merged, hookconfig.indent_of(hooks.text))
     verb = "update" if hooks.text is not None else "create"
-    return Step(verb, shown, what, _write(hooks.path, new))
+    return Step(verb, shown, what, _write(hooks.path, hooks.new_text))
 
 
 def _protocol_path(layout: Layout, options: Options) -> str:
@@ -708,7 +724,7 @@ def _uninstall_rules(layout: Layout) -> list[Step]:
     paths += [p for p in layout.candidates if p not in paths]
     steps = []
     for path in paths:
-        if path is None or not os.path.isfile(path):
+        if path is None or _absent(path):
             if path == layout.rules:
                 steps.append(Step("skip", _shown(layout, path), "absent"))
             continue
@@ -821,20 +837,17 @@ def _uninstall_hooks(layout: Layout) -> list[Step]:
     if path is None:
         return []
     shown = _shown(layout, path)
-    if not os.path.isfile(path):
+    if _absent(path):
         return [Step("skip", shown, "absent")]
     _check_contained(layout, path, "the hook configuration")
-    text = _read_text(path, "the hooks")
-    try:
-        config = hookconfig.parse(text, ())
-    except hookconfig.HookConfigError as exc:
-        return [Step("leave", shown, f"LEFT UNTOUCHED: it {exc}", problem=True)]
+    _, document = _load_hook_config(path, "uninstall")
     steps = []
-    if hookconfig.count_ours(config, hookwiring.FINGERPRINTS) == 0:
+    if hookconfig.count_ours(document.data(), hookwiring.FINGERPRINTS) == 0:
         steps.append(Step("skip", shown, "no Engramory handlers"))
     else:
-        cleaned = _codex_clean(hookconfig.remove(config, hookwiring.FINGERPRINTS), layout)
-        if hookconfig.is_empty(cleaned):
+        document.remove(hookwiring.FINGERPRINTS)
+        _codex_clean(document, layout)
+        if hookconfig.is_empty(document.data()):
             steps.append(
                 Step(
                     "remove", shown, "it held only Engramory's handlers", _delete(path, layout.root)
@@ -846,7 +859,7 @@ def _uninstall_hooks(layout: Layout) -> list[Step]:
                     "update",
                     shown,
                     "removed Engramory's handlers, kept the rest",
-                    _write(path, hookconfig.dumps(cleaned, hookconfig.indent_of(text))),
+                    _write(path, document.text()),
                 )
             )
     ignore = _uninstall_hook_ignore(layout)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import stat
 from pathlib import Path
 
@@ -886,3 +887,177 @@ def test_claude_gets_lifecycle_hooks_beside_the_guard(cli, project: Path) -> Non
     assert "Continuity hooks are installed (explicit mode)" in (project / "CLAUDE.md").read_text()
     assert cli("uninstall", "claude").code == 0
     assert not (project / ".claude").exists()
+
+
+# --- hook configs come back as the user wrote them (issue 10 items 14, 16; issue 11 item 11) ---
+
+CLAUDE_SETTINGS = ".claude/settings.local.json"
+SPELLINGS = ("1e2", "1.0", "1E+1", "12345678901234567890123", "2.5E-3")
+NUMBER_KEY = {"claude": "timeout", "codex": "x-weight"}  # Codex wants an integer timeout
+
+
+def their_settings(host: str) -> dict:
+    """A config of the user's (the numbers stand for SPELLINGS, spliced into the text)."""
+    key = NUMBER_KEY[host]
+    hooks = {
+        "PreToolUse": [
+            {"matcher": "Bash", "hooks": [{"type": "command", "command": "lint", key: "1e2"}]}
+        ],
+        "Stop": [
+            {"hooks": [{"type": "command", "command": "café", key: n} for n in SPELLINGS[1:]]}
+        ],
+    }
+    if host == "codex":
+        return {"hooks": hooks}
+    return {"permissions": {"allow": ["Bash(ls:*)"], "deny": []}, "hooks": hooks}
+
+
+def styled(
+    indent: int | str | None, separators: tuple[str, str] | None, newline: str, final: bool
+) -> dict[str, bytes]:
+    """The settings of each host in one style; numbers spelled as in SPELLINGS, é escaped."""
+    out = {}
+    for host, key in NUMBER_KEY.items():
+        text = json.dumps(their_settings(host), indent=indent, separators=separators)
+        text = re.sub(key + r'("\s*:\s*)"([^"]+)"', key + r"\1\2", text)
+        text = text.replace("\n", newline)
+        out[host] = (text + newline if final else text).encode()
+    return out
+
+
+HOOK_STYLES = {
+    "compact": styled(None, (",", ":"), "\n", False),
+    "one-line-spaced": styled(None, None, "\n", True),
+    "2-space": styled(2, None, "\n", True),
+    "4-space": styled(4, None, "\n", True),
+    "tabs": styled("\t", None, "\n", True),
+    "crlf": styled(2, None, "\r\n", True),
+    "crlf-no-final-newline": styled(4, None, "\r\n", False),
+    "no-final-newline": styled(2, None, "\n", False),
+    "spaced-colons": styled(2, (",", " : "), "\n", True),
+}
+
+
+@pytest.mark.parametrize("style", sorted(HOOK_STYLES))
+@pytest.mark.parametrize("host", ["claude", "codex"])
+def test_hook_config_round_trips_byte_for_byte(cli, project: Path, host: str, style: str) -> None:
+    path = project / (CLAUDE_SETTINGS if host == "claude" else ".codex/hooks.json")
+    path.parent.mkdir()
+    original = HOOK_STYLES[style][host]
+    path.write_bytes(original)
+    assert cli("init", host, "--install-hooks").code == 0
+    installed = path.read_bytes()
+    spelled = re.findall(rb'"%s"\s*:\s*([^,}\s]+)' % NUMBER_KEY[host].encode(), installed)
+    assert [n for n in spelled if n != b"10"] == [n.encode() for n in SPELLINGS]  # 10: ours
+    assert b'"caf\\u00e9"' in installed
+    assert (b"\r\n" in installed) == (b"\r\n" in original)
+    assert installed.endswith(b"\n") == original.endswith(b"\n")
+    config = json.loads(installed)
+    assert len(ours(config, "SessionStart")) == 1
+    schema = "claude-code-settings" if host == "claude" else "codex-hooks"
+    jsonschema.validate(config, json.loads((SCHEMAS / f"{schema}.schema.json").read_text()))
+    again = cli("init", host, "--install-hooks")
+    assert again.code == 0 and path.read_bytes() == installed
+    assert "already registered" in again.out
+    assert cli("uninstall", host).code == 0
+    assert path.read_bytes() == original
+
+
+def test_new_hook_config_is_two_space_json_and_is_deleted_again(cli, project: Path) -> None:
+    assert cli("init", "claude", "--install-hooks").code == 0
+    text = (project / CLAUDE_SETTINGS).read_text()
+    assert text == json.dumps(json.loads(text), indent=2, ensure_ascii=False) + "\n"
+    assert cli("uninstall", "claude").code == 0
+    assert not (project / CLAUDE_SETTINGS).exists()
+
+
+@pytest.mark.parametrize(
+    "original",
+    [
+        '{"hooks": {}, "permissions": {"allow": []}}\n',
+        '{\n  "hooks": {},\n  "env": {}\n}\n',
+        '{\n  "hooks": {\n    "Stop": []\n  },\n  "env": {}\n}\n',
+    ],
+)
+def test_empty_objects_the_user_had_are_kept(cli, project: Path, original: str) -> None:
+    path = project / CLAUDE_SETTINGS
+    path.parent.mkdir()
+    path.write_text(original)
+    assert cli("init", "claude", "--install-hooks").code == 0
+    assert cli("uninstall", "claude").code == 0
+    assert path.read_text() == original
+
+
+@pytest.mark.parametrize(
+    ("content", "key"),
+    [
+        ('{"hooks": {}, "hooks": {"Stop": []}}', '"hooks" twice in the top-level object'),
+        (
+            '{"hooks": {"PreToolUse": [{"matcher": "Bash", "matcher": "Write", "hooks": []}]}}',
+            '"matcher" twice in hooks.PreToolUse[0]',
+        ),
+        (
+            '{"env": {"A": "1", "B": "2", "A": "3"}}',
+            '"A" twice in env',
+        ),
+    ],
+)
+def test_duplicate_keys_are_refused_at_any_depth(
+    cli, project: Path, content: str, key: str
+) -> None:
+    (project / ".claude").mkdir()
+    (project / CLAUDE_SETTINGS).write_text(content)
+    refused(cli, project, "init", "claude", "--install-hooks", match=key)
+    refused(cli, project, "uninstall", "claude", match=key)
+
+
+# --- no tracebacks: every malformed input is a refusal that names the file (issue 10 item 14) ---
+
+
+def installed_then(cli, project: Path, settings: str) -> None:
+    """Install the rules block, then put ``settings`` in place of the hook configuration."""
+    assert cli("init", "claude").code == 0
+    (project / ".claude").mkdir(exist_ok=True)
+    (project / CLAUDE_SETTINGS).write_text(settings)
+
+
+def with_status(event: str, status: object) -> str:
+    """A config whose one handler under ``event`` has ``status`` as its statusMessage."""
+    handler = {"type": "command", "command": "x", "statusMessage": status}
+    return json.dumps({"hooks": {event: [{"hooks": [handler]}]}})
+
+
+@pytest.mark.parametrize(
+    ("settings", "match"),
+    [
+        (
+            with_status("PreToolUse", ["a"]),
+            '"statusMessage" in "hooks.PreToolUse[0].hooks[0]" that is not a string',
+        ),
+        (
+            with_status("Stop", {"a": 1}),
+            '"statusMessage" in "hooks.Stop[0].hooks[0]" that is not a string',
+        ),
+        ('{"hooks": {"Stop": [{"hooks": [5]}]}}', 'handler "hooks.Stop[0].hooks[0]" that is not'),
+        ('{"hooks": {"Stop": ' + "[" * 100_000 + "]" * 100_000 + "}}", "deeper than 64 levels"),
+        ('{"a": NaN}', "not valid JSON"),
+    ],
+)
+def test_malformed_hook_configs_are_refused_by_init_and_uninstall(
+    cli, project: Path, settings: str, match: str
+) -> None:
+    installed_then(cli, project, settings)
+    refused(cli, project, "init", "claude", "--install-hooks", match=match)
+    refused(cli, project, "uninstall", "claude", match=match)
+    result = cli("uninstall", "claude")
+    assert CLAUDE_SETTINGS in result.err and "fix it by hand, then run uninstall" in result.err
+
+
+@pytest.mark.parametrize("target", ["CLAUDE.md", CLAUDE_SETTINGS])
+def test_a_symlink_loop_is_a_refusal_not_a_traceback(cli, project: Path, target: str) -> None:
+    (project / ".claude").mkdir()
+    (project / target).symlink_to(project / target)
+    refused(
+        cli, project, "init", "claude", "--install-hooks", match=f"cannot read {project / target}"
+    )
+    refused(cli, project, "uninstall", "claude", match="Too many levels of symbolic links")
