@@ -20,6 +20,7 @@ would read differently from us -- duplicate keys, nesting past
 
 from __future__ import annotations
 
+import gc
 import json
 import re
 from collections.abc import Iterator, Mapping
@@ -28,6 +29,8 @@ from typing import Any, Union
 
 MAX_DEPTH = 64
 """Deeper nesting is refused (a hook configuration needs six levels)."""
+MAX_BYTES = 2 * 1024 * 1024
+"""A larger hook configuration is refused (real ones hold kilobytes; parsing is pure Python)."""
 
 _WS = re.compile(r"[ \t\n\r]*")
 _STRING = re.compile(r'"(?:[^"\\\x00-\x1f]|\\["\\/bfnrt]|\\u[0-9a-fA-F]{4})*"')
@@ -105,6 +108,31 @@ def _child(where: str, key: str) -> str:
     return f"{where}.{name}" if where and shown == key else f"{where}{name}"
 
 
+def _decoded(raw: str) -> str:
+    """A string token's value (the pattern has already checked it)."""
+    return json.loads(raw) if "\\" in raw else raw[1:-1]
+
+
+def _number(raw: str) -> int | float | str:
+    """A number token's value; an integer past Python's digit limit stays its spelling."""
+    try:
+        return float(raw) if any(c in raw for c in ".eE") else int(raw)
+    except ValueError:
+        return raw
+
+
+def _parse(text: str) -> tuple[str, Node, str]:
+    """Parse a document with the cyclic garbage collector paused: the tree holds no
+    cycles, and collecting while it grows makes a large file take super-linear time."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return _Parser(text).document()
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
 class _Parser:
     """A strict JSON parser (RFC 8259) that builds the tree; rejects duplicate keys."""
 
@@ -144,16 +172,14 @@ class _Parser:
             return self.container(depth, where)
         if char == '"':
             raw = self.token(_STRING, "a malformed string")
-            return Scalar(raw, json.loads(raw))
-        for word, meaning in _LITERALS.items():
-            if self.text.startswith(word, self.pos):
-                self.pos += len(word)
-                return Scalar(word, meaning)
+            return Scalar(raw, _decoded(raw))
+        if char in "tfn":
+            for word, meaning in _LITERALS.items():
+                if self.text.startswith(word, self.pos):
+                    self.pos += len(word)
+                    return Scalar(word, meaning)
         raw = self.token(_NUMBER, "expected a value")
-        try:
-            return Scalar(raw, json.loads(raw))
-        except ValueError:  # an integer past Python's digit limit: compared by its spelling
-            return Scalar(raw, raw)
+        return Scalar(raw, _number(raw))
 
     def token(self, pattern: re.Pattern[str], what: str) -> str:
         match = pattern.match(self.text, self.pos)
@@ -193,7 +219,7 @@ class _Parser:
         if self.peek() != '"':
             raise self.fail("expected a key in double quotes")
         key_raw = self.token(_STRING, "a malformed key")
-        key = json.loads(key_raw)
+        key = _decoded(key_raw)
         if key in seen:
             raise HookConfigError(
                 f"has the key {_quoted(key)} twice in {where or 'the top-level object'}: "
@@ -370,7 +396,7 @@ class Document:
             self.root = Container("{")
             self.style = Style()
             return
-        lead, root, trail = _Parser(text).document()
+        lead, root, trail = _parse(text)
         if not isinstance(root, Container) or root.open != "{":
             raise HookConfigError("is not a JSON object at the top level")
         self.lead, self.root, self.trail = lead, root, trail

@@ -127,8 +127,9 @@ def _absent(path: Path) -> bool:
         return False
 
 
-def _read_text(path: Path, what: str) -> str | None:
-    """A target file's text (``None`` when absent); refuses non-regular or non-UTF-8 files."""
+def _read_text(path: Path, what: str, limit: int = 16 * 1024 * 1024) -> str | None:
+    """A target file's text (``None`` when absent); refuses non-regular or non-UTF-8 files,
+    and files over ``limit`` bytes."""
     if not _lexists(path):
         return None
     real = Path(os.path.realpath(path))
@@ -141,7 +142,12 @@ def _read_text(path: Path, what: str) -> str | None:
     if not stat.S_ISREG(mode):
         raise Refusal(f"{path} is not a regular file; {what} cannot be written there")
     try:
-        return fsutil.read_bounded(real, 16 * 1024 * 1024).decode("utf-8")
+        return fsutil.read_bounded(real, limit).decode("utf-8")
+    except fsutil.FileTooLargeError as exc:
+        raise Refusal(
+            f"{path} is {exc.size} bytes, over the {limit}-byte read limit for a file that "
+            f"{what} would go into; nothing was written"
+        ) from None
     except UnicodeDecodeError:
         raise Refusal(f"{path} is not UTF-8 text; {what} cannot be merged into it") from None
     except OSError as exc:
@@ -508,7 +514,7 @@ def _wanted_groups(layout: Layout, options: Options) -> dict[str, dict[str, obje
 
 def _load_hook_config(path: Path, command: str) -> tuple[str | None, hookconfig.Document]:
     """The hook configuration's text (``None`` when absent) and its tree; refuses a bad one."""
-    text = _read_text(path, "the hooks")
+    text = _read_text(path, "the hooks", hookconfig.MAX_BYTES)
     try:
         return text, hookconfig.load(text)
     except hookconfig.HookConfigError as exc:

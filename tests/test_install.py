@@ -1061,3 +1061,9 @@ def test_a_symlink_loop_is_a_refusal_not_a_traceback(cli, project: Path, target:
         cli, project, "init", "claude", "--install-hooks", match=f"cannot read {project / target}"
     )
     refused(cli, project, "uninstall", "claude", match="Too many levels of symbolic links")
+
+
+def test_an_oversized_hook_config_is_refused(cli, project: Path) -> None:
+    (project / ".claude").mkdir()
+    (project / CLAUDE_SETTINGS).write_text('{"env": {"A": "' + "x" * (3 * 1024 * 1024) + '"}}')
+    refused(cli, project, "init", "claude", "--install-hooks", match="-byte read limit")
