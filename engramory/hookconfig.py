@@ -102,6 +102,13 @@ def _shown(key: str) -> str:
     return key if _SIMPLE_KEY.fullmatch(key) else _quoted(key)
 
 
+def _place(where: str) -> str:
+    """A path for a message, shortened: a deep one is cut after its first 60 characters."""
+    if not where:
+        return "the top-level object"
+    return where if len(where) <= 60 else where[:60] + "…"
+
+
 def _child(where: str, key: str) -> str:
     shown = _shown(key)
     name = shown if shown == key else f"[{shown}]"
@@ -166,9 +173,7 @@ class _Parser:
         char = self.peek()
         if char in ("{", "["):
             if depth >= MAX_DEPTH:
-                raise HookConfigError(
-                    f"nests deeper than {MAX_DEPTH} levels (at {where or 'the top level'})"
-                )
+                raise HookConfigError(f"nests deeper than {MAX_DEPTH} levels (at {_place(where)})")
             return self.container(depth, where)
         if char == '"':
             raw = self.token(_STRING, "a malformed string")
@@ -222,7 +227,7 @@ class _Parser:
         key = _decoded(key_raw)
         if key in seen:
             raise HookConfigError(
-                f"has the key {_quoted(key)} twice in {where or 'the top-level object'}: "
+                f"has the key {_quoted(key)} twice in {_place(where)}: "
                 "JSON readers keep only one of them, so Engramory will not guess which; "
                 "delete the duplicate"
             )
@@ -436,10 +441,10 @@ class Document:
         A ``hooks`` object emptied by this is dropped when it is the last key
         (where init adds it); one followed by other keys was there before and stays.
         """
-        where = self.root.find("hooks")
-        if where < 0:
+        position = self.root.find("hooks")
+        if position < 0:
             return
-        hooks = self.root.entries[where].value
+        hooks = self.root.entries[position].value
         if not isinstance(hooks, Container) or hooks.open != "{":
             return
         had = len(hooks.entries)
@@ -451,8 +456,8 @@ class Document:
             _drop_ours(groups, fingerprints)
             if before and not groups.entries:
                 _remove(hooks, index)
-        if had and not hooks.entries and where == len(self.root.entries) - 1:
-            _remove(self.root, where)
+        if had and not hooks.entries and position == len(self.root.entries) - 1:
+            _remove(self.root, position)
 
     def drop_key(self, key: str) -> None:
         """Remove a top-level key, if present."""
