@@ -314,7 +314,8 @@ def test_damaged_hook_config_on_uninstall_exits_1(cli, project: Path) -> None:
     config.parent.mkdir()
     config.write_text("{not json")
     result = cli("uninstall", "claude")
-    assert result.code == 1 and "LEFT UNTOUCHED" in result.out
+    # A refusal before the first write (issue 10 item 14), not a half-done uninstall.
+    assert result.code == 1 and "settings.local.json is not valid JSON" in result.err
     assert config.read_text() == "{not json"
 
 
