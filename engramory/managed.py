@@ -24,7 +24,7 @@ DAMAGED = "damaged"
 
 @dataclass(frozen=True)
 class BlockState:
-    """Where a host's block is in a text: ``lines`` are 0-based line numbers."""
+    """Where a host's block is in a text: ``begin`` and ``end`` index :func:`split_lines`."""
 
     status: str
     begin: int = -1
@@ -33,7 +33,7 @@ class BlockState:
 
 
 def newline_of(text: str) -> str:
-    """The file's line ending: CRLF when its first line break is CRLF, else LF."""
+    """A ``.gitignore``'s line ending: CRLF when its first line break is CRLF, else LF."""
     first = text.find("\n")
     return "\r\n" if first > 0 and text[first - 1] == "\r" else "\n"
 
