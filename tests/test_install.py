@@ -1067,3 +1067,9 @@ def test_an_oversized_hook_config_is_refused(cli, project: Path) -> None:
     (project / ".claude").mkdir()
     (project / CLAUDE_SETTINGS).write_text('{"env": {"A": "' + "x" * (3 * 1024 * 1024) + '"}}')
     refused(cli, project, "init", "claude", "--install-hooks", match="-byte read limit")
+
+
+def test_the_report_is_one_line_per_step_not_one_escaped_line(cli, project: Path) -> None:
+    out = cli("init", "claude").out
+    assert "\\n" not in out
+    assert out.splitlines()[0].startswith("engramory init claude") and len(out.splitlines()) > 3
