@@ -921,7 +921,8 @@ def execute(plan: Plan, dry_run: bool, out: Callable[[str], None]) -> int:
     to fix by hand.
     """
     report, code = _act(plan, dry_run)
-    out("\n".join(report))
+    for line in report:
+        out(line)
     return code
 
 

@@ -157,10 +157,9 @@ def _layout(args: argparse.Namespace) -> layout.Layout:
     )
 
 
-def _say(report: str) -> None:
-    """Print the report, line by line; paths in it may hold control characters, so each
-    line is escaped (the line breaks between the report's lines are kept)."""
-    print("\n".join(printable(line) for line in report.split("\n")))
+def _say(line: str) -> None:
+    """Print one report line; paths in it may hold control characters, so they are escaped."""
+    print(printable(line))
 
 
 def run_init(args: argparse.Namespace) -> int:

@@ -135,9 +135,9 @@ def test_init_and_uninstall_reports_escape_the_project_path(
         assert result.code == 0, result
         assert_clean(result.out)
         for line in result.out.splitlines():  # every line is a title, a step or a closing line
-            assert line.startswith(("engramory ", "  ", "store:", "next:", "memory store:", "(")), (
-                line
-            )
+            assert line.startswith(
+                ("engramory ", "  ", "store:", "next:", "memory store:", "(", "warning:")
+            ), line
     if not dry_run:
         assert not (project / "CLAUDE.md").exists()  # it really ran at that path
 
