@@ -1073,3 +1073,12 @@ def test_the_report_is_one_line_per_step_not_one_escaped_line(cli, project: Path
     out = cli("init", "claude").out
     assert "\\n" not in out
     assert out.splitlines()[0].startswith("engramory init claude") and len(out.splitlines()) > 3
+
+
+def test_a_non_object_handler_beside_ours_is_refused_on_uninstall(cli, project: Path) -> None:
+    assert cli("init", "claude", "--install-hooks").code == 0
+    settings = project / CLAUDE_SETTINGS
+    config = json.loads(settings.read_text())
+    config["hooks"]["Stop"] = [{"hooks": [5]}]
+    settings.write_text(json.dumps(config, indent=2))
+    refused(cli, project, "uninstall", "claude", match='handler "hooks.Stop[0].hooks[0]"')
