@@ -164,8 +164,10 @@ def _unquote(value: str) -> tuple[str, str | None]:
     last = len(value) - 1
     out: list[str] = []
     start = 1
+    end = value.find(quote, start)
     while True:
-        end = value.find(quote, start)
+        if end < start:  # the quote found last was escaped: look for the next one
+            end = value.find(quote, start)
         if end == -1:
             return value[1:], UNCLOSED_QUOTE
         escape = value.find("\\", start, end)
