@@ -71,6 +71,11 @@ class Finding:
         return f"Finding({self.rule!r}, {self.path!r}, {self.line!r}, {self.message[:50]!r})"
 
 
+class More(int):
+    """Yielded by a rule in place of a message: this many more findings for the path,
+    counted where they arose and never built (a parser keeps only the first ones)."""
+
+
 def overflow_message(rule_id: str, more: int) -> str:
     """The message of the finding that stands for ``more`` findings left out."""
     noun = "finding" if more == 1 else "findings"
@@ -91,6 +96,9 @@ def capped(rule_id: str, issues: Iterator[Any], limit: int | None = None) -> Ite
         limit = FINDINGS_PER_FILE
     counts: dict[str, int] = {}
     for issue in issues:
+        if isinstance(issue[2], More):
+            counts[issue[0]] = counts.get(issue[0], 0) + issue[2]
+            continue
         seen = counts.get(issue[0], 0) + 1
         counts[issue[0]] = seen
         if seen <= limit:

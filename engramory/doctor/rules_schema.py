@@ -14,7 +14,7 @@ from functools import lru_cache
 
 from engramory import frontmatter as fm
 from engramory.doctor.context import NOTE_TYPES, NoteCheck
-from engramory.doctor.model import ERROR, INFO, NOTE, WARNING, rule
+from engramory.doctor.model import ERROR, INFO, NOTE, WARNING, More, rule
 from engramory.textfmt import excerpt
 
 Issue = tuple[str, "int | None", str]
@@ -29,8 +29,6 @@ HOST_NATIVE_KEYS = frozenset({"metadata", "originSessionId", "node_type", "modif
 KNOWN_KEYS = PROTOCOL_KEYS | HOST_NATIVE_KEYS
 TYPE_PREFIXES = tuple(f"{t}-" for t in NOTE_TYPES)
 NEEDS_WHY_HOW = ("feedback", "project")
-
-_DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 
 _HEADING_LINE = re.compile(r"^ {0,3}#{1,6}([ \t]|$)")
 
@@ -150,6 +148,9 @@ def frontmatter_syntax(notes: Sequence[NoteCheck]) -> Iterator[Issue]:
         for problem in note.fm.problems:
             if problem.kind != fm.DUPLICATE_KEY:
                 yield (note.rel, problem.line, problem.message)
+        more = sum(n for kind, n in note.fm.dropped.items() if kind != fm.DUPLICATE_KEY)
+        if more:
+            yield (note.rel, None, More(more))
 
 
 @rule(
@@ -169,6 +170,8 @@ def duplicate_key(notes: Sequence[NoteCheck]) -> Iterator[Issue]:
         for problem in note.fm.problems:
             if problem.kind == fm.DUPLICATE_KEY:
                 yield (note.rel, problem.line, problem.message)
+        if note.fm.dropped.get(fm.DUPLICATE_KEY):
+            yield (note.rel, None, More(note.fm.dropped[fm.DUPLICATE_KEY]))
 
 
 @rule(
