@@ -34,6 +34,7 @@ TYPE_SECTIONS = ("user", "feedback", "project", "reference")
 # anchored match, no adjacent unbounded quantifiers over the same characters.
 # Code spans, headings and table rules are scanned by hand instead (their
 # natural patterns backtrack cubically or quadratically on a hostile line).
+_BACKTICKS = re.compile(r"`+")
 _WIKILINK = re.compile(r"\[\[([^\[\]\n]+?)\]\]")
 _REFERENCE_DEFINITION = re.compile(r"^ {0,3}\[([^\]]+)\]:[ \t]*(\S+)")
 _THEMATIC_BREAK = re.compile(r"^ {0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*$")
@@ -62,15 +63,7 @@ class IndexLine:
 
 def _backtick_runs(text: str) -> list[tuple[int, int]]:
     """``(start, length)`` of every maximal run of backticks, in order."""
-    runs = []
-    start = text.find("`")
-    while start >= 0:
-        end = start + 1
-        while end < len(text) and text[end] == "`":
-            end += 1
-        runs.append((start, end - start))
-        start = text.find("`", end)
-    return runs
+    return [(m.start(), m.end() - m.start()) for m in _BACKTICKS.finditer(text)]
 
 
 def _longest_after(runs: list[tuple[int, int]], text: str) -> list[int]:
@@ -80,11 +73,8 @@ def _longest_after(runs: list[tuple[int, int]], text: str) -> list[int]:
     for i in range(len(runs) - 1, 0, -1):
         start, length = runs[i]
         previous_end = runs[i - 1][0] + runs[i - 1][1]
-        best = max(best, length)
+        best = 0 if "\n" in text[previous_end:start] else max(best, length)
         longest[i - 1] = best
-        if "\n" in text[previous_end:start]:
-            best = 0
-            longest[i - 1] = 0
     return longest
 
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -26,6 +27,8 @@ from pathlib import Path
 from typing import NamedTuple
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -34,7 +37,7 @@ from doctorkit import TODAY, make_store, note
 from engramory import frontmatter, markdown
 from engramory.caps import Caps
 from engramory.cli import main
-from engramory.doctor import engine
+from engramory.doctor import engine, rules_schema
 from engramory.doctor.context import Options
 
 REPO = Path(__file__).resolve().parent.parent
@@ -241,6 +244,86 @@ def test_time_grows_linearly(case: Case, tmp_path: Path) -> None:
         f"({large / max(small, 1e-9):.1f}x; linear is 4x)"
     )
     assert large < BACKSTOP, f"{case.name}: {large:.1f} s at 4 MiB"
+
+
+# --- the scans that replaced patterns find exactly what the patterns found ---------------------
+# (Short inputs: here the patterns are the oracle, and cheap.)
+
+OLD_CODE_SPAN = re.compile(r"(`+)(.+?)\1")
+OLD_HEADING = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?[ \t#]*$")
+OLD_TABLE_RULE = re.compile(r"^[ \t]*\|?[ \t]*:?-{1,}:?[ \t]*(\|[ \t]*:?-{1,}:?[ \t]*)*\|?[ \t]*$")
+OLD_LABEL = re.compile(
+    r"^[ \t#>*\-+]*(?P<word>why|how[ \t]+to[ \t]+apply)[ \t]*\*{0,2}[ \t]*[:：]",
+    re.IGNORECASE | re.MULTILINE,
+)
+OLD_NEAR = {
+    word: re.compile(r"^[ \t#>*\-+_|0-9.)]*\**_?" + word + r"\b", re.IGNORECASE | re.MULTILINE)
+    for word in ("why", "how")
+}
+
+
+@settings(max_examples=1000, deadline=None)
+@given(st.text(alphabet="`a \n", max_size=30))
+def test_code_spans_are_the_patterns_spans(text: str) -> None:
+    expected = [(m.start(), m.start(2), m.end(2), m.end()) for m in OLD_CODE_SPAN.finditer(text)]
+    assert markdown.code_spans(text) == expected
+    masked = OLD_CODE_SPAN.sub(lambda m: " " * len(m.group(0)), text)
+    assert markdown.mask_code_spans(text) == masked
+
+
+@settings(max_examples=1000, deadline=None)
+@given(st.text(alphabet="# \ta x", max_size=16))
+def test_heading_title_is_the_patterns_title(line: str) -> None:
+    match = OLD_HEADING.match(line)
+    assert markdown.heading_title(line) == (None if match is None else match.group(2) or "")
+
+
+@settings(max_examples=1000, deadline=None)
+@given(st.text(alphabet="|-: \tx\r", max_size=14))
+def test_table_rule_is_the_patterns_rule(line: str) -> None:
+    assert markdown.is_table_rule(line) == bool(OLD_TABLE_RULE.match(line))
+
+
+LABEL_PARTS = st.lists(
+    st.sampled_from(
+        [
+            "why",
+            "Why",
+            "how to apply",
+            "HOW\tto  Apply",
+            "how",
+            "howto",
+            " ",
+            "\t",
+            "*",
+            "**",
+            "#",
+            "-",
+            "1.",
+            "_",
+            "|",
+            ":",
+            "：",
+            "x",
+            "é",
+            "\n",
+        ]
+    ),
+    max_size=12,
+).map("".join)
+
+
+@settings(max_examples=1500, deadline=None)
+@given(LABEL_PARTS)
+def test_labels_and_near_misses_are_the_patterns(body: str) -> None:
+    expected = [(m.group("word")[:3].lower(), m.start(), m.end()) for m in OLD_LABEL.finditer(body)]
+    assert rules_schema.find_labels(body) == expected
+    lines = body.split("\n")
+    for word, pattern in OLD_NEAR.items():
+        match = pattern.search(body)
+        first = None if match is None else body.count("\n", 0, match.start())
+        found = [n for n, line in enumerate(lines) if rules_schema._near_miss_at(line, word)]
+        assert (found[0] if found else None) == first
 
 
 if __name__ == "__main__":
