@@ -21,6 +21,7 @@ import os
 import re
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -47,7 +48,7 @@ GROWTH = 8.0  # linear is 4x
 FLOOR = 0.05  # seconds: a 1 MiB time below this counts as this (tiny timings jitter)
 BACKSTOP = 20.0  # seconds for one 4 MiB run
 TIMEOUT = 60  # seconds for one row in its child process (both sizes, all runs)
-RUNS = 2  # the minimum of this many runs is kept
+RUNS = 2  # the minimum of this many runs is kept (see _child)
 
 # Caps under which a 4 MiB index is still read and parsed (the read limit is 8 x hard bytes).
 BIG_CAPS = Caps(warn_bytes=MIB, hard_bytes=MIB)
@@ -167,7 +168,9 @@ CASES: list[Case] = [
     Case("index: '[[a' repeated (wikilink)", lambda n: repeat("[[a", n), scan_index),
     Case("index: '[aaa...' (reference definition)", lambda n: "[" + "a" * n + "]x", scan_index),
     Case(
-        "index: 'x' and blank lines (many findings)", lambda n: repeat("x\n\n", n), doctor_on_index
+        "index: prose and blank lines (many findings)",
+        lambda n: repeat("some prose here\n\n", n),
+        doctor_on_index,
     ),
     Case(
         "note: 'Why:' on every line (empty labels)",
@@ -203,23 +206,36 @@ CASES: list[Case] = [
 ]
 
 
-def measure(case: Case, size: int, tmp: Path) -> float:
-    """The fastest of :data:`RUNS` runs of ``case`` on its ``size`` input, in seconds."""
+def measure(case: Case, size: int, tmp: Path, runs: int) -> float:
+    """The fastest of ``runs`` runs of ``case`` on its ``size`` input, in seconds."""
     text = case.build(size)
     best = float("inf")
-    for attempt in range(RUNS):
-        where = tmp / f"{size}-{attempt}"
-        where.mkdir(parents=True)
+    for _ in range(runs):
+        where = Path(tempfile.mkdtemp(dir=tmp))
         start = time.perf_counter()
         case.run(text, where)
         best = min(best, time.perf_counter() - start)
     return best
 
 
+def allowed(small: float) -> float:
+    """The most the 4 MiB run may take, given the 1 MiB time."""
+    return GROWTH * max(small, FLOOR)
+
+
 def _child(name: str, tmp: str) -> None:
-    """In the child process: time one row at both sizes, print ``[small, large]`` as JSON."""
+    """In the child process: time one row at both sizes, print ``[small, large]`` as JSON.
+
+    The 1 MiB time is the best of :data:`RUNS`; the 4 MiB input runs once, and
+    again only when that one run looks too slow (a busy machine), to keep the
+    suite quick.
+    """
     (case,) = [c for c in CASES if c.name == name]
-    print(json.dumps([measure(case, SMALL, Path(tmp)), measure(case, LARGE, Path(tmp))]))
+    small = measure(case, SMALL, Path(tmp), RUNS)
+    large = measure(case, LARGE, Path(tmp), 1)
+    if large > 0.75 * allowed(small):
+        large = min(large, measure(case, LARGE, Path(tmp), RUNS - 1))
+    print(json.dumps([small, large]))
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
@@ -239,7 +255,7 @@ def test_time_grows_linearly(case: Case, tmp_path: Path) -> None:
         pytest.fail(f"{case.name}: not done in {TIMEOUT} s at 1 MiB and 4 MiB (super-linear)")
     assert proc.returncode == 0, proc.stderr[-2000:]
     small, large = json.loads(proc.stdout.strip().splitlines()[-1])
-    assert large <= GROWTH * max(small, FLOOR), (
+    assert large <= allowed(small), (
         f"{case.name}: {small:.3f} s at 1 MiB, {large:.3f} s at 4 MiB "
         f"({large / max(small, 1e-9):.1f}x; linear is 4x)"
     )
@@ -318,11 +334,14 @@ LABEL_PARTS = st.lists(
 def test_labels_and_near_misses_are_the_patterns(body: str) -> None:
     expected = [(m.group("word")[:3].lower(), m.start(), m.end()) for m in OLD_LABEL.finditer(body)]
     assert rules_schema.find_labels(body) == expected
-    lines = body.split("\n")
     for word, pattern in OLD_NEAR.items():
         match = pattern.search(body)
         first = None if match is None else body.count("\n", 0, match.start())
-        found = [n for n, line in enumerate(lines) if rules_schema._near_miss_at(line, word)]
+        found = [
+            number
+            for number, _offset, line in rules_schema._lines_holding(body, word)
+            if rules_schema._near_miss_at(line, word)
+        ]
         assert (found[0] if found else None) == first
 
 

@@ -75,22 +75,38 @@ def _near_miss_at(line: str, word: str) -> bool:
     return line[i:end].lower() == word and not (end < len(line) and _is_word_char(line[end]))
 
 
-def _lines_with_offsets(text: str) -> Iterator[tuple[int, str]]:
-    """``(offset, line)`` for every ``\\n``-separated line of ``text``."""
-    start = 0
+_WORDS = {
+    "label": re.compile(r"why|how", re.IGNORECASE),
+    "why": re.compile(r"why", re.IGNORECASE),
+    "how": re.compile(r"how", re.IGNORECASE),
+}
+
+
+def _lines_holding(text: str, word: str) -> Iterator[tuple[int, int, str]]:
+    """``(number, offset, line)`` of each line of ``text`` holding ``word`` (see ``_WORDS``).
+
+    ``number`` is 0-based. A line is visited once however often the word occurs
+    in it, and the search jumps to the next line: linear.
+    """
+    pattern = _WORDS[word]
+    number, counted, pos = 0, 0, 0
     while True:
-        end = text.find("\n", start)
-        if end < 0:
-            yield start, text[start:]
+        hit = pattern.search(text, pos)
+        if hit is None:
             return
-        yield start, text[start:end]
-        start = end + 1
+        start = text.rfind("\n", 0, hit.start()) + 1
+        end = text.find("\n", hit.end())
+        end = len(text) if end < 0 else end
+        number += text.count("\n", counted, start)
+        counted = start
+        yield number, start, text[start:end]
+        pos = end + 1
 
 
 def find_labels(body: str) -> list[tuple[str, int, int]]:
     """``(word, start, end)`` of every Why:/How to apply: label (``start`` is the line start)."""
     labels = []
-    for offset, line in _lines_with_offsets(body):
+    for _number, offset, line in _lines_holding(body, "label"):
         found = _label_at(line)
         if found is not None:
             labels.append((found[0], offset, offset + found[1]))
@@ -392,7 +408,7 @@ def _label_check(note: NoteCheck, word: str) -> bool:
 def _near_miss(note: NoteCheck, word: str) -> int | None:
     """The line of the first near miss of the ``why`` or ``how`` label, else ``None``."""
     assert note.fm is not None
-    for number, (_offset, line) in enumerate(_lines_with_offsets(note.fm.body)):
+    for number, _offset, line in _lines_holding(note.fm.body, word):
         if _near_miss_at(line, word):
             return note.fm.body_line + number
     return None
