@@ -178,6 +178,11 @@ CASES: list[Case] = [
         doctor_on_note,
     ),
     Case(
+        "note: 'how ' repeated on one line (label words)",
+        lambda n: feedback(repeat("how ", n)),
+        doctor_on_note,
+    ),
+    Case(
         "note: 'Why:' then underscores (label content)",
         lambda n: feedback("Why:" + "_" * n),
         doctor_on_note,
