@@ -157,7 +157,7 @@ CASES: list[Case] = [
     Case(
         "index: '[a](<' repeated (unclosed angle target)",
         lambda n: repeat("[a](<", n, "", ")"),
-        doctor_on_index,
+        scan_index,
     ),
     Case("index: '](' repeated (link targets)", lambda n: repeat("](", n, "", ")"), scan_index),
     Case(
