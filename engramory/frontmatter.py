@@ -66,6 +66,11 @@ UNCLOSED_FENCE = "unclosed-fence"
 UNCLOSED_QUOTE = "unclosed-quote"
 STRAY_QUOTE = "stray-quote"
 
+# Only the first problems of each kind are kept, the rest counted (in
+# ``Frontmatter.dropped``): a 4 MiB block of bad lines would otherwise make
+# two million of them. At least the doctor's cap on findings per file.
+PROBLEMS_KEPT_PER_KIND = 32
+
 
 def _closing_fence(text: str, newline: int) -> tuple[int, int] | None:
     """``(start, end)`` of the first closing fence after the ``\\n`` at ``newline``.
@@ -104,14 +109,17 @@ class Frontmatter:
     ``present`` says an opening fence was found; ``closed`` that it was
     closed. ``fields`` maps each key to its (unquoted) value, ``key_lines`` to
     the line it was set on. ``body`` is the text after the closing fence and
-    ``body_line`` the line number of its first line. (A slotted class rather
-    than a dataclass: the doctor builds one per note.)
+    ``body_line`` the line number of its first line. ``problems`` holds the
+    first :data:`PROBLEMS_KEPT_PER_KIND` problems of each kind, in line order;
+    ``dropped`` counts the rest by kind. (A slotted class rather than a
+    dataclass: the doctor builds one per note.)
     """
 
     __slots__ = (
         "body",
         "body_line",
         "closed",
+        "dropped",
         "fence_lines",
         "fields",
         "key_lines",
@@ -129,6 +137,7 @@ class Frontmatter:
         body: str,
         body_line: int,
         fence_lines: tuple[int, ...] = (),
+        dropped: dict[str, int] | None = None,
     ) -> None:
         self.present = present
         self.closed = closed
@@ -138,6 +147,7 @@ class Frontmatter:
         self.body = body
         self.body_line = body_line
         self.fence_lines = fence_lines
+        self.dropped = dropped or {}
 
     def __repr__(self) -> str:
         return (
@@ -164,8 +174,10 @@ def _unquote(value: str) -> tuple[str, str | None]:
     last = len(value) - 1
     out: list[str] = []
     start = 1
+    end = value.find(quote, start)
     while True:
-        end = value.find(quote, start)
+        if end < start:  # the quote found last was escaped: look for the next one
+            end = value.find(quote, start)
         if end == -1:
             return value[1:], UNCLOSED_QUOTE
         escape = value.find("\\", start, end)
@@ -213,12 +225,24 @@ class _FieldCollector:
         self.fields = fields
         self.key_lines = key_lines
         self.problems: list[Problem] = []
+        self.dropped: dict[str, int] = {}
+        self._seen: dict[str, int] = {}
         self._repeated: set[str] = set()
+
+    def _keep(self, kind: str) -> bool:
+        """Whether a problem of ``kind`` is kept (else it is only counted, unbuilt)."""
+        seen = self._seen[kind] = self._seen.get(kind, 0) + 1
+        if seen <= PROBLEMS_KEPT_PER_KIND:
+            return True
+        self.dropped[kind] = self.dropped.get(kind, 0) + 1
+        return False
 
     def add(self, stripped: str, line_no: int) -> None:
         """Take one non-blank, non-comment line (already stripped)."""
         colon = stripped.find(":")
         if colon < 0:
+            if not self._keep(MALFORMED_LINE):
+                return
             self.problems.append(
                 Problem(
                     line_no,
@@ -232,6 +256,8 @@ class _FieldCollector:
         key = stripped[:colon].strip()
         value = raw_value = stripped[colon + 1 :].strip()
         if not key:
+            if not self._keep(EMPTY_KEY):
+                return
             self.problems.append(
                 Problem(
                     line_no,
@@ -243,7 +269,7 @@ class _FieldCollector:
             return
         if raw_value[:1] in QUOTES:
             value, kind = _unquote(raw_value)
-            if kind is not None:
+            if kind is not None and self._keep(kind):
                 self.problems.append(_quote_problem(kind, key, raw_value[0], line_no))
         if key in self.key_lines:
             self._report_repeat(key, line_no)
@@ -255,6 +281,8 @@ class _FieldCollector:
         if key in self._repeated:
             return
         self._repeated.add(key)
+        if not self._keep(DUPLICATE_KEY):
+            return
         self.problems.append(
             Problem(
                 line_no,
@@ -319,6 +347,7 @@ def parse(text: str) -> Frontmatter:
         body,
         fence_line + 1,
         (1, fence_line),
+        collector.dropped if collector is not None else None,
     )
 
 

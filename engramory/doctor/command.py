@@ -11,7 +11,15 @@ from datetime import date
 from engramory import __version__, discovery
 from engramory.doctor import engine
 from engramory.doctor.context import DEFAULT_MAX_INDEX_LINE, Options
-from engramory.doctor.model import ERROR, INFO, RULES, SEVERITIES, WARNING, Finding
+from engramory.doctor.model import (
+    ERROR,
+    FINDINGS_PER_FILE,
+    INFO,
+    RULES,
+    SEVERITIES,
+    WARNING,
+    Finding,
+)
 from engramory.errors import EXIT_FINDINGS, EXIT_OK, UsageError
 from engramory.options import add_cap_flags, add_format_flag, caps_from_args, positive_int_arg
 from engramory.textfmt import human_size, plural, printable
@@ -19,10 +27,12 @@ from engramory.textfmt import human_size, plural, printable
 JSON_BATCH = 2000  # findings encoded per json.dumps call: fast, and memory stays flat
 
 HELP = "validate a memory store: index, pointers, notes, frontmatter"
-DESCRIPTION = """\
+DESCRIPTION = f"""\
 Check a memory store and report every problem, one per line:
   PATH[:LINE]: SEVERITY: MESSAGE [RULE]
 then a summary and one "fix" line per rule that fired. The doctor never writes.
+At most {FINDINGS_PER_FILE} findings of one rule are listed per file; one more finding of that
+rule (without a line) then says how many more there are.
 
 Exit 0 when no error remains (warnings and info do not fail, unless --strict),
 1 when one does, 64 on a usage error (including an unknown rule id), 66 when

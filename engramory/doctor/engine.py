@@ -30,7 +30,7 @@ from engramory.doctor.context import (
     Pointer,
     StoreView,
 )
-from engramory.doctor.model import NOTE, RULES, STORE, Finding, Rule
+from engramory.doctor.model import NOTE, RULES, STORE, Finding, Rule, capped
 from engramory.doctor.workers import map_ranges, worker_count
 from engramory.frontmatter import parse_bytes
 from engramory.store import (
@@ -136,7 +136,8 @@ class _Gatherer:
         part = _Part(start, [], [], [], [], [])
         checks = [self.read(number) for number in range(start, stop)]
         for rule in self.rules:
-            part.findings.extend((rule.id, *issue) for issue in rule.check(checks))
+            issues = capped(rule.id, rule.check(checks))
+            part.findings.extend((rule.id, *issue) for issue in issues)
         for number, check in enumerate(checks, start):
             file, read, parsed = check.file, check.read, check.fm
             if self.wanted and file.status != ESCAPES:
@@ -347,7 +348,7 @@ def _run(
     )
     findings = gathered.findings
     for rule in _active(STORE, chosen, options):
-        for path, line, message in rule.check(view):
+        for path, line, message in capped(rule.id, rule.check(view)):
             findings.append(Finding(rule.id, rule.severity, path, line, message))
     findings.sort(key=Finding.sort_key)
     live = sum(1 for note in summaries if note.status != ESCAPES)

@@ -31,6 +31,10 @@ SEVERITIES = (ERROR, WARNING, INFO)
 NOTE = "note"
 STORE = "store"
 
+# At most this many findings of one rule per file; the rest are counted in one
+# more finding (a 4 MiB note of bad lines would otherwise give millions).
+FINDINGS_PER_FILE = 20
+
 
 class Finding:
     """One problem: ``path`` is store-relative and ``/``-separated; ``line`` is 1-based."""
@@ -65,6 +69,43 @@ class Finding:
 
     def __repr__(self) -> str:
         return f"Finding({self.rule!r}, {self.path!r}, {self.line!r}, {self.message[:50]!r})"
+
+
+class More(int):
+    """Yielded by a rule in place of a message: this many more findings for the path,
+    counted where they arose and never built (a parser keeps only the first ones)."""
+
+
+def overflow_message(rule_id: str, more: int) -> str:
+    """The message of the finding that stands for ``more`` findings left out."""
+    noun = "finding" if more == 1 else "findings"
+    return f"... and {more:,} more `{rule_id}` {noun} in this file; fix the first ones and re-run"
+
+
+def capped(rule_id: str, issues: Iterator[Any], limit: int | None = None) -> Iterator[Any]:
+    """The first ``limit`` (default :data:`FINDINGS_PER_FILE`) issues of each path, then
+    one issue per path counting the rest.
+
+    Issues past the cap are counted and dropped as they are made, so memory
+    stays bounded by the number of files, not of findings. The counting issue
+    has no line (it sorts first among its file's findings). Each call counts
+    on its own: a rule's findings for one file come from one call (a note
+    belongs to exactly one batch), so workers and one process agree.
+    """
+    if limit is None:
+        limit = FINDINGS_PER_FILE
+    counts: dict[str, int] = {}
+    for issue in issues:
+        if isinstance(issue[2], More):
+            counts[issue[0]] = counts.get(issue[0], 0) + issue[2]
+            continue
+        seen = counts.get(issue[0], 0) + 1
+        counts[issue[0]] = seen
+        if seen <= limit:
+            yield issue
+    for path, seen in counts.items():
+        if seen > limit:
+            yield (path, None, overflow_message(rule_id, seen - limit))
 
 
 @dataclass(frozen=True)

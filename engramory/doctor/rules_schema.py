@@ -14,7 +14,7 @@ from functools import lru_cache
 
 from engramory import frontmatter as fm
 from engramory.doctor.context import NOTE_TYPES, NoteCheck
-from engramory.doctor.model import ERROR, INFO, NOTE, WARNING, rule
+from engramory.doctor.model import ERROR, INFO, NOTE, WARNING, More, rule
 from engramory.textfmt import excerpt
 
 Issue = tuple[str, "int | None", str]
@@ -30,18 +30,87 @@ KNOWN_KEYS = PROTOCOL_KEYS | HOST_NATIVE_KEYS
 TYPE_PREFIXES = tuple(f"{t}-" for t in NOTE_TYPES)
 NEEDS_WHY_HOW = ("feedback", "project")
 
-_DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
-
-# A label: at a line start, after any list/quote/heading markers and bold, the
-# words "Why" or "How to apply" (any case), optional bold, then ':' or '：'.
-_LABEL_TAIL = r"[ \t]*\*{0,2}[ \t]*[:：]"
-LABEL = re.compile(
-    r"^[ \t#>*\-+]*(?P<word>why|how[ \t]+to[ \t]+apply)" + _LABEL_TAIL, re.IGNORECASE | re.MULTILINE
-)
-# Near misses: the word at a line start in a form the grammar does not accept.
-_NEAR_WHY = re.compile(r"^[ \t#>*\-+_|0-9.)]*\**_?why\b", re.IGNORECASE | re.MULTILINE)
-_NEAR_HOW = re.compile(r"^[ \t#>*\-+_|0-9.)]*\**_?how\b", re.IGNORECASE | re.MULTILINE)
 _HEADING_LINE = re.compile(r"^ {0,3}#{1,6}([ \t]|$)")
+
+# Labels are found by scanning each line once rather than by a pattern: the
+# natural patterns (blanks or stars on both sides of an optional part) backtrack
+# quadratically on a long line of blanks or stars.
+_LABEL_MARKERS = " \t#>*-+"  # list, quote and heading markers and bold before a label
+_NEAR_MARKERS = " \t#>*-+_|0123456789.)"  # ... and what hides one (numbers, tables, italics)
+_BLANKS = " \t"
+
+
+def _label_at(line: str) -> tuple[str, int] | None:
+    """``(word, end)`` when ``line`` is a label: ``why`` or ``how``, ``end`` just after the colon.
+
+    A label: at the line start, after any list/quote/heading markers and bold,
+    the words "Why" or "How to apply" (any case), optional bold, then ':' or '：'.
+    """
+    i = len(line) - len(line.lstrip(_LABEL_MARKERS))
+    if line[i : i + 3].lower() == "why":
+        word, i = "why", i + 3
+    elif line[i : i + 3].lower() == "how":
+        word, i = "how", i + 3
+        for part in ("to", "apply"):
+            blanks = len(line) - i - len(line[i:].lstrip(_BLANKS))
+            if not blanks or line[i + blanks : i + blanks + len(part)].lower() != part:
+                return None
+            i += blanks + len(part)
+    else:
+        return None
+    i = len(line) - len(line[i:].lstrip(_BLANKS))
+    i += 2 if line[i : i + 2] == "**" else 1 if line[i : i + 1] == "*" else 0
+    i = len(line) - len(line[i:].lstrip(_BLANKS))
+    return (word, i + 1) if line[i : i + 1] in (":", "：") else None
+
+
+def _is_word_char(ch: str) -> bool:
+    return ch.isalnum() or ch == "_"
+
+
+def _near_miss_at(line: str, word: str) -> bool:
+    """The word at a line start in a form the label grammar does not accept (``1. Why``)."""
+    i = len(line) - len(line.lstrip(_NEAR_MARKERS))
+    end = i + len(word)
+    return line[i:end].lower() == word and not (end < len(line) and _is_word_char(line[end]))
+
+
+_WORDS = {
+    "label": re.compile(r"why|how", re.IGNORECASE),
+    "why": re.compile(r"why", re.IGNORECASE),
+    "how": re.compile(r"how", re.IGNORECASE),
+}
+
+
+def _lines_holding(text: str, word: str) -> Iterator[tuple[int, int, str]]:
+    """``(number, offset, line)`` of each line of ``text`` holding ``word`` (see ``_WORDS``).
+
+    ``number`` is 0-based. A line is visited once however often the word occurs
+    in it, and the search jumps to the next line: linear.
+    """
+    pattern = _WORDS[word]
+    number, counted, pos = 0, 0, 0
+    while True:
+        hit = pattern.search(text, pos)
+        if hit is None:
+            return
+        start = text.rfind("\n", 0, hit.start()) + 1
+        end = text.find("\n", hit.end())
+        end = len(text) if end < 0 else end
+        number += text.count("\n", counted, start)
+        counted = start
+        yield number, start, text[start:end]
+        pos = end + 1
+
+
+def find_labels(body: str) -> list[tuple[str, int, int]]:
+    """``(word, start, end)`` of every Why:/How to apply: label (``start`` is the line start)."""
+    labels = []
+    for _number, offset, line in _lines_holding(body, "label"):
+        found = _label_at(line)
+        if found is not None:
+            labels.append((found[0], offset, offset + found[1]))
+    return labels
 
 
 def _fields(note: NoteCheck) -> dict[str, str] | None:
@@ -95,6 +164,9 @@ def frontmatter_syntax(notes: Sequence[NoteCheck]) -> Iterator[Issue]:
         for problem in note.fm.problems:
             if problem.kind != fm.DUPLICATE_KEY:
                 yield (note.rel, problem.line, problem.message)
+        more = sum(n for kind, n in note.fm.dropped.items() if kind != fm.DUPLICATE_KEY)
+        if more:
+            yield (note.rel, None, More(more))
 
 
 @rule(
@@ -114,6 +186,8 @@ def duplicate_key(notes: Sequence[NoteCheck]) -> Iterator[Issue]:
         for problem in note.fm.problems:
             if problem.kind == fm.DUPLICATE_KEY:
                 yield (note.rel, problem.line, problem.message)
+        if note.fm.dropped.get(fm.DUPLICATE_KEY):
+            yield (note.rel, None, More(note.fm.dropped[fm.DUPLICATE_KEY]))
 
 
 @rule(
@@ -312,11 +386,6 @@ def future_date(notes: Sequence[NoteCheck]) -> Iterator[Issue]:
                 yield (note.rel, _line_of(note, key), f"'{key}' {value} is in the future")
 
 
-def _body_line(note: NoteCheck, offset: int) -> int:
-    assert note.fm is not None
-    return note.fm.body_line + note.fm.body.count("\n", 0, offset)
-
-
 def _labels(note: NoteCheck) -> list[tuple[str, int, int]]:
     """``(word, start, end)`` of every Why:/How to apply: label in the body (body offsets).
 
@@ -325,10 +394,7 @@ def _labels(note: NoteCheck) -> list[tuple[str, int, int]]:
     """
     if note.labels is None:
         body = note.fm.body if note.fm is not None else ""
-        note.labels = [
-            (match.group("word")[:3].lower(), match.start(), match.end())
-            for match in LABEL.finditer(body)
-        ]
+        note.labels = find_labels(body)
     return note.labels
 
 
@@ -339,10 +405,13 @@ def _label_check(note: NoteCheck, word: str) -> bool:
     return not any(found == word for found, _start, _end in _labels(note))
 
 
-def _near_miss(note: NoteCheck, pattern: re.Pattern[str]) -> int | None:
+def _near_miss(note: NoteCheck, word: str) -> int | None:
+    """The line of the first near miss of the ``why`` or ``how`` label, else ``None``."""
     assert note.fm is not None
-    match = pattern.search(note.fm.body)
-    return None if match is None else _body_line(note, match.start())
+    for number, _offset, line in _lines_holding(note.fm.body, word):
+        if _near_miss_at(line, word):
+            return note.fm.body_line + number
+    return None
 
 
 @rule(
@@ -361,7 +430,7 @@ def missing_why(notes: Sequence[NoteCheck]) -> Iterator[Issue]:
         if not _label_check(note, "why"):
             continue
         message = f"a {note.note_type} note needs a 'Why:' line: the reason behind it"
-        near = _near_miss(note, _NEAR_WHY)
+        near = _near_miss(note, "why")
         if near is not None:
             message += (
                 f"; line {near} is close: write it at the start of a line as 'Why:' "
@@ -385,7 +454,7 @@ def missing_how_to_apply(notes: Sequence[NoteCheck]) -> Iterator[Issue]:
         if not _label_check(note, "how"):
             continue
         message = f"a {note.note_type} note needs a 'How to apply:' line: the concrete action"
-        near = _near_miss(note, _NEAR_HOW)
+        near = _near_miss(note, "how")
         if near is not None:
             message += f"; line {near} is close: use the full 'How to apply:' label, with its colon"
         yield (note.rel, None, message)
@@ -414,6 +483,7 @@ def empty_label(notes: Sequence[NoteCheck]) -> Iterator[Issue]:
             continue
         body = note.fm.body
         labels = _labels(note)
+        line_no, counted = note.fm.body_line, 0  # counted forward, label by label: linear
         for i, (word, start, end) in enumerate(labels):
             end_of_line = body.find("\n", end)
             end_of_line = len(body) if end_of_line < 0 else end_of_line
@@ -429,7 +499,9 @@ def empty_label(notes: Sequence[NoteCheck]) -> Iterator[Issue]:
                     break
             if not content:
                 label = "Why:" if word == "why" else "How to apply:"
-                yield (note.rel, _body_line(note, start), f"'{label}' has nothing after it")
+                line_no += body.count("\n", counted, start)
+                counted = start
+                yield (note.rel, line_no, f"'{label}' has nothing after it")
 
 
 def _normalise(name: str) -> str:
