@@ -28,12 +28,18 @@ nesting deeper than :data:`MAX_DEPTH` sets ``Program.too_deep``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Union
+from engramory.indexmatch import (
+    BRACE_CLOSE,
+    BRACE_COMMA,
+    BRACE_OPEN,
+    BRACKET,
+    QUESTION,
+    STAR,
+    TILDE,
+    UNKNOWN,
+    plain,
+)
 
-STAR, QUESTION, BRACKET = "\ue001", "\ue002", "\ue003"
-BRACE_OPEN, BRACE_COMMA, BRACE_CLOSE = "\ue004", "\ue005", "\ue006"
-TILDE, UNKNOWN = "\ue007", "\ue000"
 _UNQUOTED_MARKS = {
     "*": STAR,
     "?": QUESTION,
@@ -42,18 +48,6 @@ _UNQUOTED_MARKS = {
     ",": BRACE_COMMA,
     "}": BRACE_CLOSE,
 }
-PLAIN = str.maketrans(
-    {
-        STAR: "*",
-        QUESTION: "?",
-        BRACKET: "[",
-        BRACE_OPEN: "{",
-        BRACE_COMMA: ",",
-        BRACE_CLOSE: "}",
-        TILDE: "~",
-        UNKNOWN: "*",
-    }
-)
 MAX_DEPTH = 12
 _METACHARACTERS = frozenset(" \t\n;&|()<>")
 _SPECIAL_PARAMETERS = frozenset("@*#?$!-0123456789")
@@ -77,37 +71,38 @@ Part = tuple  # see the module docstring
 Word = list  # list[Part]
 
 
-@dataclass
 class Redirect:
-    """One redirection: operator, optional fd, target word, here-document body."""
+    """One redirection: operator (with its fd), target word, here-document body."""
 
-    op: str
-    target: Union[Word, None] = None
-    body: Union[str, None] = None
-    literal_body: bool = True
-    body_parts: Union[Word, None] = None
+    __slots__ = ("op", "target", "body", "literal_body", "body_parts")
+
+    def __init__(self, op: str) -> None:
+        self.op = op
+        self.target: Word | None = None
+        self.body: str | None = None
+        self.literal_body = True
+        self.body_parts: Word | None = None
 
 
-@dataclass
 class Command:
     """One simple command: its words, its redirections, and the command piped into it."""
 
-    words: list = field(default_factory=list)
-    redirects: list = field(default_factory=list)
-    piped_from: Union[Command, None] = None
+    __slots__ = ("words", "redirects", "piped_from")
+
+    def __init__(self) -> None:
+        self.words: list[Word] = []
+        self.redirects: list[Redirect] = []
+        self.piped_from: Command | None = None
 
 
-@dataclass
 class Program:
     """The simple commands of a command string, in order."""
 
-    commands: list = field(default_factory=list)
-    too_deep: bool = False
+    __slots__ = ("commands", "too_deep")
 
-
-def plain(text: str) -> str:
-    """``text`` with every marker turned back into the character it stands for."""
-    return text.translate(PLAIN)
+    def __init__(self, too_deep: bool = False) -> None:
+        self.commands: list[Command] = []
+        self.too_deep = too_deep
 
 
 class _Parser:

@@ -59,16 +59,14 @@ import os
 from collections.abc import Iterable
 
 from engramory import shellparse as sp
-from engramory.shellparse import BRACKET, QUESTION, STAR, TILDE, UNKNOWN, Command, Program
+from engramory.indexmatch import BRACKET, GLOB_MARKS, QUESTION, STAR, TILDE, UNKNOWN, IndexMatcher
+from engramory.shellparse import Command, Program
 
 MAX_CANDIDATES = 64
-MAX_LISTING = 4096
-MAX_PATTERN = 4096
 TOO_DEEP = "(commands nested too deep to check)"
 PATTERNS: tuple[str, ...] = ()  # no regular expressions: see tests/test_shellwrite.py
 
 _WRITE_OPS = frozenset({">", ">>", ">|", "&>", "&>>", "<>", ">&"})
-_GLOB_MARKS = frozenset({STAR, QUESTION, BRACKET, UNKNOWN})
 _RESERVED = frozenset({"!", "{", "}", "then", "do", "else", "elif", "if", "while", "until"})
 _ENDINGS = frozenset({"fi", "done", "esac", "in", ";;"})
 _DECLARERS = frozenset({"export", "declare", "typeset", "local", "readonly"})
@@ -112,93 +110,6 @@ _WRAPPERS: dict[str, tuple[frozenset[str], int]] = {
 }
 
 
-class IndexMatcher:
-    """Which paths are the index: by file name, and/or by identity with one file.
-
-    ``name`` (compared case-insensitively) matches any file of that name.
-    ``index`` matches that file by resolved path, or by device and inode when
-    both exist (a hard link). Either may be ``None``.
-    """
-
-    def __init__(self, name: str | None, index: str | None) -> None:
-        self.name = name.lower() if name else None
-        self.index = index
-        self._identity: tuple[str, tuple[int, int] | None] | None = None
-
-    def identity(self) -> tuple[str, tuple[int, int] | None]:
-        """The index's resolved path and ``(st_dev, st_ino)`` (``None`` when absent)."""
-        if self._identity is None:
-            assert self.index is not None
-            real = os.path.normcase(os.path.realpath(os.path.expanduser(self.index)))
-            try:
-                st = os.stat(real)
-                self._identity = (real, (st.st_dev, st.st_ino))
-            except (OSError, ValueError):
-                self._identity = (real, None)
-        return self._identity
-
-    def literal(self, path: str, cwd: str) -> bool:
-        """Whether ``path`` (relative to ``cwd``, no glob) is the index."""
-        if not path:
-            return False
-        base = os.path.basename(path.replace("\\", "/").rstrip("/")).lower()
-        if self.name is not None and base == self.name:
-            return True
-        if self.index is None:
-            return False
-        full = os.path.join(cwd, os.path.expanduser(path))
-        real, inode = self.identity()
-        try:
-            if os.path.normcase(os.path.realpath(full)) == real:
-                return True
-            if inode is not None:
-                st = os.stat(full)
-                return (st.st_dev, st.st_ino) == inode
-        except (OSError, ValueError):
-            return False
-        return False
-
-    def pattern(self, pattern: str, cwd: str) -> bool:
-        """Whether a glob (markers from :mod:`engramory.shellparse`) can name the index."""
-        pattern = _collapse_stars(pattern)
-        if len(pattern) > MAX_PATTERN:
-            return True
-        directory, _, base = pattern.rpartition("/")
-        if not any(c not in _GLOB_MARKS for c in base) and UNKNOWN in base:
-            return False  # an entirely unknown file name
-        if self.name is not None and glob_match(self.name, base.lower()):
-            return True
-        if any(c in _GLOB_MARKS for c in directory):
-            if self.index is None:
-                return False
-            full = os.path.join(cwd, directory + "/" + base) if directory else base
-            return glob_match(self.identity()[0], os.path.normcase(os.path.join(cwd, full)))
-        folder = os.path.join(cwd, os.path.expanduser(directory) if directory else ".")
-        for entry in _listing(folder):
-            if glob_match(entry, base) and self.literal(os.path.join(folder, entry), cwd):
-                return True
-        return False
-
-    def under(self, directory: str, pattern: str, cwd: str) -> bool:
-        """Whether the index may lie anywhere below ``directory`` with a name matching ``pattern``.
-
-        By name: a pattern that spells out a name matching the index, or a
-        directory holding a file of that name (a bounded walk).
-        """
-        if self.name is not None and glob_match(self.name, pattern.lower()):
-            if any(c not in _GLOB_MARKS for c in pattern):
-                return True
-            if _holds_name(os.path.join(cwd, os.path.expanduser(directory)), self.name):
-                return True
-        if self.index is None:
-            return False
-        real, _ = self.identity()
-        top = os.path.normcase(os.path.realpath(os.path.join(cwd, directory)))
-        return real.startswith(top.rstrip(os.sep) + os.sep) and glob_match(
-            os.path.basename(real), pattern
-        )
-
-
 def name_matcher(index_name: str) -> IndexMatcher:
     """Match any file with this name (case-insensitive), also through a glob pattern."""
     return IndexMatcher(index_name, None)
@@ -212,111 +123,6 @@ def path_matcher(index_path: str) -> IndexMatcher:
 def index_write(command: str, matcher: IndexMatcher, cwd: str) -> str | None:
     """The target (as written) through which ``command`` would write the index, else ``None``."""
     return _Scan(matcher, cwd, 0).run(command)
-
-
-# -- glob matching (linear in the pattern for a bounded name) ----------------------------
-
-
-def _collapse_stars(pattern: str) -> str:
-    out: list[str] = []
-    for c in pattern:
-        if c in (STAR, UNKNOWN) and out and out[-1] in (STAR, UNKNOWN):
-            continue
-        out.append(c)
-    return "".join(out)
-
-
-def _class_end(pattern: str, i: int) -> int:
-    """The index of the ``]`` closing a bracket class opened just before ``i`` (-1: none)."""
-    j = i
-    if j < len(pattern) and pattern[j] in "!^":
-        j += 1
-    if j < len(pattern) and pattern[j] == "]":
-        j += 1
-    end = pattern.find("]", j)
-    return end
-
-
-def _in_class(c: str, body: str) -> bool:
-    negate = body[:1] in ("!", "^")
-    if negate:
-        body = body[1:]
-    body = sp.plain(body)
-    found = False
-    k = 0
-    while k < len(body):
-        if k + 2 < len(body) and body[k + 1] == "-":
-            found |= body[k] <= c <= body[k + 2]
-            k += 3
-        else:
-            found |= body[k] == c
-            k += 1
-    return found != negate
-
-
-def glob_match(name: str, pattern: str) -> bool:
-    """Bash-style match of ``name`` against a marker pattern (``*``, ``?``, ``[..]``)."""
-    n = p = 0
-    star_p = star_n = -1
-    while n < len(name):
-        if p < len(pattern):
-            c = pattern[p]
-            if c in (STAR, UNKNOWN):
-                star_p, star_n = p, n
-                p += 1
-                continue
-            if c == QUESTION:
-                n += 1
-                p += 1
-                continue
-            if c == BRACKET:
-                end = _class_end(pattern, p + 1)
-                if end >= 0:
-                    if _in_class(name[n], pattern[p + 1 : end]):
-                        n += 1
-                        p = end + 1
-                        continue
-                elif name[n] == "[":
-                    n += 1
-                    p += 1
-                    continue
-            elif c == name[n]:
-                n += 1
-                p += 1
-                continue
-        if star_p < 0:
-            return False
-        star_n += 1
-        n = star_n
-        p = star_p + 1
-    while p < len(pattern) and pattern[p] in (STAR, UNKNOWN):
-        p += 1
-    return p == len(pattern)
-
-
-def _holds_name(folder: str, name: str) -> bool:
-    """Whether a file called ``name`` (any case) lies below ``folder`` (first entries only)."""
-    seen = 0
-    for root, dirs, files in os.walk(folder):
-        seen += len(dirs) + len(files)
-        if any(f.lower() == name for f in files):
-            return True
-        if seen > MAX_LISTING:
-            return False
-    return False
-
-
-def _listing(folder: str) -> list[str]:
-    try:
-        with os.scandir(folder) as entries:
-            names = []
-            for entry in entries:
-                names.append(entry.name)
-                if len(names) >= MAX_LISTING:
-                    break
-            return names
-    except (OSError, ValueError):
-        return []
 
 
 # -- expansion -------------------------------------------------------------------------
@@ -368,7 +174,7 @@ def _finish(text: str) -> str:
 
 
 def _is_glob(text: str) -> bool:
-    return any(c in _GLOB_MARKS for c in text)
+    return any(c in GLOB_MARKS for c in text)
 
 
 class _Scan:
@@ -487,11 +293,6 @@ class _Scan:
             words.pop(0)
         if not words:
             return None
-        first = sp.plain("".join(p[1] for p in words[0] if p[0] == "t"))
-        if os.path.basename(first) in _DECLARERS:
-            for word in words[1:]:
-                self.assign(word)
-            return None
         return self.simple(self.words(words), command)
 
     def assign(self, word: list) -> bool:
@@ -506,6 +307,13 @@ class _Scan:
         values = self.expand(value_word) if value_word else [""]
         self.variables[name] = [sp.plain(v) if UNKNOWN not in v else v for v in values]
         return True
+
+    def declare(self, arg: str) -> None:
+        """``export NAME=value`` and the like (``arg`` already expanded)."""
+        name, equals, value = arg.partition("=")
+        name = name[:-1] if name.endswith("+") else name
+        if equals and name.isidentifier() and name.isascii():
+            self.variables[name] = [sp.plain(value) if UNKNOWN not in value else value]
 
     def simple(self, argv: list[str], command: Command) -> str | None:
         while argv:
@@ -536,6 +344,10 @@ class _Scan:
             return None
         name = os.path.basename(sp.plain(argv[0]))
         args = argv[1:]
+        if name in _DECLARERS:
+            for arg in args:
+                self.declare(arg)
+            return None
         if name in ("cd", "pushd"):
             known = [a for a in args if not a.startswith("-") and UNKNOWN not in a]
             if known:
@@ -580,13 +392,18 @@ class _Scan:
     def xargs(self, argv: list[str], command: Command) -> list[str]:
         """The command ``xargs`` runs, with the words it would read appended."""
         rest = _skip_options(
-            argv[1:],
-            frozenset({"-I", "-i", "-n", "-L", "-P", "-s", "-d", "-E", "-a", "--delimiter"}),
+            argv[1:], frozenset({"-I", "-n", "-L", "-P", "-s", "-d", "-E", "-a", "--delimiter"})
         )
         replace = None
-        for i, arg in enumerate(argv[1:-1], 1):
-            if arg == "-I":
+        for i, arg in enumerate(argv[1:], 1):
+            if arg in ("-I", "--replace") and i + 1 < len(argv):
                 replace = argv[i + 1]
+            elif arg.startswith("-I") and len(arg) > 2:
+                replace = arg[2:]
+            elif arg == "-i" or arg.startswith("--replace="):
+                replace = arg.partition("=")[2] or "{}"
+            elif not arg.startswith("-"):
+                break
         text = self.stdin_text(command)
         items = text.split() if text is not None else [STAR]
         if replace is not None:
@@ -690,6 +507,8 @@ class _Scan:
             if arg in _SHELL_VALUE_OPTIONS:
                 i += 2
                 continue
+            if arg[:1] == "-" and "n" in arg[1:] and not arg.startswith("--"):
+                return None  # -n: read the commands, run none
             if arg[:1] in ("-", "+") and len(arg) > 1 and not arg.startswith("--"):
                 has_c |= "c" in arg[1:]
                 reads_stdin |= "s" in arg[1:]
@@ -900,9 +719,7 @@ class _Scan:
             if len(operands) < 2:
                 return None
             *sources, destination = operands
-            found = self.first_hit([destination])
-            if found and name == "ln" and not _forced(plain):
-                found = None if os.path.lexists(os.path.join(self.cwd, found)) else found
+            found = self.kept(name, plain, self.first_hit([destination]))
             if found:
                 return found
             if not no_target_dir and not (
@@ -918,7 +735,16 @@ class _Scan:
             os.path.join(sp.plain(directory), os.path.basename(sp.plain(s).rstrip("/")))
             for s in sources
         ]
-        return self.first_hit(into) or self.moved_away(name, sources)
+        return self.kept(name, plain, self.first_hit(into)) or self.moved_away(name, sources)
+
+    def kept(self, name: str, plain: list[str], found: str | None) -> str | None:
+        """``found``, unless the command refuses to replace it: ``ln`` without ``-f``, ``cp -n``."""
+        if found is None or not os.path.lexists(os.path.join(self.cwd, found)):
+            return found
+        if name == "ln" and not _forced(plain):
+            return None
+        no_clobber = any(_short_flag(p, "n") or p in ("--no-clobber", "--update=none") for p in plain)
+        return None if no_clobber and name in ("cp", "mv") else found
 
     def moved_away(self, name: str, sources: list[str]) -> str | None:
         if name != "mv":
@@ -953,7 +779,7 @@ class _Scan:
             i += 1
         starts = starts or ["."]
         names = [args[k + 1] for k in range(i, len(plain) - 1) if plain[k] in ("-name", "-iname")]
-        pattern = names[0] if names else STAR
+        pattern = _mark_globs(sp.plain(names[0])) if names else STAR
         for k in range(i, len(plain)):
             action = plain[k]
             if action in ("-fprint", "-fprint0", "-fprintf", "-fls") and k + 1 < len(args):
@@ -1004,17 +830,31 @@ class _Scan:
         if batch and not commands:
             text = self.stdin_text(command)
             commands = text.split("\n") if text else []
-        writes = any(_vim_writes(c) for c in commands)
-        if (read_only or batch) and not writes:
+        return self.editor_writes(commands, files, read_only or batch)
+
+    def editor_writes(self, commands: list[str], files: list[str], quiet: bool) -> str | None:
+        """The index, when ex commands (``w``, ``wq``, ``w FILE``...) write it.
+
+        ``quiet``: no command means no write (read-only or batch mode);
+        otherwise an interactive session may write any file it opened.
+        """
+        buffer_written = False
+        for line in commands:
+            for target in _ex_write_targets(line):
+                if target:
+                    found = self.first_hit([target])
+                    if found:
+                        return found
+                else:
+                    buffer_written = True
+        if quiet and not buffer_written:
             return None
         return self.first_hit(files)
 
     def ed(self, args: list[str], plain: list[str], command: Command) -> str | None:
         files = [a for a, p in zip(args, plain) if not p.startswith("-") and not p.startswith("!")]
         text = self.stdin_text(command)
-        if text is not None and not any(_vim_writes(line) for line in text.split("\n")):
-            return None
-        return self.first_hit(files)
+        return self.editor_writes(text.split("\n") if text is not None else [], files, text is not None)
 
     def emacs(self, args: list[str], plain: list[str]) -> str | None:
         batch = any(p in ("--batch", "-batch", "--script", "-script") for p in plain)
@@ -1096,20 +936,31 @@ def _sed_write_files(script: str) -> list[str]:
     return out
 
 
-def _vim_writes(command: str) -> bool:
-    """Whether an ex command line writes (``w``, ``wq``, ``x``, ``up``, ``sav``...)."""
-    for piece in command.split("|"):
-        word = piece.strip().lstrip(":").lstrip("%0123456789,.$ ")
+_EX_WRITES = frozenset(
+    {"w", "wq", "wqa", "wqall", "x", "xa", "xit", "xall", "exi", "exit", "wa", "wall", "up",
+     "upd", "update", "sav", "saveas", "wn", "wnext", "wN", "write", "W"}
+)  # fmt: skip
+
+
+def _ex_write_targets(line: str) -> list[str]:
+    """What an ex/ed command line writes: ``""`` for the buffer's own file, else a file name."""
+    out: list[str] = []
+    for piece in line.split("|"):
+        word = piece.strip().lstrip(":").lstrip("%0123456789,.$' ").strip()
         head = ""
         for c in word:
             if not c.isalpha():
                 break
             head += c
-        if head in ("w", "wq", "wqa", "wqall", "x", "xa", "xit", "xall", "exi", "exit", "wa"):
-            return True
-        if head in ("wall", "up", "upd", "update", "sav", "saveas", "wn", "wnext", "wN", "write"):
-            return True
-    return False
+        if head not in _EX_WRITES:
+            continue
+        argument = word[len(head) :].lstrip("!").strip()
+        if argument.startswith(">>"):
+            argument = argument[2:].strip()
+        if argument.startswith("!"):
+            continue  # writes to a command, not a file
+        out.append(argument)
+    return out
 
 
 def _printed(program: Program) -> str | None:
@@ -1138,8 +989,10 @@ def _printed_command(command: Command, scan: _Scan | None) -> str | None:
             args = args[1:]
         return " ".join(args) + "\n"
     if name == "printf" and len(words) > 1:
-        text = words[1].replace("\\n", "\n").replace("\\t", "\t")
-        return text.replace("%s", " ".join(words[2:]), 1).replace("%%", "%")
+        text = words[1].replace("\\n", "\n").replace("\\t", "\t").replace("%%", "%")
+        if text.count("%s") == 1 and len(words) > 2:
+            return "".join(text.replace("%s", arg) for arg in words[2:])
+        return text.replace("%s", " ".join(words[2:]))
     if name == "cat" and len(words) == 1 and scan is not None:
         return scan.stdin_text(command)
     return None
@@ -1149,14 +1002,20 @@ def _printed_command(command: Command, scan: _Scan | None) -> str | None:
 
 _WRITE_CALLS = frozenset(
     {
-        "write", "writefile", "writefilesync", "appendfile", "appendfilesync", "append",
-        "createwritestream", "write_text", "write_bytes", "file_put_contents", "unlink",
-        "unlinksync", "remove", "rmsync", "rm", "rmtree", "truncate", "truncatesync", "touch",
-        "symlink", "symlinksync", "symlink_to", "hardlink_to", "binwrite", "syswrite",
-        "write_file", "spew", "outputfile", "ftruncate", "delete", "rm_f", "rm_rf",
+        "writefile", "writefilesync", "appendfile", "appendfilesync", "createwritestream",
+        "file_put_contents", "unlink", "unlinksync", "remove", "rmsync", "rm", "rmtree",
+        "truncate", "truncatesync", "touch", "symlink", "symlinksync", "binwrite",
+        "write_file", "spew", "outputfile", "delete", "rm_f", "rm_rf", "removedirs",
     }
 )  # fmt: skip
-_MOVE_CALLS = frozenset({"rename", "renamesync", "replace", "move", "mv", "renames"})
+# methods whose string argument is content, never a path (``f.write('MEMORY.md')``)
+_CONTENT_CALLS = frozenset({"write", "write_text", "write_bytes", "syswrite", "writelines"})
+_PATH_WRITE_METHODS = frozenset({"write_text", "write_bytes", "touch", "unlink", "symlink_to"})
+# calls that change every path they are given (a rename changes its source too)
+_MOVE_CALLS = frozenset(
+    {"rename", "renamesync", "replace", "move", "mv", "renames", "utime", "utimes", "utimessync",
+     "lutimes", "futimes"}
+)  # fmt: skip
 _COPY_CALLS = frozenset(
     {"copy", "copy2", "copyfile", "copyfilesync", "cp", "cpsync", "link", "linksync", "install",
      "copy_file", "cp_r", "copyfile_sync"}
@@ -1182,10 +1041,13 @@ _READ_CALLS = frozenset(
 )  # fmt: skip
 _WRITE_HINTS = (
     "write", "append", "truncate", "unlink", "remove", "rename", "replace", "copy", "move",
-    "symlink", "'w", '"w', "'a", '"a', "'x", '"x', "'r+", '"r+', "'>", '">', "'+", '"+',
+    "symlink", "'w", '"w', "'a", '"a', "'x", '"x', "'r+", '"r+', "'>", '">', "'+", '"+', "utime",
     "mode=", "mode:", "> ", ">>", "system", "popen", "spawn", "exec",
 )  # fmt: skip
-_MODE_CHARACTERS = frozenset("rwaxbtU+c")
+_WRITE_MODES = frozenset(
+    {"w", "a", "x", "r+", "w+", "a+", "x+", "wb", "ab", "xb", "rb+", "r+b", "wb+", "w+b", "ab+",
+     "a+b", "wt", "at", "xt", "w+t", "a+t", "r+t", "c", "c+", "cb", "c+b", "as", "as+", "wx", "ax"}
+)  # fmt: skip
 _NAME_CHARACTERS = frozenset(
     "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_$@.:"
 )
@@ -1234,16 +1096,15 @@ def _call_name(name: str) -> str:
     return name.lstrip("$@").lower()
 
 
+def _is_perl_mode(text: str) -> bool:
+    """A Perl ``open`` mode that writes (``>``, ``>>``, ``+<``, ``>:utf8``...)."""
+    return text.strip().startswith((">", "+<", "+>", "|"))
+
+
 def _is_mode(text: str) -> bool:
+    """A file mode that writes, in any of the languages (``'a'``, ``'r+'``, ``'wb'``, ``'>>'``)."""
     stripped = text.strip()
-    if stripped.startswith((">", "+<", "+>", "|")):
-        return True
-    return (
-        0 < len(stripped) <= 5
-        and set(stripped) <= _MODE_CHARACTERS
-        and any(c in stripped for c in "wax+c")
-        and stripped != "c"
-    )
+    return _is_perl_mode(stripped) or stripped in _WRITE_MODES
 
 
 class _Frame:
@@ -1304,7 +1165,7 @@ class _CodeScan:
                 if self.names_index(value):
                     bare = previous if previous_kind == "name" and frame is None else ""
                     context = previous if previous_kind == "op" else ""
-                    if statement_strings and _is_mode(statement_strings[-1]):
+                    if frame is None and statement_strings and _is_perl_mode(statement_strings[-1]):
                         context = ">"
                     judged.append((value, frame, frame.argument if frame else 0, context or bare))
                 statement_strings.append(value)
@@ -1328,6 +1189,10 @@ class _CodeScan:
             return "write"
         if before in (">", ">>", "|"):
             return "write"
+        if before == "<":
+            return "read"
+        if frame is not None and frame.name == "":
+            frame = None  # grouping parentheses, not a call
         if frame is None:
             name = _call_name(before) if before else ""
             if name in _WRITE_CALLS or name in _MOVE_CALLS:
@@ -1336,8 +1201,12 @@ class _CodeScan:
                 return "read"
             return "unknown"
         name = _call_name(frame.name)
-        if name in _WRITE_CALLS or name in _MOVE_CALLS:
+        if name in _MOVE_CALLS:
             return "write"
+        if name in _WRITE_CALLS:
+            return "write" if argument == 0 else "read"
+        if name in _CONTENT_CALLS:
+            return "read"
         if name in _COPY_CALLS:
             return "write" if argument >= 1 else "read"
         if name in _SHELL_CALLS:
@@ -1354,7 +1223,7 @@ class _CodeScan:
             return "read"
         if name in _PATH_CALLS:
             method = frame.method
-            if method in _WRITE_CALLS or method in _MOVE_CALLS:
+            if method in _PATH_WRITE_METHODS or method in _WRITE_CALLS or method in _MOVE_CALLS:
                 return "write"
             return "read" if method in _READ_CALLS else "unknown"
         if name in _READ_CALLS:
