@@ -30,6 +30,7 @@ PLAIN = str.maketrans(
 )
 MAX_LISTING = 4096
 MAX_PATTERN = 4096
+MAX_NAME_PATTERN = 1024
 _GLOB_MARKS = GLOB_MARKS
 
 
@@ -99,6 +100,8 @@ class IndexMatcher:
                 return False
             full = os.path.join(cwd, directory + "/" + base) if directory else base
             return glob_match(self.identity()[0], os.path.normcase(os.path.join(cwd, full)))
+        if len(base) > MAX_NAME_PATTERN:
+            return False  # longer than any file name can be
         folder = os.path.join(cwd, os.path.expanduser(directory) if directory else ".")
         for entry in _listing(folder):
             if glob_match(entry, base) and self.literal(os.path.join(folder, entry), cwd):

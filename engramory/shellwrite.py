@@ -63,7 +63,14 @@ from engramory.indexmatch import BRACKET, GLOB_MARKS, QUESTION, STAR, TILDE, UNK
 from engramory.shellparse import Command, Program
 
 MAX_CANDIDATES = 64
+MAX_CHOICES = 16  # words with more multi-valued parts: the rest count as unknown
+MAX_BRACE_WORD = 1024  # longer words are not brace-expanded (prefix + unknown instead)
+MAX_BRACE_GROUPS = 32
+MAX_VALUE = 16384  # a longer variable value is unknown (``F=$F$F`` doubles each time)
+MAX_CWD = 4096
 TOO_DEEP = "(commands nested too deep to check)"
+TOO_LONG = "(a command too long to check)"
+MAX_COMMAND = 1024 * 1024  # parsing is linear, but a hook has seconds, not minutes
 PATTERNS: tuple[str, ...] = ()  # no regular expressions: see tests/test_shellwrite.py
 
 _WRITE_OPS = frozenset({">", ">>", ">|", "&>", "&>>", "<>", ">&"})
@@ -121,7 +128,13 @@ def path_matcher(index_path: str) -> IndexMatcher:
 
 
 def index_write(command: str, matcher: IndexMatcher, cwd: str) -> str | None:
-    """The target (as written) through which ``command`` would write the index, else ``None``."""
+    """The target (as written) through which ``command`` would write the index, else ``None``.
+
+    :data:`TOO_DEEP` and :data:`TOO_LONG` stand for a command the guard cannot
+    follow to the end: it is decided as a write.
+    """
+    if len(command) > MAX_COMMAND:
+        return TOO_LONG
     return _Scan(matcher, cwd, 0).run(command)
 
 
@@ -132,34 +145,41 @@ def _mark_globs(text: str) -> str:
     return text.replace("*", STAR).replace("?", QUESTION).replace("[", BRACKET)
 
 
+def _first_brace_group(text: str) -> tuple[int, list[int], int] | None:
+    """The outermost, leftmost ``{a,b}`` group: its open, comma and close positions (one pass)."""
+    stack: list[tuple[int, list[int]]] = []
+    best: tuple[int, list[int], int] | None = None
+    for j, c in enumerate(text):
+        if c == sp.BRACE_OPEN:
+            stack.append((j, []))
+        elif c == sp.BRACE_COMMA and stack:
+            stack[-1][1].append(j)
+        elif c == sp.BRACE_CLOSE and stack:
+            start, commas = stack.pop()
+            if commas and (best is None or start < best[0]):
+                best = (start, commas, j)
+    return best
+
+
 def _brace_expand(text: str) -> list[str]:
-    """Brace expansion over the unquoted brace markers (bounded)."""
-    start = text.find(sp.BRACE_OPEN)
-    while start >= 0:
-        depth, commas, j = 0, [], start
-        while j < len(text):
-            c = text[j]
-            if c == sp.BRACE_OPEN:
-                depth += 1
-            elif c == sp.BRACE_CLOSE:
-                depth -= 1
-                if depth == 0:
-                    break
-            elif c == sp.BRACE_COMMA and depth == 1:
-                commas.append(j)
-            j += 1
-        if j < len(text) and commas:
-            head, tail = text[:start], text[j + 1 :]
-            cuts = [start, *commas, j]
-            out: list[str] = []
-            for a, b in zip(cuts, cuts[1:]):
-                for rest in _brace_expand(text[a + 1 : b] + tail):
-                    out.append(head + rest)
-                    if len(out) >= MAX_CANDIDATES:
-                        return out
-            return out
-        start = text.find(sp.BRACE_OPEN, start + 1)
-    return [text]
+    """Brace expansion over the unquoted brace markers (bounded in words and in work)."""
+    if sp.BRACE_OPEN not in text:
+        return [text]
+    if len(text) > MAX_BRACE_WORD or text.count(sp.BRACE_OPEN) > MAX_BRACE_GROUPS:
+        return [text[: text.find(sp.BRACE_OPEN)] + UNKNOWN]
+    group = _first_brace_group(text)
+    if group is None:
+        return [text]
+    start, commas, end = group
+    head, tail = text[:start], text[end + 1 :]
+    cuts = [start, *commas, end]
+    out: list[str] = []
+    for a, b in zip(cuts, cuts[1:]):
+        for rest in _brace_expand(text[a + 1 : b] + tail):
+            out.append(head + rest)
+            if len(out) >= MAX_CANDIDATES:
+                return out
+    return out
 
 
 def _finish(text: str) -> str:
@@ -171,6 +191,13 @@ def _finish(text: str) -> str:
         home = os.path.expanduser("~" + head)
         text = home + slash + rest if not home.startswith("~") else "~" + text[1:]
     return text.replace(TILDE, "~")
+
+
+def _stored(value: str) -> str:
+    """A value as a variable keeps it: globs are not expanded in assignments; bounded."""
+    if len(value) > MAX_VALUE:
+        return UNKNOWN
+    return sp.plain(value) if UNKNOWN not in value else value
 
 
 def _is_glob(text: str) -> bool:
@@ -209,10 +236,17 @@ class _Scan:
 
     def expand(self, word: list) -> list[str]:
         """The candidate values of one word (markers kept for globs)."""
-        values = [""]
-        for part in word:
-            options = self.part_values(part)
-            values = [v + o for v in values for o in options][:MAX_CANDIDATES]
+        choices = [self.part_values(part)[:MAX_CANDIDATES] for part in word]
+        if all(len(options) == 1 for options in choices):
+            values = ["".join(options[0] for options in choices)]
+        else:
+            values = [""]
+            multi = 0
+            for options in choices:
+                if len(options) > 1:
+                    multi += 1
+                    options = options if multi <= MAX_CHOICES else [UNKNOWN]
+                values = [v + o for v in values for o in options][:MAX_CANDIDATES]
         out: list[str] = []
         for value in values:
             out.extend(_finish(v) for v in _brace_expand(value))
@@ -305,7 +339,7 @@ class _Scan:
             return False
         value_word = ([("t", rest)] if rest else []) + list(word[1:])
         values = self.expand(value_word) if value_word else [""]
-        self.variables[name] = [sp.plain(v) if UNKNOWN not in v else v for v in values]
+        self.variables[name] = [_stored(v) for v in values]
         return True
 
     def declare(self, arg: str) -> None:
@@ -313,7 +347,7 @@ class _Scan:
         name, equals, value = arg.partition("=")
         name = name[:-1] if name.endswith("+") else name
         if equals and name.isidentifier() and name.isascii():
-            self.variables[name] = [sp.plain(value) if UNKNOWN not in value else value]
+            self.variables[name] = [_stored(value)]
 
     def simple(self, argv: list[str], command: Command) -> str | None:
         while argv:
@@ -325,7 +359,8 @@ class _Scan:
                 return None
             elif head in ("for", "select"):
                 if len(argv) >= 3 and argv[2] == "in":
-                    self.variables[argv[1]] = argv[3:] or [""]
+                    values = argv[3 : 3 + MAX_CANDIDATES]  # globs here are expanded
+                    self.variables[argv[1]] = [v if len(v) < MAX_VALUE else UNKNOWN for v in values]
                 return None
             elif name in _WRAPPERS:
                 unwrapped = self.unwrap(argv)
@@ -350,7 +385,7 @@ class _Scan:
             return None
         if name in ("cd", "pushd"):
             known = [a for a in args if not a.startswith("-") and UNKNOWN not in a]
-            if known:
+            if known and len(self.cwd) + len(known[-1]) < MAX_CWD:
                 self.cwd = os.path.join(self.cwd, sp.plain(known[-1]))
             return None
         return self.writes(name, args, command)
@@ -1206,7 +1241,9 @@ class _CodeScan:
         if name in _WRITE_CALLS:
             return "write" if argument == 0 else "read"
         if name in _CONTENT_CALLS:
-            return "read"
+            qualified = frame.name.lower().replace("::", ".")
+            path_first = qualified.endswith(("file.write", "io.write", "file.binwrite"))
+            return "write" if path_first and argument == 0 else "read"
         if name in _COPY_CALLS:
             return "write" if argument >= 1 else "read"
         if name in _SHELL_CALLS:
