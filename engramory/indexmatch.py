@@ -232,7 +232,7 @@ def glob_match(name: str, pattern: str) -> bool:
 def _holds_name(folder: str, name: str) -> bool:
     """Whether a file called ``name`` (any case) lies below ``folder`` (first entries only)."""
     seen = 0
-    for root, dirs, files in os.walk(folder):
+    for _root, dirs, files in os.walk(folder):
         seen += len(dirs) + len(files)
         if any(f.lower() == name for f in files):
             return True

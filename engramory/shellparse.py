@@ -36,7 +36,6 @@ from engramory.indexmatch import (
     QUESTION,
     STAR,
     TILDE,
-    UNKNOWN,
     plain,
 )
 
@@ -74,7 +73,7 @@ Word = list  # list[Part]
 class Redirect:
     """One redirection: operator (with its fd), target word, here-document body."""
 
-    __slots__ = ("op", "target", "body", "literal_body", "body_parts")
+    __slots__ = ("body", "body_parts", "literal_body", "op", "target")
 
     def __init__(self, op: str) -> None:
         self.op = op
@@ -87,7 +86,7 @@ class Redirect:
 class Command:
     """One simple command: its words, its redirections, and the command piped into it."""
 
-    __slots__ = ("words", "redirects", "piped_from")
+    __slots__ = ("piped_from", "redirects", "words")
 
     def __init__(self) -> None:
         self.words: list[Word] = []
@@ -272,7 +271,7 @@ class _Parser:
             elif c == "$" and s.startswith("'", self.i + 1):
                 self.quoted_word = True
                 text.append(self.ansi_c())
-            elif c == "$" or c == "`":
+            elif c in "$`":
                 flush()
                 parts.append(self.expansion(quoted=False))
             elif c == "~" and not parts and not text and self.at_word_start_tilde():
@@ -306,7 +305,7 @@ class _Parser:
                 else:
                     text.append(c + following)
                 self.i += 2
-            elif c == "$" or c == "`":
+            elif c in "$`":
                 if text:
                     parts.append(("t", "".join(text)))
                     text = []

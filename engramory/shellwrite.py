@@ -56,7 +56,8 @@ write. No regular expression is used: every scan is a single pass.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from typing import Union
 
 from engramory import shellparse as sp
 from engramory.indexmatch import BRACKET, GLOB_MARKS, QUESTION, STAR, TILDE, UNKNOWN, IndexMatcher
@@ -243,10 +244,9 @@ class _Scan:
             values = [""]
             multi = 0
             for options in choices:
-                if len(options) > 1:
-                    multi += 1
-                    options = options if multi <= MAX_CHOICES else [UNKNOWN]
-                values = [v + o for v in values for o in options][:MAX_CANDIDATES]
+                multi += len(options) > 1
+                kept = options if len(options) == 1 or multi <= MAX_CHOICES else [UNKNOWN]
+                values = [v + o for v in values for o in kept][:MAX_CANDIDATES]
         out: list[str] = []
         for value in values:
             out.extend(_finish(v) for v in _brace_expand(value))
@@ -349,7 +349,7 @@ class _Scan:
         if equals and name.isidentifier() and name.isascii():
             self.variables[name] = [_stored(value)]
 
-    def simple(self, argv: list[str], command: Command) -> str | None:
+    def simple(self, argv: list[str], command: Command) -> str | None:  # noqa: PLR0912 - one branch per shell keyword or wrapper
         while argv:
             head = sp.plain(argv[0])
             name = os.path.basename(head)
@@ -402,14 +402,19 @@ class _Scan:
             if name == "command" and arg in ("-v", "-V"):
                 return None
             if name == "env" and (arg in ("-C", "--chdir") or arg.startswith("--chdir=")):
-                value = arg.split("=", 1)[1] if "=" in arg else sp.plain(argv[min(i + 1, len(argv) - 1)])
+                value = (
+                    arg.split("=", 1)[1]
+                    if "=" in arg
+                    else sp.plain(argv[min(i + 1, len(argv) - 1)])
+                )
                 self.cwd = os.path.join(self.cwd, value)
             if name == "env" and (arg == "-S" or arg.startswith("--split-string")):
-                code = arg.split("=", 1)[1] if "=" in arg else " ".join(map(sp.plain, argv[i + 1 :]))
+                code = (
+                    arg.split("=", 1)[1] if "=" in arg else " ".join(map(sp.plain, argv[i + 1 :]))
+                )
                 return ["eval", code, *argv[i + 2 :]] if code else None
-            if name == "strace" and arg == "-o" and i + 1 < len(argv):
-                if self.hit(argv[i + 1]):
-                    return ["tee", argv[i + 1]]
+            if name == "strace" and arg == "-o" and i + 1 < len(argv) and self.hit(argv[i + 1]):
+                return ["tee", argv[i + 1]]
             if arg.startswith("-") and len(arg) > 1:
                 i += 2 if arg in takes_value else 1
             elif name == "env" and "=" in arg and arg.split("=", 1)[0].isidentifier():
@@ -448,65 +453,26 @@ class _Scan:
     # writers
 
     def writes(self, name: str, args: list[str], command: Command) -> str | None:
-        plain = [sp.plain(a) for a in args]
-        operands = [a for a, p in zip(args, plain) if not p.startswith("-") or p == "-"]
-        base = name.rstrip("0123456789.")
-        if name == "tee" or name in _REMOVERS:
-            recursive = name == "rm" and any(_short_flag(p, "rR") or p == "--recursive" for p in plain)
-            return self.first_hit(operands) or (self.below(operands) if recursive else None)
-        if name == "sed":
-            return self.sed(args, plain)
-        if name in ("perl", "ruby"):
-            return self.perl_ruby(name, args, plain, command)
-        if base in ("python", "pypy"):
-            return self.python(args, plain, command)
-        if name in _NODES:
-            return self.node(name, args, plain, command)
-        if base == "php":
-            return self.php(args, plain, command)
-        if name in _AWKS:
-            return self.awk(args, plain)
-        if name in _COPIERS or name == "mv":
-            return self.copy(name, args, plain)
-        if name == "dd":
-            return self.first_hit(a[3:] for a in args if a.startswith("of="))
-        if name in ("truncate", "touch"):
-            value_options = {"-s", "--size", "-r", "--reference", "-d", "--date", "-t"}
-            return self.first_hit(_operands(args, plain, value_options))
-        if name in ("sort", "shuf"):
-            return self.first_hit(_option_values(args, plain, ("-o", "--output")))
-        if name == "uniq":
-            found = _operands(args, plain, {"-f", "-s", "-w"})
-            return self.first_hit(found[1:2])
-        if name == "patch":
-            return self.patch(args, plain, command)
-        if name == "curl":
-            return self.first_hit(_option_values(args, plain, ("-o", "--output")))
-        if name == "wget":
-            return self.first_hit(_option_values(args, plain, ("-O", "--output-document")))
-        if name == "git":
-            return self.git(args, plain)
-        if name == "find":
-            return self.find(args, plain)
-        if name in _VI:
-            return self.vi(name, args, plain, command)
-        if name == "ed" or name == "red":
-            return self.ed(args, plain, command)
-        if name in _EDITORS:
-            if any(p in ("-v", "--view") for p in plain):
-                return None
-            return self.first_hit(o for o in operands if not sp.plain(o).startswith("+"))
-        if name == "emacs" or name == "emacsclient":
-            return self.emacs(args, plain)
-        if name in _SHELLS:
-            return self.shell(args, plain, command)
-        if name in ("source", "."):
-            if plain and plain[0] in _STDIN_PATHS:
-                return self.stdin_code(command)
+        """The index (as written), when program ``name`` run with ``args`` writes it."""
+        handler = _HANDLERS.get(name) or _HANDLERS.get(name.rstrip("0123456789."))
+        if handler is None:
             return None
-        if name == "eval":
-            return self.nested_run(" ".join(plain))
-        return None
+        return handler(self, name, args, [sp.plain(a) for a in args], command)
+
+    def operands_written(self, name: str, args: list[str], plain: list[str]) -> str | None:
+        """``tee``, ``rm`` and the like: every operand is written (``rm -r``: and below it)."""
+        operands = [a for a, p in zip(args, plain) if not p.startswith("-") or p == "-"]
+        recursive = name == "rm" and any(_short_flag(p, "rR") or p == "--recursive" for p in plain)
+        return self.first_hit(operands) or (self.below(operands) if recursive else None)
+
+    def other_editor(self, args: list[str], plain: list[str]) -> str | None:
+        if any(p in ("-v", "--view") for p in plain):
+            return None
+        operands = [a for a, p in zip(args, plain) if not p.startswith(("-", "+")) or p == "-"]
+        return self.first_hit(operands)
+
+    def sourced(self, plain: list[str], command: Command) -> str | None:
+        return self.stdin_code(command) if plain and plain[0] in _STDIN_PATHS else None
 
     def below(self, operands: list[str]) -> str | None:
         for operand in operands:
@@ -593,7 +559,10 @@ class _Scan:
                 if arg.startswith(long):
                     return self.code(arg[len(long) :], "js")
             if arg in ("--eval", "--print") or (
-                arg.startswith("-") and not arg.startswith("--") and arg[-1:] in "ep" and len(arg) > 1
+                arg.startswith("-")
+                and not arg.startswith("--")
+                and arg[-1:] in "ep"
+                and len(arg) > 1
             ):
                 return self.code(plain[i + 1] if i + 1 < len(plain) else "", "js")
             if arg in ("-r", "--require", "--import", "--loader", "--input-type", "-C"):
@@ -613,7 +582,9 @@ class _Scan:
                 return self.code(plain[i + 1], "php")
         return None
 
-    def perl_ruby(self, name: str, args: list[str], plain: list[str], command: Command) -> str | None:
+    def perl_ruby(  # noqa: PLR0912 - one branch per option form
+        self, name: str, args: list[str], plain: list[str], command: Command
+    ) -> str | None:
         value_flags = "MmIdDxC" if name == "perl" else "rICEFKTWx"
         code: str | None = None
         in_place = False
@@ -696,7 +667,7 @@ class _Scan:
                 return found
         return self.code(program, "awk") if program else None
 
-    def sed(self, args: list[str], plain: list[str]) -> str | None:
+    def sed(self, args: list[str], plain: list[str]) -> str | None:  # noqa: PLR0912 - one branch per sed option form
         in_place, scripts, i, files = False, [], 0, []
         while i < len(plain):
             arg = plain[i]
@@ -778,7 +749,9 @@ class _Scan:
             return found
         if name == "ln" and not _forced(plain):
             return None
-        no_clobber = any(_short_flag(p, "n") or p in ("--no-clobber", "--update=none") for p in plain)
+        no_clobber = any(
+            _short_flag(p, "n") or p in ("--no-clobber", "--update=none") for p in plain
+        )
         return None if no_clobber and name in ("cp", "mv") else found
 
     def moved_away(self, name: str, sources: list[str]) -> str | None:
@@ -793,7 +766,9 @@ class _Scan:
         if found or outputs or operands:
             return found
         text = self.stdin_text(command) or ""
-        names = [line[4:].split("\t")[0].strip() for line in text.split("\n") if line.startswith("+++ ")]
+        names = [
+            line[4:].split("\t")[0].strip() for line in text.split("\n") if line.startswith("+++ ")
+        ]
         strip = [n.split("/", 1)[1] if "/" in n else n for n in names]
         return self.first_hit(names + strip)
 
@@ -889,7 +864,9 @@ class _Scan:
     def ed(self, args: list[str], plain: list[str], command: Command) -> str | None:
         files = [a for a, p in zip(args, plain) if not p.startswith("-") and not p.startswith("!")]
         text = self.stdin_text(command)
-        return self.editor_writes(text.split("\n") if text is not None else [], files, text is not None)
+        return self.editor_writes(
+            text.split("\n") if text is not None else [], files, text is not None
+        )
 
     def emacs(self, args: list[str], plain: list[str]) -> str | None:
         batch = any(p in ("--batch", "-batch", "--script", "-script") for p in plain)
@@ -899,6 +876,50 @@ class _Scan:
             if not any(s in code for s in saving):
                 return None
         return self.first_hit(a for a, p in zip(args, plain) if not p.startswith(("-", "+", "(")))
+
+
+Handler = Callable[[_Scan, str, list, list, Command], Union[str, None]]
+_HANDLERS: dict[str, Handler] = {
+    "sed": lambda s, n, a, p, c: s.sed(a, p),
+    "perl": lambda s, n, a, p, c: s.perl_ruby(n, a, p, c),
+    "ruby": lambda s, n, a, p, c: s.perl_ruby(n, a, p, c),
+    "python": lambda s, n, a, p, c: s.python(a, p, c),
+    "pypy": lambda s, n, a, p, c: s.python(a, p, c),
+    "php": lambda s, n, a, p, c: s.php(a, p, c),
+    "dd": lambda s, n, a, p, c: s.first_hit(x[3:] for x in a if x.startswith("of=")),
+    "uniq": lambda s, n, a, p, c: s.first_hit(_operands(a, p, {"-f", "-s", "-w"})[1:2]),
+    "patch": lambda s, n, a, p, c: s.patch(a, p, c),
+    "curl": lambda s, n, a, p, c: s.first_hit(_option_values(a, p, ("-o", "--output"))),
+    "wget": lambda s, n, a, p, c: s.first_hit(_option_values(a, p, ("-O", "--output-document"))),
+    "git": lambda s, n, a, p, c: s.git(a, p),
+    "find": lambda s, n, a, p, c: s.find(a, p),
+    "source": lambda s, n, a, p, c: s.sourced(p, c),
+    ".": lambda s, n, a, p, c: s.sourced(p, c),
+    "eval": lambda s, n, a, p, c: s.nested_run(" ".join(p)),
+}
+_TOUCH_VALUES = {"-s", "--size", "-r", "--reference", "-d", "--date", "-t"}
+for _name in ("tee", *_REMOVERS):
+    _HANDLERS[_name] = lambda s, n, a, p, c: s.operands_written(n, a, p)
+for _name in _NODES:
+    _HANDLERS[_name] = lambda s, n, a, p, c: s.node(n, a, p, c)
+for _name in _AWKS:
+    _HANDLERS[_name] = lambda s, n, a, p, c: s.awk(a, p)
+for _name in (*_COPIERS, "mv"):
+    _HANDLERS[_name] = lambda s, n, a, p, c: s.copy(n, a, p)
+for _name in ("truncate", "touch"):
+    _HANDLERS[_name] = lambda s, n, a, p, c: s.first_hit(_operands(a, p, _TOUCH_VALUES))
+for _name in ("sort", "shuf"):
+    _HANDLERS[_name] = lambda s, n, a, p, c: s.first_hit(_option_values(a, p, ("-o", "--output")))
+for _name in _VI:
+    _HANDLERS[_name] = lambda s, n, a, p, c: s.vi(n, a, p, c)
+for _name in ("ed", "red"):
+    _HANDLERS[_name] = lambda s, n, a, p, c: s.ed(a, p, c)
+for _name in _EDITORS:
+    _HANDLERS[_name] = lambda s, n, a, p, c: s.other_editor(a, p)
+for _name in ("emacs", "emacsclient"):
+    _HANDLERS[_name] = lambda s, n, a, p, c: s.emacs(a, p)
+for _name in _SHELLS:
+    _HANDLERS[_name] = lambda s, n, a, p, c: s.shell(a, p, c)
 
 
 # -- helpers for option parsing ------------------------------------------------------
@@ -1083,9 +1104,7 @@ _WRITE_MODES = frozenset(
     {"w", "a", "x", "r+", "w+", "a+", "x+", "wb", "ab", "xb", "rb+", "r+b", "wb+", "w+b", "ab+",
      "a+b", "wt", "at", "xt", "w+t", "a+t", "r+t", "c", "c+", "cb", "c+b", "as", "as+", "wx", "ax"}
 )  # fmt: skip
-_NAME_CHARACTERS = frozenset(
-    "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_$@.:"
-)
+_NAME_CHARACTERS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_$@.:")
 
 
 def _code_tokens(code: str) -> list[tuple[str, str]]:
@@ -1161,7 +1180,7 @@ class _CodeScan:
         self.code = code
         self.language = language
 
-    def writes(self) -> str | None:
+    def writes(self) -> str | None:  # noqa: PLR0912 - one branch per token kind
         tokens = _code_tokens(self.code)
         hints = self.code.lower()
         may_write = any(h in hints for h in _WRITE_HINTS)
@@ -1219,7 +1238,7 @@ class _CodeScan:
             "/" not in path and any(c in path for c in "*?[") and self.scan.hit(_mark_globs(path))
         )
 
-    def judge(self, literal: str, frame: _Frame | None, argument: int, before: str) -> str:
+    def judge(self, literal: str, frame: _Frame | None, argument: int, before: str) -> str:  # noqa: PLR0912 - one branch per kind of call
         if literal.strip().startswith((">", "+<", "+>")):
             return "write"
         if before in (">", ">>", "|"):

@@ -220,10 +220,10 @@ def test_long_commands_stay_fast() -> None:
         "python3 -uc \"open('MEMORY.md', 'a').write('x')\"",
         "node -p \"require('fs').appendFileSync('MEMORY.md', 'x')\"",
         "node --eval=\"require('fs').appendFileSync('MEMORY.md', 'x')\"",
-        "perl -we 'open(my $f, \">>\", \"MEMORY.md\"); print $f 1'",
-        "perl -Mstrict -e 'open(my $f, \">>\", \"MEMORY.md\"); print $f 1'",
-        "ruby -we 'File.write(\"MEMORY.md\", \"x\")'",
-        "php -r 'file_put_contents(\"MEMORY.md\", \"x\");'",
+        'perl -we \'open(my $f, ">>", "MEMORY.md"); print $f 1\'',
+        'perl -Mstrict -e \'open(my $f, ">>", "MEMORY.md"); print $f 1\'',
+        'ruby -we \'File.write("MEMORY.md", "x")\'',
+        'php -r \'file_put_contents("MEMORY.md", "x");\'',
         "setsid tee -a MEMORY.md",
         "ionice -c 3 tee -a MEMORY.md",
         "chrt -o 0 tee -a MEMORY.md",
@@ -295,7 +295,7 @@ HOSTILE = {
     "variables": "F=$F$F; " * 1,
     "cd": "cd a; " * 1,
     "globs": "echo x > " + "*a" * 1,
-    "code": "python3 -c \"" + "open('a', 'w');" * 1 + "\"",
+    "code": 'python3 -c "' + "open('a', 'w');" * 1 + '"',
 }
 
 
