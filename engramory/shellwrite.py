@@ -56,12 +56,14 @@ write. No regular expression is used: every scan is a single pass.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable
-from typing import Union
 
 from engramory import shellparse as sp
 from engramory.indexmatch import BRACKET, GLOB_MARKS, QUESTION, STAR, TILDE, UNKNOWN, IndexMatcher
 from engramory.shellparse import Command, Program
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: the hook should not pay for importing these
+    from collections.abc import Callable, Iterable
 
 MAX_CANDIDATES = 64
 MAX_CHOICES = 16  # words with more multi-valued parts: the rest count as unknown
@@ -878,8 +880,7 @@ class _Scan:
         return self.first_hit(a for a, p in zip(args, plain) if not p.startswith(("-", "+", "(")))
 
 
-Handler = Callable[[_Scan, str, list, list, Command], Union[str, None]]
-_HANDLERS: dict[str, Handler] = {
+_HANDLERS: dict[str, Callable[[_Scan, str, list, list, Command], str | None]] = {
     "sed": lambda s, n, a, p, c: s.sed(a, p),
     "perl": lambda s, n, a, p, c: s.perl_ruby(n, a, p, c),
     "ruby": lambda s, n, a, p, c: s.perl_ruby(n, a, p, c),
