@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
 """Engramory index guard for Claude Code (and hosts that read Claude's settings).
 
-Registered as a PreToolUse hook on Write|Edit|MultiEdit|Bash, it denies an
-edit that would grow MEMORY.md past its hard cap, and a shell command that
-would write it at all; registered as a PostToolUse hook with
-``--event post --index /abs/path/MEMORY.md``, it tells the agent to compact
-when the index ended up over the cap anyway. See hooks/INSTALL.md.
+Registered as a PreToolUse hook on Write|Edit|MultiEdit|Bash (with
+``--index /abs/path/MEMORY.md``, so a symlink or hard link to the index is
+known too), it denies an edit that would grow MEMORY.md past its hard cap, and
+a shell command that would write it at all; registered as a PostToolUse hook
+with ``--event post --index /abs/path/MEMORY.md``, it tells the agent to
+compact when the index ended up over the cap anyway. See hooks/INSTALL.md.
 
 Run it as ``python -I -S engramory_index_guard.py``: an isolated interpreter
 without site-packages starts several times faster, and this script puts its
