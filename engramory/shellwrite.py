@@ -71,8 +71,8 @@ MAX_BRACE_WORD = 1024  # longer words are not brace-expanded (prefix + unknown i
 MAX_BRACE_GROUPS = 32
 MAX_VALUE = 16384  # a longer variable value is unknown (``F=$F$F`` doubles each time)
 MAX_CWD = 4096
-TOO_DEEP = "(commands nested too deep to check)"
-TOO_LONG = "(a command too long to check)"
+TOO_DEEP = "(nested too deep to check)"
+TOO_LONG = "(too long to check)"
 MAX_COMMAND = 1024 * 1024  # parsing is linear, but a hook has seconds, not minutes
 PATTERNS: tuple[str, ...] = ()  # no regular expressions: see tests/test_shellwrite.py
 

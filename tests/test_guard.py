@@ -514,3 +514,11 @@ def test_guard_never_raises_on_any_index_and_edit(raw: bytes, old: str, new: str
 def test_os_environ_is_accepted(monkeypatch, tmp_path: Path) -> None:
     monkeypatch.setenv("ENGRAMORY_INDEX_NAME", "X.md")
     assert claude.answer([], json.dumps(write(tmp_path / "x.md", lines(300))).encode(), os.environ)
+
+
+def test_a_command_the_guard_cannot_follow_is_denied_with_a_reason() -> None:
+    deep = "echo " + "$(" * 40 + "ls" + ")" * 40
+    output = json.loads(claude.answer([], bash(deep), {}))
+    reason = output["hookSpecificOutput"]["permissionDecisionReason"]
+    assert output["hookSpecificOutput"]["permissionDecision"] == "deny"
+    assert "nested too deep" in reason and "((" not in reason

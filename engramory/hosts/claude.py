@@ -280,6 +280,13 @@ def check_shell(
         else shellwrite.IndexMatcher(index_name(environ), index)
     )
     target = shellwrite.index_write(command, matcher, cwd)
+    if target in (shellwrite.TOO_DEEP, shellwrite.TOO_LONG):
+        return Verdict(
+            guard.DENY,
+            f"Engramory: this shell command is {target.strip('()')}"
+            ": the guard cannot tell whether it writes the memory index, so it is denied. "
+            "Split it into simpler commands (and use the Edit or Write tool for the index).",
+        )
     return guard.shell_write(target) if target is not None else Verdict(guard.SILENT)
 
 
