@@ -522,3 +522,18 @@ def test_a_command_the_guard_cannot_follow_is_denied_with_a_reason() -> None:
     reason = output["hookSpecificOutput"]["permissionDecisionReason"]
     assert output["hookSpecificOutput"]["permissionDecision"] == "deny"
     assert "nested too deep" in reason and "((" not in reason
+
+
+def test_same_file_by_inode_or_by_resolved_path(tmp_path: Path) -> None:
+    index = tmp_path / "store" / "MEMORY.md"
+    index.parent.mkdir()
+    dangling = tmp_path / "alias.md"
+    dangling.symlink_to(index)  # the index does not exist yet: resolved paths decide
+    assert claude.same_file(str(dangling), str(index))
+    index.write_text("x")
+    os.link(index, tmp_path / "hard.md")
+    assert claude.same_file(str(tmp_path / "hard.md"), str(index))
+    assert claude.same_file(str(dangling), str(index))
+    (tmp_path / "copy.md").write_text("x")
+    assert not claude.same_file(str(tmp_path / "copy.md"), str(index))
+    assert not claude.same_file(str(tmp_path / "missing.md"), str(index))

@@ -184,9 +184,30 @@ def is_index(
         if index is None:
             return False
         pinned = index
-    from engramory.indexmatch import IndexMatcher  # noqa: PLC0415 - only with a known index
+    return same_file(os.path.join(cwd, os.path.expanduser(path)), os.path.expanduser(pinned))
 
-    return IndexMatcher(None, pinned).literal(path, cwd)
+
+def same_file(target: str, index: str) -> bool:
+    """Whether ``target`` is ``index``: one file (device and inode) or one resolved path.
+
+    The same rule as :class:`engramory.indexmatch.IndexMatcher`, without its
+    import: this runs on every edit once the index is known, so an existing
+    target costs two ``stat`` calls and only a missing one is resolved.
+    """
+    try:
+        st = os.stat(target)
+    except (OSError, ValueError):
+        try:
+            return os.path.normcase(os.path.realpath(target)) == os.path.normcase(
+                os.path.realpath(index)
+            )
+        except (OSError, ValueError):
+            return False
+    try:
+        wanted = os.stat(index)
+    except (OSError, ValueError):
+        return False
+    return (st.st_dev, st.st_ino) == (wanted.st_dev, wanted.st_ino)
 
 
 def too_large(path: str) -> Verdict:
