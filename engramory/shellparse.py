@@ -19,7 +19,8 @@ and mark the rest unknown:
 * ``("v", name, op, word, quoted)`` -- ``$name``, ``${name}``,
   ``${name:-word}`` / ``${name:=word}`` (``op`` ``""``, ``"-"``, ``"="``, or
   ``"?"`` for any other form, whose value is unknown).
-* ``("s", program, quoted)`` -- a command or process substitution.
+* ``("s", program, quoted)`` -- a command substitution; ``("p", program)`` a
+  process substitution (``<(...)``, ``>(...)``: its value is a path).
 * ``("u",)`` -- something whose value is unknown (``$1``, ``$((..))``, ...).
 
 Every loop advances through the input, so parsing is linear in its length;
@@ -247,7 +248,7 @@ class _Parser:
                 if c in "<>" and s.startswith("(", self.i + 1) and not terminators:
                     flush()
                     self.i += 2
-                    parts.append(("s", self.nested(), False))
+                    parts.append(("p", self.nested()))
                     continue
                 break
             if c == "\\":
@@ -380,7 +381,7 @@ class _Parser:
         j = i + 1
         if j < len(s) and s[j] in _SPECIAL_PARAMETERS:
             self.i = j + 1
-            return ("u",)
+            return ("v", s[j], "", None, quoted) if s[j].isdigit() else ("u",)
         while j < len(s) and (s[j].isalnum() or s[j] == "_") and s[j].isascii():
             j += 1
         self.i = j

@@ -9,7 +9,8 @@ command -- not by searching for a substring, so reading the index (``cat``,
 ``grep``, ``cp MEMORY.md backup.md``, ``wc -l MEMORY.md > /tmp/x``) passes.
 
 What is followed: ``cd``/``pushd``; variables set by assignment, ``export``,
-``declare``/``local``/``readonly``/``typeset`` and ``for NAME in ...``;
+``declare``/``local``/``readonly``/``typeset``, ``for NAME in ...``, ``read
+NAME`` from a here-string, and ``sh -c CODE ARG0 ARG1`` as ``$0``/``$1``;
 ``${F:-x}``/``${F:=x}``; ``$(echo ...)``/``$(printf ...)`` values; brace
 expansion; ``~``; globs (against the index name and the files that exist in
 the target's directory). A target whose file name is entirely unknown
@@ -43,11 +44,12 @@ What writes (the target must be the index):
   a shell command;
 * shells: ``sh``/``bash``/... ``-c`` (also ``-lc``, ``-c --``), a script on
   stdin (``bash <<< ..``, ``echo .. | bash``, ``bash <<'EOF'``,
-  ``source /dev/stdin``), and ``eval``, parsed the same way;
+  ``source /dev/stdin``) or from ``<(echo ..)``, ``su -c``, ``script -c``
+  (and the log ``script`` writes), and ``eval``, parsed the same way;
 * through wrappers (``sudo``, ``doas``, ``env``, ``nice``, ``timeout``,
   ``command``, ``builtin``, ``exec``, ``nohup``, ``time``, ``stdbuf``,
   ``setsid``, ``ionice``, ``chrt``, ``taskset``, ``busybox``, ``coproc``,
-  ``uv run``, ``flock``, ``chroot``, ``strace``, ``watch``).
+  ``uv run``, ``flock``, ``chroot``, ``unshare``, ``strace``, ``watch``).
 
 Nesting deeper than :data:`engramory.shellparse.MAX_DEPTH` is decided as a
 write. No regular expression is used: every scan is a single pass.
@@ -117,6 +119,7 @@ _WRAPPERS: dict[str, tuple[frozenset[str], int]] = {
     "watch": (frozenset({"-n", "-d", "--interval"}), 0),
     "caffeinate": (frozenset(), 0),
     "xvfb-run": (frozenset({"-s", "-n", "-f", "-e"}), 0),
+    "unshare": (frozenset({"-S", "-G", "--setuid", "--setgid", "-R", "-w"}), 0),
 }
 
 
@@ -215,15 +218,20 @@ class _Scan:
         self.cwd = cwd
         self.depth = depth
         self.variables: dict[str, list[str]] = {}
+        self.scripts: dict[str, str] = {}  # process substitution path -> what it prints
 
     # entry points
 
     def run(self, command: str) -> str | None:
         return self.program(sp.parse(command, self.depth))
 
-    def nested_run(self, code: str) -> str | None:
+    def nested_run(self, code: str, positional: list[str] | None = None) -> str | None:
+        """Follow ``code`` as a nested shell (``$0``, ``$1``... from ``positional``)."""
         inner = _Scan(self.matcher, self.cwd, self.depth + 1)
         inner.variables = dict(self.variables)
+        inner.scripts = self.scripts
+        for number, value in enumerate((positional or [])[:10]):
+            inner.variables[str(number)] = [value]
         return inner.run(code)
 
     def program(self, program: Program) -> str | None:
@@ -269,6 +277,12 @@ class _Scan:
                 else:
                     return [UNKNOWN]
             return values if quoted else [_mark_globs(v) for v in values]
+        if kind == "p":
+            path = f"/dev/fd/{63 - len(self.scripts)}"
+            printed = _printed(part[1])
+            if printed is not None:
+                self.scripts[path] = printed
+            return [path]
         if kind == "s":
             printed = _printed(part[1])
             return [UNKNOWN] if printed is None else [printed.strip("\n")]
@@ -295,7 +309,7 @@ class _Scan:
 
     def substitutions(self, word: list) -> str | None:
         for part in word:
-            if part[0] == "s":
+            if part[0] in ("s", "p"):
                 found = self.program(part[1])
                 if found:
                     return found
@@ -474,6 +488,8 @@ class _Scan:
         return self.first_hit(operands)
 
     def sourced(self, plain: list[str], command: Command) -> str | None:
+        if plain and plain[0] in self.scripts:
+            return self.nested_run(self.scripts[plain[0]], plain)
         return self.stdin_code(command) if plain and plain[0] in _STDIN_PATHS else None
 
     def below(self, operands: list[str]) -> str | None:
@@ -519,9 +535,31 @@ class _Scan:
                 break
             i += 1
         if has_c:
-            return self.nested_run(plain[i]) if i < len(plain) else None
+            return self.nested_run(plain[i], plain[i + 1 :]) if i < len(plain) else None
         if reads_stdin or i >= len(plain) or plain[i] in _STDIN_PATHS:
             return self.stdin_code(command)
+        if plain[i] in self.scripts:
+            return self.nested_run(self.scripts[plain[i]], plain[i:])
+        return None
+
+    def script(self, args: list[str], plain: list[str]) -> str | None:
+        """``script [-c CMD] [FILE]``: runs CMD, and writes its log to FILE (``typescript``)."""
+        for i, arg in enumerate(plain):
+            cluster = arg[:1] == "-" and arg[1:2] != "-" and arg.endswith("c")
+            if (arg == "--command" or cluster) and i + 1 < len(plain):
+                found = self.nested_run(plain[i + 1])
+                if found:
+                    return found
+        value_options = {"-c", "--command", "-E", "--echo", "-I", "-O", "-B", "-T", "-m"}
+        return self.first_hit(_operands(args, plain, value_options)[-1:])
+
+    def read(self, args: list[str], plain: list[str], command: Command) -> str | None:
+        """``read NAME...`` from a here-string or here-document sets those variables."""
+        names = _operands(args, plain, {"-p", "-d", "-n", "-N", "-t", "-u", "-a"})
+        words = (self.stdin_text(command) or "").split()
+        for k, name in enumerate(names):
+            value = " ".join(words[k:]) if k == len(names) - 1 else (words[k : k + 1] or [""])[0]
+            self.variables[sp.plain(name)] = [value] if words else [UNKNOWN]
         return None
 
     def code(self, code: str, language: str) -> str | None:
@@ -897,6 +935,9 @@ _HANDLERS: dict[str, Callable[[_Scan, str, list, list, Command], str | None]] = 
     "source": lambda s, n, a, p, c: s.sourced(p, c),
     ".": lambda s, n, a, p, c: s.sourced(p, c),
     "eval": lambda s, n, a, p, c: s.nested_run(" ".join(p)),
+    "script": lambda s, n, a, p, c: s.script(a, p),
+    "read": lambda s, n, a, p, c: s.read(a, p, c),
+    "su": lambda s, n, a, p, c: s.shell(a, [x if x != "--command" else "-c" for x in p], c),
 }
 _TOUCH_VALUES = {"-s", "--size", "-r", "--reference", "-d", "--date", "-t"}
 for _name in ("tee", *_REMOVERS):
