@@ -136,7 +136,7 @@ def test_table_is_large_and_balanced() -> None:
     flags = {flag for _, flag, _ in ROWS}
     assert flags <= {"-", "known-miss", "guard-deny"}
     read_rows = [r for r in ROWS if r[0].startswith("read-")]
-    assert len(read_rows) >= 150
+    assert len(read_rows) >= len(ROWS) - len(read_rows)  # at least as many reads as writes
 
 
 def test_figures(capsys: pytest.CaptureFixture[str]) -> None:
