@@ -11,18 +11,18 @@ time of:
 * ``python -I -S -c pass`` and ``python -c pass`` (the floors, with and
   without isolation and site-packages);
 * the hook as the installer registers it (``python -I -S
-  hooks/engramory_index_guard.py``) on: a Write to another file, a Bash
-  command that does not name the index, an Edit of a 150-line index, a Write
-  of 250 lines to the index (denied), and a Bash command that writes it
-  (denied);
+  hooks/engramory_index_guard.py --index STORE/MEMORY.md``) on: a Write to
+  another file, a Bash command that cannot write, a Bash command that writes
+  elsewhere (parsed in full), an Edit of a 150-line index, a Write of 250
+  lines to the index (denied), and a Bash command that writes it (denied);
 * the same non-index Write with the hook registered the way the earlier
   implementation was (``python script.py``: site-packages imported).
 
 Targets: non-index Write and non-index Bash <= 1.5x ``python -I -S -c pass``;
 index paths (the Edit and the denied Write) <= 2x. Prints PASS/FAIL per
-target; exit 0 unless ``--check``. A Bash command that names the index has no
-target: parsing it needs :mod:`shlex`, which imports ``re`` (about 5 ms), and
-the row shows that cost.
+target; exit 0 unless ``--check``. A Bash command that may write something has
+no target: it is parsed in full (:mod:`engramory.shellparse`, no ``re``),
+and the rows show that cost.
 """
 
 from __future__ import annotations
@@ -58,6 +58,10 @@ def payloads(store: Path) -> dict[str, bytes]:
             "tool_input": {"file_path": str(store.parent / "app.py"), "content": "print(1)\n" * 50},
         },
         "non-index Bash": {"tool_name": "Bash", "tool_input": {"command": "pytest -q tests/"}},
+        "Bash writing elsewhere": {
+            "tool_name": "Bash",
+            "tool_input": {"command": "pytest -q tests/ 2>&1 | tee build.log > /dev/null"},
+        },
         "Edit of a 150-line index": {
             "tool_name": "Edit",
             "tool_input": {
@@ -94,7 +98,7 @@ def main() -> int:
             ("python -I -S -c pass", floor),
             ("python -c pass", median_time([py, "-c", "pass"], b"", args.runs)),
         ]
-        hook = [py, "-I", "-S", str(HOOK)]
+        hook = [py, "-I", "-S", str(HOOK), "--index", str(store / "MEMORY.md")]
         for name, stdin in cases.items():
             rows.append((f"hook: {name}", median_time(hook, stdin, args.runs)))
         rows.append(

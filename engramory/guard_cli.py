@@ -44,7 +44,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--event", choices=("pre", "post"), default="pre", help="before or after the tool call"
     )
     parser.add_argument(
-        "--index", metavar="PATH", help="the index to measure after a tool call (--event post)"
+        "--index",
+        metavar="PATH",
+        help="the store's index: measured after a tool call (--event post); before one, "
+        "also guarded under any other name (a symlink or hard link to it)",
     )
     parser.set_defaults(run=run)
 

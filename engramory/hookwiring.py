@@ -66,12 +66,16 @@ def _exec_handler(python: str, args: list[str], status: str) -> dict[str, object
 def claude_groups(
     python: str, guard: str, sync: str, store: str, mode: str, lifecycle: bool = True
 ) -> dict[str, Group]:
-    """Claude Code: the index guard, and (``lifecycle``) the continuity hooks."""
+    """Claude Code: the index guard, and (``lifecycle``) the continuity hooks.
+
+    Both guard handlers name the store's index (``--index``), so the guard
+    also knows it under another name (a symlink or hard link to it).
+    """
     index = os.path.join(store, INDEX_NAME)
     groups: dict[str, Group] = {
         "PreToolUse": {
             "matcher": "Write|Edit|MultiEdit|Bash",
-            "hooks": [_exec_handler(python, [guard], GUARD_STATUS)],
+            "hooks": [_exec_handler(python, [guard, "--index", index], GUARD_STATUS)],
         },
         "PostToolUse": {
             "matcher": "Bash",

@@ -3,364 +3,1327 @@
 The guard can check an Edit or Write before it lands; a shell command that
 writes the index cannot be predicted, so it is denied and the agent is told to
 use the edit tools. This module answers "would this command write a file the
-caller calls the index?" by parsing the command the way a shell would, with
-:mod:`shlex` -- not by searching for a substring, so reading the index
-(``cat``, ``grep``, ``wc -l MEMORY.md > /tmp/x``) passes.
+caller calls the index?" by parsing the command as bash would
+(:mod:`engramory.shellparse`) and following it simple command by simple
+command -- not by searching for a substring, so reading the index (``cat``,
+``grep``, ``cp MEMORY.md backup.md``, ``wc -l MEMORY.md > /tmp/x``) passes.
 
-Caught, in each simple command of a list (``;``, ``&&``, ``||``, ``|``, ``&``,
-subshells, newlines), after ``VAR=value`` prefixes and wrappers such as
-``sudo``, ``env``, ``command``, ``nohup``, ``time``:
+What is followed: ``cd``/``pushd``; variables set by assignment, ``export``,
+``declare``/``local``/``readonly``/``typeset``, ``for NAME in ...``, ``read
+NAME`` from a here-string, and ``sh -c CODE ARG0 ARG1`` as ``$0``/``$1``;
+``${F:-x}``/``${F:=x}``; ``$(echo ...)``/``$(printf ...)`` values; brace
+expansion; ``~``; globs (against the index name and the files that exist in
+the target's directory). A target whose file name is entirely unknown
+(``> "$OUT"`` with ``OUT`` set elsewhere) is not the index; one with known and
+unknown parts (``$DIR/MEMORY.md``, ``MEM$(x).md``) is matched as a glob.
 
-* redirections ``>``, ``>>``, ``>|``, ``&>``, ``&>>``, ``<>`` and ``N>`` onto it
-  (here-documents included: their bodies are not mistaken for commands);
-* ``tee [-a]``; ``sed -i`` / ``perl -i`` (also inside flag clusters such as
-  ``-pi``); ``cp``, ``mv``, ``install``, ``ln``, ``rsync`` with it as the
-  destination (or into a directory, from a source of that name, or
-  ``-t DIR``); ``dd of=``; ``truncate``; editors (``ed``, ``ex``, ``vi``,
-  ``vim``, ``nano``, ...) opening it;
-* ``python``/``node``/``perl``/``ruby``/``php`` one-liners (``-c``, ``-e``, or
-  a here-document on stdin) that name it and open something for writing;
-* ``sh -c``/``bash -c``/``eval`` strings, parsed the same way;
-* ``cd DIR`` earlier in the same command, ``$VAR`` set earlier in it, ``~``,
-  and glob patterns (``MEM*.md``) in a target.
+What writes (the target must be the index):
 
-Not caught (documented in hooks/INSTALL.md): names built at run time
-(``$(echo MEM)ORY.md``, variables from elsewhere), scripts in files
-(``python tool.py``), ``find -exec``/``xargs``, ``git checkout``/``git apply``,
-and any program that writes files on its own.
+* redirections ``>``, ``>>``, ``>|``, ``&>``, ``&>>``, ``<>``, ``N>``,
+  ``N>>``, ``>&FILE``, also on ``exec`` and inside process substitutions;
+* ``tee``; ``sed -i``/``--in-place`` (and a sed ``w FILE``); ``perl -i``;
+  ``ruby -i``; ``gawk -i inplace``; ``cp``/``install``/``ln``/``rsync`` onto
+  it (destination, into a directory, ``-t DIR``; ``rsync -n`` is a dry run);
+  ``mv`` onto it or away from it; ``dd of=``; ``truncate`` (not its
+  ``-r`` reference); ``touch``; ``rm``/``unlink``/``shred`` (and ``rm -r`` of
+  a directory holding it); ``sort -o``; ``uniq IN OUT``; ``patch``;
+  ``sponge``; ``curl -o``/``wget -O``; ``git checkout/restore/rm/mv`` of it;
+  ``find`` with ``-delete``, ``-fprint`` or an ``-exec`` writer (``{}`` taken
+  as the ``-name`` pattern); ``xargs`` (its command gets the words of an
+  ``echo``/``printf`` piped in, else "any file here");
+* editors opening it: ``vi``/``vim``/``nvim``/``ex`` unless read-only
+  (``-R``, ``-M``, ``view``) or batch mode (``-es``) without a write command;
+  ``ed`` unless its script (here-document) has no write; ``nano`` unless
+  ``-v``; ``emacs`` unless ``--batch`` without a save or write call;
+* interpreter one-liners (``python -c``/``-Sc``, ``node -e/-p/--eval=``,
+  ``perl -e``, ``ruby -e``, ``php -r``, ``awk`` programs, or a script on
+  stdin) whose code opens the index for writing, calls a write/append/remove/
+  rename function on it, copies onto it, or names it where it cannot be told
+  apart while the code also writes something (``p = 'MEMORY.md'; open(p, 'w')``);
+  a string given to ``system``/``subprocess``/``exec``/backticks is read as
+  a shell command;
+* shells: ``sh``/``bash``/... ``-c`` (also ``-lc``, ``-c --``), a script on
+  stdin (``bash <<< ..``, ``echo .. | bash``, ``bash <<'EOF'``,
+  ``source /dev/stdin``) or from ``<(echo ..)``, ``su -c``, ``script -c``
+  (and the log ``script`` writes), and ``eval``, parsed the same way;
+* through wrappers (``sudo``, ``doas``, ``env``, ``nice``, ``timeout``,
+  ``command``, ``builtin``, ``exec``, ``nohup``, ``time``, ``stdbuf``,
+  ``setsid``, ``ionice``, ``chrt``, ``taskset``, ``busybox``, ``coproc``,
+  ``uv run``, ``flock``, ``chroot``, ``unshare``, ``strace``, ``watch``).
+
+Nesting deeper than :data:`engramory.shellparse.MAX_DEPTH` is decided as a
+write. No regular expression is used: every scan is a single pass.
 """
 
 from __future__ import annotations
 
 import os
-import re
-import shlex
-from collections.abc import Callable
 
-Matcher = Callable[[str, str], bool]
+from engramory import shellparse as sp
+from engramory.indexmatch import BRACKET, GLOB_MARKS, QUESTION, STAR, TILDE, UNKNOWN, IndexMatcher
+from engramory.shellparse import Command, Program
 
-_SEPARATORS = frozenset({";", ";;", "&&", "||", "|", "|&", "&", "(", ")", "\n"})
-_WRITE_REDIRECTS = frozenset({">", ">>", ">|", "&>", "&>>", "<>", ">&"})
-_READ_REDIRECTS = frozenset({"<", "<<", "<<-", "<<<", "<&"})
-# Commands that run another command: their options (and which of those take a
-# value), and how many plain arguments come before the wrapped command.
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: the hook should not pay for importing these
+    from collections.abc import Callable, Iterable
+
+MAX_CANDIDATES = 64
+MAX_CHOICES = 16  # words with more multi-valued parts: the rest count as unknown
+MAX_BRACE_WORD = 1024  # longer words are not brace-expanded (prefix + unknown instead)
+MAX_BRACE_GROUPS = 32
+MAX_VALUE = 16384  # a longer variable value is unknown (``F=$F$F`` doubles each time)
+MAX_CWD = 4096
+TOO_DEEP = "(nested too deep to check)"
+TOO_LONG = "(too long to check)"
+MAX_COMMAND = 1024 * 1024  # parsing is linear, but a hook has seconds, not minutes
+PATTERNS: tuple[str, ...] = ()  # no regular expressions: see tests/test_shellwrite.py
+
+_WRITE_OPS = frozenset({">", ">>", ">|", "&>", "&>>", "<>", ">&"})
+_RESERVED = frozenset({"!", "{", "}", "then", "do", "else", "elif", "if", "while", "until"})
+_ENDINGS = frozenset({"fi", "done", "esac", "in", ";;"})
+_DECLARERS = frozenset({"export", "declare", "typeset", "local", "readonly"})
+_SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "yash", "posh", "fish"})
+_SHELL_VALUE_OPTIONS = frozenset({"-o", "+o", "-O", "+O", "--rcfile", "--init-file"})
+_STDIN_PATHS = frozenset({"/dev/stdin", "/proc/self/fd/0", "/dev/fd/0", "-"})
+_VI = frozenset({"vi", "vim", "nvim", "gvim", "ex", "vimdiff", "view", "rview", "rvim"})
+_EDITORS = frozenset({"nano", "pico", "micro", "joe", "jed", "mg", "kak", "hx", "helix"})
+_AWKS = frozenset({"awk", "gawk", "mawk", "nawk"})
+_NODES = frozenset({"node", "nodejs", "bun", "deno"})
+_COPIERS = frozenset({"cp", "install", "ln", "rsync"})
+_REMOVERS = frozenset({"rm", "unlink", "shred", "srm", "sponge"})
+# wrapper: (options that take a value, plain arguments before the command)
 _WRAPPERS: dict[str, tuple[frozenset[str], int]] = {
-    "sudo": (frozenset({"-u", "-g", "-C", "-h", "-p", "-r", "-t", "-U", "-D"}), 0),
+    "sudo": (frozenset({"-u", "-g", "-C", "-h", "-p", "-r", "-t", "-U", "-D", "-T", "-R"}), 0),
     "doas": (frozenset({"-u", "-C"}), 0),
-    "env": (frozenset({"-u", "-C", "-S"}), 0),
-    "nice": (frozenset({"-n"}), 0),
-    "timeout": (frozenset({"-s", "-k"}), 1),
+    "env": (frozenset({"-u", "-C", "-S", "--unset", "--chdir", "--split-string"}), 0),
+    "nice": (frozenset({"-n", "--adjustment"}), 0),
+    "timeout": (frozenset({"-s", "-k", "--signal", "--kill-after"}), 1),
     "command": (frozenset(), 0),
     "builtin": (frozenset(), 0),
     "exec": (frozenset({"-a"}), 0),
     "nohup": (frozenset(), 0),
-    "time": (frozenset({"-f", "-o"}), 0),
-    "stdbuf": (frozenset(), 0),
+    "time": (frozenset({"-f", "-o", "--format", "--output"}), 0),
+    "stdbuf": (frozenset({"-i", "-o", "-e"}), 0),
+    "setsid": (frozenset(), 0),
+    "ionice": (frozenset({"-c", "-n", "-p", "-P", "-u", "--class", "--classdata"}), 0),
+    "chrt": (frozenset({"-T", "-P", "-D"}), 1),
+    "taskset": (frozenset(), 1),
+    "busybox": (frozenset(), 0),
+    "coproc": (frozenset(), 0),
+    "flock": (frozenset({"-w", "-E", "--timeout", "--conflict-exit-code"}), 1),
+    "chroot": (frozenset({"--userspec", "--groups"}), 1),
+    "strace": (frozenset({"-o", "-e", "-p", "-s", "-u", "-E", "-I", "-a", "-b", "-P", "-S"}), 0),
+    "ltrace": (frozenset({"-o", "-e", "-p", "-s", "-u", "-a", "-n"}), 0),
+    "unbuffer": (frozenset(), 0),
+    "runuser": (frozenset({"-u", "-g", "-G", "--user", "--group"}), 0),
+    "watch": (frozenset({"-n", "-d", "--interval"}), 0),
+    "caffeinate": (frozenset(), 0),
+    "xvfb-run": (frozenset({"-s", "-n", "-f", "-e"}), 0),
+    "unshare": (frozenset({"-S", "-G", "--setuid", "--setgid", "-R", "-w"}), 0),
 }
-_SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "ash", "fish"})
-_EDITORS = frozenset({"ed", "ex", "vi", "vim", "nvim", "nano", "emacs", "pico", "micro", "joe"})
-_COPIERS = frozenset({"cp", "mv", "install", "ln", "rsync"})
-_INTERPRETERS = ("python", "pypy", "node", "nodejs", "deno", "bun", "perl", "ruby", "php")
-_CODE_FLAGS = frozenset({"-c", "-e", "-E", "--eval", "-r", "-pe", "-ne", "-le", "-pi", "-lne"})
-_HEREDOC = r"<<-?\s*(['\"]?)([A-Za-z0-9_.\-]+)\1"
-_WRITE_MARKER = (
-    r"write|append|truncate|copy|move|rename|replace|symlink|\bmode\s*=|"
-    r"['\"](?:[wax]|r\+|[wa]\+|[wax]b|[wa]\+b|[wa]b\+)['\"]|['\"]\s*>{1,2}"
-)
-_VARIABLE = r"\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?"
-_MAX_DEPTH = 3
-# Patterns are compiled on first use: most commands never need them, and this
-# module runs inside a hook that starts a fresh interpreter for every call.
-_compiled: dict[str, re.Pattern[str]] = {}
 
 
-def _pattern(source: str, flags: int = 0) -> re.Pattern[str]:
-    compiled = _compiled.get(source)
-    if compiled is None:
-        compiled = _compiled[source] = re.compile(source, flags)
-    return compiled
+def name_matcher(index_name: str) -> IndexMatcher:
+    """Match any file with this name (case-insensitive), also through a glob pattern."""
+    return IndexMatcher(index_name, None)
 
 
-def _assignment(word: str) -> tuple[str, str] | None:
-    """``("NAME", "value")`` for a ``NAME=value`` word, else ``None``."""
-    name, equals, value = word.partition("=")
-    if equals and name.isidentifier() and name.isascii():
-        return name, value
-    return None
+def path_matcher(index_path: str) -> IndexMatcher:
+    """Match exactly one file: resolved path, or the same device and inode (a hard link)."""
+    return IndexMatcher(None, index_path)
 
 
-def _is_interpreter(name: str) -> bool:
-    base = name.rstrip("0123456789.")
-    return base in _INTERPRETERS
+def index_write(command: str, matcher: IndexMatcher, cwd: str) -> str | None:
+    """The target (as written) through which ``command`` would write the index, else ``None``.
+
+    :data:`TOO_DEEP` and :data:`TOO_LONG` stand for a command the guard cannot
+    follow to the end: it is decided as a write.
+    """
+    if len(command) > MAX_COMMAND:
+        return TOO_LONG
+    return _Scan(matcher, cwd, 0).run(command)
 
 
-def _split_heredocs(command: str) -> tuple[str, list[str]]:
-    """Remove here-document bodies from ``command``; return ``(rest, bodies)``."""
-    if "<<" not in command:
-        return command, []
-    kept: list[str] = []
-    bodies: list[str] = []
-    pending: list[tuple[str, bool]] = []
-    body: list[str] = []
-    for line in command.split("\n"):
-        if pending:
-            delimiter, dash = pending[0]
-            if (line.lstrip("\t") if dash else line) == delimiter:
-                bodies.append("\n".join(body))
-                body = []
-                pending.pop(0)
-            else:
-                body.append(line)
-            continue
-        kept.append(line)
-        for match in _pattern(_HEREDOC).finditer(line):
-            if not line[match.start() :].startswith("<<<"):
-                pending.append((match.group(2), line[match.start() + 2 : match.start() + 3] == "-"))
-    if body:
-        bodies.append("\n".join(body))
-    return "\n".join(kept), bodies
+# -- expansion -------------------------------------------------------------------------
 
 
-def _tokens(text: str) -> list[str] | None:
-    lexer = shlex.shlex(text.replace("\n", " \n "), posix=True, punctuation_chars=";&|()<>")
-    lexer.whitespace = " \t\r"
-    lexer.whitespace_split = True
-    lexer.commenters = "#"
-    try:
-        return list(lexer)
-    except ValueError:  # unbalanced quotes: the shell would refuse it too
-        return None
+def _mark_globs(text: str) -> str:
+    return text.replace("*", STAR).replace("?", QUESTION).replace("[", BRACKET)
 
 
-def _simple_commands(tokens: list[str]) -> list[list[str]]:
-    commands: list[list[str]] = [[]]
-    for token in tokens:
-        if token in _SEPARATORS:
-            if commands[-1]:
-                commands.append([])
-        else:
-            commands[-1].append(token)
-    return [c for c in commands if c]
+def _first_brace_group(text: str) -> tuple[int, list[int], int] | None:
+    """The outermost, leftmost ``{a,b}`` group: its open, comma and close positions (one pass)."""
+    stack: list[tuple[int, list[int]]] = []
+    best: tuple[int, list[int], int] | None = None
+    for j, c in enumerate(text):
+        if c == sp.BRACE_OPEN:
+            stack.append((j, []))
+        elif c == sp.BRACE_COMMA and stack:
+            stack[-1][1].append(j)
+        elif c == sp.BRACE_CLOSE and stack:
+            start, commas = stack.pop()
+            if commas and (best is None or start < best[0]):
+                best = (start, commas, j)
+    return best
+
+
+def _brace_expand(text: str) -> list[str]:
+    """Brace expansion over the unquoted brace markers (bounded in words and in work)."""
+    if sp.BRACE_OPEN not in text:
+        return [text]
+    if len(text) > MAX_BRACE_WORD or text.count(sp.BRACE_OPEN) > MAX_BRACE_GROUPS:
+        return [text[: text.find(sp.BRACE_OPEN)] + UNKNOWN]
+    group = _first_brace_group(text)
+    if group is None:
+        return [text]
+    start, commas, end = group
+    head, tail = text[:start], text[end + 1 :]
+    cuts = [start, *commas, end]
+    out: list[str] = []
+    for a, b in zip(cuts, cuts[1:]):
+        for rest in _brace_expand(text[a + 1 : b] + tail):
+            out.append(head + rest)
+            if len(out) >= MAX_CANDIDATES:
+                return out
+    return out
+
+
+def _finish(text: str) -> str:
+    """Leftover brace markers become plain characters; a leading ``~`` is expanded."""
+    text = text.replace(sp.BRACE_OPEN, "{").replace(sp.BRACE_COMMA, ",")
+    text = text.replace(sp.BRACE_CLOSE, "}")
+    if text.startswith(TILDE):
+        head, slash, rest = text[1:].partition("/")
+        home = os.path.expanduser("~" + head)
+        text = home + slash + rest if not home.startswith("~") else "~" + text[1:]
+    return text.replace(TILDE, "~")
+
+
+def _stored(value: str) -> str:
+    """A value as a variable keeps it: globs are not expanded in assignments; bounded."""
+    if len(value) > MAX_VALUE:
+        return UNKNOWN
+    return sp.plain(value) if UNKNOWN not in value else value
+
+
+def _is_glob(text: str) -> bool:
+    return any(c in GLOB_MARKS for c in text)
 
 
 class _Scan:
-    """Walks one command string, keeping ``cd`` and variables in order."""
+    """Walks one command string in order, keeping ``cd`` and variables."""
 
-    def __init__(self, matches: Matcher, cwd: str, depth: int = 0) -> None:
-        self.matches = matches
+    def __init__(self, matcher: IndexMatcher, cwd: str, depth: int) -> None:
+        self.matcher = matcher
         self.cwd = cwd
         self.depth = depth
-        self.variables: dict[str, str] = {}
-        self.bodies: list[str] = []
+        self.variables: dict[str, list[str]] = {}
+        self.scripts: dict[str, str] = {}  # process substitution path -> what it prints
 
-    def expand(self, word: str) -> str:
-        if "$" in word:
-            word = _pattern(_VARIABLE).sub(
-                lambda m: self.variables.get(m.group(1), m.group(0)), word
-            )
-        return os.path.expanduser(word) if word.startswith("~") else word
-
-    def hit(self, word: str) -> str | None:
-        path = self.expand(word)
-        return word if path and self.matches(path, self.cwd) else None
+    # entry points
 
     def run(self, command: str) -> str | None:
-        text, bodies = _split_heredocs(command)
-        self.bodies.extend(bodies)
-        tokens = _tokens(text)
-        if tokens is None:
-            return None
-        for simple in _simple_commands(tokens):
-            found = self.simple(simple)
-            if found:
-                return found
-        return None
+        return self.program(sp.parse(command, self.depth))
 
-    def simple(self, words: list[str]) -> str | None:
-        argv: list[str] = []
-        i = 0
-        while i < len(words):
-            word = words[i]
-            if word in _WRITE_REDIRECTS and i + 1 < len(words):
-                target = words[i + 1]
-                if not (word == ">&" and target.isdigit()):
-                    found = self.hit(target)
-                    if found:
-                        return found
-                i += 2
-                continue
-            if word in _READ_REDIRECTS:
-                i += 2
-                continue
-            argv.append(word)
-            i += 1
-        return self.command(argv)
-
-    def command(self, argv: list[str]) -> str | None:
-        while argv and (assigned := _assignment(argv[0])) is not None:
-            name, value = assigned
-            self.variables[name] = self.expand(value)
-            argv = argv[1:]
-        while argv and os.path.basename(argv[0]) in _WRAPPERS:
-            argv = _unwrap(argv)
-        if not argv:
-            return None
-        name = os.path.basename(argv[0])
-        args = argv[1:]
-        if name in ("cd", "pushd"):
-            if args:
-                self.cwd = os.path.join(self.cwd, self.expand(args[-1]))
-            return None
-        return self.writes(name, args)
-
-    def writes(self, name: str, args: list[str]) -> str | None:
-        operands = [a for a in args if not a.startswith("-") or a == "-"]
-        if name == "tee" or name in _EDITORS or name == "truncate":
-            return self.first_hit(operands)
-        if name == "sed" and any(_has_flag(a, "i") or a.startswith("--in-place") for a in args):
-            return self.first_hit(operands)
-        if name == "perl" and any(_has_flag(a, "i") for a in args):
-            return self.first_hit(operands)
-        if name in _COPIERS:
-            return self.copy_target(args, operands)
-        if name == "dd":
-            return self.first_hit([a[3:] for a in args if a.startswith("of=")])
-        if name in _SHELLS or name == "eval":
-            return self.nested(name, args)
-        if _is_interpreter(name):
-            return self.interpreter(args)
-        return None
-
-    def first_hit(self, words: list[str]) -> str | None:
-        for word in words:
-            found = self.hit(word)
-            if found:
-                return found
-        return None
-
-    def copy_target(self, args: list[str], operands: list[str]) -> str | None:
-        directory = None
-        for i, arg in enumerate(args):
-            if arg in ("-t", "--target-directory") and i + 1 < len(args):
-                directory = args[i + 1]
-            elif arg.startswith("--target-directory="):
-                directory = arg.split("=", 1)[1]
-        if directory is None:
-            if len(operands) < 2:
-                return None
-            *sources, dest = operands
-            found = self.hit(dest)
-            if found:
-                return found
-            if not (dest.endswith("/") or os.path.isdir(os.path.join(self.cwd, self.expand(dest)))):
-                return None
-            directory = dest
-        else:
-            sources = [o for o in operands if o != directory]
-        return self.first_hit(
-            [os.path.join(directory, os.path.basename(source.rstrip("/"))) for source in sources]
-        )
-
-    def nested(self, name: str, args: list[str]) -> str | None:
-        if self.depth >= _MAX_DEPTH:
-            return None
-        if name == "eval":
-            code = " ".join(args)
-        else:
-            flag = next((i for i, a in enumerate(args) if _has_flag(a, "c")), None)
-            if flag is None or flag + 1 >= len(args):
-                return None
-            code = args[flag + 1]
-        inner = _Scan(self.matches, self.cwd, self.depth + 1)
+    def nested_run(self, code: str, positional: list[str] | None = None) -> str | None:
+        """Follow ``code`` as a nested shell (``$0``, ``$1``... from ``positional``)."""
+        inner = _Scan(self.matcher, self.cwd, self.depth + 1)
         inner.variables = dict(self.variables)
+        inner.scripts = self.scripts
+        for number, value in enumerate((positional or [])[:10]):
+            inner.variables[str(number)] = [value]
         return inner.run(code)
 
-    def interpreter(self, args: list[str]) -> str | None:
-        codes = [args[i + 1] for i, a in enumerate(args[:-1]) if a in _CODE_FLAGS]
-        if not codes and (not args or "-" in args):
-            codes = self.bodies
-        for code in codes:
-            found = self.code_writes(code)
+    def program(self, program: Program) -> str | None:
+        if program.too_deep:
+            return TOO_DEEP
+        for command in program.commands:
+            found = self.command(command)
             if found:
                 return found
         return None
 
-    def code_writes(self, code: str) -> str | None:
-        if not _pattern(_WRITE_MARKER, re.IGNORECASE).search(code):
-            return None
-        for literal in re.findall(r"['\"]([^'\"\n]+)['\"]", code):
-            found = self.hit(literal.lstrip(">+ "))
-            if found:
-                return found
-        return None
+    # expansion
 
-
-def _unwrap(argv: list[str]) -> list[str]:
-    """The command a wrapper (``sudo -u x``, ``env A=b``, ``timeout 5``...) runs."""
-    takes_value, positionals = _WRAPPERS[os.path.basename(argv[0])]
-    i = 1
-    while i < len(argv):
-        arg = argv[i]
-        if arg == "--":
-            i += 1
-            break
-        if arg.startswith("-") and len(arg) > 1:
-            i += 2 if arg in takes_value else 1
-        elif _assignment(arg) is not None and argv[0] == "env":
-            i += 1
+    def expand(self, word: list) -> list[str]:
+        """The candidate values of one word (markers kept for globs)."""
+        choices = [self.part_values(part)[:MAX_CANDIDATES] for part in word]
+        if all(len(options) == 1 for options in choices):
+            values = ["".join(options[0] for options in choices)]
         else:
-            break
-    return argv[i + positionals :]
+            values = [""]
+            multi = 0
+            for options in choices:
+                multi += len(options) > 1
+                kept = options if len(options) == 1 or multi <= MAX_CHOICES else [UNKNOWN]
+                values = [v + o for v in values for o in kept][:MAX_CANDIDATES]
+        out: list[str] = []
+        for value in values:
+            out.extend(_finish(v) for v in _brace_expand(value))
+        return out[:MAX_CANDIDATES]
+
+    def part_values(self, part: tuple) -> list[str]:
+        kind = part[0]
+        if kind == "t":
+            return [part[1]]
+        if kind == "v":
+            _, name, op, default, quoted = part
+            values = self.variables.get(name)
+            if values is None:
+                if op in ("-", "=") and default is not None:
+                    values = [sp.plain(v) for v in self.expand(default)]
+                    if op == "=":
+                        self.variables[name] = values
+                else:
+                    return [UNKNOWN]
+            return values if quoted else [_mark_globs(v) for v in values]
+        if kind == "p":
+            path = f"/dev/fd/{63 - len(self.scripts)}"
+            printed = _printed(part[1])
+            if printed is not None:
+                self.scripts[path] = printed
+            return [path]
+        if kind == "s":
+            printed = _printed(part[1])
+            return [UNKNOWN] if printed is None else [printed.strip("\n")]
+        return [UNKNOWN]
+
+    def words(self, words: Iterable[list]) -> list[str]:
+        out: list[str] = []
+        for word in words:
+            out.extend(self.expand(word))
+        return out
+
+    def hit(self, candidate: str) -> bool:
+        if _is_glob(candidate):
+            return self.matcher.pattern(candidate, self.cwd)
+        return self.matcher.literal(candidate, self.cwd)
+
+    def first_hit(self, candidates: Iterable[str]) -> str | None:
+        for candidate in candidates:
+            if self.hit(candidate):
+                return sp.plain(candidate)
+        return None
+
+    # one simple command
+
+    def substitutions(self, word: list) -> str | None:
+        for part in word:
+            if part[0] in ("s", "p"):
+                found = self.program(part[1])
+                if found:
+                    return found
+            elif part[0] == "v" and part[3]:
+                found = self.substitutions(part[3])
+                if found:
+                    return found
+        return None
+
+    def command(self, command: Command) -> str | None:
+        for word in command.words:
+            found = self.substitutions(word)
+            if found:
+                return found
+        for redirect in command.redirects:
+            found = self.substitutions(redirect.target or []) or self.substitutions(
+                redirect.body_parts or []
+            )
+            if found:
+                return found
+            op = redirect.op.lstrip("0123456789")
+            if op in _WRITE_OPS and redirect.target:
+                targets = self.expand(redirect.target)
+                if op == ">&" and all(t.isdigit() or t == "-" for t in targets):
+                    continue
+                found = self.first_hit(targets)
+                if found:
+                    return found
+        words = list(command.words)
+        while words and self.assign(words[0]):
+            words.pop(0)
+        if not words:
+            return None
+        return self.simple(self.words(words), command)
+
+    def assign(self, word: list) -> bool:
+        """Record ``NAME=value`` (or ``NAME+=value``); ``False`` when the word is not one."""
+        if not word or word[0][0] != "t":
+            return False
+        name, equals, rest = word[0][1].partition("=")
+        name = name[:-1] if name.endswith("+") else name
+        if not equals or not name.isidentifier() or not name.isascii():
+            return False
+        value_word = ([("t", rest)] if rest else []) + list(word[1:])
+        values = self.expand(value_word) if value_word else [""]
+        self.variables[name] = [_stored(v) for v in values]
+        return True
+
+    def declare(self, arg: str) -> None:
+        """``export NAME=value`` and the like (``arg`` already expanded)."""
+        name, equals, value = arg.partition("=")
+        name = name[:-1] if name.endswith("+") else name
+        if equals and name.isidentifier() and name.isascii():
+            self.variables[name] = [_stored(value)]
+
+    def simple(self, argv: list[str], command: Command) -> str | None:  # noqa: PLR0912 - one branch per shell keyword or wrapper
+        while argv:
+            head = sp.plain(argv[0])
+            name = os.path.basename(head)
+            if head in _RESERVED:
+                argv = argv[1:]
+            elif head in _ENDINGS or head == "case":
+                return None
+            elif head in ("for", "select"):
+                if len(argv) >= 3 and argv[2] == "in":
+                    values = argv[3 : 3 + MAX_CANDIDATES]  # globs here are expanded
+                    self.variables[argv[1]] = [v if len(v) < MAX_VALUE else UNKNOWN for v in values]
+                return None
+            elif name in _WRAPPERS:
+                unwrapped = self.unwrap(argv)
+                if unwrapped is None or unwrapped == argv:
+                    return None
+                argv = unwrapped
+            elif name == "uv" and len(argv) > 1 and argv[1] == "run":
+                argv = _skip_options(
+                    argv[2:], frozenset({"--with", "--python", "-p", "--project", "--env-file"})
+                )
+            elif name == "xargs":
+                argv = self.xargs(argv, command)
+            else:
+                break
+        if not argv:
+            return None
+        name = os.path.basename(sp.plain(argv[0]))
+        args = argv[1:]
+        if name in _DECLARERS:
+            for arg in args:
+                self.declare(arg)
+            return None
+        if name in ("cd", "pushd"):
+            known = [a for a in args if not a.startswith("-") and UNKNOWN not in a]
+            if known and len(self.cwd) + len(known[-1]) < MAX_CWD:
+                self.cwd = os.path.join(self.cwd, sp.plain(known[-1]))
+            return None
+        return self.writes(name, args, command)
+
+    def unwrap(self, argv: list[str]) -> list[str] | None:
+        name = os.path.basename(sp.plain(argv[0]))
+        takes_value, positionals = _WRAPPERS[name]
+        i = 1
+        while i < len(argv):
+            arg = sp.plain(argv[i])
+            if arg == "--":
+                i += 1
+                break
+            if name == "command" and arg in ("-v", "-V"):
+                return None
+            if name == "env" and (arg in ("-C", "--chdir") or arg.startswith("--chdir=")):
+                value = (
+                    arg.split("=", 1)[1]
+                    if "=" in arg
+                    else sp.plain(argv[min(i + 1, len(argv) - 1)])
+                )
+                self.cwd = os.path.join(self.cwd, value)
+            if name == "env" and (arg == "-S" or arg.startswith("--split-string")):
+                code = (
+                    arg.split("=", 1)[1] if "=" in arg else " ".join(map(sp.plain, argv[i + 1 :]))
+                )
+                return ["eval", code, *argv[i + 2 :]] if code else None
+            if name == "strace" and arg == "-o" and i + 1 < len(argv) and self.hit(argv[i + 1]):
+                return ["tee", argv[i + 1]]
+            if arg.startswith("-") and len(arg) > 1:
+                i += 2 if arg in takes_value else 1
+            elif name == "env" and "=" in arg and arg.split("=", 1)[0].isidentifier():
+                i += 1
+            else:
+                break
+        if name == "flock" and i + positionals < len(argv):
+            rest = argv[i + positionals :]
+            if rest and sp.plain(rest[0]) in ("-c", "--command") and len(rest) > 1:
+                return ["sh", "-c", rest[1]]
+        if name == "watch" and i < len(argv):
+            return ["sh", "-c", " ".join(map(sp.plain, argv[i:]))]
+        return argv[i + positionals :]
+
+    def xargs(self, argv: list[str], command: Command) -> list[str]:
+        """The command ``xargs`` runs, with the words it would read appended."""
+        rest = _skip_options(
+            argv[1:], frozenset({"-I", "-n", "-L", "-P", "-s", "-d", "-E", "-a", "--delimiter"})
+        )
+        replace = None
+        for i, arg in enumerate(argv[1:], 1):
+            if arg in ("-I", "--replace") and i + 1 < len(argv):
+                replace = argv[i + 1]
+            elif arg.startswith("-I") and len(arg) > 2:
+                replace = arg[2:]
+            elif arg == "-i" or arg.startswith("--replace="):
+                replace = arg.partition("=")[2] or "{}"
+            elif not arg.startswith("-"):
+                break
+        text = self.stdin_text(command)
+        items = text.split() if text is not None else [STAR]
+        if replace is not None:
+            return [a.replace(replace, item) for item in items[:1] for a in rest] or rest
+        return rest + items if rest else ["echo"]
+
+    # writers
+
+    def writes(self, name: str, args: list[str], command: Command) -> str | None:
+        """The index (as written), when program ``name`` run with ``args`` writes it."""
+        handler = _HANDLERS.get(name) or _HANDLERS.get(name.rstrip("0123456789."))
+        if handler is None:
+            return None
+        return handler(self, name, args, [sp.plain(a) for a in args], command)
+
+    def operands_written(self, name: str, args: list[str], plain: list[str]) -> str | None:
+        """``tee``, ``rm`` and the like: every operand is written (``rm -r``: and below it)."""
+        operands = [a for a, p in zip(args, plain) if not p.startswith("-") or p == "-"]
+        recursive = name == "rm" and any(_short_flag(p, "rR") or p == "--recursive" for p in plain)
+        return self.first_hit(operands) or (self.below(operands) if recursive else None)
+
+    def other_editor(self, args: list[str], plain: list[str]) -> str | None:
+        if any(p in ("-v", "--view") for p in plain):
+            return None
+        operands = [a for a, p in zip(args, plain) if not p.startswith(("-", "+")) or p == "-"]
+        return self.first_hit(operands)
+
+    def sourced(self, plain: list[str], command: Command) -> str | None:
+        if plain and plain[0] in self.scripts:
+            return self.nested_run(self.scripts[plain[0]], plain)
+        return self.stdin_code(command) if plain and plain[0] in _STDIN_PATHS else None
+
+    def below(self, operands: list[str]) -> str | None:
+        for operand in operands:
+            if self.matcher.under(sp.plain(operand), STAR, self.cwd):
+                return sp.plain(operand)
+        return None
+
+    def stdin_text(self, command: Command) -> str | None:
+        """What ``command`` reads on stdin, when the command string says (else ``None``)."""
+        for redirect in reversed(command.redirects):
+            op = redirect.op.lstrip("0")
+            if op == "<<<" and redirect.target is not None:
+                return " ".join(sp.plain(v) for v in self.expand(redirect.target)) + "\n"
+            if op in ("<<", "<<-"):
+                return redirect.body or ""
+            if op == "<":
+                return None
+        if command.piped_from is not None:
+            return _printed_command(command.piped_from, self)
+        return None
+
+    def stdin_code(self, command: Command) -> str | None:
+        text = self.stdin_text(command)
+        return self.nested_run(text) if text else None
+
+    def shell(self, args: list[str], plain: list[str], command: Command) -> str | None:
+        i, has_c, reads_stdin = 0, False, False
+        while i < len(plain):
+            arg = plain[i]
+            if arg == "--":
+                i += 1
+                break
+            if arg in _SHELL_VALUE_OPTIONS:
+                i += 2
+                continue
+            if arg[:1] == "-" and "n" in arg[1:] and not arg.startswith("--"):
+                return None  # -n: read the commands, run none
+            if arg[:1] in ("-", "+") and len(arg) > 1 and not arg.startswith("--"):
+                has_c |= "c" in arg[1:]
+                reads_stdin |= "s" in arg[1:]
+            elif not arg.startswith("--"):
+                break
+            i += 1
+        if has_c:
+            return self.nested_run(plain[i], plain[i + 1 :]) if i < len(plain) else None
+        if reads_stdin or i >= len(plain) or plain[i] in _STDIN_PATHS:
+            return self.stdin_code(command)
+        if plain[i] in self.scripts:
+            return self.nested_run(self.scripts[plain[i]], plain[i:])
+        return None
+
+    def script(self, args: list[str], plain: list[str]) -> str | None:
+        """``script [-c CMD] [FILE]``: runs CMD, and writes its log to FILE (``typescript``)."""
+        for i, arg in enumerate(plain):
+            cluster = arg[:1] == "-" and arg[1:2] != "-" and arg.endswith("c")
+            if (arg == "--command" or cluster) and i + 1 < len(plain):
+                found = self.nested_run(plain[i + 1])
+                if found:
+                    return found
+        value_options = {"-c", "--command", "-E", "--echo", "-I", "-O", "-B", "-T", "-m"}
+        return self.first_hit(_operands(args, plain, value_options)[-1:])
+
+    def read(self, args: list[str], plain: list[str], command: Command) -> str | None:
+        """``read NAME...`` from a here-string or here-document sets those variables."""
+        names = _operands(args, plain, {"-p", "-d", "-n", "-N", "-t", "-u", "-a"})
+        words = (self.stdin_text(command) or "").split()
+        for k, name in enumerate(names):
+            value = " ".join(words[k:]) if k == len(names) - 1 else (words[k : k + 1] or [""])[0]
+            self.variables[sp.plain(name)] = [value] if words else [UNKNOWN]
+        return None
+
+    def code(self, code: str, language: str) -> str | None:
+        return _CodeScan(self, code, language).writes()
+
+    def python(self, args: list[str], plain: list[str], command: Command) -> str | None:
+        i = 0
+        while i < len(plain):
+            arg = plain[i]
+            if arg == "-" or not arg.startswith("-") or arg == "--":
+                break
+            if arg.startswith("--"):
+                i += 1
+                continue
+            for k, flag in enumerate(arg[1:], 1):
+                if flag == "c":
+                    code = arg[k + 1 :] or (plain[i + 1] if i + 1 < len(plain) else "")
+                    return self.code(code, "python")
+                if flag == "m":
+                    return None
+                if flag in "WX":
+                    i += 0 if arg[k + 1 :] else 1
+                    break
+            i += 1
+        if i < len(plain) and plain[i] not in ("-", "--"):
+            return None  # a script file
+        text = self.stdin_text(command)
+        return self.code(text, "python") if text else None
+
+    def node(self, name: str, args: list[str], plain: list[str], command: Command) -> str | None:
+        if name == "deno" and plain[:1] == ["eval"]:
+            return self.code(" ".join(plain[1:]), "js")
+        i = 0
+        while i < len(plain):
+            arg = plain[i]
+            for long in ("--eval=", "--print="):
+                if arg.startswith(long):
+                    return self.code(arg[len(long) :], "js")
+            if arg in ("--eval", "--print") or (
+                arg.startswith("-")
+                and not arg.startswith("--")
+                and arg[-1:] in "ep"
+                and len(arg) > 1
+            ):
+                return self.code(plain[i + 1] if i + 1 < len(plain) else "", "js")
+            if arg in ("-r", "--require", "--import", "--loader", "--input-type", "-C"):
+                i += 2
+                continue
+            if not arg.startswith("-") or arg == "-":
+                break
+            i += 1
+        if i < len(plain) and plain[i] != "-":
+            return None
+        text = self.stdin_text(command)
+        return self.code(text, "js") if text else None
+
+    def php(self, args: list[str], plain: list[str], command: Command) -> str | None:
+        for i, arg in enumerate(plain):
+            if arg in ("-r", "-B", "-R", "-E") and i + 1 < len(plain):
+                return self.code(plain[i + 1], "php")
+        return None
+
+    def perl_ruby(  # noqa: PLR0912 - one branch per option form
+        self, name: str, args: list[str], plain: list[str], command: Command
+    ) -> str | None:
+        value_flags = "MmIdDxC" if name == "perl" else "rICEFKTWx"
+        code: str | None = None
+        in_place = False
+        i = 0
+        while i < len(plain):
+            arg = plain[i]
+            if arg == "--" or not arg.startswith("-") or arg == "-":
+                i += 1 if arg == "--" else 0
+                break
+            k = 1
+            while k < len(arg):
+                flag = arg[k]
+                if flag in "eE" and not (name == "ruby" and flag == "E"):
+                    rest = arg[k + 1 :]
+                    if rest:
+                        code = (code or "") + rest + "\n"
+                    elif i + 1 < len(plain):
+                        i += 1
+                        code = (code or "") + plain[i] + "\n"
+                    break
+                if flag == "i":
+                    in_place = True
+                    break
+                if flag in value_flags:
+                    if k + 1 == len(arg) and flag in "IrCEF" and i + 1 < len(plain):
+                        i += 1
+                    break
+                if flag in "0l":
+                    while k + 1 < len(arg) and arg[k + 1] in "01234567xX":
+                        k += 1
+                k += 1
+            i += 1
+        operands = args[i:]
+        if code is None:
+            if operands and sp.plain(operands[0]) != "-":
+                operands = operands[1:]  # the script file
+                code = None
+            else:
+                code = self.stdin_text(command)
+        if in_place:
+            found = self.first_hit(operands)
+            if found:
+                return found
+        return self.code(code, "perl") if code else None
+
+    def awk(self, args: list[str], plain: list[str]) -> str | None:
+        program: str | None = None
+        in_place = False
+        i = 0
+        while i < len(plain):
+            arg = plain[i]
+            if arg in ("-f", "--file"):
+                program = ""
+                i += 2
+                continue
+            if arg in ("-v", "-F", "--assign", "--field-separator"):
+                i += 2
+                continue
+            if arg in ("-i", "--include") and i + 1 < len(plain):
+                in_place |= plain[i + 1] == "inplace"
+                i += 2
+                continue
+            if arg in ("-e", "--source") and i + 1 < len(plain):
+                program = (program or "") + plain[i + 1]
+                i += 2
+                continue
+            if arg == "--":
+                i += 1
+                break
+            if not arg.startswith("-") or arg == "-":
+                break
+            i += 1
+        if program is None and i < len(plain):
+            program = plain[i]
+            i += 1
+        files = args[i:]
+        if in_place:
+            found = self.first_hit(f for f in files if "=" not in sp.plain(f))
+            if found:
+                return found
+        return self.code(program, "awk") if program else None
+
+    def sed(self, args: list[str], plain: list[str]) -> str | None:  # noqa: PLR0912 - one branch per sed option form
+        in_place, scripts, i, files = False, [], 0, []
+        while i < len(plain):
+            arg = plain[i]
+            if arg.startswith("--in-place"):
+                in_place = True
+            elif arg in ("--expression", "-e") and i + 1 < len(plain):
+                scripts.append(plain[i + 1])
+                i += 1
+            elif arg.startswith("--expression="):
+                scripts.append(arg.split("=", 1)[1])
+            elif arg in ("-f", "--file", "-l", "--line-length"):
+                scripts.append("")
+                i += 1
+            elif arg.startswith("-") and not arg.startswith("--") and len(arg) > 1:
+                for k, flag in enumerate(arg[1:], 1):
+                    if flag == "i":
+                        in_place = True
+                        break
+                    if flag in "efl":
+                        rest = arg[k + 1 :] or (plain[i + 1] if i + 1 < len(plain) else "")
+                        scripts.append(rest if flag == "e" else "")
+                        i += 0 if arg[k + 1 :] else 1
+                        break
+            elif not arg.startswith("-"):
+                files.append(args[i])
+            i += 1
+        if not scripts and files:
+            scripts.append(sp.plain(files.pop(0)))
+        for script in scripts:
+            found = self.first_hit(_sed_write_files(script))
+            if found:
+                return found
+        return self.first_hit(files) if in_place else None
+
+    def copy(self, name: str, args: list[str], plain: list[str]) -> str | None:
+        if name == "rsync" and any(p == "--dry-run" or _short_flag(p, "n") for p in plain):
+            return None
+        value_options = {"-S", "--suffix", "-t", "--target-directory", "-m", "--mode", "-o"}
+        value_options |= {"-g", "--owner", "--group", "-e", "--rsh", "--exclude", "--include"}
+        value_options |= {"-f", "--filter", "--files-from", "--exclude-from", "--include-from"}
+        if name != "install":
+            value_options -= {"-o", "-g", "-m"}
+        if name == "ln":
+            value_options -= {"-f", "-e"}
+        if name != "rsync":
+            value_options -= {"-e", "-f"}
+        operands = _operands(args, plain, value_options)
+        directory = None
+        if name != "rsync":
+            directory = next(iter(_option_values(args, plain, ("-t", "--target-directory"))), None)
+        no_target_dir = any(p in ("-T", "--no-target-directory") for p in plain)
+        if directory is None:
+            if len(operands) == 1 and name == "ln":
+                operands = [*operands, "."]
+            if len(operands) < 2:
+                return None
+            *sources, destination = operands
+            found = self.kept(name, plain, self.first_hit([destination]))
+            if found:
+                return found
+            if not no_target_dir and not (
+                sp.plain(destination).endswith("/")
+                or os.path.isdir(os.path.join(self.cwd, sp.plain(destination)))
+                or UNKNOWN in destination
+            ):
+                return self.moved_away(name, sources)
+            directory = destination
+        else:
+            sources = operands
+        into = [
+            os.path.join(sp.plain(directory), os.path.basename(sp.plain(s).rstrip("/")))
+            for s in sources
+        ]
+        return self.kept(name, plain, self.first_hit(into)) or self.moved_away(name, sources)
+
+    def kept(self, name: str, plain: list[str], found: str | None) -> str | None:
+        """``found``, unless the command refuses to replace it: ``ln`` without ``-f``, ``cp -n``."""
+        if found is None or not os.path.lexists(os.path.join(self.cwd, found)):
+            return found
+        if name == "ln" and not _forced(plain):
+            return None
+        no_clobber = any(
+            _short_flag(p, "n") or p in ("--no-clobber", "--update=none") for p in plain
+        )
+        return None if no_clobber and name in ("cp", "mv") else found
+
+    def moved_away(self, name: str, sources: list[str]) -> str | None:
+        if name != "mv":
+            return None
+        return self.first_hit(sources) or self.below(sources)
+
+    def patch(self, args: list[str], plain: list[str], command: Command) -> str | None:
+        outputs = _option_values(args, plain, ("-o", "--output"))
+        operands = _operands(args, plain, {"-p", "-i", "-d", "-o", "-r", "-B", "-z", "-F", "-D"})
+        found = self.first_hit(outputs or operands[:1])
+        if found or outputs or operands:
+            return found
+        text = self.stdin_text(command) or ""
+        names = [
+            line[4:].split("\t")[0].strip() for line in text.split("\n") if line.startswith("+++ ")
+        ]
+        strip = [n.split("/", 1)[1] if "/" in n else n for n in names]
+        return self.first_hit(names + strip)
+
+    def git(self, args: list[str], plain: list[str]) -> str | None:
+        operands = [a for a, p in zip(args, plain) if not p.startswith("-")]
+        if not operands:
+            return None
+        sub = sp.plain(operands[0])
+        if sub in ("checkout", "restore", "mv") or (sub == "rm" and "--cached" not in plain):
+            return self.first_hit(operands[1:])
+        return None
+
+    def find(self, args: list[str], plain: list[str]) -> str | None:
+        starts: list[str] = []
+        i = 0
+        while i < len(plain) and not plain[i].startswith(("-", "(", "!")):
+            starts.append(plain[i])
+            i += 1
+        starts = starts or ["."]
+        names = [args[k + 1] for k in range(i, len(plain) - 1) if plain[k] in ("-name", "-iname")]
+        pattern = _mark_globs(sp.plain(names[0])) if names else STAR
+        for k in range(i, len(plain)):
+            action = plain[k]
+            if action in ("-fprint", "-fprint0", "-fprintf", "-fls") and k + 1 < len(args):
+                found = self.first_hit([args[k + 1]])
+                if found:
+                    return found
+            if action == "-delete":
+                for start in starts:
+                    if self.matcher.under(start, pattern, self.cwd) or self.hit(
+                        os.path.join(start, pattern)
+                    ):
+                        return f"{start} {action}"
+            if action in ("-exec", "-execdir", "-ok", "-okdir"):
+                end = k + 1
+                while end < len(plain) and plain[end] not in (";", "+"):
+                    end += 1
+                for start in starts:
+                    path = pattern if action.endswith("dir") else os.path.join(start, pattern)
+                    inner = [a.replace("{}", path) for a in args[k + 1 : end]]
+                    found = self.simple(inner, Command())
+                    if found:
+                        return found
+        return None
+
+    def vi(self, name: str, args: list[str], plain: list[str], command: Command) -> str | None:
+        commands: list[str] = []
+        read_only = name in ("view", "rview")
+        batch = False
+        files: list[str] = []
+        i = 0
+        while i < len(plain):
+            arg = plain[i]
+            if arg in ("-c", "--cmd", "-S") and i + 1 < len(plain):
+                commands.append(plain[i + 1])
+                i += 2
+                continue
+            if arg.startswith("+"):
+                commands.append(arg[1:])
+            elif arg in ("-R", "-M", "-m"):
+                read_only = True
+            elif arg in ("-es", "-Es", "-e", "-s", "-E", "--headless") or arg.startswith("-e"):
+                batch = batch or "s" in arg or arg == "--headless"
+            elif not arg.startswith("-") or arg == "-":
+                files.append(args[i])
+            i += 1
+        if name == "ex" and "-s" in plain:
+            batch = True
+        if batch and not commands:
+            text = self.stdin_text(command)
+            commands = text.split("\n") if text else []
+        return self.editor_writes(commands, files, read_only or batch)
+
+    def editor_writes(self, commands: list[str], files: list[str], quiet: bool) -> str | None:
+        """The index, when ex commands (``w``, ``wq``, ``w FILE``...) write it.
+
+        ``quiet``: no command means no write (read-only or batch mode);
+        otherwise an interactive session may write any file it opened.
+        """
+        buffer_written = False
+        for line in commands:
+            for target in _ex_write_targets(line):
+                if target:
+                    found = self.first_hit([target])
+                    if found:
+                        return found
+                else:
+                    buffer_written = True
+        if quiet and not buffer_written:
+            return None
+        return self.first_hit(files)
+
+    def ed(self, args: list[str], plain: list[str], command: Command) -> str | None:
+        files = [a for a, p in zip(args, plain) if not p.startswith("-") and not p.startswith("!")]
+        text = self.stdin_text(command)
+        return self.editor_writes(
+            text.split("\n") if text is not None else [], files, text is not None
+        )
+
+    def emacs(self, args: list[str], plain: list[str]) -> str | None:
+        batch = any(p in ("--batch", "-batch", "--script", "-script") for p in plain)
+        if batch:
+            code = " ".join(plain)
+            saving = ("save-buffer", "write-file", "write-region", "append-to-file", "save-some")
+            if not any(s in code for s in saving):
+                return None
+        return self.first_hit(a for a, p in zip(args, plain) if not p.startswith(("-", "+", "(")))
 
 
-def _has_flag(arg: str, flag: str) -> bool:
-    """``-i``, ``-i.bak``, or a short-flag cluster holding it (``-pi``, ``-Ei``)."""
+_HANDLERS: dict[str, Callable[[_Scan, str, list, list, Command], str | None]] = {
+    "sed": lambda s, n, a, p, c: s.sed(a, p),
+    "perl": lambda s, n, a, p, c: s.perl_ruby(n, a, p, c),
+    "ruby": lambda s, n, a, p, c: s.perl_ruby(n, a, p, c),
+    "python": lambda s, n, a, p, c: s.python(a, p, c),
+    "pypy": lambda s, n, a, p, c: s.python(a, p, c),
+    "php": lambda s, n, a, p, c: s.php(a, p, c),
+    "dd": lambda s, n, a, p, c: s.first_hit(x[3:] for x in a if x.startswith("of=")),
+    "uniq": lambda s, n, a, p, c: s.first_hit(_operands(a, p, {"-f", "-s", "-w"})[1:2]),
+    "patch": lambda s, n, a, p, c: s.patch(a, p, c),
+    "curl": lambda s, n, a, p, c: s.first_hit(_option_values(a, p, ("-o", "--output"))),
+    "wget": lambda s, n, a, p, c: s.first_hit(_option_values(a, p, ("-O", "--output-document"))),
+    "git": lambda s, n, a, p, c: s.git(a, p),
+    "find": lambda s, n, a, p, c: s.find(a, p),
+    "source": lambda s, n, a, p, c: s.sourced(p, c),
+    ".": lambda s, n, a, p, c: s.sourced(p, c),
+    "eval": lambda s, n, a, p, c: s.nested_run(" ".join(p)),
+    "script": lambda s, n, a, p, c: s.script(a, p),
+    "read": lambda s, n, a, p, c: s.read(a, p, c),
+    "su": lambda s, n, a, p, c: s.shell(a, [x if x != "--command" else "-c" for x in p], c),
+}
+_TOUCH_VALUES = {"-s", "--size", "-r", "--reference", "-d", "--date", "-t"}
+for _name in ("tee", *_REMOVERS):
+    _HANDLERS[_name] = lambda s, n, a, p, c: s.operands_written(n, a, p)
+for _name in _NODES:
+    _HANDLERS[_name] = lambda s, n, a, p, c: s.node(n, a, p, c)
+for _name in _AWKS:
+    _HANDLERS[_name] = lambda s, n, a, p, c: s.awk(a, p)
+for _name in (*_COPIERS, "mv"):
+    _HANDLERS[_name] = lambda s, n, a, p, c: s.copy(n, a, p)
+for _name in ("truncate", "touch"):
+    _HANDLERS[_name] = lambda s, n, a, p, c: s.first_hit(_operands(a, p, _TOUCH_VALUES))
+for _name in ("sort", "shuf"):
+    _HANDLERS[_name] = lambda s, n, a, p, c: s.first_hit(_option_values(a, p, ("-o", "--output")))
+for _name in _VI:
+    _HANDLERS[_name] = lambda s, n, a, p, c: s.vi(n, a, p, c)
+for _name in ("ed", "red"):
+    _HANDLERS[_name] = lambda s, n, a, p, c: s.ed(a, p, c)
+for _name in _EDITORS:
+    _HANDLERS[_name] = lambda s, n, a, p, c: s.other_editor(a, p)
+for _name in ("emacs", "emacsclient"):
+    _HANDLERS[_name] = lambda s, n, a, p, c: s.emacs(a, p)
+for _name in _SHELLS:
+    _HANDLERS[_name] = lambda s, n, a, p, c: s.shell(a, p, c)
+
+
+# -- helpers for option parsing ------------------------------------------------------
+
+
+def _short_flag(arg: str, flags: str) -> bool:
+    """A short-option cluster (``-rf``) holding one of ``flags``."""
     if not arg.startswith("-") or arg.startswith("--") or len(arg) < 2:
         return False
-    if arg[1] == flag:
-        return True
-    cluster = arg[1:].split(".", 1)[0]
-    return cluster.isalpha() and flag in cluster
+    return arg[1:].isalpha() and any(f in arg[1:] for f in flags)
 
 
-def index_write(command: str, matches: Matcher, cwd: str) -> str | None:
-    """The target (as written) through which ``command`` would write the index, else ``None``.
-
-    ``matches(path, cwd)`` says whether ``path`` (relative to ``cwd``) is the index.
-    """
-    return _Scan(matches, cwd).run(command)
+def _forced(plain: list[str]) -> bool:
+    """``ln -f``: an existing destination is replaced (without it, ``ln`` refuses)."""
+    return any(_short_flag(p, "f") or p == "--force" for p in plain)
 
 
-def name_matcher(index_name: str) -> Matcher:
-    """Match any file with this name (case-insensitive), also through a glob pattern."""
-    wanted = index_name.lower()
+def _skip_options(argv: list[str], takes_value: frozenset[str]) -> list[str]:
+    i = 0
+    while i < len(argv):
+        arg = sp.plain(argv[i])
+        if arg == "--":
+            return argv[i + 1 :]
+        if not arg.startswith("-") or arg == "-":
+            break
+        i += 2 if arg in takes_value else 1
+    return argv[i:]
 
-    def matches(path: str, _cwd: str) -> bool:
-        base = os.path.basename(path.rstrip("/")).lower()
-        if base == wanted:
-            return True
-        if not any(c in base for c in "*?["):
+
+def _operands(args: list[str], plain: list[str], value_options: set[str]) -> list[str]:
+    out: list[str] = []
+    i = 0
+    options_done = False
+    while i < len(plain):
+        arg = plain[i]
+        if not options_done and arg == "--":
+            options_done = True
+        elif not options_done and arg in value_options:
+            i += 1
+        elif options_done or not arg.startswith("-") or arg == "-":
+            out.append(args[i])
+        i += 1
+    return out
+
+
+def _option_values(args: list[str], plain: list[str], names: tuple[str, ...]) -> list[str]:
+    out: list[str] = []
+    for i, arg in enumerate(plain):
+        for name in names:
+            if arg == name and i + 1 < len(args):
+                out.append(args[i + 1])
+            elif name.startswith("--") and arg.startswith(name + "="):
+                out.append(args[i][len(name) + 1 :])
+            elif not name.startswith("--") and arg.startswith(name) and len(arg) > len(name):
+                out.append(args[i][len(name) :])
+    return out
+
+
+def _sed_write_files(script: str) -> list[str]:
+    """File names after sed ``w`` commands (and the ``w`` flag of ``s``)."""
+    out: list[str] = []
+    for line in script.replace(";", "\n").split("\n"):
+        stripped = line.strip()
+        for marker in ("w ", "W "):
+            at = stripped.find(marker)
+            while at >= 0:
+                if at == 0 or not stripped[at - 1].isalpha():
+                    out.append(stripped[at + 2 :].strip())
+                at = stripped.find(marker, at + 1)
+    return out
+
+
+_EX_WRITES = frozenset(
+    {"w", "wq", "wqa", "wqall", "x", "xa", "xit", "xall", "exi", "exit", "wa", "wall", "up",
+     "upd", "update", "sav", "saveas", "wn", "wnext", "wN", "write", "W"}
+)  # fmt: skip
+
+
+def _ex_write_targets(line: str) -> list[str]:
+    """What an ex/ed command line writes: ``""`` for the buffer's own file, else a file name."""
+    out: list[str] = []
+    for piece in line.split("|"):
+        word = piece.strip().lstrip(":").lstrip("%0123456789,.$' ").strip()
+        head = ""
+        for c in word:
+            if not c.isalpha():
+                break
+            head += c
+        if head not in _EX_WRITES:
+            continue
+        argument = word[len(head) :].lstrip("!").strip()
+        if argument.startswith(">>"):
+            argument = argument[2:].strip()
+        if argument.startswith("!"):
+            continue  # writes to a command, not a file
+        out.append(argument)
+    return out
+
+
+def _printed(program: Program) -> str | None:
+    """The output of ``$(echo ...)``/``$(printf ...)`` when it is spelled out, else ``None``."""
+    if len(program.commands) != 1:
+        return None
+    return _printed_command(program.commands[0], None)
+
+
+def _printed_command(command: Command, scan: _Scan | None) -> str | None:
+    """What a literal ``echo``/``printf``/``cat <<EOF`` command prints, else ``None``."""
+    if command.redirects and scan is None:
+        return None
+    words: list[str] = []
+    for word in command.words:
+        if any(p[0] != "t" for p in word) and scan is None:
+            return None
+        words.extend(scan.expand(word) if scan is not None else ["".join(p[1] for p in word)])
+    words = [sp.plain(w) for w in words]
+    if not words:
+        return None
+    name = os.path.basename(words[0])
+    if name == "echo":
+        args = words[1:]
+        while args and args[0] in ("-n", "-e", "-E", "-ne", "-en"):
+            args = args[1:]
+        return " ".join(args) + "\n"
+    if name == "printf" and len(words) > 1:
+        text = words[1].replace("\\n", "\n").replace("\\t", "\t").replace("%%", "%")
+        if text.count("%s") == 1 and len(words) > 2:
+            return "".join(text.replace("%s", arg) for arg in words[2:])
+        return text.replace("%s", " ".join(words[2:]))
+    if name == "cat" and len(words) == 1 and scan is not None:
+        return scan.stdin_text(command)
+    return None
+
+
+# -- interpreter code ----------------------------------------------------------------
+
+_WRITE_CALLS = frozenset(
+    {
+        "writefile", "writefilesync", "appendfile", "appendfilesync", "createwritestream",
+        "file_put_contents", "unlink", "unlinksync", "remove", "rmsync", "rm", "rmtree",
+        "truncate", "truncatesync", "touch", "symlink", "symlinksync", "binwrite",
+        "write_file", "spew", "outputfile", "delete", "rm_f", "rm_rf", "removedirs",
+    }
+)  # fmt: skip
+# methods whose string argument is content, never a path (``f.write('MEMORY.md')``)
+_CONTENT_CALLS = frozenset({"write", "write_text", "write_bytes", "syswrite", "writelines"})
+_PATH_WRITE_METHODS = frozenset({"write_text", "write_bytes", "touch", "unlink", "symlink_to"})
+# calls that change every path they are given (a rename changes its source too)
+_MOVE_CALLS = frozenset(
+    {"rename", "renamesync", "replace", "move", "mv", "renames", "utime", "utimes", "utimessync",
+     "lutimes", "futimes"}
+)  # fmt: skip
+_COPY_CALLS = frozenset(
+    {"copy", "copy2", "copyfile", "copyfilesync", "cp", "cpsync", "link", "linksync", "install",
+     "copy_file", "cp_r", "copyfile_sync"}
+)  # fmt: skip
+_OPEN_CALLS = frozenset(
+    {"open", "fopen", "opensync", "openfile", "new", "sysopen", "filehandle", "openasync"}
+)
+_PATH_CALLS = frozenset({"path", "purepath", "posixpath", "pathname", "file"})
+_SHELL_CALLS = frozenset(
+    {"system", "popen", "run", "call", "check_call", "check_output", "getoutput",
+     "getstatusoutput", "exec", "execsync", "spawn", "spawnsync", "shell_exec", "passthru",
+     "proc_open", "qx", "execfilesync", "capture2", "capture3", "popen3"}
+)  # fmt: skip
+_READ_CALLS = frozenset(
+    {"read", "read_text", "read_bytes", "readfile", "readfilesync", "readlines", "readline",
+     "file_get_contents", "createreadstream", "exists", "existssync", "isfile", "is_file",
+     "stat", "statsync", "lstat", "getsize", "getmtime", "print", "puts", "say", "len",
+     "load", "loads", "foreach", "size", "readlink", "access", "accesssync", "glob",
+     "basename", "dirname", "join", "realpath", "abspath", "resolve", "count", "log",
+     "readlinessync", "each_line", "lines", "println", "printf", "echo", "warn", "die",
+     "fileinput", "input", "str", "repr", "split", "startswith", "endswith", "find", "index",
+     "exist", "file_exists", "is_readable", "filesize", "md5", "sha1", "sha256", "hash"}
+)  # fmt: skip
+_WRITE_HINTS = (
+    "write", "append", "truncate", "unlink", "remove", "rename", "replace", "copy", "move",
+    "symlink", "'w", '"w', "'a", '"a', "'x", '"x', "'r+", '"r+', "'>", '">', "'+", '"+', "utime",
+    "mode=", "mode:", "> ", ">>", "system", "popen", "spawn", "exec",
+)  # fmt: skip
+_WRITE_MODES = frozenset(
+    {"w", "a", "x", "r+", "w+", "a+", "x+", "wb", "ab", "xb", "rb+", "r+b", "wb+", "w+b", "ab+",
+     "a+b", "wt", "at", "xt", "w+t", "a+t", "r+t", "c", "c+", "cb", "c+b", "as", "as+", "wx", "ax"}
+)  # fmt: skip
+_NAME_CHARACTERS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_$@.:")
+
+
+def _code_tokens(code: str) -> list[tuple[str, str]]:
+    """Strings, names, and punctuation of a one-liner (any of the languages), in order."""
+    tokens: list[tuple[str, str]] = []
+    i = 0
+    n = len(code)
+    while i < n:
+        c = code[i]
+        if c in "'\"`":
+            j = i + 1
+            out: list[str] = []
+            while j < n and code[j] != c:
+                if code[j] == "\\" and j + 1 < n:
+                    out.append(code[j : j + 2] if code[j + 1] not in "'\"`\\" else code[j + 1])
+                    j += 2
+                else:
+                    out.append(code[j])
+                    j += 1
+            tokens.append(("str" if c != "`" else "cmd", "".join(out)))
+            i = j + 1
+        elif c in _NAME_CHARACTERS:
+            j = i
+            while j < n and code[j] in _NAME_CHARACTERS:
+                j += 1
+            tokens.append(("name", code[i:j]))
+            i = j
+        elif c in " \t\r":
+            i += 1
+        elif c == ">" and code.startswith(">>", i):
+            tokens.append(("op", ">>"))
+            i += 2
+        else:
+            tokens.append(("op", ";" if c == "\n" else c))
+            i += 1
+    return tokens
+
+
+def _call_name(name: str) -> str:
+    """``fs.writeFileSync`` -> ``writefilesync``; ``File::open`` -> ``open``."""
+    for separator in ("::", "->", "."):
+        name = name.rpartition(separator)[2] if separator in name else name
+    return name.lstrip("$@").lower()
+
+
+def _is_perl_mode(text: str) -> bool:
+    """A Perl ``open`` mode that writes (``>``, ``>>``, ``+<``, ``>:utf8``...)."""
+    return text.strip().startswith((">", "+<", "+>", "|"))
+
+
+def _is_mode(text: str) -> bool:
+    """A file mode that writes, in any of the languages (``'a'``, ``'r+'``, ``'wb'``, ``'>>'``)."""
+    stripped = text.strip()
+    return _is_perl_mode(stripped) or stripped in _WRITE_MODES
+
+
+class _Frame:
+    """One open call while scanning code: its name, argument index and string arguments."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.argument = 0
+        self.strings: list[tuple[int, str]] = []
+        self.method = ""
+        self.flags = ""
+
+
+class _CodeScan:
+    """Does a one-liner write the index? Each string naming it is judged by its call."""
+
+    def __init__(self, scan: _Scan, code: str, language: str) -> None:
+        self.scan = scan
+        self.code = code
+        self.language = language
+
+    def writes(self) -> str | None:  # noqa: PLR0912 - one branch per token kind
+        tokens = _code_tokens(self.code)
+        hints = self.code.lower()
+        may_write = any(h in hints for h in _WRITE_HINTS)
+        stack: list[_Frame] = []
+        judged: list[tuple[str, _Frame | None, int, str]] = []  # literal, call, arg index, before
+        closed: list[_Frame] = []
+        previous_kind, previous = "", ""
+        statement_strings: list[str] = []
+        for k, (kind, value) in enumerate(tokens):
+            if kind == "op" and value == "(":
+                stack.append(_Frame(previous if previous_kind == "name" else ""))
+            elif kind == "op" and value == ")" and stack:
+                frame = stack.pop()
+                after = tokens[k + 1] if k + 1 < len(tokens) else ("", "")
+                if after[0] == "name" and after[1].startswith("."):
+                    frame.method = _call_name(after[1])
+                closed.append(frame)
+            elif kind == "op" and value == "," and stack:
+                stack[-1].argument += 1
+            elif kind == "op" and value == ";":
+                statement_strings = []
+            elif kind == "name" and stack:
+                stack[-1].flags += value.upper() + " "
+            elif kind == "cmd":
+                found = self.scan.nested_run(value)
+                if found:
+                    return found
+            elif kind == "str":
+                frame = stack[-1] if stack else None
+                if frame is not None:
+                    frame.strings.append((frame.argument, value))
+                    if _call_name(frame.name) in _SHELL_CALLS:
+                        found = self.scan.nested_run(value)
+                        if found:
+                            return found
+                if self.names_index(value):
+                    bare = previous if previous_kind == "name" and frame is None else ""
+                    context = previous if previous_kind == "op" else ""
+                    if frame is None and statement_strings and _is_perl_mode(statement_strings[-1]):
+                        context = ">"
+                    judged.append((value, frame, frame.argument if frame else 0, context or bare))
+                statement_strings.append(value)
+            previous_kind, previous = kind, value
+        for literal, frame, argument, before in judged:
+            verdict = self.judge(literal, frame, argument, before)
+            if verdict == "write" or (verdict == "unknown" and may_write):
+                return literal.strip(" <>+")
+        return None
+
+    def names_index(self, literal: str) -> bool:
+        path = literal.strip().lstrip("<>+|& ").strip()
+        if not path or len(path) > 4096 or any(c in path for c in " \t\n;"):
             return False
-        import fnmatch  # noqa: PLC0415 - only for glob targets
+        return self.scan.hit(path) or (
+            "/" not in path and any(c in path for c in "*?[") and self.scan.hit(_mark_globs(path))
+        )
 
-        return fnmatch.fnmatchcase(wanted, base)
-
-    return matches
-
-
-def path_matcher(index_path: str) -> Matcher:
-    """Match exactly one file (symlinks and ``..`` resolved, case folded where the OS does)."""
-    wanted = os.path.normcase(os.path.realpath(index_path))
-
-    def matches(path: str, cwd: str) -> bool:
-        full = os.path.join(cwd, path)
-        if any(c in os.path.basename(full) for c in "*?["):
-            import fnmatch  # noqa: PLC0415 - only for glob targets
-
-            directory = os.path.normcase(os.path.realpath(os.path.dirname(full)))
-            return directory == os.path.dirname(wanted) and fnmatch.fnmatch(
-                os.path.basename(wanted), os.path.normcase(os.path.basename(full))
-            )
-        return os.path.normcase(os.path.realpath(full)) == wanted
-
-    return matches
+    def judge(self, literal: str, frame: _Frame | None, argument: int, before: str) -> str:  # noqa: PLR0912 - one branch per kind of call
+        if literal.strip().startswith((">", "+<", "+>")):
+            return "write"
+        if before in (">", ">>", "|"):
+            return "write"
+        if before == "<":
+            return "read"
+        if frame is not None and frame.name == "":
+            frame = None  # grouping parentheses, not a call
+        if frame is None:
+            name = _call_name(before) if before else ""
+            if name in _WRITE_CALLS or name in _MOVE_CALLS:
+                return "write"
+            if name in _READ_CALLS or name in _OPEN_CALLS:
+                return "read"
+            return "unknown"
+        name = _call_name(frame.name)
+        if name in _MOVE_CALLS:
+            return "write"
+        if name in _WRITE_CALLS:
+            return "write" if argument == 0 else "read"
+        if name in _CONTENT_CALLS:
+            qualified = frame.name.lower().replace("::", ".")
+            path_first = qualified.endswith(("file.write", "io.write", "file.binwrite"))
+            return "write" if path_first and argument == 0 else "read"
+        if name in _COPY_CALLS:
+            return "write" if argument >= 1 else "read"
+        if name in _SHELL_CALLS:
+            return "read"  # already read as a shell command
+        if name in _OPEN_CALLS or (name in _PATH_CALLS and frame.method == ""):
+            others = [s for a, s in frame.strings if s != literal]
+            flags = frame.flags
+            if any(_is_mode(s) for s in others) or any(
+                f in flags for f in ("O_WRONLY", "O_RDWR", "O_APPEND", "O_CREAT", "O_TRUNC")
+            ):
+                return "write"
+            if name in _PATH_CALLS and frame.method == "":
+                return "unknown"
+            return "read"
+        if name in _PATH_CALLS:
+            method = frame.method
+            if method in _PATH_WRITE_METHODS or method in _WRITE_CALLS or method in _MOVE_CALLS:
+                return "write"
+            return "read" if method in _READ_CALLS else "unknown"
+        if name in _READ_CALLS:
+            return "read"
+        return "unknown"

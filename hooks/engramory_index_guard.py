@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
 """Engramory index guard for Claude Code (and hosts that read Claude's settings).
 
-Registered as a PreToolUse hook on Write|Edit|MultiEdit|Bash, it denies an
-edit that would grow MEMORY.md past its hard cap, and a shell command that
-would write it at all; registered as a PostToolUse hook with
-``--event post --index /abs/path/MEMORY.md``, it tells the agent to compact
-when the index ended up over the cap anyway. See hooks/INSTALL.md.
+Registered as a PreToolUse hook on Write|Edit|MultiEdit|Bash (with
+``--index /abs/path/MEMORY.md``, so a symlink or hard link to the index is
+known too), it denies an edit that would grow MEMORY.md past its hard cap, and
+a shell command that would write it at all; registered as a PostToolUse hook
+with ``--event post --index /abs/path/MEMORY.md``, it tells the agent to
+compact when the index ended up over the cap anyway. See hooks/INSTALL.md.
 
 Run it as ``python -I -S engramory_index_guard.py``: an isolated interpreter
 without site-packages starts several times faster, and this script puts its
@@ -24,6 +25,33 @@ _BROKEN = (
 )
 
 
+# The same rule as engramory.hosts.claude.may_concern_index, in a cheap form: a
+# payload naming MEMORY.md, an edit while the index is known by path (--index:
+# an alias may have any name), or a Bash command that may write anything.
+_SHELL_MARKERS = (b">", b"`", b"$(", b"$'", b"\\u")
+SHELL_WRITERS = frozenset(
+    b"""sh bash zsh dash ksh mksh ash yash posh fish eval source . exec env busybox
+    tee sed perl ruby python pypy node nodejs bun deno php awk gawk mawk nawk cp mv install
+    ln rsync dd truncate touch rm unlink shred srm sponge sort shuf uniq patch curl wget git
+    find xargs vi vim nvim gvim ex vimdiff view rview rvim nano pico micro joe jed mg kak hx
+    helix ed red emacs emacsclient strace ltrace watch flock uv coproc script su read""".split()
+)
+_WORD_BYTES = bytes(c if chr(c).isalnum() or chr(c) in "._+-" else 32 for c in range(256))
+
+
+def _may_concern_index(raw, argv):
+    low = raw.lower()
+    if b"memory.md" in low:
+        return True
+    if b'"bash"' not in low:
+        return "--index" in argv or any(a.startswith("--index=") for a in argv)
+    if any(marker in low for marker in _SHELL_MARKERS):
+        return True
+    low = low.replace(b'"bash"', b" ").replace(b"\\\\", b"").replace(b"\\n", b" ")
+    words = low.replace(b"\\t", b" ").translate(None, b"\\'\"").translate(_WORD_BYTES).split()
+    return any(w in SHELL_WRITERS or w.rstrip(b"0123456789.") in SHELL_WRITERS for w in words)
+
+
 def _package_root():
     here = os.path.dirname(os.path.realpath(__file__))
     checkout = os.path.dirname(here)
@@ -40,8 +68,8 @@ def main():
         sys.path.insert(0, root)
     try:
         from engramory.hosts.claude import hook_main  # noqa: PLC0415 - after the path is set
-    except Exception:  # a broken install: say so when the index is involved, never crash
-        if "--event" not in sys.argv and b"memory.md" in sys.stdin.buffer.read().lower():
+    except Exception:  # a broken install: say so when the index may be involved, never crash
+        if "--event" not in sys.argv and _may_concern_index(sys.stdin.buffer.read(), sys.argv):
             sys.stdout.write(_BROKEN + "\n")
         return 0
     return hook_main(sys.argv[1:])

@@ -288,7 +288,113 @@ def test_prefilter_skips_json_for_unrelated_payloads() -> None:
     assert claude.may_concern_index(raw.replace(b"a.py", b"MEMORY.md"), {})
     escaped = raw.replace(b"a.py", b"MEMORY\\u002emd")
     assert claude.may_concern_index(escaped, {})
-    assert claude.may_concern_index(raw, {"ENGRAMORY_INDEX_PATH": "/x/MEMORY.md"})
+    # a known index: the edit target is compared by identity (one stat), not parsed
+    assert not claude.may_concern_index(raw, {"ENGRAMORY_INDEX_PATH": "/x/MEMORY.md"})
+
+
+def bash(command: str, cwd: str = "/w") -> bytes:
+    return json.dumps(
+        {"tool_name": "Bash", "tool_input": {"command": command}, "cwd": cwd}
+    ).encode()
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "echo x >> MEM*.md",  # issue 10 item 1: the name is not in the bytes
+        "F=MEMORY; echo x >> $F.md",
+        "echo x >> 'MEMORY'.md",
+        'echo x >> MEM""ORY.md',
+        "echo x >> MEMORY\\.md",
+        "echo x >> MEM\\\nORY.md",
+        "t'e'e MEM*.md",
+        "\\tee MEM*.md",
+        "python3 -c \"open('MEM' 'ORY.md', 'a')\"",
+        "cat $'\\x4dEMORY.md'",
+        "x=`ls`",
+        ". /dev/stdin",
+    ],
+)
+def test_a_shell_command_that_may_write_is_parsed(command: str) -> None:
+    assert claude.may_concern_index(bash(command), {})
+
+
+@pytest.mark.parametrize(
+    "command", ["cat MEMORY.md", "grep -n x MEMORY.md | head", "ls -la", "pytest -q tests/"]
+)
+def test_a_read_only_shell_command_stays_on_the_fast_path(command: str) -> None:
+    assert not claude.may_concern_index(bash(command), {})
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "echo x >> MEM*.md",
+        "F=MEMORY; echo x >> $F.md",
+        "echo x >> 'MEMORY'.md",
+        'echo x >> MEM""ORY.md',
+        "echo x >> MEMORY\\.md",
+        "echo x >> MEM\\\nORY.md",
+    ],
+)
+def test_issue_10_item_1_catches_hold_through_the_hook(command: str) -> None:
+    assert claude.answer([], bash(command), {}) != ""
+    output = json.loads(claude.answer([], bash(command), {}))
+    assert output["hookSpecificOutput"]["permissionDecision"] == "deny"
+
+
+def test_an_alias_of_the_index_is_the_index(tmp_path: Path) -> None:
+    store = tmp_path / ".engramory-memory"
+    store.mkdir()
+    index = store / "MEMORY.md"
+    index.write_text("- [a](a.md)\n")
+    (tmp_path / "notes.md").symlink_to(index)
+    os.link(index, tmp_path / "hard.md")
+    flags = ["--index", str(index)]
+    for alias in ("notes.md", "hard.md"):
+        payload = write(tmp_path / alias, lines(300))
+        payload["cwd"] = str(tmp_path)
+        assert decision(ask_with(flags, payload)) == "deny", alias
+        assert ask_with([], payload) is None  # without --index, only the name is known
+        shell = json.loads(bash(f"echo x >> {alias}", str(tmp_path)))
+        assert decision(ask_with(flags, shell)) == "deny", alias
+    # ENGRAMORY_INDEX_PATH: that file only, by identity, and no other MEMORY.md
+    pinned = {"ENGRAMORY_INDEX_PATH": str(index)}
+    assert decision(ask(write(tmp_path / "hard.md", lines(300)), pinned)) == "deny"
+    assert ask(write(tmp_path / "MEMORY.md", lines(300)), pinned) is None
+    # with --index the name rule stays on (other stores)
+    assert decision(ask_with(flags, write(tmp_path / "x" / "MEMORY.md", lines(300)))) == "deny"
+
+
+def ask_with(argv: list[str], payload: dict, env: dict | None = None) -> dict | None:
+    text = claude.answer(argv, json.dumps(payload).encode(), env or {})
+    return json.loads(text) if text else None
+
+
+def test_an_oversized_payload_is_judged_by_its_target(tmp_path: Path) -> None:
+    index = tmp_path / "MEMORY.md"
+    head = json.dumps({"tool_name": "Write", "cwd": str(tmp_path)})[:-1]
+    filler = b"x" * (claude.PAYLOAD_LIMIT + 10)
+
+    def payload(path: str) -> bytes:
+        start = head.encode() + b', "tool_input": {"file_path": ' + json.dumps(path).encode()
+        return start + b', "content": "' + filler + b'"}}'
+
+    denied = json.loads(claude.answer([], payload(str(index)), {}))
+    reason = denied["hookSpecificOutput"]["permissionDecisionReason"]
+    assert denied["hookSpecificOutput"]["permissionDecision"] == "deny"
+    assert "too large to check" in reason
+    assert claude.answer([], payload(str(tmp_path / "app.py")), {}) == ""
+    alias = tmp_path / "alias.md"
+    alias.symlink_to(index)
+    assert claude.answer(["--index", str(index)], payload(str(alias)), {}) != ""
+
+
+def test_json_string_ignores_keys_inside_values() -> None:
+    raw = b'{"content": "say \\"file_path\\": \\"MEMORY.md\\"", "file_path": "a\\\\"}'
+    assert claude.json_string(raw, b"file_path") == b"a\\\\"
+    assert claude.json_string(b'{"file_path": 5}', b"file_path") is None
+    assert claude.json_string(b'{"file_path": "unterminated', b"file_path") is None
 
 
 # --- PostToolUse --------------------------------------------------------------------------
@@ -408,3 +514,26 @@ def test_guard_never_raises_on_any_index_and_edit(raw: bytes, old: str, new: str
 def test_os_environ_is_accepted(monkeypatch, tmp_path: Path) -> None:
     monkeypatch.setenv("ENGRAMORY_INDEX_NAME", "X.md")
     assert claude.answer([], json.dumps(write(tmp_path / "x.md", lines(300))).encode(), os.environ)
+
+
+def test_a_command_the_guard_cannot_follow_is_denied_with_a_reason() -> None:
+    deep = "echo " + "$(" * 40 + "ls" + ")" * 40
+    output = json.loads(claude.answer([], bash(deep), {}))
+    reason = output["hookSpecificOutput"]["permissionDecisionReason"]
+    assert output["hookSpecificOutput"]["permissionDecision"] == "deny"
+    assert "nested too deep" in reason and "((" not in reason
+
+
+def test_same_file_by_inode_or_by_resolved_path(tmp_path: Path) -> None:
+    index = tmp_path / "store" / "MEMORY.md"
+    index.parent.mkdir()
+    dangling = tmp_path / "alias.md"
+    dangling.symlink_to(index)  # the index does not exist yet: resolved paths decide
+    assert claude.same_file(str(dangling), str(index))
+    index.write_text("x")
+    os.link(index, tmp_path / "hard.md")
+    assert claude.same_file(str(tmp_path / "hard.md"), str(index))
+    assert claude.same_file(str(dangling), str(index))
+    (tmp_path / "copy.md").write_text("x")
+    assert not claude.same_file(str(tmp_path / "copy.md"), str(index))
+    assert not claude.same_file(str(tmp_path / "missing.md"), str(index))

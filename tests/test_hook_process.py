@@ -234,3 +234,78 @@ def test_broken_install_says_so_when_the_index_is_involved(tmp_path: Path) -> No
         check=False,
     )
     assert proc.returncode == 0 and proc.stdout == b""
+
+
+def test_alias_of_the_index_through_the_real_hook(tmp_path: Path) -> None:
+    """Issue 10 item 7: a 300-line Write to a symlink or hard link of the index is denied."""
+    store = tmp_path / ".engramory-memory"
+    store.mkdir()
+    index = store / "MEMORY.md"
+    index.write_text("- [a](a.md)\n")
+    (tmp_path / "notes.md").symlink_to(index)
+    os.link(index, tmp_path / "hard.md")
+    for alias in ("notes.md", "hard.md"):
+        payload = {
+            "tool_name": "Write",
+            "cwd": str(tmp_path),
+            "tool_input": {"file_path": alias, "content": "x\n" * 300},
+        }
+        output = answer(hook(payload, "--index", str(index)))
+        assert output is not None, alias
+        assert output["hookSpecificOutput"]["permissionDecision"] == "deny"
+    other = {"tool_name": "Write", "cwd": str(tmp_path), "tool_input": {"file_path": "a.py"}}
+    assert answer(hook(other, "--index", str(index))) is None
+
+
+def test_oversized_payload_through_the_real_hook(tmp_path: Path) -> None:
+    index = tmp_path / "MEMORY.md"
+    start = json.dumps({"tool_name": "Write", "tool_input": {"file_path": str(index)}})[:-2]
+    raw = start.encode() + b', "content": "' + b"x" * (64 * 1024 * 1024 + 1) + b'"}}'
+    output = answer(hook(None, raw=raw))
+    assert output is not None
+    assert output["hookSpecificOutput"]["permissionDecision"] == "deny"
+    assert "too large to check" in output["hookSpecificOutput"]["permissionDecisionReason"]
+    other = raw.replace(b"MEMORY.md", b"app.py", 1)
+    assert answer(hook(None, raw=other)) is None
+
+
+def test_bash_write_with_the_name_hidden_is_denied_by_the_real_hook() -> None:
+    """Issue 10 item 1: the raw-bytes pre-check no longer hides these."""
+    for command in ("echo x >> MEM*.md", "F=MEMORY; echo x >> $F.md", "echo x >> 'MEMORY'.md"):
+        output = answer(hook({"tool_name": "Bash", "tool_input": {"command": command}}))
+        assert output is not None, command
+        assert output["hookSpecificOutput"]["permissionDecision"] == "deny"
+
+
+def test_index_known_non_index_write_stays_on_the_hot_path(tmp_path: Path) -> None:
+    payload = {"tool_name": "Write", "tool_input": {"file_path": "/x/app.py", "content": "1"}}
+    proc = subprocess.run(
+        [sys.executable, "-I", "-S", "-X", "importtime", str(HOOK), "--index", "/s/MEMORY.md"],
+        input=json.dumps(payload).encode(),
+        capture_output=True,
+        timeout=60,
+        check=False,
+    )
+    assert proc.returncode == 0 and proc.stdout == b""
+    names = {m.group(1).decode() for m in re.finditer(rb"\|\s+([\w.]+)\n", proc.stderr)}
+    ours = {name for name in names if name.startswith("engramory")}
+    assert ours == HOT_PATH_MODULES
+    assert not names & {"json", "re", "shlex", "dataclasses", "typing"}
+
+
+def test_broken_install_fallback_follows_the_same_word_list() -> None:
+    from engramory.hosts import claude
+
+    namespace: dict[str, object] = {}
+    source = HOOK.read_text()
+    start = source.index("_SHELL_MARKERS")
+    exec(source[start : source.index("def _package_root")], namespace)
+    assert namespace["SHELL_WRITERS"] == claude.SHELL_WRITERS
+    check = namespace["_may_concern_index"]
+    bash = {"tool_name": "Bash", "tool_input": {"command": "echo x >> MEM*.md"}}
+    assert check(json.dumps(bash).encode(), [])
+    bash["tool_input"]["command"] = "ls -la"
+    assert not check(json.dumps(bash).encode(), [])
+    edit = {"tool_name": "Write", "tool_input": {"file_path": "/a/notes.md"}}
+    assert check(json.dumps(edit).encode(), ["--index", "/s/MEMORY.md"])
+    assert not check(json.dumps(edit).encode(), [])

@@ -288,8 +288,10 @@ def test_claude_hooks_are_valid_merged_and_removed(cli, project: Path) -> None:
     handler = ours[0]["hooks"][0]
     assert os.path.isabs(handler["command"]) and handler["args"][:2] == ["-I", "-S"]
     assert Path(handler["args"][2]).is_file()
+    index = str(project / ".engramory-memory" / "MEMORY.md")
+    assert handler["args"][3:] == ["--index", index]  # the guard knows the index by identity
     post = config["hooks"]["PostToolUse"][0]["hooks"][0]
-    assert post["args"][-1] == str(project / ".engramory-memory" / "MEMORY.md")
+    assert post["args"][-1] == index
     assert settings.read_text().startswith('{\n    "permissions"')  # their indentation kept
     assert uninstall(cli, "claude", project).code == 0
     assert json.loads(settings.read_text()) == theirs

@@ -2,11 +2,22 @@
 
 from __future__ import annotations
 
+import shlex
+import time
 from pathlib import Path
 
 import pytest
 
-from engramory.shellwrite import index_write, name_matcher, path_matcher
+from engramory import shellwrite
+from engramory.shellwrite import (
+    MAX_COMMAND,
+    PATTERNS,
+    TOO_DEEP,
+    TOO_LONG,
+    index_write,
+    name_matcher,
+    path_matcher,
+)
 
 BY_NAME = name_matcher("MEMORY.md")
 
@@ -70,6 +81,10 @@ def writes(command: str, cwd: str = "/work") -> str | None:
         "echo x >> MEM*.md",
         "echo x >> store/M?MORY.md",
         "nohup sh -c 'echo x > MEMORY.md' &",
+        "mv MEMORY.md MEMORY.md.bak",  # the index is gone afterwards
+        "f=$(echo MEM)ORY.md; echo x >> $f",  # a literal $(echo ...) is followed
+        "find . -name MEMORY.md -exec sh -c 'echo x >> {}' \\;",
+        "git checkout -- MEMORY.md",
     ],
 )
 def test_writes_are_caught(command: str) -> None:
@@ -86,7 +101,6 @@ def test_writes_are_caught(command: str) -> None:
         "sed -n '1,20p' MEMORY.md",
         "sed 's/a/b/' MEMORY.md > /tmp/preview",
         "cp MEMORY.md /tmp/backup.md",
-        "mv MEMORY.md MEMORY.md.bak",
         "diff MEMORY.md other.md",
         "python3 -c \"print(open('MEMORY.md').read())\"",
         "python3 tool.py MEMORY.md",
@@ -109,11 +123,12 @@ def test_reads_and_unrelated_writes_pass(command: str) -> None:
 @pytest.mark.parametrize(
     "command",
     [
-        "f=$(echo MEM)ORY.md; echo x >> $f",  # a name built at run time
+        "f=$(ls | grep -i mem); echo x >> $f",  # a name only the run can tell
         'echo x >> "$INDEX"',  # a variable set elsewhere
-        "find . -name MEMORY.md -exec sh -c 'echo x >> {}' \\;",
         "python3 append_note.py",  # a script file
-        "git checkout -- MEMORY.md",
+        "bash notes.sh",
+        "python3 -c \"n = 'MEM' + 'ORY.md'; open(n, 'a').write('x')\"",
+        "$EDITOR MEMORY.md",  # the program's name is unknown
     ],
 )
 def test_documented_gaps_are_not_caught(command: str) -> None:
@@ -153,13 +168,162 @@ def test_copy_into_a_directory_needs_a_source_with_the_index_name(tmp_path: Path
     assert index_write("cp /tmp/notes.md store", BY_NAME, cwd) is None
 
 
-def test_deep_nesting_is_bounded() -> None:
-    command = "echo x >> MEMORY.md"
-    for _ in range(10):
-        command = "sh -c " + repr(command)
-    assert writes(command) is None  # beyond three levels of sh -c the guard stops looking
+def test_nesting_past_the_limit_is_denied() -> None:
+    opening = "".join(f"bash <<'E{i}'\n" for i in range(20))
+    closing = "".join(f"E{i}\n" for i in reversed(range(20)))
+    harmless = opening + "true\n" + closing
+    assert writes(harmless) == TOO_DEEP  # bash would run it: past the limit, assume a write
+    assert writes("bash -c " + shlex.quote("bash -c " + shlex.quote("echo x >> MEMORY.md")))
+    assert writes("echo " + "$(" * 40 + "ls" + ")" * 40) == TOO_DEEP
 
 
 def test_long_commands_stay_fast() -> None:
     command = "echo " + "word " * 20000 + "> notes.txt; cat MEMORY.md"
     assert writes(command) is None
+
+
+# --- issue 10, items 1-5 and 7: each form below was let through (or denied) wrongly --------
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        # item 1: names the raw-bytes pre-check could not see (the parse must)
+        "echo x >> MEM*.md",
+        "F=MEMORY; echo x >> $F.md",
+        "echo x >> 'MEMORY'.md",
+        'echo x >> MEM""ORY.md',
+        "echo x >> MEMORY\\.md",
+        "echo x >> MEM\\\nORY.md",
+        # item 2: a `<<` that is not a here-document
+        'echo "<<EOF"\necho x >> MEMORY.md',
+        "# <<EOF\necho x >> MEMORY.md",
+        "echo $((1<<2))\necho x >> MEMORY.md",
+        # item 3: a `#` inside a word is not a comment
+        "echo C# notes >> MEMORY.md",
+        # item 4: forms that were missed
+        "bash <<< 'echo x >> MEMORY.md'",
+        "echo 'echo x >> MEMORY.md' | bash",
+        "bash <<'EOF'\necho x >> MEMORY.md\nEOF",
+        "source /dev/stdin <<< 'echo x >> MEMORY.md'",
+        ". /dev/stdin <<< 'echo x >> MEMORY.md'",
+        "bash -c -- 'echo x >> MEMORY.md'",
+        "echo x >> $'MEMORY.md'",
+        "echo x >> $'\\x4dEMORY.md'",
+        "echo x | tee MEMORY.{md,}",
+        "echo x > >(tee -a MEMORY.md)",
+        "export F=MEMORY.md; echo x >> $F",
+        "declare F=MEMORY.md; echo x >> $F",
+        "for f in MEMORY.md; do echo x >> $f; done",
+        "echo x >> ${F:-MEMORY.md}",
+        "python3 -Sc \"open('MEMORY.md', 'a').write('x')\"",
+        "python3 -uc \"open('MEMORY.md', 'a').write('x')\"",
+        "node -p \"require('fs').appendFileSync('MEMORY.md', 'x')\"",
+        "node --eval=\"require('fs').appendFileSync('MEMORY.md', 'x')\"",
+        'perl -we \'open(my $f, ">>", "MEMORY.md"); print $f 1\'',
+        'perl -Mstrict -e \'open(my $f, ">>", "MEMORY.md"); print $f 1\'',
+        'ruby -we \'File.write("MEMORY.md", "x")\'',
+        'php -r \'file_put_contents("MEMORY.md", "x");\'',
+        "setsid tee -a MEMORY.md",
+        "ionice -c 3 tee -a MEMORY.md",
+        "chrt -o 0 tee -a MEMORY.md",
+        "busybox sed -i s/a/b/ MEMORY.md",
+        "coproc tee -a MEMORY.md",
+        "uv run python -c \"open('MEMORY.md', 'w')\"",
+        "sudo -u root doas env nice -n 1 timeout 5 stdbuf -oL tee MEMORY.md",
+    ],
+)
+def test_issue_10_bypasses_are_denied(command: str) -> None:
+    assert writes(command) is not None, command
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "perl -Mwarnings -ne 'print' MEMORY.md",
+        "node -e \"console.log(require('fs').readFileSync('MEMORY.md', 'utf8'))\"",
+        "python3 -c \"print(open('MEMORY.md').read())\"",
+        "python3 -c \"open('MEMORY.md').read(); open('/tmp/x', 'w')\"",
+        "vim -R MEMORY.md",
+        "view MEMORY.md",
+        "nano -v MEMORY.md",
+        "emacs --batch MEMORY.md",
+        "truncate -r MEMORY.md /tmp/x",
+        "rsync -n -a MEMORY.md store/",
+        "rsync --dry-run draft.md MEMORY.md",
+        "cp MEMORY.md backup.md",
+        "wc -l MEMORY.md > /tmp/n",
+        "cat <<'EOF' > out.txt\necho x >> MEMORY.md\nEOF",
+        "python3 -c \"open('out.txt', 'w').write('MEMORY.md')\"",
+        "vim -es -c 'w /tmp/copy' -c 'q' MEMORY.md",
+    ],
+)
+def test_issue_10_reads_pass(command: str) -> None:
+    assert writes(command) is None, command
+
+
+def test_glob_is_matched_against_existing_files(tmp_path: Path) -> None:
+    index = tmp_path / "MEMORY.md"
+    index.write_text("x")
+    (tmp_path / "alias.md").symlink_to(index)
+    by_path = path_matcher(str(index))
+    assert index_write("echo x >> ali*.md", by_path, str(tmp_path)) == "ali*.md"
+    assert index_write("echo x >> zz*.md", by_path, str(tmp_path)) is None
+
+
+def test_hard_link_is_the_index(tmp_path: Path) -> None:
+    index = tmp_path / "MEMORY.md"
+    index.write_text("x")
+    (tmp_path / "other.md").hardlink_to(index) if hasattr(Path, "hardlink_to") else None
+    if not (tmp_path / "other.md").exists():
+        import os
+
+        os.link(index, tmp_path / "other.md")
+    assert index_write("echo x >> other.md", path_matcher(str(index)), str(tmp_path))
+
+
+HOSTILE = {
+    "quotes": "echo 'a' \"b\" $'c' " * 1,
+    "unterminated": "'a" * 1,
+    "continuations": "\\\n" * 1,
+    "braces": "{a,b}" * 1,
+    "open braces": "{" * 1,
+    "substitutions": "$(" * 1,
+    "backticks": "`a" * 1,
+    "heredocs": "cat <<E\n" * 1,
+    "redirects": "echo > a " * 1,
+    "variables": "F=$F$F; " * 1,
+    "cd": "cd a; " * 1,
+    "globs": "echo x > " + "*a" * 1,
+    "code": 'python3 -c "' + "open('a', 'w');" * 1 + '"',
+}
+
+
+def _cost(unit: str, size: int) -> float:
+    command = unit * (size // len(unit))
+    start = time.perf_counter()
+    index_write(command, BY_NAME, "/nonexistent")
+    return time.perf_counter() - start
+
+
+@pytest.mark.parametrize("shape", sorted(HOSTILE))
+def test_parsing_grows_linearly(shape: str) -> None:
+    """128 KiB then 512 KiB of one hostile shape: at most ~linear growth (ratio, generous slack).
+
+    (Commands over MAX_COMMAND, 1 MiB, are not parsed at all: see the next test.)
+    """
+    unit = HOSTILE[shape]
+    small = min(_cost(unit, 128 << 10) for _ in range(2))
+    large = _cost(unit, 512 << 10)
+    assert large < 3 * 4 * small + 0.05, (shape, small, large)
+
+
+def test_shellwrite_keeps_no_regular_expression() -> None:
+    # every scan is a hand-written single pass; a pattern added later must join
+    # the worst-case timing test (tests/test_linear_time.py) through this list
+    assert PATTERNS == ()
+    assert "import re" not in Path(shellwrite.__file__).read_text()
+
+
+def test_a_command_too_long_to_parse_is_decided_as_a_write() -> None:
+    assert writes("cat MEMORY.md; " + "x" * MAX_COMMAND) == TOO_LONG

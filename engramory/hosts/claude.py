@@ -15,15 +15,23 @@ auto-approve the call) and never ``ask``. After a tool ran (PostToolUse), an
 index over its hard cap is answered ``{"decision": "block", "reason": ...}``,
 which Claude Code feeds back to the agent.
 
-Which file is the index: ``ENGRAMORY_INDEX_PATH`` (that exact file, symlinks
-and ``..`` resolved) when set, else any file named ``ENGRAMORY_INDEX_NAME``
-(default ``MEMORY.md``, compared case-insensitively; an empty value means the
-default, never "off").
+Which file is the index: with ``ENGRAMORY_INDEX_PATH`` set, that file and no
+other (by resolved path, or the same device and inode: a hard link). Else any
+file named ``ENGRAMORY_INDEX_NAME`` (default ``MEMORY.md``, compared
+case-insensitively; an empty value means the default, never "off") and, when
+the handler was registered with ``--index PATH`` (``engramory init`` does
+that), also that file under any name (a symlink or hard link to it).
 
 Speed: this runs before every edit the agent makes. Payloads that cannot
 concern the index are recognised on the raw bytes and dismissed before any
-JSON is parsed; the rest are parsed by :mod:`engramory.fastjson`, which skips
-the standard ``json`` package's import of ``re``.
+JSON is parsed: an edit whose ``file_path`` is not the index (one ``stat``
+when the index is known), a shell command that cannot write anything (no
+``>``, no substitution or ANSI-C quote, no word that names a program able
+to write a file: :data:`SHELL_WRITERS`). The rest are parsed by
+:mod:`engramory.fastjson`, which skips the standard ``json`` package's
+import of ``re``. A payload over :data:`PAYLOAD_LIMIT` is not parsed: its
+``file_path`` is found by a bounded scan, and an edit of the index that large
+is denied as too large to check.
 """
 
 from __future__ import annotations
@@ -52,32 +60,181 @@ def index_path(environ: dict[str, str] | os._Environ[str]) -> str | None:
     return os.path.expanduser(pinned) if pinned else None
 
 
-def may_concern_index(raw: bytes, environ: dict[str, str] | os._Environ[str]) -> bool:
+# Programs (and shell words) that can write a file: a Bash command holding none
+# of them, and no ``>``, ``$(``, backtick or ``$'``, cannot write the index.
+# Wrappers (sudo, env, nice...) are not listed: they write only through one of these.
+SHELL_WRITERS = frozenset(
+    b"""sh bash zsh dash ksh mksh ash yash posh fish eval source . exec env busybox
+    tee sed perl ruby python pypy node nodejs bun deno php awk gawk mawk nawk cp mv install
+    ln rsync dd truncate touch rm unlink shred srm sponge sort shuf uniq patch curl wget git
+    find xargs vi vim nvim gvim ex vimdiff view rview rvim nano pico micro joe jed mg kak hx
+    helix ed red emacs emacsclient strace ltrace watch flock uv coproc script su read""".split()
+)
+_WORD_BYTES = bytes(
+    c if chr(c).isalnum() or chr(c) in "._+-" else 32 for c in range(256)
+)  # everything else separates words
+_EDIT_KEYS = (b"file_path", b"filepath")
+
+
+def json_string(raw: bytes, key: bytes) -> bytes | None:
+    """The raw (still escaped) string value of the first ``"key":`` member, or ``None``.
+
+    A key inside a string value is escaped (``\\"key\\"``), so a quote not
+    preceded by a backslash starts a real key. One left-to-right pass.
+    """
+    needle = b'"' + key + b'"'
+    at = raw.find(needle)
+    while at >= 0:
+        j = at + len(needle)
+        if at == 0 or raw[at - 1] != 0x5C:
+            while raw[j : j + 1] in (b" ", b"\t", b"\r", b"\n"):
+                j += 1
+            if raw[j : j + 1] == b":":
+                j += 1
+                while raw[j : j + 1] in (b" ", b"\t", b"\r", b"\n"):
+                    j += 1
+                return _string_at(raw, j)
+        at = raw.find(needle, j)
+    return None
+
+
+def _string_at(raw: bytes, start: int) -> bytes | None:
+    if raw[start : start + 1] != b'"':
+        return None
+    k = start + 1
+    while True:
+        end = raw.find(b'"', k)
+        if end < 0:
+            return None
+        slashes = 0
+        while raw[end - 1 - slashes] == 0x5C:
+            slashes += 1
+        if slashes % 2 == 0:
+            return raw[start + 1 : end]
+        k = end + 1
+
+
+def _decoded(value: bytes) -> str | None:
+    if b"\\" not in value:
+        return value.decode("utf-8", "replace")
+    from engramory import fastjson  # noqa: PLC0415 - only for escaped strings
+
+    try:
+        decoded = fastjson.loads('"' + value.decode("utf-8", "replace") + '"')
+    except (ValueError, RecursionError):
+        return None
+    return decoded if isinstance(decoded, str) else None
+
+
+def shell_may_write(command: bytes) -> bool:
+    """Could this (JSON-escaped) command write any file? ``False`` only when it surely cannot.
+
+    Quotes and backslashes are removed before words are cut, so ``t'e'e`` and
+    ``\\tee`` are seen as ``tee``.
+    """
+    low = command.lower()
+    if any(marker in low for marker in (b">", b"`", b"$(", b"$'", b"\\u")):
+        return True
+    low = low.replace(b"\\\\", b"").replace(b"\\n", b" ").replace(b"\\t", b" ")
+    low = low.replace(b"\\r", b" ").translate(None, b"\\'\"")
+    for word in low.translate(_WORD_BYTES).split():
+        if word in SHELL_WRITERS or word.rstrip(b"0123456789.") in SHELL_WRITERS:
+            return True
+    return False
+
+
+def may_concern_index(
+    raw: bytes, environ: dict[str, str] | os._Environ[str], index: str | None = None
+) -> bool:
     """A cheap test on the raw payload: could this call touch the index at all?
 
-    False only when the index's name cannot appear in the decoded payload:
-    it is absent from the bytes and no ``\\u`` escape could spell it. With
-    ``ENGRAMORY_INDEX_PATH`` set, a symlink of any name may lead to the index,
-    so every payload is parsed.
+    A Bash call: only when the command may write something. An edit: when
+    its ``file_path`` is the index (by name, or by identity when ``index`` or
+    ``ENGRAMORY_INDEX_PATH`` names it). Anything that cannot be read cheaply
+    (escapes, an unusual shape) is parsed in full.
     """
-    if index_path(environ) is not None:
-        return True
-    name = index_name(environ).lower()
-    if not name.isascii():
-        return True
-    return name.encode("ascii") in raw.lower() or b"\\u" in raw
+    tool = json_string(raw, b"tool_name")
+    if tool == b"Bash":
+        command = json_string(raw, b"command")
+        return command is None or shell_may_write(command)
+    if tool is None or tool not in (b"Write", b"Edit", b"MultiEdit"):
+        return tool is None or b"\\" in tool
+    for key in _EDIT_KEYS:
+        value = json_string(raw, key)
+        if value is None:
+            continue
+        path = _decoded(value)
+        if path is None:
+            return True
+        cwd = json_string(raw, b"cwd")
+        cwd_text = _decoded(cwd) if cwd is not None else os.getcwd()
+        return cwd_text is None or is_index(path, cwd_text, environ, index)
+    return True
 
 
-def is_index(path: str, cwd: str, environ: dict[str, str] | os._Environ[str]) -> bool:
+def is_index(
+    path: str, cwd: str, environ: dict[str, str] | os._Environ[str], index: str | None = None
+) -> bool:
     """Whether ``path`` (relative to ``cwd``) is the file the guard protects."""
     pinned = index_path(environ)
     if pinned is None:
-        return (
-            os.path.basename(path.replace("\\", "/").rstrip("/")).lower()
-            == index_name(environ).lower()
-        )
-    full = os.path.join(cwd, os.path.expanduser(path))
-    return os.path.normcase(os.path.realpath(full)) == os.path.normcase(os.path.realpath(pinned))
+        name = index_name(environ).lower()
+        if os.path.basename(path.replace("\\", "/").rstrip("/")).lower() == name:
+            return True
+        if index is None:
+            return False
+        pinned = index
+    return same_file(os.path.join(cwd, os.path.expanduser(path)), os.path.expanduser(pinned))
+
+
+def same_file(target: str, index: str) -> bool:
+    """Whether ``target`` is ``index``: one file (device and inode) or one resolved path.
+
+    The same rule as :class:`engramory.indexmatch.IndexMatcher`, without its
+    import: this runs on every edit once the index is known, so an existing
+    target costs two ``stat`` calls and only a missing one is resolved.
+    """
+    try:
+        st = os.stat(target)
+    except (OSError, ValueError):
+        try:
+            return os.path.normcase(os.path.realpath(target)) == os.path.normcase(
+                os.path.realpath(index)
+            )
+        except (OSError, ValueError):
+            return False
+    try:
+        wanted = os.stat(index)
+    except (OSError, ValueError):
+        return False
+    return (st.st_dev, st.st_ino) == (wanted.st_dev, wanted.st_ino)
+
+
+def too_large(path: str) -> Verdict:
+    """The deny for an edit of the index whose payload is too large to read."""
+    return Verdict(
+        guard.DENY,
+        f"Engramory: this edit of the memory index ({path}) is over "
+        f"{PAYLOAD_LIMIT // (1024 * 1024)} MiB, too large to check against the index's cap. "
+        "The index must stay small: write a short pointer line instead.",
+    )
+
+
+def oversized(raw: bytes, environ: dict[str, str] | os._Environ[str], index: str | None) -> Verdict:
+    """A payload over the bound: deny when its edit target is the index, else stay silent."""
+    tool = json_string(raw, b"tool_name")
+    if tool not in (b"Write", b"Edit", b"MultiEdit"):
+        return Verdict(guard.SILENT)
+    for key in _EDIT_KEYS:
+        value = json_string(raw, key)
+        path = _decoded(value) if value is not None else None
+        if path:
+            cwd = json_string(raw, b"cwd")
+            cwd_text = (_decoded(cwd) if cwd is not None else None) or os.getcwd()
+            if is_index(path, cwd_text, environ, index):
+                return too_large(path)
+            return Verdict(guard.SILENT)
+    return Verdict(guard.SILENT)
 
 
 def read_index(path: str, caps: Caps) -> tuple[str, bytes | None]:
@@ -126,7 +283,12 @@ def check_edit(tool: str, tool_input: dict[str, object], path: str, caps: Caps) 
     return guard.decide(before, Size.of_text(predicted), caps)
 
 
-def check_shell(command: object, cwd: str, environ: dict[str, str] | os._Environ[str]) -> Verdict:
+def check_shell(
+    command: object,
+    cwd: str,
+    environ: dict[str, str] | os._Environ[str],
+    index: str | None = None,
+) -> Verdict:
     """Deny a shell command that would write the index."""
     if not isinstance(command, str):
         return Verdict(guard.SILENT)
@@ -134,16 +296,28 @@ def check_shell(command: object, cwd: str, environ: dict[str, str] | os._Environ
 
     pinned = index_path(environ)
     matcher = (
-        shellwrite.path_matcher(pinned)
+        shellwrite.IndexMatcher(None, pinned)
         if pinned is not None
-        else shellwrite.name_matcher(index_name(environ))
+        else shellwrite.IndexMatcher(index_name(environ), index)
     )
     target = shellwrite.index_write(command, matcher, cwd)
+    if target in (shellwrite.TOO_DEEP, shellwrite.TOO_LONG):
+        return Verdict(
+            guard.DENY,
+            f"Engramory: this shell command is {target.strip('()')}"
+            ": the guard cannot tell whether it writes the memory index, so it is denied. "
+            "Split it into simpler commands (and use the Edit or Write tool for the index).",
+        )
     return guard.shell_write(target) if target is not None else Verdict(guard.SILENT)
 
 
-def pre_tool_use(payload: object, environ: dict[str, str] | os._Environ[str]) -> Verdict:
-    """The verdict for one PreToolUse payload (already decoded from JSON)."""
+def pre_tool_use(
+    payload: object, environ: dict[str, str] | os._Environ[str], index: str | None = None
+) -> Verdict:
+    """The verdict for one PreToolUse payload (already decoded from JSON).
+
+    ``index``: the store's index, when the handler was registered with ``--index``.
+    """
     if not isinstance(payload, dict):
         return Verdict(guard.SILENT)
     tool = payload.get("tool_name")
@@ -153,13 +327,13 @@ def pre_tool_use(payload: object, environ: dict[str, str] | os._Environ[str]) ->
     cwd = payload.get("cwd")
     cwd = cwd if isinstance(cwd, str) and cwd else os.getcwd()
     if tool == SHELL_TOOL:
-        return check_shell(tool_input.get("command"), cwd, environ)
+        return check_shell(tool_input.get("command"), cwd, environ, index)
     if tool not in EDIT_TOOLS:
         return Verdict(guard.SILENT)
     path = tool_input.get("file_path")
     if not isinstance(path, str) or not path:
         path = tool_input.get("filepath")  # Continue's Write
-    if not isinstance(path, str) or not path or not is_index(path, cwd, environ):
+    if not isinstance(path, str) or not path or not is_index(path, cwd, environ, index):
         return Verdict(guard.SILENT)
     return check_edit(tool, tool_input, os.path.join(cwd, path), caps_from(dict(environ)))
 
@@ -214,8 +388,7 @@ def _options(argv: list[str]) -> tuple[str, str | None]:
 
 
 def _read_stdin() -> bytes:
-    data = sys.stdin.buffer.read(PAYLOAD_LIMIT + 1)
-    return b"" if len(data) > PAYLOAD_LIMIT else data
+    return sys.stdin.buffer.read(PAYLOAD_LIMIT + 1)
 
 
 def answer(argv: list[str], raw: bytes | None, environ: dict[str, str] | os._Environ[str]) -> str:
@@ -228,7 +401,13 @@ def answer(argv: list[str], raw: bytes | None, environ: dict[str, str] | os._Env
         verdict = post_tool_use(index or index_path(environ), environ)
     else:
         payload_bytes = _read_stdin() if raw is None else raw
-        if not may_concern_index(payload_bytes, environ):
+        if len(payload_bytes) > PAYLOAD_LIMIT:
+            verdict = oversized(payload_bytes, environ, index)
+            output = render(verdict, event)
+            from engramory import fastjson  # noqa: PLC0415
+
+            return fastjson.dumps(output) if output is not None else ""
+        if not may_concern_index(payload_bytes, environ, index):
             return ""
         from engramory import fastjson  # noqa: PLC0415 - only when the index may be involved
 
@@ -236,7 +415,7 @@ def answer(argv: list[str], raw: bytes | None, environ: dict[str, str] | os._Env
             payload = fastjson.loads(payload_bytes.decode("utf-8", "replace"))
         except (ValueError, RecursionError):
             return ""
-        verdict = pre_tool_use(payload, environ)
+        verdict = pre_tool_use(payload, environ, index)
     output = render(verdict, event)
     if output is None:
         return ""
