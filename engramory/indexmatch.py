@@ -93,9 +93,14 @@ class IndexMatcher:
         directory, _, base = pattern.rpartition("/")
         if not any(c not in _GLOB_MARKS for c in base) and UNKNOWN in base:
             return False  # an entirely unknown file name
-        if self.name is not None and glob_match(self.name, base.lower()):
-            return True
-        if any(c in _GLOB_MARKS for c in directory):
+        folder_known = not any(c in _GLOB_MARKS for c in directory)
+        base_is_glob = any(c in _GLOB_MARKS for c in base)
+        # In a known folder a glob names only what is there (bash leaves a glob that
+        # matches nothing as it is): `sed -i ... *.md` beside no index writes no index.
+        if self.name is not None and not (folder_known and base_is_glob):
+            if glob_match(self.name, base.lower()):
+                return True
+        if not folder_known:
             if self.index is None:
                 return False
             full = os.path.join(cwd, directory + "/" + base) if directory else base
@@ -115,8 +120,8 @@ class IndexMatcher:
         directory holding a file of that name (a bounded walk).
         """
         if self.name is not None and glob_match(self.name, pattern.lower()):
-            if any(c not in _GLOB_MARKS for c in pattern):
-                return True
+            if not any(c in _GLOB_MARKS for c in pattern):
+                return True  # the name spelled out: `find . -name MEMORY.md -delete`
             if _holds_name(os.path.join(cwd, os.path.expanduser(directory)), self.name):
                 return True
         if self.index is None:

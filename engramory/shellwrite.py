@@ -461,7 +461,7 @@ class _Scan:
             elif not arg.startswith("-"):
                 break
         text = self.stdin_text(command)
-        items = text.split() if text is not None else [STAR]
+        items = text.split() if text is not None else [self.somewhere_below(".", STAR)]
         if replace is not None:
             return [a.replace(replace, item) for item in items[:1] for a in rest] or rest
         return rest + items if rest else ["echo"]
@@ -491,6 +491,19 @@ class _Scan:
         if plain and plain[0] in self.scripts:
             return self.nested_run(self.scripts[plain[0]], plain)
         return self.stdin_code(command) if plain and plain[0] in _STDIN_PATHS else None
+
+    def somewhere_below(self, start: str, pattern: str) -> str:
+        """A path standing for "some file below ``start`` named like ``pattern``".
+
+        ``find``'s ``{}`` and the words ``xargs`` reads from an unknown input
+        may be any file in the tree, not only in ``start`` itself: the index
+        when it may lie below, else the glob over ``start``'s own entries.
+        """
+        if not self.matcher.under(start, pattern, self.cwd):
+            return os.path.join(start, pattern)
+        if self.matcher.index is not None:
+            return self.matcher.identity()[0]
+        return os.path.join(start, self.matcher.name or pattern)
 
     def below(self, operands: list[str]) -> str | None:
         for operand in operands:
@@ -847,7 +860,9 @@ class _Scan:
                 while end < len(plain) and plain[end] not in (";", "+"):
                     end += 1
                 for start in starts:
-                    path = pattern if action.endswith("dir") else os.path.join(start, pattern)
+                    path = self.somewhere_below(start, pattern)
+                    if action.endswith("dir") and path == os.path.join(start, pattern):
+                        path = pattern
                     inner = [a.replace("{}", path) for a in args[k + 1 : end]]
                     found = self.simple(inner, Command())
                     if found:

@@ -329,7 +329,7 @@ def test_a_read_only_shell_command_stays_on_the_fast_path(command: str) -> None:
 @pytest.mark.parametrize(
     "command",
     [
-        "echo x >> MEM*.md",
+        "echo x >> MEM*.md",  # a glob: the folder holds MEMORY.md
         "F=MEMORY; echo x >> $F.md",
         "echo x >> 'MEMORY'.md",
         'echo x >> MEM""ORY.md',
@@ -337,9 +337,11 @@ def test_a_read_only_shell_command_stays_on_the_fast_path(command: str) -> None:
         "echo x >> MEM\\\nORY.md",
     ],
 )
-def test_issue_10_item_1_catches_hold_through_the_hook(command: str) -> None:
-    assert claude.answer([], bash(command), {}) != ""
-    output = json.loads(claude.answer([], bash(command), {}))
+def test_issue_10_item_1_catches_hold_through_the_hook(tmp_path: Path, command: str) -> None:
+    (tmp_path / "MEMORY.md").write_text("- [a](a.md)\n")
+    payload = bash(command, str(tmp_path))
+    assert claude.answer([], payload, {}) != ""
+    output = json.loads(claude.answer([], payload, {}))
     assert output["hookSpecificOutput"]["permissionDecision"] == "deny"
 
 

@@ -269,10 +269,12 @@ def test_oversized_payload_through_the_real_hook(tmp_path: Path) -> None:
     assert answer(hook(None, raw=other)) is None
 
 
-def test_bash_write_with_the_name_hidden_is_denied_by_the_real_hook() -> None:
+def test_bash_write_with_the_name_hidden_is_denied_by_the_real_hook(tmp_path: Path) -> None:
     """Issue 10 item 1: the raw-bytes pre-check no longer hides these."""
+    (tmp_path / "MEMORY.md").write_text("- [a](a.md)\n")
     for command in ("echo x >> MEM*.md", "F=MEMORY; echo x >> $F.md", "echo x >> 'MEMORY'.md"):
-        output = answer(hook({"tool_name": "Bash", "tool_input": {"command": command}}))
+        payload = {"tool_name": "Bash", "tool_input": {"command": command}, "cwd": str(tmp_path)}
+        output = answer(hook(payload))
         assert output is not None, command
         assert output["hookSpecificOutput"]["permissionDecision"] == "deny"
 

@@ -78,8 +78,6 @@ def writes(command: str, cwd: str = "/work") -> str | None:
         "env LC_ALL=C sed -i 's/x/y/' MEMORY.md",
         "F=MEMORY.md; echo x >> $F",
         'F=store/MEMORY.md && echo x >> "${F}"',
-        "echo x >> MEM*.md",
-        "echo x >> store/M?MORY.md",
         "nohup sh -c 'echo x > MEMORY.md' &",
         "mv MEMORY.md MEMORY.md.bak",  # the index is gone afterwards
         "f=$(echo MEM)ORY.md; echo x >> $f",  # a literal $(echo ...) is followed
@@ -161,6 +159,55 @@ def test_path_matcher_follows_cd_and_symlinks(tmp_path: Path) -> None:
     assert index_write("echo x >> store/MEM*.md", pinned, cwd)
 
 
+@pytest.mark.parametrize(
+    "command",
+    [
+        "echo x >> MEM*.md",
+        "echo x >> store/M?MORY.md",
+        "sed -i 's/a/b/' *.md",
+        "rm -f *.md",
+        "for f in *.md; do sed -i 's/a/b/' \"$f\"; done",
+        "echo x >> [M]EMORY.md",
+    ],
+)
+def test_a_glob_names_the_index_only_where_it_exists(tmp_path: Path, command: str) -> None:
+    # bash expands a glob to the files that are there, and leaves one that matches
+    # nothing as it is: `sed -i ... *.md` in a folder without the index cannot write it
+    (tmp_path / "store").mkdir()
+    (tmp_path / "README.md").write_text("x")
+    (tmp_path / "store" / "notes.md").write_text("x")
+    assert writes(command, str(tmp_path)) is None, command
+    (tmp_path / "MEMORY.md").write_text("x")
+    (tmp_path / "store" / "MEMORY.md").write_text("x")
+    assert writes(command, str(tmp_path)) is not None, command
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "find . -type f -exec sed -i 's/x/y/' {} +",
+        "find . -name '*.md' -execdir sed -i 's/x/y/' {} \\;",
+        "find . -type f | xargs sed -i 's/x/y/'",
+        "grep -rl x . | xargs sed -i 's/x/y/'",
+    ],
+)
+def test_find_and_xargs_reach_an_index_deeper_in_the_tree(tmp_path: Path, command: str) -> None:
+    # bash ground truth: from a project root these rewrite .engramory-memory/MEMORY.md
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "a.md").write_text("x")
+    assert writes(command, str(tmp_path)) is None, command
+    store = tmp_path / ".engramory-memory"
+    store.mkdir()
+    (store / "MEMORY.md").write_text("x")
+    assert writes(command, str(tmp_path)) is not None, command
+    pinned = path_matcher(str(store / "MEMORY.md"))
+    assert index_write(command, pinned, str(tmp_path)) is not None, command
+
+
+def test_a_glob_under_an_unknown_folder_still_names_the_index() -> None:
+    assert writes("echo x >> $SOMEWHERE/MEM*.md") is not None
+
+
 def test_copy_into_a_directory_needs_a_source_with_the_index_name(tmp_path: Path) -> None:
     (tmp_path / "store").mkdir()
     cwd = str(tmp_path)
@@ -188,8 +235,8 @@ def test_long_commands_stay_fast() -> None:
 @pytest.mark.parametrize(
     "command",
     [
-        # item 1: names the raw-bytes pre-check could not see (the parse must)
-        "echo x >> MEM*.md",
+        # item 1: names the raw-bytes pre-check could not see (the parse must;
+        # the glob form is in test_a_glob_names_the_index_only_where_it_exists)
         "F=MEMORY; echo x >> $F.md",
         "echo x >> 'MEMORY'.md",
         'echo x >> MEM""ORY.md',
