@@ -3,7 +3,7 @@
 Reproduce (from the repository root):
 
     python benchmarks/doctor.py [--sizes 1000,10000,100000] [--repeat 3] [--jobs N]
-                                [--keep] [--check]
+                                [--variants valid,broken,runaway] [--keep] [--check]
 
 For each size, two stores are generated in a temporary directory (deleted at
 the end unless ``--keep``):
@@ -16,6 +16,11 @@ the end unless ``--keep``):
   ``type: Feedback``, a date ``2026-13-45``, a feedback note without Why, an
   orphan, a ``[[link]]`` to a missing note, a note in ``topics/``, a key set
   twice), plus index pointers to missing files and one to ``../escape.md``.
+* ``runaway``: the broken store's notes under an index that lists every note,
+  one pointer line each (the runaway index the doctor exists to catch), with
+  one pointer in ten naming a file that does not exist. Past about 20,000
+  lines such an index is bigger than the doctor's parse limit (1 MiB): it is
+  then reported as too large and its pointers are not resolved.
 
 Each store is measured in the same run, each measurement in its own child
 process, baseline and doctor alternately after one untimed warm-up read (so
@@ -54,7 +59,8 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 
 VALID = "valid"
 BROKEN = "broken"
-VARIANTS = (VALID, BROKEN)
+RUNAWAY = "runaway"
+VARIANTS = (VALID, BROKEN, RUNAWAY)
 TYPES = ("user", "feedback", "project", "reference")
 NEEDS_WHY = ("feedback", "project")
 TOPICS = (
@@ -122,6 +128,12 @@ EXPECTED_RULES = frozenset(
         "pointer-escapes-store",
     }
 )
+
+# The rules the runaway store must make the doctor report: the index is over
+# its hard cap and lists deleted notes when it is read, too large when not.
+RUNAWAY_RULES = frozenset({"index-over-hard-cap", "pointer-missing"})
+RUNAWAY_UNREAD_RULES = frozenset({"index-too-large"})
+RUNAWAY_BROKEN_EVERY = 10  # one index pointer in ten names a deleted note
 
 # Targets.
 MAX_RATIO = 3.0
@@ -248,10 +260,23 @@ def index_text(notes: list[NotePlan], hubs: dict[str, list[str]], variant: str) 
     return "\n".join(lines) + "\n"
 
 
+def runaway_index_text(notes: list[NotePlan], hubs: dict[str, list[str]]) -> str:
+    """MEMORY.md listing every note, one pointer per line; one in ten names a deleted note."""
+    rels = [note.rel for note in notes] + [f"{name}.md" for name in hubs]
+    lines = ["# Memory index", ""]
+    for k, rel in enumerate(rels):
+        if k % RUNAWAY_BROKEN_EVERY == RUNAWAY_BROKEN_EVERY - 1:
+            lines.append(f"- [Deleted note {k}](gone-{k:06d}.md) — its file was removed")
+        lines.append(f"- [{rel[:-3]}]({rel}) — open it when this topic comes up")
+    return "\n".join(lines) + "\n"
+
+
 def plan_store(total: int, variant: str) -> StorePlan:
     hubs_needed = hub_count(total)
-    notes = plan_notes(total - hubs_needed, variant)
+    notes = plan_notes(total - hubs_needed, BROKEN if variant == RUNAWAY else variant)
     hubs = plan_hubs(notes, hubs_needed)
+    if variant == RUNAWAY:
+        return StorePlan(notes, hubs, runaway_index_text(notes, hubs))
     return StorePlan(notes, hubs, index_text(notes, hubs, variant))
 
 
@@ -416,8 +441,19 @@ def sanity(result: Result, run: Run, output: Path, expected_notes: int) -> None:
     if result.variant == VALID and (summary.get("error") or summary.get("warning")):
         fired = sorted({f["rule"] for f in report["findings"] if f["severity"] != "info"})
         result.warnings.append(f"valid store has errors or warnings: {', '.join(fired)}")
-    if result.variant == BROKEN and not rules >= EXPECTED_RULES:
-        result.warnings.append(f"rules not reported: {', '.join(sorted(EXPECTED_RULES - rules))}")
+    expected = expected_rules(result.variant, report)
+    if not rules >= expected:
+        result.warnings.append(f"rules not reported: {', '.join(sorted(expected - rules))}")
+
+
+def expected_rules(variant: str, report: dict) -> frozenset[str]:
+    """The rules the doctor must report on a store of this variant."""
+    if variant == BROKEN:
+        return EXPECTED_RULES
+    if variant == RUNAWAY:
+        read = report.get("index", {}).get("lines") is not None
+        return RUNAWAY_RULES if read else RUNAWAY_UNREAD_RULES
+    return frozenset()
 
 
 def bench_store(
@@ -537,6 +573,14 @@ def sizes_arg(text: str) -> list[int]:
     return sizes
 
 
+def variants_arg(text: str) -> list[str]:
+    chosen = [part.strip() for part in text.split(",") if part.strip()]
+    unknown = sorted(set(chosen) - set(VARIANTS))
+    if unknown or not chosen:
+        raise argparse.ArgumentTypeError(f"variants are {', '.join(VARIANTS)}")
+    return [v for v in VARIANTS if v in chosen]
+
+
 def parse_args() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument(
@@ -551,6 +595,12 @@ def parse_args() -> argparse.Namespace:
         type=int,
         default=None,
         help="pass --jobs N to the doctor (default: its own choice, one worker per CPU)",
+    )
+    parser.add_argument(
+        "--variants",
+        type=variants_arg,
+        default=list(VARIANTS),
+        help=f"store shapes, comma-separated (default: {','.join(VARIANTS)})",
     )
     parser.add_argument("--keep", action="store_true", help="keep the generated stores")
     parser.add_argument("--check", action="store_true", help="exit 1 when a target fails")
@@ -571,7 +621,7 @@ def main() -> int:
     results: list[Result] = []
     try:
         for size in args.sizes:
-            for variant in VARIANTS:
+            for variant in args.variants:
                 store = work / f"{variant}-{size}"
                 plan = plan_store(size, variant)
                 tick = time.perf_counter()

@@ -48,6 +48,7 @@ from engramory.store import (
     NoteFile,
     Read,
     Target,
+    plain_notes,
     read_file,
     read_index,
     resolve_target,
@@ -206,8 +207,11 @@ class _PointerResolver:
     a target to the notes with its identity.
     """
 
-    def __init__(self, root: str, names: NameTable, archived: frozenset[str]) -> None:
+    def __init__(
+        self, root: str, names: NameTable, archived: frozenset[str], plain: frozenset[str]
+    ) -> None:
         self.root = root
+        self.plain = plain
         self.archived = archived
         self.names = names
         self.identities: dict[tuple[int, int], list[int]] = {}
@@ -227,7 +231,7 @@ class _PointerResolver:
     def _target(self, raw: str) -> Target:
         target = self.cache.get(raw)
         if target is None:
-            target = self.cache[raw] = resolve_target(self.root, raw)
+            target = self.cache[raw] = resolve_target(self.root, raw, self.plain)
         return target
 
     def link(self, raw: str) -> tuple[Target, tuple[int, ...]]:
@@ -325,7 +329,7 @@ def _run(
     archived = frozenset(rel.rsplit("/", 1)[-1][:-3].casefold() for rel in files.archived)
     names = NameTable(files.notes, [f.status != ESCAPES for f in files.notes])
     lines = markdown.classify_index(index.text) if index.text is not None else []
-    resolver = _PointerResolver(root, names, archived)
+    resolver = _PointerResolver(root, names, archived, plain_notes(files))
     wanted = resolver.prefetch(lines)
     rules = _active(NOTE, chosen, options)
     gathered = _Gatherer(root, files.notes, rules, options, names, archived, wanted)
