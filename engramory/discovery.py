@@ -149,11 +149,11 @@ def _from_directory(raw: str, path: Path) -> Location:
         return Location(nested, nested / INDEX_NAME, f"found under {raw}")
     if holds_notes(path):
         return Location(path, path / INDEX_NAME, ARGUMENT)
+    nested_state = "no index and no notes" if _kind(path / DEFAULT_STORE_DIR) == "dir" else "absent"
     raise InputMissingError(
         f"{raw} is not a memory store: pass the store directory, or create one with "
         f"engramory init (tried {path / INDEX_NAME}: absent; {path / DEFAULT_STORE_DIR}/: "
-        f"no index and no notes; notes in {raw}: none, no .md file opens with a "
-        "frontmatter block)"
+        f"{nested_state}; notes in {raw}: none, no .md file opens with a frontmatter block)"
     )
 
 
@@ -206,13 +206,12 @@ def _ancestors(here: Path) -> tuple[list[Path], bool]:
 
 def _found_in(directory: Path, depth: int) -> Location | None:
     """The store in one searched directory: its ``.engramory-memory/``, or itself with an index."""
-    where = "the current directory" if depth == 0 else f"the parent directory {directory}"
+    where = "the current directory" if depth == 0 else f"{directory}, a parent of the current one"
     nested = directory / DEFAULT_STORE_DIR
     if _kind(nested) == "dir":
         return Location(nested, nested / INDEX_NAME, f"found in {where}")
     if _kind(directory / INDEX_NAME) == "file":
-        how = "the current directory holds" if depth == 0 else f"{where} holds"
-        return Location(directory, directory / INDEX_NAME, f"{how} {INDEX_NAME}")
+        return Location(directory, directory / INDEX_NAME, f"found in {where}")
     return None
 
 

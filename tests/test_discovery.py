@@ -88,7 +88,7 @@ def test_cwd_holding_an_index(tmp_path: Path) -> None:
     make_store(tmp_path)
     found = locate(environ={}, cwd=tmp_path)
     assert found.root == tmp_path
-    assert found.source == "the current directory holds MEMORY.md"
+    assert found.source == "found in the current directory"
 
 
 def test_parent_store_is_found_outside_a_work_tree(tmp_path: Path) -> None:
@@ -97,7 +97,7 @@ def test_parent_store_is_found_outside_a_work_tree(tmp_path: Path) -> None:
     child.mkdir(parents=True)
     found = locate(environ={}, cwd=child)
     assert found.root == store
-    assert found.source == f"found in the parent directory {tmp_path}"
+    assert found.source == f"found in {tmp_path}, a parent of the current one"
 
 
 def test_parent_holding_an_index_is_found(tmp_path: Path) -> None:
