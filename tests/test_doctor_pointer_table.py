@@ -13,9 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from doctorkit import doctor, make_store, note
+from doctorkit import TODAY, doctor, make_store, note
 from engramory import store as storemod
-from engramory.doctor import engine
+from engramory.caps import Caps
+from engramory.doctor import engine, workers
+from engramory.doctor.context import Options
 
 needs_symlinks = pytest.mark.skipif(not hasattr(os, "symlink"), reason="needs symlinks")
 
@@ -181,3 +183,21 @@ def test_symlinked_notes_are_not_in_the_table(tmp_path: Path) -> None:
     (root / "alias.md").symlink_to(root / "x.md")
     (root / "linked").symlink_to(root / "real", target_is_directory=True)
     assert storemod.plain_notes(storemod.walk(str(root))) == {"x.md", "real/y.md"}
+
+
+@needs_symlinks
+@pytest.mark.parametrize(("jobs", "batch"), [(1, 2), (1, 512), (3, 512)])
+def test_identities_found_while_the_notes_are_checked(
+    tmp_path: Path, monkeypatch, jobs: int, batch: int
+) -> None:
+    """The index is resolved after the first range: earlier ranges keep every identity."""
+    root = tricky_store(tmp_path / "s", tmp_path / "outside")
+    expected = doctor(root).findings
+    monkeypatch.setattr(workers, "MIN_NOTES", 1)
+    monkeypatch.setattr(workers, "CHUNK", 2)
+    monkeypatch.setattr(engine._Gatherer, "BATCH", batch)
+    report = engine.run(str(root), Caps(), Options(today=TODAY), None, jobs)
+    assert report.findings == expected
+    orphans = {f.path for f in report.findings if f.rule == "orphan"}
+    assert "hard.md" not in orphans  # credited through hard-link.md's identity
+    assert "plain.md" not in orphans

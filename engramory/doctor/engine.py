@@ -1,22 +1,25 @@
 """Run the doctor: gather the store (the I/O), run the selected rules, collect findings.
 
-First the walk and the index: the index's path links are resolved up front,
-so the pass over the notes knows which file identities to keep. Then one pass
-over the notes, range by range (in this process, or in forked workers on a
-large store, see ``workers.py``): each note is read (bounded), parsed, handed
-to the note rules, its ``[[links]]`` resolved against the walk's name table,
-and reduced to a :class:`NoteSummary`. Then the store rules run once over the
-index, the pointers and the note graph. Every step is linear in the number of
-notes and index lines.
+First the walk and the index file. Then one pass over the notes, range by
+range (in this process, or in forked workers on a large store, see
+``workers.py``): each note is read (bounded), parsed, handed to the note
+rules, its ``[[links]]`` resolved against the walk's name table, and reduced
+to a :class:`NoteSummary`. Once the first range is under way (the workers
+busy with the rest), this process classifies the index lines and resolves
+their path links, mostly from the walk's own table, which tells the pass
+which file identities to keep. Then the store rules run once over the index,
+the pointers and the note graph. Every step is linear in the number of notes
+and index lines.
 """
 
 from __future__ import annotations
 
 import gc
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from itertools import chain
 from typing import NamedTuple
 
 from engramory import markdown
@@ -99,7 +102,10 @@ class _Gatherer:
     A range is checked by :meth:`check_range` (in this process or a worker)
     and its :class:`_Part` folded in by :meth:`absorb`, always in note order.
     File identities are kept only for the notes the index links to by path
-    (``wanted``), not for every note.
+    (``wanted``), not for every note. ``wanted`` is ``None`` until the index
+    is resolved: the ranges checked before that (and every range in a worker
+    forked before it) send all their identities, and :meth:`absorb` keeps the
+    wanted ones.
     """
 
     BATCH = 512
@@ -112,7 +118,7 @@ class _Gatherer:
         options: Options,
         names: NameTable,
         archived: frozenset[str],
-        wanted: frozenset[tuple[int, int]],
+        wanted: frozenset[tuple[int, int]] | None,
     ) -> None:
         self.root = root
         self.files = files
@@ -127,9 +133,19 @@ class _Gatherer:
         self.odd_links: list[tuple[int, str, int]] = []
         self.missing_links: list[tuple[int, str, int]] = []
 
-    def run(self, jobs: int) -> list[NoteSummary]:
+    def run(
+        self, jobs: int, resolve_index: Callable[[], frozenset[tuple[int, int]]]
+    ) -> list[NoteSummary]:
+        """Check every note; ``resolve_index`` (which gives ``wanted``) runs meanwhile.
+
+        It runs once the first range is done, while the workers, if any, check
+        the others: a long index costs this process time the workers can use.
+        """
         workers = worker_count(jobs, len(self.files))
-        for part in map_ranges(self.check_range, len(self.files), workers, self.BATCH):
+        parts = map_ranges(self.check_range, len(self.files), workers, self.BATCH)
+        first = next(parts, None)
+        self.wanted = resolve_index()
+        for part in chain(() if first is None else (first,), parts):
             self.absorb(part)
         return self.summaries
 
@@ -140,10 +156,11 @@ class _Gatherer:
             part.findings.extend((rule.id, *issue) for issue in rule.check(checks))
         for number, check in enumerate(checks, start):
             file, read, parsed = check.file, check.read, check.fm
-            if self.wanted and file.status != ESCAPES:
+            wanted = self.wanted
+            if (wanted is None or wanted) and file.status != ESCAPES:
                 identity = self._identity(file, read)
-                if identity in self.wanted:
-                    part.identities.append((identity, number))  # type: ignore[arg-type]
+                if identity is not None and (wanted is None or identity in wanted):
+                    part.identities.append((identity, number))
             links = self._links(number, parsed, read, part) if parsed is not None else ()
             status = read.status if file.status == READ_OK else file.status
             part.notes.append((status, check.note_type, links))
@@ -157,7 +174,10 @@ class _Gatherer:
             NoteSummary(files[number], status, note_type, links)
             for number, (status, note_type, links) in enumerate(part.notes, part.start)
         )
+        wanted = self.wanted or frozenset()
         for identity, number in part.identities:
+            if identity not in wanted:
+                continue
             self.identities.setdefault(identity, []).append(number)
         self.odd_links.extend(part.odd_links)
         self.missing_links.extend(part.missing_links)
@@ -216,6 +236,12 @@ class _PointerResolver:
         self.names = names
         self.identities: dict[tuple[int, int], list[int]] = {}
         self.cache: dict[str, Target] = {}
+        self.lines: list[markdown.IndexLine] = []
+
+    def resolve_index(self, text: str | None) -> frozenset[tuple[int, int]]:
+        """Classify the index's lines (kept in ``lines``) and :meth:`prefetch` their links."""
+        self.lines = markdown.classify_index(text) if text is not None else []
+        return self.prefetch(self.lines)
 
     def prefetch(self, lines: list[markdown.IndexLine]) -> frozenset[tuple[int, int]]:
         """Resolve every path link of the index; the identities of the live notes found."""
@@ -328,13 +354,13 @@ def _run(
     index = read_index(root, caps)
     archived = frozenset(rel.rsplit("/", 1)[-1][:-3].casefold() for rel in files.archived)
     names = NameTable(files.notes, [f.status != ESCAPES for f in files.notes])
-    lines = markdown.classify_index(index.text) if index.text is not None else []
     resolver = _PointerResolver(root, names, archived, plain_notes(files))
-    wanted = resolver.prefetch(lines)
     rules = _active(NOTE, chosen, options)
-    gathered = _Gatherer(root, files.notes, rules, options, names, archived, wanted)
-    summaries = gathered.run(jobs)
+    unknown = None if index.text is not None else frozenset()  # no index: no identity needed
+    gathered = _Gatherer(root, files.notes, rules, options, names, archived, unknown)
+    summaries = gathered.run(jobs, lambda: resolver.resolve_index(index.text))
     resolver.identities = gathered.identities
+    lines = resolver.lines
 
     view = StoreView(
         root,
