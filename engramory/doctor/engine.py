@@ -4,8 +4,8 @@ First the walk and the index file. Then one pass over the notes, range by
 range (in this process, or in forked workers on a large store, see
 ``workers.py``): each note is read (bounded), parsed, handed to the note
 rules, its ``[[links]]`` resolved against the walk's name table, and reduced
-to a :class:`NoteSummary`. Once the first range is under way (the workers
-busy with the rest), this process classifies the index lines and resolves
+to a :class:`NoteSummary`. Once the first range is done (the workers, if
+any, busy with the rest), this process classifies the index lines and resolves
 their path links, mostly from the walk's own table, which tells the pass
 which file identities to keep. Then the store rules run once over the index,
 the pointers and the note graph. Every step is linear in the number of notes
