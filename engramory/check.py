@@ -32,8 +32,8 @@ PATH is an index file or a store directory (its MEMORY.md is measured); a
 directory without MEMORY.md that holds .engramory-memory/ means that store.
 Without PATH the store is $ENGRAMORY_MEMORY_ROOT, else the first
 .engramory-memory/ or MEMORY.md in the current directory or a parent, up to
-the git work-tree top. A store found this way is named in the verdict line,
-after the index path: "OK: PATH (found in ...) is ..."."""
+the git work-tree top. When the store is not PATH itself, the verdict line
+says why, after the index path: "OK: PATH (found in ...) is ..."."""
 EPILOG = """\
 examples:
   engramory check examples/store

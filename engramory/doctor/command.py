@@ -32,8 +32,9 @@ STORE is a store directory or its MEMORY.md; a directory without MEMORY.md
 that holds .engramory-memory/ means that store, and one with neither and no
 note in it is not a store (exit 66). Without STORE the store is
 $ENGRAMORY_MEMORY_ROOT, else the first .engramory-memory/ or MEMORY.md in the
-current directory or a parent, up to the git work-tree top. A store found
-this way is named on the first line: "checking the store PATH (found in ...)"."""
+current directory or a parent, up to the git work-tree top. When the store
+is not STORE itself, the first line names it and why:
+"checking the store PATH (found in ...)"."""
 EPILOG = """\
 examples:
   engramory doctor examples/store
