@@ -253,3 +253,21 @@ def test_explicit_fifo_is_refused(tmp_path: Path) -> None:
     os.mkfifo(fifo)
     with pytest.raises(InputMissingError, match="not a regular file or a directory"):
         locate(str(fifo))
+
+
+def test_note_scan_stops_after_its_entry_bound(tmp_path: Path, monkeypatch) -> None:
+    (tmp_path / "a.md").write_text("---\nname: a\n---\n")
+    assert locate(str(tmp_path)).root == tmp_path
+    monkeypatch.setattr("engramory.discovery.NOTE_SCAN_ENTRIES", 0)
+    with pytest.raises(InputMissingError, match="is not a memory store"):
+        locate(str(tmp_path))
+
+
+def test_search_without_a_current_directory_does_not_crash(tmp_path: Path, monkeypatch) -> None:
+    def gone() -> Path:
+        raise FileNotFoundError("the current directory was deleted")
+
+    monkeypatch.setattr(Path, "cwd", staticmethod(gone))
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(InputMissingError, match="no memory store found"):
+        locate(environ={})
