@@ -201,3 +201,27 @@ def test_identities_found_while_the_notes_are_checked(
     orphans = {f.path for f in report.findings if f.rule == "orphan"}
     assert "hard.md" not in orphans  # credited through hard-link.md's identity
     assert "plain.md" not in orphans
+
+
+def _range(start: int, stop: int) -> tuple[int, int]:
+    return (start, stop)
+
+
+@pytest.mark.skipif(not workers.fork_is_safe(), reason="workers are Linux-only")
+def test_workers_start_at_once_and_stop_when_dropped(monkeypatch) -> None:
+    """The index is resolved while the workers run: they start before any result is asked for."""
+    import multiprocessing
+
+    monkeypatch.setattr(workers, "CHUNK", 3)
+    before = set(multiprocessing.active_children())
+    results = workers.map_ranges(_range, 12, 2, serial_chunk=4)
+    assert set(multiprocessing.active_children()) - before  # busy already
+    del results  # e.g. an error while this process resolves the index
+    assert set(multiprocessing.active_children()) <= before
+
+
+def test_in_this_process_nothing_runs_before_it_is_asked_for() -> None:
+    calls: list[int] = []
+    results = workers.map_ranges(lambda a, b: calls.append(a) or (a, b), 8, 0, serial_chunk=4)
+    assert calls == []
+    assert list(results) == [(0, 4), (4, 8)]

@@ -4,12 +4,11 @@ First the walk and the index file. Then one pass over the notes, range by
 range (in this process, or in forked workers on a large store, see
 ``workers.py``): each note is read (bounded), parsed, handed to the note
 rules, its ``[[links]]`` resolved against the walk's name table, and reduced
-to a :class:`NoteSummary`. Once the first range is done (the workers, if
-any, busy with the rest), this process classifies the index lines and resolves
-their path links, mostly from the walk's own table, which tells the pass
-which file identities to keep. Then the store rules run once over the index,
-the pointers and the note graph. Every step is linear in the number of notes
-and index lines.
+to a :class:`NoteSummary`. While the workers (if any) do that, this process
+classifies the index lines and resolves their path links, mostly from the
+walk's own table, which tells the pass which file identities to keep. Then
+the store rules run once over the index, the pointers and the note graph.
+Every step is linear in the number of notes and index lines.
 """
 
 from __future__ import annotations
@@ -19,7 +18,6 @@ import os
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from itertools import chain
 from typing import NamedTuple
 
 from engramory import markdown
@@ -103,9 +101,8 @@ class _Gatherer:
     and its :class:`_Part` folded in by :meth:`absorb`, always in note order.
     File identities are kept only for the notes the index links to by path
     (``wanted``), not for every note. ``wanted`` is ``None`` until the index
-    is resolved: the ranges checked before that (and every range in a worker
-    forked before it) send all their identities, and :meth:`absorb` keeps the
-    wanted ones.
+    is resolved: a worker forked before that sends all its identities, and
+    :meth:`absorb` keeps the wanted ones.
     """
 
     BATCH = 512
@@ -138,14 +135,13 @@ class _Gatherer:
     ) -> list[NoteSummary]:
         """Check every note; ``resolve_index`` (which gives ``wanted``) runs meanwhile.
 
-        It runs once the first range is done, while the workers, if any, check
-        the others: a long index costs this process time the workers can use.
+        With workers it runs while they check the notes (a long index costs
+        this process time the workers can use); in this process, first.
         """
         workers = worker_count(jobs, len(self.files))
         parts = map_ranges(self.check_range, len(self.files), workers, self.BATCH)
-        first = next(parts, None)
         self.wanted = resolve_index()
-        for part in chain(() if first is None else (first,), parts):
+        for part in parts:
             self.absorb(part)
         return self.summaries
 
