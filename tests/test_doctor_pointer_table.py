@@ -225,3 +225,27 @@ def test_in_this_process_nothing_runs_before_it_is_asked_for() -> None:
     results = workers.map_ranges(lambda a, b: calls.append(a) or (a, b), 8, 0, serial_chunk=4)
     assert calls == []
     assert list(results) == [(0, 4), (4, 8)]
+
+
+@pytest.mark.skipif(not workers.fork_is_safe(), reason="workers are Linux-only")
+def test_an_error_while_resolving_the_index_stops_the_workers(tmp_path: Path, monkeypatch) -> None:
+    import multiprocessing
+
+    from engramory import markdown
+
+    root = make_store(tmp_path / "s", {f"n-{k}.md": note(f"n-{k}") for k in range(12)})
+    monkeypatch.setattr(workers, "MIN_NOTES", 1)
+    monkeypatch.setattr(workers, "CHUNK", 3)
+
+    def broken(text: str) -> list:
+        raise RuntimeError("index parser failed")
+
+    monkeypatch.setattr(markdown, "classify_index", broken)
+    before = set(multiprocessing.active_children())
+    kept = None
+    try:
+        engine.run(str(root), Caps(), Options(today=TODAY), None, 2)
+    except RuntimeError as exc:
+        kept = exc.__traceback__  # holds every frame, as a caller reporting the error would
+    assert kept is not None
+    assert set(multiprocessing.active_children()) <= before

@@ -16,7 +16,7 @@ from __future__ import annotations
 import gc
 import os
 from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
+from contextlib import closing, contextmanager
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -140,9 +140,10 @@ class _Gatherer:
         """
         workers = worker_count(jobs, len(self.files))
         parts = map_ranges(self.check_range, len(self.files), workers, self.BATCH)
-        self.wanted = resolve_index()
-        for part in parts:
-            self.absorb(part)
+        with closing(parts):  # an error here stops the workers at once
+            self.wanted = resolve_index()
+            for part in parts:
+                self.absorb(part)
         return self.summaries
 
     def check_range(self, start: int, stop: int) -> _Part:

@@ -17,7 +17,7 @@ from __future__ import annotations
 import os
 import signal
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from typing import TypeVar
 
 T = TypeVar("T")
@@ -67,12 +67,12 @@ _STARTED = object()  # what a stream yields first, once its workers (if any) are
 
 def map_ranges(
     task: Callable[[int, int], T], total: int, workers: int, serial_chunk: int
-) -> Iterator[T]:
+) -> Generator[T, None, None]:
     """``task(start, stop)`` over ``range(total)``, in order, in workers or in this process.
 
     With workers, every range is handed out before this returns, so the
     caller can do its own work while they run; the pool is shut down when the
-    iterator is exhausted, closed or dropped. In this process nothing runs
+    generator is exhausted, closed or dropped. In this process nothing runs
     before the first result is asked for.
     """
     stream = _stream(task, total, workers, serial_chunk)
@@ -82,7 +82,7 @@ def map_ranges(
 
 def _stream(
     task: Callable[[int, int], T], total: int, workers: int, serial_chunk: int
-) -> Iterator[object]:
+) -> Generator[object, None, None]:
     done = 0
     parts = ranges(total, CHUNK) if workers else []
     pooled: Iterator[object] | None = None
