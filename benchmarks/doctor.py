@@ -3,6 +3,7 @@
 Reproduce (from the repository root):
 
     python benchmarks/doctor.py [--sizes 1000,10000,100000] [--repeat 3] [--jobs N]
+                                [--variants valid,broken,runaway] [--parse-runaway]
                                 [--keep] [--check]
 
 For each size, two stores are generated in a temporary directory (deleted at
@@ -16,6 +17,14 @@ the end unless ``--keep``):
   ``type: Feedback``, a date ``2026-13-45``, a feedback note without Why, an
   orphan, a ``[[link]]`` to a missing note, a note in ``topics/``, a key set
   twice), plus index pointers to missing files and one to ``../escape.md``.
+* ``runaway``: the broken store's notes under an index that lists every note,
+  one pointer line each (the runaway index the doctor exists to catch), with
+  one pointer in ten naming a file that does not exist. Such an index passes
+  the doctor's parse limit (max(8 x hard bytes, 1 MiB)) at about 12,000
+  lines: at 10k notes it is parsed and every pointer resolved, at 100k it is
+  reported as too large, unparsed. ``--parse-runaway`` checks this store with
+  ``--hard-bytes`` raised to an eighth of the index's size, so that every
+  pointer is resolved at every size (the worst case, past the default limit).
 
 Each store is measured in the same run, each measurement in its own child
 process, baseline and doctor alternately after one untimed warm-up read (so
@@ -54,7 +63,8 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 
 VALID = "valid"
 BROKEN = "broken"
-VARIANTS = (VALID, BROKEN)
+RUNAWAY = "runaway"
+VARIANTS = (VALID, BROKEN, RUNAWAY)
 TYPES = ("user", "feedback", "project", "reference")
 NEEDS_WHY = ("feedback", "project")
 TOPICS = (
@@ -123,6 +133,13 @@ EXPECTED_RULES = frozenset(
     }
 )
 
+# The rules the runaway store must make the doctor report: its index is over
+# the hard cap and lists deleted notes when it is parsed, too large when not.
+RUNAWAY_RULES = frozenset({"index-over-hard-cap", "pointer-missing"})
+RUNAWAY_UNPARSED_RULES = frozenset({"index-too-large"})
+RUNAWAY_BROKEN_EVERY = 10  # one index pointer in ten names a deleted note
+DEFAULT_HARD_BYTES = 25000
+
 # Targets.
 MAX_RATIO = 3.0
 GROWTH_SLACK = 1.2  # allowed time growth = 1.2 x the growth in notes
@@ -178,6 +195,7 @@ class StorePlan:
     notes: list[NotePlan]
     hubs: dict[str, list[str]] = field(default_factory=dict)
     index: str = ""
+    doctor_flags: tuple[str, ...] = ()
 
     @property
     def total(self) -> int:
@@ -248,10 +266,27 @@ def index_text(notes: list[NotePlan], hubs: dict[str, list[str]], variant: str) 
     return "\n".join(lines) + "\n"
 
 
-def plan_store(total: int, variant: str) -> StorePlan:
+def runaway_index_text(notes: list[NotePlan], hubs: dict[str, list[str]]) -> str:
+    """MEMORY.md listing every note, one pointer per line; one in ten names a deleted note."""
+    rels = [note.rel for note in notes] + [f"{name}.md" for name in hubs]
+    lines = ["# Memory index", ""]
+    for k, rel in enumerate(rels):
+        if k % RUNAWAY_BROKEN_EVERY == RUNAWAY_BROKEN_EVERY - 1:
+            lines.append(f"- [Deleted note {k}](gone-{k:06d}.md) — its file was removed")
+        lines.append(f"- [{rel[:-3]}]({rel}) — open it when this topic comes up")
+    return "\n".join(lines) + "\n"
+
+
+def plan_store(total: int, variant: str, parse_whole_index: bool = False) -> StorePlan:
     hubs_needed = hub_count(total)
-    notes = plan_notes(total - hubs_needed, variant)
+    notes = plan_notes(total - hubs_needed, BROKEN if variant == RUNAWAY else variant)
     hubs = plan_hubs(notes, hubs_needed)
+    if variant == RUNAWAY:
+        index = runaway_index_text(notes, hubs)
+        if not parse_whole_index:
+            return StorePlan(notes, hubs, index)
+        hard_bytes = max(DEFAULT_HARD_BYTES, -(-len(index.encode("utf-8")) // 8))
+        return StorePlan(notes, hubs, index, ("--hard-bytes", str(hard_bytes)))
     return StorePlan(notes, hubs, index_text(notes, hubs, variant))
 
 
@@ -392,8 +427,8 @@ def baseline_command(store: Path) -> list[str]:
     return [sys.executable, "-c", BASELINE, str(store)]
 
 
-def doctor_command(store: Path, jobs: int | None) -> list[str]:
-    command = [sys.executable, "-m", "engramory", "doctor", str(store), "--format", "json"]
+def doctor_command(store: Path, jobs: int | None, flags: tuple[str, ...] = ()) -> list[str]:
+    command = [sys.executable, "-m", "engramory", "doctor", str(store), "--format", "json", *flags]
     return [*command, "--jobs", str(jobs)] if jobs else command
 
 
@@ -416,8 +451,18 @@ def sanity(result: Result, run: Run, output: Path, expected_notes: int) -> None:
     if result.variant == VALID and (summary.get("error") or summary.get("warning")):
         fired = sorted({f["rule"] for f in report["findings"] if f["severity"] != "info"})
         result.warnings.append(f"valid store has errors or warnings: {', '.join(fired)}")
-    if result.variant == BROKEN and not rules >= EXPECTED_RULES:
-        result.warnings.append(f"rules not reported: {', '.join(sorted(EXPECTED_RULES - rules))}")
+    expected = expected_rules(result.variant, report.get("index", {}).get("lines") is not None)
+    if not rules >= expected:
+        result.warnings.append(f"rules not reported: {', '.join(sorted(expected - rules))}")
+
+
+def expected_rules(variant: str, index_parsed: bool) -> frozenset[str]:
+    """The rules the doctor must report on a store of this variant."""
+    if variant == BROKEN:
+        return EXPECTED_RULES
+    if variant == RUNAWAY:
+        return RUNAWAY_RULES if index_parsed else RUNAWAY_UNPARSED_RULES
+    return frozenset()
 
 
 def bench_store(
@@ -428,7 +473,7 @@ def bench_store(
     measure(baseline_command(store), out)  # untimed warm-up read
     for attempt in range(args.repeat):
         result.baseline.append(measure(baseline_command(store), out))
-        run = measure(doctor_command(store, args.jobs), out)
+        run = measure(doctor_command(store, args.jobs, plan.doctor_flags), out)
         result.doctor.append(run)
         if attempt == 0:
             sanity(result, run, out, plan.total)
@@ -537,6 +582,14 @@ def sizes_arg(text: str) -> list[int]:
     return sizes
 
 
+def variants_arg(text: str) -> list[str]:
+    chosen = [part.strip() for part in text.split(",") if part.strip()]
+    unknown = sorted(set(chosen) - set(VARIANTS))
+    if unknown or not chosen:
+        raise argparse.ArgumentTypeError(f"variants are {', '.join(VARIANTS)}")
+    return [v for v in VARIANTS if v in chosen]
+
+
 def parse_args() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument(
@@ -551,6 +604,17 @@ def parse_args() -> argparse.Namespace:
         type=int,
         default=None,
         help="pass --jobs N to the doctor (default: its own choice, one worker per CPU)",
+    )
+    parser.add_argument(
+        "--variants",
+        type=variants_arg,
+        default=list(VARIANTS),
+        help=f"store shapes, comma-separated (default: {','.join(VARIANTS)})",
+    )
+    parser.add_argument(
+        "--parse-runaway",
+        action="store_true",
+        help="raise --hard-bytes for the runaway store so its whole index is parsed",
     )
     parser.add_argument("--keep", action="store_true", help="keep the generated stores")
     parser.add_argument("--check", action="store_true", help="exit 1 when a target fails")
@@ -571,9 +635,9 @@ def main() -> int:
     results: list[Result] = []
     try:
         for size in args.sizes:
-            for variant in VARIANTS:
+            for variant in args.variants:
                 store = work / f"{variant}-{size}"
-                plan = plan_store(size, variant)
+                plan = plan_store(size, variant, args.parse_runaway)
                 tick = time.perf_counter()
                 write_store(store, plan)
                 took = time.perf_counter() - tick

@@ -28,9 +28,12 @@ Measure the index against its caps and print one verdict line:
   OVER: over a hard cap (200 lines / 25 KB): compact now       (exit 2)
 A missing, unreadable or non-regular file exits 66; a bad flag exits 64.
 
-PATH is an index file or a store directory (its MEMORY.md is measured). Without
-PATH the store is found through $ENGRAMORY_MEMORY_ROOT, ./.engramory-memory/, or
-a MEMORY.md in the current directory."""
+PATH is an index file or a store directory (its MEMORY.md is measured); a
+directory without MEMORY.md that holds .engramory-memory/ means that store.
+Without PATH the store is $ENGRAMORY_MEMORY_ROOT, else the first
+.engramory-memory/ or MEMORY.md in the current directory or a parent, up to
+the git work-tree top. When the store is not PATH itself, the verdict line
+says why, after the index path: "OK: PATH (found in ...) is ..."."""
 EPILOG = """\
 examples:
   engramory check examples/store
@@ -85,13 +88,16 @@ def _first_step(dims: list[str]) -> str:
     return "merge duplicate pointers and archive cold notes"
 
 
-def describe(m: Measurement, caps: Caps, verdict: str, dims: list[str]) -> str:
-    """The one-line verdict ``engramory check`` prints."""
+def describe(m: Measurement, caps: Caps, verdict: str, dims: list[str], origin: str = "") -> str:
+    """The one-line verdict ``engramory check`` prints.
+
+    ``origin`` says how a discovered index was found; it goes after the path,
+    inside the line, so the line still starts with the verdict word.
+    """
     size = human_size(m.bytes)
+    path = f"{m.path} ({origin})" if origin else m.path
     what = (
-        f"{m.path} is {size}"
-        if m.lines is None
-        else f"{m.path} is {plural(m.lines, 'line')} / {size}"
+        f"{path} is {size}" if m.lines is None else f"{path} is {plural(m.lines, 'line')} / {size}"
     )
     caps_text = (
         f"soft cap {plural(caps.warn_lines, 'line')} / {human_size(caps.warn_bytes)}, "
@@ -181,5 +187,6 @@ def run(args: argparse.Namespace) -> int:
     if args.format == "json":
         print(json.dumps(report(m, caps, verdict, dims)))
     else:
-        print(printable(describe(m, caps, verdict, dims)))
+        origin = location.source if location.discovered else ""
+        print(printable(describe(m, caps, verdict, dims, origin)))
     return EXIT_CODES[verdict]

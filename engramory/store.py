@@ -18,7 +18,9 @@ from __future__ import annotations
 
 import errno
 import os
+import re
 import stat
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from urllib.parse import unquote
 
@@ -30,6 +32,7 @@ from engramory.frontmatter import decode
 ARCHIVE = "archive"
 TEMPLATES = "templates"
 NOTE_READ_LIMIT = 4 * 1024 * 1024
+_CONTROL = re.compile("[\x00-\x1f\x7f]")  # one character class: linear
 REMOTE_SCHEMES = frozenset({"http", "https", "ftp", "ftps", "ssh", "mailto"})
 
 LIVE = "live"
@@ -282,12 +285,17 @@ def classify_text(target: str) -> Target | None:
     Order (DESIGN §4): drop ``?query``/``#anchor``, percent-decode, ``\\`` -> ``/``;
     Windows drive and UNC forms and absolute paths escape; then the URL scheme.
     """
-    raw = target.strip()
+    return _classify(target.strip())[0]
+
+
+def _classify(raw: str) -> tuple[Target | None, str]:
+    """:func:`classify_text` on a stripped target, with its path part (``""`` when none)."""
     if not raw:
-        return Target(MISSING, reason="the link has an empty target")
+        return Target(MISSING, reason="the link has an empty target"), ""
     if raw.startswith("#"):
-        return Target(ANCHOR, raw)
-    return _classify_path(raw, _local_path(raw))
+        return Target(ANCHOR, raw), ""
+    path = _local_path(raw)
+    return _classify_path(raw, path), path
 
 
 def _local_path(raw: str) -> str:
@@ -299,7 +307,7 @@ def _local_path(raw: str) -> str:
 def _classify_path(raw: str, path: str) -> Target | None:
     if not path:
         return Target(ANCHOR, raw)
-    if any(ord(c) < 0x20 or ord(c) == 0x7F for c in path):
+    if _CONTROL.search(path):
         return Target(MISSING, path, reason="the target holds control characters")
     if path.startswith("/") or (len(path) >= 2 and path[1] == ":" and path[0].isalpha()):
         return Target(ESCAPES, path, reason="an absolute path is never inside it")
@@ -311,12 +319,56 @@ def _classify_path(raw: str, path: str) -> Target | None:
     return None
 
 
-def resolve_target(root: str, target: str) -> Target:
-    """Classify and, when it is a local path, resolve a pointer target inside ``root``."""
-    early = classify_text(target)
+def plain_notes(found: Walk) -> frozenset[str]:
+    """The ``rel`` of every walked note reached without a symlink: a plain regular file.
+
+    The walk never enters a symlinked directory and marks a symlinked note
+    with its ``target``, so ``<root>/<rel>`` of these has no symlinked
+    component: it is inside the store as written, no ``realpath`` needed.
+    """
+    return frozenset(n.rel for n in found.notes if n.target is None and n.status == READ_OK)
+
+
+def _plain_rel(path: str) -> str | None:
+    """``path`` (``/``-separated) without empty and ``.`` parts; ``None`` when it holds ``..``.
+
+    A ``..`` after a symlinked directory climbs from the symlink's target, so
+    only the filesystem can say where it leads.
+    """
+    parts = [p for p in path.split("/") if p and p != "."]
+    if not parts or ".." in parts:
+        return None
+    return "/".join(parts)
+
+
+def _resolve_plain(root: str, path: str, rel: str) -> Target | None:
+    """A pointer to a plain walked note: one ``stat``; ``None`` when it changed since the walk."""
+    try:
+        info = os.stat(root + os.sep + rel.replace("/", os.sep))
+    except OSError:
+        return None
+    if not stat.S_ISREG(info.st_mode):
+        return None
+    return Target(FOUND, path, rel, area_of(rel), (info.st_dev, info.st_ino))
+
+
+def resolve_target(root: str, target: str, plain: AbstractSet[str] = frozenset()) -> Target:
+    """Classify and, when it is a local path, resolve a pointer target inside ``root``.
+
+    ``plain`` (from :func:`plain_notes`) lets a pointer that names a walked
+    note exactly skip ``realpath``; any other local path (``..``, a symlink on
+    the way, another case on a case-insensitive file system, a file that is
+    not a note) is resolved on the file system, with the same result.
+    """
+    early, path = _classify(target.strip())
     if early is not None:
         return early
-    path = _local_path(target.strip())
+    if plain:
+        rel = _plain_rel(path)
+        if rel is not None and rel in plain:
+            found = _resolve_plain(root, path, rel)
+            if found is not None:
+                return found
     joined = os.path.join(root, *[p for p in path.split("/") if p])
     if not fsutil.is_within(os.path.normpath(joined), root):
         return Target(ESCAPES, path, reason="'..' climbs out of it")

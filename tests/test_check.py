@@ -200,6 +200,13 @@ def test_missing_path_exits_66(cli, tmp_path: Path) -> None:
 def test_directory_without_index_exits_66(cli, tmp_path: Path) -> None:
     result = cli("check", str(tmp_path))
     assert result.code == 66
+    assert "is not a memory store" in result.err and "tried" in result.err
+
+
+def test_store_without_index_exits_66(cli, tmp_path: Path) -> None:
+    (tmp_path / "a.md").write_text("---\nname: a\n---\nbody\n")
+    result = cli("check", str(tmp_path))
+    assert result.code == 66
     assert "has no MEMORY.md" in result.err
 
 

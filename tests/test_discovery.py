@@ -1,4 +1,5 @@
-"""Store discovery: argument > $ENGRAMORY_MEMORY_ROOT > ./.engramory-memory/ > ./MEMORY.md."""
+"""Store discovery: argument > $ENGRAMORY_MEMORY_ROOT > .engramory-memory/ or MEMORY.md here,
+then in each parent up to the git work-tree top."""
 
 from __future__ import annotations
 
@@ -21,7 +22,7 @@ def test_explicit_directory(tmp_path: Path) -> None:
     store = make_store(tmp_path / "s")
     found = locate(str(store), environ={}, cwd=tmp_path)
     assert found.root == store and found.index == store / "MEMORY.md"
-    assert found.source == "argument"
+    assert found.source == "argument" and not found.discovered
 
 
 def test_explicit_index_file_means_its_directory(tmp_path: Path) -> None:
@@ -56,7 +57,7 @@ def test_environment_wins_over_default_dir(tmp_path: Path) -> None:
     env_store = make_store(tmp_path / "elsewhere")
     found = locate(environ={"ENGRAMORY_MEMORY_ROOT": str(env_store)}, cwd=tmp_path)
     assert found.root == env_store
-    assert found.source == "$ENGRAMORY_MEMORY_ROOT"
+    assert found.source == "from $ENGRAMORY_MEMORY_ROOT" and found.discovered
 
 
 def test_relative_environment_path_is_relative_to_cwd(tmp_path: Path) -> None:
@@ -87,15 +88,156 @@ def test_cwd_holding_an_index(tmp_path: Path) -> None:
     make_store(tmp_path)
     found = locate(environ={}, cwd=tmp_path)
     assert found.root == tmp_path
-    assert found.source == "the current directory"
+    assert found.source == "found in the current directory"
 
 
-def test_parents_are_not_searched(tmp_path: Path) -> None:
+def test_parent_store_is_found_outside_a_work_tree(tmp_path: Path) -> None:
+    store = make_store(tmp_path / ".engramory-memory")
+    child = tmp_path / "a" / "b"
+    child.mkdir(parents=True)
+    found = locate(environ={}, cwd=child)
+    assert found.root == store
+    assert found.source == f"found in {tmp_path}, a parent of the current one"
+
+
+def test_parent_holding_an_index_is_found(tmp_path: Path) -> None:
     make_store(tmp_path)
     child = tmp_path / "child"
     child.mkdir()
-    with pytest.raises(InputMissingError, match="no memory store found"):
+    found = locate(environ={}, cwd=child)
+    assert found.root == tmp_path and found.index == tmp_path / "MEMORY.md"
+
+
+def test_nearest_store_wins(tmp_path: Path) -> None:
+    make_store(tmp_path / ".engramory-memory")
+    near = make_store(tmp_path / "a" / ".engramory-memory")
+    assert locate(environ={}, cwd=tmp_path / "a").root == near
+
+
+def test_search_stops_at_the_git_work_tree_top(tmp_path: Path) -> None:
+    make_store(tmp_path / ".engramory-memory")
+    top = tmp_path / "repo"
+    (top / ".git").mkdir(parents=True)
+    child = top / "src"
+    child.mkdir()
+    with pytest.raises(InputMissingError, match="the git work-tree top") as info:
         locate(environ={}, cwd=child)
+    assert str(top) in str(info.value) and info.value.exit_code == 66
+
+
+def test_git_file_marks_a_work_tree_top_too(tmp_path: Path) -> None:
+    make_store(tmp_path / ".engramory-memory")
+    top = tmp_path / "worktree"
+    top.mkdir()
+    (top / ".git").write_text("gitdir: /elsewhere\n")
+    with pytest.raises(InputMissingError):
+        locate(environ={}, cwd=top)
+
+
+def test_store_at_the_work_tree_top_is_found(tmp_path: Path) -> None:
+    top = tmp_path / "repo"
+    (top / ".git").mkdir(parents=True)
+    store = make_store(top / ".engramory-memory")
+    deep = top / "src" / "pkg"
+    deep.mkdir(parents=True)
+    assert locate(environ={}, cwd=deep).root == store
+
+
+def test_relative_cwd_is_searched_upwards(tmp_path: Path, monkeypatch) -> None:
+    store = make_store(tmp_path / ".engramory-memory")
+    (tmp_path / "sub").mkdir()
+    monkeypatch.chdir(tmp_path / "sub")
+    found = locate(environ={})
+    assert found.root.resolve() == store.resolve()
+
+
+def test_nothing_found_names_what_was_tried(tmp_path: Path) -> None:
+    (tmp_path / ".git").mkdir()
+    with pytest.raises(InputMissingError) as info:
+        locate(environ={}, cwd=tmp_path)
+    message = str(info.value)
+    assert "$ENGRAMORY_MEMORY_ROOT: unset" in message
+    assert ".engramory-memory/ or MEMORY.md" in message and str(tmp_path) in message
+
+
+def test_explicit_directory_holding_a_nested_store(tmp_path: Path) -> None:
+    store = make_store(tmp_path / "project" / ".engramory-memory")
+    found = locate(str(tmp_path / "project"), environ={}, cwd=tmp_path)
+    assert found.root == store and found.index == store / "MEMORY.md"
+    assert found.discovered and found.source == f"found under {tmp_path / 'project'}"
+
+
+def test_nested_store_with_notes_but_no_index_is_that_store(tmp_path: Path) -> None:
+    nested = tmp_path / "project" / ".engramory-memory"
+    nested.mkdir(parents=True)
+    (nested / "a.md").write_text("---\nname: a\n---\n")
+    assert locate(str(tmp_path / "project")).root == nested
+
+
+def test_own_index_wins_over_nested_store(tmp_path: Path) -> None:
+    store = make_store(tmp_path / "s")
+    make_store(store / ".engramory-memory")
+    assert locate(str(store)).root == store
+
+
+def test_explicit_directory_with_notes_but_no_index_is_a_store(tmp_path: Path) -> None:
+    (tmp_path / "a.md").write_bytes(b"\xef\xbb\xbf---\r\nname: a\r\n---\r\n")
+    found = locate(str(tmp_path))
+    assert found.root == tmp_path and not found.discovered
+
+
+@pytest.mark.parametrize(
+    "files",
+    [
+        {},
+        {"README.md": "# Project\n---\n"},
+        {"notes.txt": "---\nname: a\n---\n"},
+        {".hidden.md": "---\nname: a\n---\n"},
+        {"rule.md": "----\n"},
+    ],
+)
+def test_explicit_directory_without_store_or_notes_is_refused(tmp_path: Path, files) -> None:
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    (tmp_path / ".engramory-memory").mkdir()  # empty: no index, no notes
+    with pytest.raises(InputMissingError, match="is not a memory store") as info:
+        locate(str(tmp_path))
+    assert "tried" in str(info.value) and info.value.exit_code == 66
+
+
+@pytest.mark.skipif(not hasattr(os, "symlink"), reason="needs symlinks")
+def test_symlinked_note_outside_does_not_make_a_store(tmp_path: Path) -> None:
+    outside = tmp_path / "outside.md"
+    outside.write_text("---\nname: a\n---\n")
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "a.md").symlink_to(outside)
+    with pytest.raises(InputMissingError, match="is not a memory store"):
+        locate(str(project))
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="POSIX only")
+def test_fifo_named_like_a_note_is_not_opened(tmp_path: Path) -> None:
+    os.mkfifo(tmp_path / "a.md")
+    with pytest.raises(InputMissingError, match="is not a memory store"):
+        locate(str(tmp_path))
+
+
+def test_note_scan_is_bounded(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setattr("engramory.discovery.NOTE_SCAN_FILES", 3)
+    for k in range(5):
+        (tmp_path / f"plain-{k}.md").write_text("# no frontmatter\n")
+    opened = []
+    real = os.open
+
+    def counting_open(path, *args, **kwargs):
+        opened.append(path)
+        return real(path, *args, **kwargs)
+
+    monkeypatch.setattr("engramory.discovery.os.open", counting_open)
+    with pytest.raises(InputMissingError):
+        locate(str(tmp_path))
+    assert len(opened) == 3
 
 
 def test_default_uses_the_real_environment_and_cwd(tmp_path: Path, monkeypatch) -> None:
@@ -111,3 +253,21 @@ def test_explicit_fifo_is_refused(tmp_path: Path) -> None:
     os.mkfifo(fifo)
     with pytest.raises(InputMissingError, match="not a regular file or a directory"):
         locate(str(fifo))
+
+
+def test_note_scan_stops_after_its_entry_bound(tmp_path: Path, monkeypatch) -> None:
+    (tmp_path / "a.md").write_text("---\nname: a\n---\n")
+    assert locate(str(tmp_path)).root == tmp_path
+    monkeypatch.setattr("engramory.discovery.NOTE_SCAN_ENTRIES", 0)
+    with pytest.raises(InputMissingError, match="is not a memory store"):
+        locate(str(tmp_path))
+
+
+def test_search_without_a_current_directory_does_not_crash(tmp_path: Path, monkeypatch) -> None:
+    def gone() -> Path:
+        raise FileNotFoundError("the current directory was deleted")
+
+    monkeypatch.setattr(Path, "cwd", staticmethod(gone))
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(InputMissingError, match="no memory store found"):
+        locate(environ={})

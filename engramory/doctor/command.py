@@ -38,9 +38,13 @@ Exit 0 when no error remains (warnings and info do not fail, unless --strict),
 1 when one does, 64 on a usage error (including an unknown rule id), 66 when
 the store cannot be found.
 
-STORE is a store directory or its MEMORY.md. Without it the store is found
-through $ENGRAMORY_MEMORY_ROOT, ./.engramory-memory/, or a MEMORY.md in the
-current directory."""
+STORE is a store directory or its MEMORY.md; a directory without MEMORY.md
+that holds .engramory-memory/ means that store, and one with neither and no
+note in it is not a store (exit 66). Without STORE the store is
+$ENGRAMORY_MEMORY_ROOT, else the first .engramory-memory/ or MEMORY.md in the
+current directory or a parent, up to the git work-tree top. When the store
+is not STORE itself, the first line names it and why:
+"checking the store PATH (found in ...)"."""
 EPILOG = """\
 examples:
   engramory doctor examples/store
@@ -231,5 +235,9 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.writelines(render_json(report))
         sys.stdout.write("\n")
     else:
+        if location.discovered:
+            sys.stdout.write(
+                printable(f"checking the store {location.root} ({location.source})") + "\n"
+            )
         sys.stdout.writelines(line + "\n" for line in render_text(report))
     return exit_code(report.findings, args.strict)

@@ -1,21 +1,22 @@
 """Run the doctor: gather the store (the I/O), run the selected rules, collect findings.
 
-First the walk and the index: the index's path links are resolved up front,
-so the pass over the notes knows which file identities to keep. Then one pass
-over the notes, range by range (in this process, or in forked workers on a
-large store, see ``workers.py``): each note is read (bounded), parsed, handed
-to the note rules, its ``[[links]]`` resolved against the walk's name table,
-and reduced to a :class:`NoteSummary`. Then the store rules run once over the
-index, the pointers and the note graph. Every step is linear in the number of
-notes and index lines.
+First the walk and the index file. Then one pass over the notes, range by
+range (in this process, or in forked workers on a large store, see
+``workers.py``): each note is read (bounded), parsed, handed to the note
+rules, its ``[[links]]`` resolved against the walk's name table, and reduced
+to a :class:`NoteSummary`. While the workers (if any) do that, this process
+classifies the index lines and resolves their path links, mostly from the
+walk's own table, which tells the pass which file identities to keep. Then
+the store rules run once over the index, the pointers and the note graph.
+Every step is linear in the number of notes and index lines.
 """
 
 from __future__ import annotations
 
 import gc
 import os
-from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import closing, contextmanager
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -48,6 +49,7 @@ from engramory.store import (
     NoteFile,
     Read,
     Target,
+    plain_notes,
     read_file,
     read_index,
     resolve_target,
@@ -98,7 +100,9 @@ class _Gatherer:
     A range is checked by :meth:`check_range` (in this process or a worker)
     and its :class:`_Part` folded in by :meth:`absorb`, always in note order.
     File identities are kept only for the notes the index links to by path
-    (``wanted``), not for every note.
+    (``wanted``), not for every note. ``wanted`` is ``None`` until the index
+    is resolved: a worker forked before that sends all its identities, and
+    :meth:`absorb` keeps the wanted ones.
     """
 
     BATCH = 512
@@ -111,7 +115,7 @@ class _Gatherer:
         options: Options,
         names: NameTable,
         archived: frozenset[str],
-        wanted: frozenset[tuple[int, int]],
+        wanted: frozenset[tuple[int, int]] | None,
     ) -> None:
         self.root = root
         self.files = files
@@ -126,10 +130,20 @@ class _Gatherer:
         self.odd_links: list[tuple[int, str, int]] = []
         self.missing_links: list[tuple[int, str, int]] = []
 
-    def run(self, jobs: int) -> list[NoteSummary]:
+    def run(
+        self, jobs: int, resolve_index: Callable[[], frozenset[tuple[int, int]]]
+    ) -> list[NoteSummary]:
+        """Check every note; ``resolve_index`` (which gives ``wanted``) runs meanwhile.
+
+        With workers it runs while they check the notes (a long index costs
+        this process time the workers can use); in this process, first.
+        """
         workers = worker_count(jobs, len(self.files))
-        for part in map_ranges(self.check_range, len(self.files), workers, self.BATCH):
-            self.absorb(part)
+        parts = map_ranges(self.check_range, len(self.files), workers, self.BATCH)
+        with closing(parts):  # an error here stops the workers at once
+            self.wanted = resolve_index()
+            for part in parts:
+                self.absorb(part)
         return self.summaries
 
     def check_range(self, start: int, stop: int) -> _Part:
@@ -140,10 +154,11 @@ class _Gatherer:
             part.findings.extend((rule.id, *issue) for issue in issues)
         for number, check in enumerate(checks, start):
             file, read, parsed = check.file, check.read, check.fm
-            if self.wanted and file.status != ESCAPES:
+            wanted = self.wanted
+            if (wanted is None or wanted) and file.status != ESCAPES:
                 identity = self._identity(file, read)
-                if identity in self.wanted:
-                    part.identities.append((identity, number))  # type: ignore[arg-type]
+                if identity is not None and (wanted is None or identity in wanted):
+                    part.identities.append((identity, number))
             links = self._links(number, parsed, read, part) if parsed is not None else ()
             status = read.status if file.status == READ_OK else file.status
             part.notes.append((status, check.note_type, links))
@@ -157,7 +172,10 @@ class _Gatherer:
             NoteSummary(files[number], status, note_type, links)
             for number, (status, note_type, links) in enumerate(part.notes, part.start)
         )
+        wanted = self.wanted or frozenset()
         for identity, number in part.identities:
+            if identity not in wanted:
+                continue
             self.identities.setdefault(identity, []).append(number)
         self.odd_links.extend(part.odd_links)
         self.missing_links.extend(part.missing_links)
@@ -207,12 +225,21 @@ class _PointerResolver:
     a target to the notes with its identity.
     """
 
-    def __init__(self, root: str, names: NameTable, archived: frozenset[str]) -> None:
+    def __init__(
+        self, root: str, names: NameTable, archived: frozenset[str], plain: frozenset[str]
+    ) -> None:
         self.root = root
+        self.plain = plain
         self.archived = archived
         self.names = names
         self.identities: dict[tuple[int, int], list[int]] = {}
         self.cache: dict[str, Target] = {}
+        self.lines: list[markdown.IndexLine] = []
+
+    def resolve_index(self, text: str | None) -> frozenset[tuple[int, int]]:
+        """Classify the index's lines (kept in ``lines``) and :meth:`prefetch` their links."""
+        self.lines = markdown.classify_index(text) if text is not None else []
+        return self.prefetch(self.lines)
 
     def prefetch(self, lines: list[markdown.IndexLine]) -> frozenset[tuple[int, int]]:
         """Resolve every path link of the index; the identities of the live notes found."""
@@ -228,7 +255,7 @@ class _PointerResolver:
     def _target(self, raw: str) -> Target:
         target = self.cache.get(raw)
         if target is None:
-            target = self.cache[raw] = resolve_target(self.root, raw)
+            target = self.cache[raw] = resolve_target(self.root, raw, self.plain)
         return target
 
     def link(self, raw: str) -> tuple[Target, tuple[int, ...]]:
@@ -325,13 +352,13 @@ def _run(
     index = read_index(root, caps)
     archived = frozenset(rel.rsplit("/", 1)[-1][:-3].casefold() for rel in files.archived)
     names = NameTable(files.notes, [f.status != ESCAPES for f in files.notes])
-    lines = markdown.classify_index(index.text) if index.text is not None else []
-    resolver = _PointerResolver(root, names, archived)
-    wanted = resolver.prefetch(lines)
+    resolver = _PointerResolver(root, names, archived, plain_notes(files))
     rules = _active(NOTE, chosen, options)
-    gathered = _Gatherer(root, files.notes, rules, options, names, archived, wanted)
-    summaries = gathered.run(jobs)
+    unknown = None if index.text is not None else frozenset()  # no index: no identity needed
+    gathered = _Gatherer(root, files.notes, rules, options, names, archived, unknown)
+    summaries = gathered.run(jobs, lambda: resolver.resolve_index(index.text))
     resolver.identities = gathered.identities
+    lines = resolver.lines
 
     view = StoreView(
         root,

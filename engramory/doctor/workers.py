@@ -17,7 +17,7 @@ from __future__ import annotations
 import os
 import signal
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from typing import TypeVar
 
 T = TypeVar("T")
@@ -62,22 +62,49 @@ def ranges(total: int, size: int) -> list[tuple[int, int]]:
     return [(start, min(start + size, total)) for start in range(0, total, size)]
 
 
+_STARTED = object()  # what a stream yields first, once its workers (if any) are busy
+
+
 def map_ranges(
     task: Callable[[int, int], T], total: int, workers: int, serial_chunk: int
-) -> Iterator[T]:
-    """``task(start, stop)`` over ``range(total)``, in order, in workers or in this process."""
+) -> Generator[T, None, None]:
+    """``task(start, stop)`` over ``range(total)``, in order, in workers or in this process.
+
+    With workers, every range is handed out before this returns, so the
+    caller can do its own work while they run; the pool is shut down when the
+    generator is exhausted, closed or dropped. In this process nothing runs
+    before the first result is asked for.
+    """
+    stream = _stream(task, total, workers, serial_chunk)
+    next(stream)  # _STARTED
+    return stream  # type: ignore[return-value]
+
+
+def _stream(
+    task: Callable[[int, int], T], total: int, workers: int, serial_chunk: int
+) -> Generator[object, None, None]:
     done = 0
+    parts = ranges(total, CHUNK) if workers else []
+    pooled: Iterator[object] | None = None
     if workers:
         # Imported here: they cost more start-up time than a small store takes to check.
         from concurrent.futures.process import BrokenProcessPool  # noqa: PLC0415
 
-        parts = ranges(total, CHUNK)
         try:
-            for (_start, stop), result in zip(parts, _in_workers(task, parts, workers)):
+            pooled = _in_workers(task, parts, workers)
+            next(pooled)  # _STARTED: the pool is up and every range handed out
+        except (OSError, BrokenProcessPool):
+            pooled = None  # everything is checked below, in this process
+    yield _STARTED
+    if pooled is not None:
+        try:
+            for (_start, stop), result in zip(parts, pooled):
                 yield result
                 done = stop
         except (OSError, BrokenProcessPool):
             pass  # the ranges not done yet are checked below, in this process
+        finally:
+            pooled.close()
     for start, stop in ranges(total - done, serial_chunk):
         yield task(done + start, done + stop)
 
@@ -100,7 +127,7 @@ def _call(bounds: tuple[int, int]) -> object:
 
 def _in_workers(
     task: Callable[[int, int], T], parts: list[tuple[int, int]], workers: int
-) -> Iterator[T]:
+) -> Iterator[object]:
     import multiprocessing  # noqa: PLC0415
     from concurrent.futures import ProcessPoolExecutor  # noqa: PLC0415
 
@@ -109,7 +136,9 @@ def _in_workers(
     context = multiprocessing.get_context("fork")
     pool = ProcessPoolExecutor(workers, mp_context=context, initializer=_adopt, initargs=(task,))
     try:
-        yield from pool.map(_call, parts)  # type: ignore[misc]
+        results = pool.map(_call, parts)  # submits every range now
+        yield _STARTED
+        yield from results
     finally:
         # Interrupted (Ctrl-C, a broken pipe): drop the ranges not started yet.
         pool.shutdown(wait=True, cancel_futures=True)
