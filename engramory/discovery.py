@@ -26,6 +26,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from engramory import fsutil
 from engramory.errors import InputMissingError
 
 INDEX_NAME = "MEMORY.md"
@@ -141,8 +142,12 @@ def _nested_store(directory: Path) -> Path | None:
 
 
 def _from_directory(raw: str, path: Path) -> Location:
-    """An explicit directory: the store itself, the store below it, or not a store."""
-    if _entry_exists(path / INDEX_NAME):
+    """An explicit directory: the store itself, the store below it, or not a store.
+
+    A directory that cannot be searched is taken as the store, so the command
+    reports the permission problem on it rather than "not a store".
+    """
+    if _entry_exists(path / INDEX_NAME) or fsutil.kind(path / INDEX_NAME)[0] == "error":
         return Location(path, path / INDEX_NAME, ARGUMENT)
     nested = _nested_store(path)
     if nested is not None:

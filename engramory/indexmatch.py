@@ -97,9 +97,9 @@ class IndexMatcher:
         base_is_glob = any(c in _GLOB_MARKS for c in base)
         # In a known folder a glob names only what is there (bash leaves a glob that
         # matches nothing as it is): `sed -i ... *.md` beside no index writes no index.
-        if self.name is not None and not (folder_known and base_is_glob):
-            if glob_match(self.name, base.lower()):
-                return True
+        by_name = self.name is not None and not (folder_known and base_is_glob)
+        if by_name and glob_match(self.name, base.lower()):
+            return True
         if not folder_known:
             if self.index is None:
                 return False

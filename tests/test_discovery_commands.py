@@ -133,9 +133,9 @@ def measured(monkeypatch: pytest.MonkeyPatch) -> list[Path]:
     seen: list[Path] = []
     real = check.measure
 
-    def spy(path, caps):
+    def spy(path, caps, *rest):
         seen.append(Path(path).resolve())
-        return real(path, caps)
+        return real(path, caps, *rest)
 
     monkeypatch.setattr(check, "measure", spy)
     return seen

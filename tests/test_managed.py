@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from engramory import managed
@@ -111,7 +111,11 @@ def test_round_trip_property(content: list[str], crlf: bool, final_newline: bool
     content = [line for line in content if line.strip() not in (BEGIN, END)]
     nl = "\r\n" if crlf else "\n"
     original = nl.join(content) + (nl if final_newline and content else "")
-    installed = install(original)
+    try:
+        installed = install(original)
+    except managed.UnclosedFenceError:
+        # refused on purpose: appended after an open fence, the block would be quoted
+        assume(False)
     assert install(installed) == installed
     assert remove(installed) == original
 
