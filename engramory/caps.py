@@ -5,7 +5,10 @@ always agree on a count. It is on the hook's hot path, so it imports only ``os``
 
 The rules (DESIGN §3.1, §4):
 
-* Caps: soft (warn) 150 lines / 20480 bytes, hard 200 lines / 25600 bytes.
+* Caps: soft (warn) 150 lines / 20480 bytes, hard 200 lines / 25000 bytes.
+  Claude Code cuts its index at 200 lines and 25,000 UTF-16 units; a UTF-8
+  byte count is never below the UTF-16 count, so an index within 25000 bytes
+  is never cut.
   A cap is exceeded only when the measure is strictly greater than it.
 * Environment: ``ENGRAMORY_WARN``, ``ENGRAMORY_HARD``, ``ENGRAMORY_WARN_BYTES``,
   ``ENGRAMORY_HARD_BYTES``. An unset, empty, non-integer, zero or negative
@@ -25,7 +28,7 @@ import os
 DEFAULT_WARN_LINES = 150
 DEFAULT_HARD_LINES = 200
 DEFAULT_WARN_BYTES = 20480
-DEFAULT_HARD_BYTES = 25600
+DEFAULT_HARD_BYTES = 25000
 
 LINES = "lines"
 BYTES = "bytes"

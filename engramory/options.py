@@ -17,7 +17,7 @@ CAP_FLAGS = (
     (
         "--hard-bytes",
         "hard_bytes",
-        "hard cap on index bytes (default: $ENGRAMORY_HARD_BYTES or 25600)",
+        "hard cap on index bytes (default: $ENGRAMORY_HARD_BYTES or 25000)",
     ),
 )
 

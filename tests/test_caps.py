@@ -9,7 +9,7 @@ from engramory.caps import Caps, caps_from, count_lines, positive_int, utf8_size
 
 
 def test_defaults() -> None:
-    assert caps_from({}) == Caps(150, 200, 20480, 25600)
+    assert caps_from({}) == Caps(150, 200, 20480, 25000)
 
 
 @pytest.mark.parametrize(
@@ -106,9 +106,9 @@ def test_utf8_size_counts_lone_surrogates() -> None:
         (201, 100, ("over", ["lines"])),
         (10, 20480, ("ok", [])),
         (10, 20481, ("warn", ["bytes"])),
-        (10, 25600, ("warn", ["bytes"])),
-        (10, 25601, ("over", ["bytes"])),
-        (201, 25601, ("over", ["lines", "bytes"])),
+        (10, 25000, ("warn", ["bytes"])),
+        (10, 25001, ("over", ["bytes"])),
+        (201, 25001, ("over", ["lines", "bytes"])),
         (151, 20481, ("warn", ["lines", "bytes"])),
         (201, 20481, ("over", ["lines"])),  # the verdict names the hard dimension only
         (None, 30000, ("over", ["bytes"])),  # not read: lines unknown
@@ -125,7 +125,7 @@ def test_caps_json_shape() -> None:
         "warn_lines": 150,
         "hard_lines": 200,
         "warn_bytes": 20480,
-        "hard_bytes": 25600,
+        "hard_bytes": 25000,
     }
 
 

@@ -37,7 +37,7 @@ def test_line_boundaries(cli, tmp_path: Path, count: int, word: str, code: int) 
 
 @pytest.mark.parametrize(
     ("size", "word", "code"),
-    [(20480, "OK:", 0), (20481, "WARN:", 1), (25600, "WARN:", 1), (25601, "OVER:", 2)],
+    [(20480, "OK:", 0), (20481, "WARN:", 1), (25000, "WARN:", 1), (25001, "OVER:", 2)],
 )
 def test_byte_boundaries(cli, tmp_path: Path, size: int, word: str, code: int) -> None:
     index = write_size(tmp_path / "MEMORY.md", size)
@@ -57,8 +57,8 @@ def test_warn_names_the_dimension_and_first_step(cli, tmp_path: Path) -> None:
 
 
 def test_over_on_bytes_says_shorten_the_longest_lines_first(cli, tmp_path: Path) -> None:
-    result = cli("check", str(write_size(tmp_path / "MEMORY.md", 25601)))
-    assert "hard cap on bytes (25601 > 25600)" in result.out
+    result = cli("check", str(write_size(tmp_path / "MEMORY.md", 25001)))
+    assert "hard cap on bytes (25001 > 25000)" in result.out
     assert "shorten the longest index lines first" in result.out
 
 
@@ -110,7 +110,7 @@ def test_json_shape(cli) -> None:
         "warn_lines": 150,
         "hard_lines": 200,
         "warn_bytes": 20480,
-        "hard_bytes": 25600,
+        "hard_bytes": 25000,
     }
     assert report["verdict"] == "ok" and report["over"] == []
     assert report["bytes"] == (EXAMPLE_STORE / "MEMORY.md").stat().st_size

@@ -62,7 +62,7 @@ def test_text_output_format_and_order(cli, tmp_path: Path) -> None:
         "c.md: info: no scope: does this feedback note hold in every repo (global) or only "
         "this one (repo)? [missing-scope]",
         "engramory doctor: 2 errors, 1 warning, 1 info — 3 notes, index 6 lines / 73 B "
-        "(hard cap 200 lines / 25.0 KB)",
+        "(hard cap 200 lines / 24.4 KB)",
     ]
     assert lines[5:] == [
         f"  fix {rule}: {RULES[rule].fix}"
@@ -81,7 +81,7 @@ def test_json_output_shape(cli, tmp_path: Path) -> None:
         "path": "MEMORY.md",
         "lines": 6,
         "bytes": 73,
-        "caps": {"warn_lines": 150, "hard_lines": 200, "warn_bytes": 20480, "hard_bytes": 25600},
+        "caps": {"warn_lines": 150, "hard_lines": 200, "warn_bytes": 20480, "hard_bytes": 25000},
     }
     assert report["notes"] == 3
     assert report["summary"] == {"error": 2, "warning": 1, "info": 1}

@@ -125,7 +125,7 @@ def test_line_caps(tmp_path: Path, lines: int, hard: int, soft: int) -> None:
 
 
 @pytest.mark.parametrize(
-    ("size", "hard", "soft"), [(20480, 0, 0), (20481, 0, 1), (25600, 0, 1), (25601, 1, 0)]
+    ("size", "hard", "soft"), [(20480, 0, 0), (20481, 0, 1), (25000, 0, 1), (25001, 1, 0)]
 )
 def test_byte_caps(tmp_path: Path, size: int, hard: int, soft: int) -> None:
     store = make_store(tmp_path / "s", {}, index=None)
@@ -139,7 +139,7 @@ def test_hard_cap_message_names_each_breached_dimension(tmp_path: Path) -> None:
     (store / "MEMORY.md").write_text(("> " + "x" * 130 + "\n") * 210)
     (finding,) = fired(store, "index-over-hard-cap")
     assert "lines (210 > 200)" in finding.message
-    assert "bytes (27930 > 25600)" in finding.message
+    assert "bytes (27930 > 25000)" in finding.message
 
 
 # --- index-line-not-pointer -------------------------------------------------------
@@ -430,7 +430,7 @@ def test_fix_hint_names_the_breached_dimension(tmp_path: Path) -> None:
     assert "lines are over" in hints["index-over-hard-cap"]
     assert "bytes are over" not in hints["index-over-hard-cap"]
     wide = make_store(tmp_path / "w", {}, index=None)
-    (wide / "MEMORY.md").write_bytes(b"> " + b"x" * 25600 + b"\n")
+    (wide / "MEMORY.md").write_bytes(b"> " + b"x" * 25000 + b"\n")
     assert (
         "bytes are over: shorten the longest lines first"
         in doctor(wide).hints["index-over-hard-cap"]

@@ -63,7 +63,7 @@ def test_two_hundred_lines_plus_an_empty_line_is_201(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    ("size", "expected"), [(20480, "silent"), (20481, "nudge"), (25600, "nudge"), (25601, "deny")]
+    ("size", "expected"), [(20480, "silent"), (20481, "nudge"), (25000, "nudge"), (25001, "deny")]
 )
 def test_byte_boundaries(tmp_path: Path, size: int, expected: str) -> None:
     content = "y" * (size - 1) + "\n"
@@ -95,7 +95,7 @@ def test_both_over_lines_shrink_bytes_grow_denies_naming_bytes_only(tmp_path: Pa
     output = ask(write(index, lines(250, width=130)))  # 250 lines, 32,750 bytes
     assert decision(output) == "deny"
     reason = output["hookSpecificOutput"]["permissionDecisionReason"]
-    assert "32750 bytes > 25600" in reason and "lines > 200" not in reason
+    assert "32750 bytes > 25000" in reason and "lines > 200" not in reason
 
 
 @pytest.mark.parametrize(
@@ -415,7 +415,7 @@ def test_post_event_on_a_huge_index_reports_bytes_without_reading(tmp_path: Path
     with index.open("wb") as handle:
         handle.truncate(10 * 1024 * 1024)
     output = json.loads(claude.answer(["--event", "post", "--index", str(index)], b"{}", {}))
-    assert "10485760 bytes > 25600" in output["reason"]
+    assert "10485760 bytes > 25000" in output["reason"]
 
 
 @pytest.mark.parametrize("count", [0, 150, 200])

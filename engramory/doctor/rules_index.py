@@ -169,8 +169,8 @@ def _compaction_advice(view: StoreView, line_cap: int, byte_cap: int) -> str:
     ),
 )
 def index_over_hard_cap(view: StoreView) -> Iterator[Issue]:
-    """Fires: a 201-line index, or one of 25601 bytes (default caps).
-    Quiet: exactly 200 lines and 25600 bytes."""
+    """Fires: a 201-line index, or one of 25001 bytes (default caps).
+    Quiet: exactly 200 lines and 25000 bytes."""
     if view.index.text is None:
         return
     parts = _breach(view, view.caps.hard_lines, view.caps.hard_bytes)
