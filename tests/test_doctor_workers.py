@@ -150,8 +150,9 @@ def test_a_dead_worker_is_replaced_by_this_process() -> None:
     results = list(workers.map_ranges(_dies_in_a_worker, 14, 2, serial_chunk=4))
     covered = [n for start, stop, _here in results for n in range(start, stop)]
     assert covered == list(range(14))
-    assert results[0][2] is False  # the first ranges came from workers
-    assert results[-1][2] is True  # the rest was checked here
+    # the range that killed its worker was checked here; which other ranges a
+    # worker finished before the pool broke depends on timing
+    assert [here for start, stop, here in results if start <= 6 < stop] == [True]
 
 
 @pytest.mark.usefixtures("tiny_ranges")

@@ -499,12 +499,12 @@ def test_ci_extracts_exactly_the_block_the_readme_shows(name: str) -> None:
     assert proc.stdout == shown.group(1)
 
 
-def test_ci_runs_both_readme_commands_in_a_fresh_clone_with_only_python3() -> None:
+def test_ci_runs_both_readme_commands_in_a_fresh_clone_with_python3_and_system_paths() -> None:
     script = CI_RUN.read_text(encoding="utf-8")
     body = script[script.index("readme_step() {") : script.index("readme_step install\n")]
     assert 'git clone -q "$repo" "$clone"' in body
     assert '.ci/readme_command.py" "$clone/README.md" "$name")' in body
-    assert 'cd "$clone"' in body and 'PATH="$work/bin" "$BASH" -c "$cmd"' in body
+    assert 'cd "$clone"' in body and 'PATH="$work/bin:/usr/bin:/bin" "$BASH" -c "$cmd"' in body
     assert re.search(r'^ln -s "\$\(.*sys\.executable.*\)" "\$work/bin/python3"$', script, re.M)
     calls = re.findall(r"^readme_step (\w+)$", script, re.M)
     assert calls == ["install", "test"]
