@@ -169,10 +169,19 @@ def test_check_as_a_real_non_root_user_on_an_unsearchable_store() -> None:
         store.mkdir()
         (store / "MEMORY.md").write_text("x\n")
         store.chmod(stat.S_IRUSR | stat.S_IRGRP | stat.S_IROTH)  # listable, not searchable
+        # a copy of the package nobody can read (the checkout may sit in a private folder)
+        package = base / "package"
+        shutil.copytree(
+            REPO / "engramory", package / "engramory", ignore=shutil.ignore_patterns("__pycache__")
+        )
         done = subprocess.run(
             [*command, "-m", "engramory", "check", "store"],
             cwd=base,
-            env={"PYTHONPATH": str(REPO), "PATH": os.environ.get("PATH", ""), "LC_ALL": "C.UTF-8"},
+            env={
+                "PYTHONPATH": str(package),
+                "PATH": os.environ.get("PATH", ""),
+                "LC_ALL": "C.UTF-8",
+            },
             capture_output=True,
             text=True,
             timeout=60,
