@@ -21,7 +21,7 @@ time of:
 Targets: non-index Write and non-index Bash <= 1.5x ``python -I -S -c pass``;
 index paths (the Edit and the denied Write) <= 2x. Prints PASS/FAIL per
 target; exit 0 unless ``--check``. A Bash command that may write something has
-no target: it is parsed in full (:mod:`engramory.shellparse`, no ``re``),
+no target: it is parsed in full (:mod:`engramory.guard.shellparse`, no ``re``),
 and the rows show that cost.
 """
 

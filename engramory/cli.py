@@ -25,13 +25,13 @@ from engramory.textfmt import printable
 
 # Command name -> the module that registers it, in the order --help lists them.
 COMMAND_MODULES = {
-    "check": "engramory.check",
-    "doctor": "engramory.doctor.command",
-    "guard": "engramory.guard_cli",
-    "init": "engramory.install_cli",
-    "uninstall": "engramory.install_cli",
-    "hosts": "engramory.install_cli",
-    "sync": "engramory.sync_cli",
+    "check": "engramory.commands.check",
+    "doctor": "engramory.commands.doctor",
+    "guard": "engramory.commands.guard",
+    "init": "engramory.commands.install",
+    "uninstall": "engramory.commands.install",
+    "hosts": "engramory.commands.install",
+    "sync": "engramory.commands.sync",
 }
 
 DESCRIPTION = """\

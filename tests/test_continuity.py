@@ -13,8 +13,9 @@ import jsonschema
 import pytest
 
 from conftest import REPO
-from engramory import continuity, sync_cli
 from engramory.caps import Caps
+from engramory.commands import sync as sync_cli
+from engramory.continuity import state as continuity
 
 SCHEMAS = REPO / "tests" / "schemas"
 HOOK = REPO / "hooks" / "engramory_sync.py"

@@ -19,7 +19,8 @@ import jsonschema
 import pytest
 
 from conftest import REPO, run_engramory
-from engramory import continuity, sync_cli
+from engramory.commands import sync as sync_cli
+from engramory.continuity import state as continuity
 
 HOOK = REPO / "hooks" / "engramory_sync.py"
 SCHEMAS = REPO / "tests" / "schemas"

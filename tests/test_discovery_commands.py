@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from engramory import check
+from engramory.commands import check
 
 INDEX = "# Memory\n"
 NOTE = "---\nname: a\ndescription: d\ntype: user\n---\nbody\n"

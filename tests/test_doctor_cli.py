@@ -261,7 +261,7 @@ def test_hostile_values_are_truncated_in_messages(cli, tmp_path: Path) -> None:
 
 def test_json_pieces_join_into_one_valid_document(tmp_path: Path) -> None:
     from doctorkit import doctor
-    from engramory.doctor import command
+    from engramory.commands import doctor as command
 
     store = make_store(
         tmp_path / "s",

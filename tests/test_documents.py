@@ -16,9 +16,10 @@ from pathlib import Path
 import pytest
 
 from conftest import REPO
-from engramory import blocks, caps, markdown
+from engramory import caps, markdown
 from engramory.cli import build_parser
 from engramory.hosts.specs import HOSTS, host_names
+from engramory.install import blocks
 
 SKILL = REPO / "SKILL.md"
 SNIPPET = REPO / "rules-snippet.md"
@@ -387,7 +388,7 @@ HOOKS_README = REPO / "hooks" / "README.md"
 
 def hooks_readme_problems(text: str) -> list[str]:
     """What ``hooks/README.md`` misses or gets wrong about the scripts and the entries init writes."""
-    from engramory import hookwiring
+    from engramory.install import hookwiring
 
     problems = [
         f"hooks/{path.name} is not in the file table"

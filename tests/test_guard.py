@@ -10,9 +10,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engramory import edits, guard
 from engramory.caps import Caps
-from engramory.guard import Size
+from engramory.guard import decision as guard
+from engramory.guard import edits
+from engramory.guard.decision import Size
 from engramory.hosts import claude
 
 CAPS = Caps()

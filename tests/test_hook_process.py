@@ -22,8 +22,9 @@ HOT_PATH_MODULES = {
     "engramory.hosts",
     "engramory.hosts.claude",
     "engramory.guard",
+    "engramory.guard.decision",
     "engramory.caps",
-    "engramory.edits",
+    "engramory.guard.edits",
 }
 
 

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engramory import hookconfig, hookwiring
+from engramory.install import hookconfig, hookwiring
 
 FINGERPRINTS = hookwiring.FINGERPRINTS
 CLAUDE = hookwiring.claude_groups("/usr/bin/python3", "/g.py", "/s.py", "/store", "explicit")

@@ -12,9 +12,10 @@ import pytest
 from test_install import digest
 
 from conftest import REPO
-from engramory import install, layout, selfcommand
 from engramory.errors import EngramoryError
 from engramory.hosts.specs import HOSTS
+from engramory.install import layout, selfcommand
+from engramory.install import plan as install
 
 
 @pytest.fixture

@@ -38,8 +38,9 @@ from doctorkit import TODAY, make_store, note
 from engramory import frontmatter, markdown
 from engramory.caps import Caps
 from engramory.cli import main
-from engramory.doctor import engine, rules_schema
+from engramory.doctor import engine
 from engramory.doctor.context import Options
+from engramory.doctor.rules import schema as rules_schema
 
 REPO = Path(__file__).resolve().parent.parent
 MIB = 1024 * 1024

@@ -5,7 +5,7 @@ scratch directory (stdin /dev/null, HOME inside it, a timeout) that holds a
 ``MEMORY.md``, a second one in ``store/`` and a few other files. A row
 *writes* when any file named ``MEMORY.md`` (any case) changed: its bytes, its
 inode, its mtime, or it appeared or disappeared. The guard
-(:func:`engramory.shellwrite.index_write`, by name) must deny every writing
+(:func:`engramory.guard.shellwrite.index_write`, by name) must deny every writing
 row except the ones flagged ``known-miss`` -- which must be exactly its
 misses -- and no row that does not write. Rows flagged ``guard-deny`` are not
 run (they need privileges, the network, a repository or a terminal); the
@@ -25,7 +25,7 @@ from pathlib import Path
 import pytest
 
 from conftest import REPO
-from engramory.shellwrite import index_write, name_matcher
+from engramory.guard.shellwrite import index_write, name_matcher
 
 DATA = REPO / "tests" / "data" / "shell_commands.txt"
 INDEX_TEXT = "# Memory\n- [a](a.md) — a note\n"

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from engramory import shellwrite
-from engramory.shellwrite import (
+from engramory.guard import shellwrite
+from engramory.guard.shellwrite import (
     MAX_COMMAND,
     PATTERNS,
     TOO_DEEP,

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from conftest import run_engramory
-from engramory import sync_cli
+from engramory.commands import sync as sync_cli
 from engramory.textfmt import printable
 
 HOSTILE = (

@@ -15,8 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from engramory import fsutil, guard
+from engramory import fsutil
 from engramory.caps import Caps
+from engramory.guard import decision as guard
 from engramory.textfmt import excerpt
 
 NOTE = "---\nname: {name}\ndescription: d\ntype: user\n---\nbody\n"

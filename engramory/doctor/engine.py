@@ -22,7 +22,6 @@ from typing import NamedTuple
 
 from engramory import markdown
 from engramory.caps import Caps
-from engramory.doctor import rules_index, rules_notes, rules_schema  # noqa: F401 (register)
 from engramory.doctor.context import (
     NameTable,
     NoteCheck,
@@ -32,6 +31,7 @@ from engramory.doctor.context import (
     StoreView,
 )
 from engramory.doctor.model import NOTE, RULES, STORE, Finding, Rule, capped
+from engramory.doctor.rules import schema as rules_schema  # noqa: F401 (register)
 from engramory.doctor.workers import map_ranges, worker_count
 from engramory.frontmatter import parse_bytes
 from engramory.store import (

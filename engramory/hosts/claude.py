@@ -39,9 +39,9 @@ from __future__ import annotations
 import os
 import sys
 
-from engramory import guard
 from engramory.caps import Caps, caps_from
-from engramory.guard import Size, Verdict
+from engramory.guard import decision as guard
+from engramory.guard.decision import Size, Verdict
 
 DEFAULT_INDEX_NAME = "MEMORY.md"
 PAYLOAD_LIMIT = 64 * 1024 * 1024
@@ -190,7 +190,7 @@ def is_index(
 def same_file(target: str, index: str) -> bool:
     """Whether ``target`` is ``index``: one file (device and inode) or one resolved path.
 
-    The same rule as :class:`engramory.indexmatch.IndexMatcher`, without its
+    The same rule as :class:`engramory.guard.indexmatch.IndexMatcher`, without its
     import: this runs on every edit once the index is known, so an existing
     target costs two ``stat`` calls and only a missing one is resolved.
     """
@@ -250,7 +250,7 @@ def read_index(path: str, caps: Caps) -> tuple[str, bytes | None]:
 
 
 def _predict(tool: str, tool_input: dict[str, object], current: str) -> str | None:
-    from engramory import edits  # noqa: PLC0415
+    from engramory.guard import edits  # noqa: PLC0415
 
     if tool == "Write":
         content = tool_input.get("content")
@@ -270,7 +270,7 @@ def _predict(tool: str, tool_input: dict[str, object], current: str) -> str | No
 
 def check_edit(tool: str, tool_input: dict[str, object], path: str, caps: Caps) -> Verdict:
     """The verdict for an Edit/Write/MultiEdit of the index at ``path``."""
-    from engramory.edits import decode_index  # noqa: PLC0415
+    from engramory.guard.edits import decode_index  # noqa: PLC0415
 
     status, raw = read_index(path, caps)
     if status == "unreadable":
@@ -292,7 +292,7 @@ def check_shell(
     """Deny a shell command that would write the index."""
     if not isinstance(command, str):
         return Verdict(guard.SILENT)
-    from engramory import shellwrite  # noqa: PLC0415
+    from engramory.guard import shellwrite  # noqa: PLC0415
 
     pinned = index_path(environ)
     matcher = (

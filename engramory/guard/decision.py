@@ -21,7 +21,7 @@ This module is on the hook's hot path: it imports only what ``caps`` does.
 from __future__ import annotations
 
 from engramory.caps import BYTES, LINES, Caps, count_lines, over
-from engramory.edits import encoded_size
+from engramory.guard.edits import encoded_size
 
 DENY = "deny"
 NUDGE = "nudge"

@@ -29,7 +29,7 @@ nesting deeper than :data:`MAX_DEPTH` sets ``Program.too_deep``.
 
 from __future__ import annotations
 
-from engramory.indexmatch import (
+from engramory.guard.indexmatch import (
     BRACE_CLOSE,
     BRACE_COMMA,
     BRACE_OPEN,

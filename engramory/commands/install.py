@@ -5,8 +5,9 @@ from __future__ import annotations
 import argparse
 import json
 
-from engramory import install, layout
 from engramory.hosts.specs import HOSTS, VERIFIED, host_names, resolve
+from engramory.install import layout
+from engramory.install import plan as install
 from engramory.textfmt import printable
 
 FORCE_HELP = "replace an existing skill copy or a rules file Engramory did not write"

@@ -28,11 +28,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from engramory import blocks, fsutil, hookconfig, hookwiring, managed, selfcommand
+from engramory import fsutil
 from engramory.discovery import INDEX_NAME
 from engramory.errors import EXIT_USAGE, EngramoryError
 from engramory.hosts.specs import BLOCK, HOSTS, IGNORE_ALWAYS, HostSpec
-from engramory.layout import Layout, git_work_tree
+from engramory.install import blocks, hookconfig, hookwiring, managed, selfcommand
+from engramory.install.layout import Layout, git_work_tree
 from engramory.resources import ShippedDocumentMissingError, shipped_path
 from engramory.textfmt import plural
 
@@ -779,7 +780,7 @@ def _still_wired_elsewhere(layout: Layout) -> str | None:
     for other in HOSTS.values():
         if other.name == layout.spec.name:
             continue
-        from engramory.layout import resolve  # noqa: PLC0415 - avoids an import cycle
+        from engramory.install.layout import resolve  # noqa: PLC0415 - avoids an import cycle
 
         other_layout = resolve(other, False, global_=layout.global_, project_root=str(layout.root))
         if other_layout.skill is None or other_layout.skill != layout.skill:

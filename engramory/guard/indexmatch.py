@@ -1,6 +1,6 @@
 """Which path is the memory index: by file name, by identity, and through a glob.
 
-Used by the guard for edit targets and by :mod:`engramory.shellwrite` for
+Used by the guard for edit targets and by :mod:`engramory.guard.shellwrite` for
 shell write targets. A glob here is a string in which the private-use markers
 below stand for the unquoted ``*``, ``?`` and ``[`` of a shell word (a quoted
 ``*`` is an ordinary character), and :data:`UNKNOWN` for a part whose value
@@ -86,7 +86,7 @@ class IndexMatcher:
         return False
 
     def pattern(self, pattern: str, cwd: str) -> bool:
-        """Whether a glob (markers from :mod:`engramory.shellparse`) can name the index."""
+        """Whether a glob (markers from :mod:`engramory.guard.shellparse`) can name the index."""
         pattern = _collapse_stars(pattern)
         if len(pattern) > MAX_PATTERN:
             return True

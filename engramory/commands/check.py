@@ -14,8 +14,8 @@ import os
 from engramory import caps as capsmod
 from engramory import discovery, fsutil
 from engramory.caps import Caps
+from engramory.commands.options import add_cap_flags, add_format_flag, caps_from_args
 from engramory.errors import EXIT_FINDINGS, EXIT_OK, EXIT_OVER, InputMissingError
-from engramory.options import add_cap_flags, add_format_flag, caps_from_args
 from engramory.textfmt import human_size, plural, printable
 
 EXIT_CODES = {capsmod.OK: EXIT_OK, capsmod.WARN: EXIT_FINDINGS, capsmod.OVER: EXIT_OVER}

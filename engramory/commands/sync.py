@@ -27,10 +27,11 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from engramory import continuity, discovery
+from engramory import discovery
+from engramory.commands.options import add_cap_flags, add_format_flag, caps_from_args
+from engramory.continuity import state as continuity
 from engramory.errors import EXIT_OK, EXIT_USAGE, EngramoryError
-from engramory.hookwiring import SYNC_SCRIPT, powershell_quote
-from engramory.options import add_cap_flags, add_format_flag, caps_from_args
+from engramory.install.hookwiring import SYNC_SCRIPT, powershell_quote
 from engramory.resources import shipped_path
 from engramory.textfmt import plural, printable
 

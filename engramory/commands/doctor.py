@@ -9,6 +9,12 @@ from collections.abc import Iterator
 from datetime import date
 
 from engramory import __version__, discovery
+from engramory.commands.options import (
+    add_cap_flags,
+    add_format_flag,
+    caps_from_args,
+    positive_int_arg,
+)
 from engramory.doctor import engine
 from engramory.doctor.context import DEFAULT_MAX_INDEX_LINE, Options
 from engramory.doctor.model import (
@@ -21,7 +27,6 @@ from engramory.doctor.model import (
     Finding,
 )
 from engramory.errors import EXIT_FINDINGS, EXIT_OK, UsageError
-from engramory.options import add_cap_flags, add_format_flag, caps_from_args, positive_int_arg
 from engramory.textfmt import human_size, plural, printable
 
 JSON_BATCH = 2000  # findings encoded per json.dumps call: fast, and memory stays flat

@@ -4,7 +4,7 @@ The guard can check an Edit or Write before it lands; a shell command that
 writes the index cannot be predicted, so it is denied and the agent is told to
 use the edit tools. This module answers "would this command write a file the
 caller calls the index?" by parsing the command as bash would
-(:mod:`engramory.shellparse`) and following it simple command by simple
+(:mod:`engramory.guard.shellparse`) and following it simple command by simple
 command -- not by searching for a substring, so reading the index (``cat``,
 ``grep``, ``cp MEMORY.md backup.md``, ``wc -l MEMORY.md > /tmp/x``) passes.
 
@@ -51,7 +51,7 @@ What writes (the target must be the index):
   ``setsid``, ``ionice``, ``chrt``, ``taskset``, ``busybox``, ``coproc``,
   ``uv run``, ``flock``, ``chroot``, ``unshare``, ``strace``, ``watch``).
 
-Nesting deeper than :data:`engramory.shellparse.MAX_DEPTH` is decided as a
+Nesting deeper than :data:`engramory.guard.shellparse.MAX_DEPTH` is decided as a
 write. No regular expression is used: every scan is a single pass.
 """
 
@@ -59,9 +59,17 @@ from __future__ import annotations
 
 import os
 
-from engramory import shellparse as sp
-from engramory.indexmatch import BRACKET, GLOB_MARKS, QUESTION, STAR, TILDE, UNKNOWN, IndexMatcher
-from engramory.shellparse import Command, Program
+from engramory.guard import shellparse as sp
+from engramory.guard.indexmatch import (
+    BRACKET,
+    GLOB_MARKS,
+    QUESTION,
+    STAR,
+    TILDE,
+    UNKNOWN,
+    IndexMatcher,
+)
+from engramory.guard.shellparse import Command, Program
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only: the hook should not pay for importing these

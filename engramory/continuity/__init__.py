@@ -1,0 +1,1 @@
+"""Continuity-sync bookkeeping: the locked state file and what each lifecycle event answers."""

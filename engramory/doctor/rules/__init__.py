@@ -1,0 +1,1 @@
+"""The doctor's rules, one unit each, listed in an explicit registry."""
