@@ -456,7 +456,8 @@ def test_lock_wait_is_bounded(store: Path, monkeypatch) -> None:
     )
     try:
         assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
-        with pytest.raises(continuity.StateError, match="timed out"):
+        # The patched timeout is the one waited for (read at call time, not bound at import).
+        with pytest.raises(continuity.StateError, match=r"timed out after 0\.2s"):
             continuity.mark_dirty(store, "s1", "codex", "explicit")
         report = sync_cli.status_report(store, _args())  # status takes no lock
         assert report["session_count"] == 0
