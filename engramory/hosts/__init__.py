@@ -1,4 +1,5 @@
-"""One module per agent host: how its hook payloads read and how a verdict is written back.
+"""One module per agent host: how its hook payloads read and how a verdict or a lifecycle reply
+is written back.
 
 Kept import-free: the index guard hook imports a host module before every
 file edit an agent makes.
