@@ -43,6 +43,10 @@ from engramory.caps import Caps, caps_from
 from engramory.guard import decision as guard
 from engramory.guard.decision import Size, Verdict
 
+TYPE_CHECKING = False  # not ``typing.TYPE_CHECKING``: the guard's path never imports typing
+if TYPE_CHECKING:
+    from engramory.continuity.policy import Reply
+
 DEFAULT_INDEX_NAME = "MEMORY.md"
 PAYLOAD_LIMIT = 64 * 1024 * 1024
 EDIT_TOOLS = ("Write", "Edit", "MultiEdit")
@@ -438,3 +442,38 @@ def hook_main(argv: list[str] | None = None) -> int:
         sys.stdout.write(text + "\n")
         sys.stdout.flush()
     return 0
+
+
+# --- lifecycle hooks (``engramory sync hook --host claude``) -------------------------------------
+
+
+def lifecycle_output(reply: Reply) -> dict[str, object] | None:
+    """The JSON object Claude Code expects for a lifecycle reply (``None``: print nothing).
+
+    SessionStart context goes in ``hookSpecificOutput.additionalContext``; a held
+    PreCompact is ``{"decision": "block", "reason": ...}``; a warning is a
+    ``systemMessage``, which the user sees.
+    """
+    from engramory.continuity import policy  # noqa: PLC0415 - not on the guard's path
+
+    if reply.kind == policy.QUIET:
+        return None
+    if reply.kind == policy.CONTEXT:
+        return {
+            "hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": reply.text}
+        }
+    if reply.kind == policy.BLOCK:
+        return {"decision": "block", "reason": reply.text}
+    return {"systemMessage": reply.text}
+
+
+def render_lifecycle(reply: Reply) -> tuple[str, int]:
+    """A lifecycle reply as Claude Code's hook output and exit code ("" prints nothing)."""
+    return dump_lifecycle(lifecycle_output(reply))
+
+
+def dump_lifecycle(output: dict[str, object] | None) -> tuple[str, int]:
+    """One hook output object as its JSON text; a hook always exits 0 (it fails open)."""
+    import json  # noqa: PLC0415 - not on the guard's path
+
+    return ("" if output is None else json.dumps(output)), 0
