@@ -78,6 +78,12 @@ def imported_modules(module: str, path: str, source: str) -> list[tuple[int, str
     return found
 
 
+def _by_place(violation: str) -> tuple[str, int]:
+    """Sort key of ``path:line ...``: by path, then by line number."""
+    path, line = violation.split(" ", 1)[0].rsplit(":", 1)
+    return path, int(line)
+
+
 def _within(name: str, package: str) -> bool:
     return name == package or name.startswith(package + ".")
 
@@ -94,15 +100,14 @@ def forbidden_imports(
     for module, (path, source) in sources.items():
         if not importers(module):
             continue
-        for line, name in imported_modules(module, path, source):
-            if not any(_within(name, target) for target in forbidden):
-                continue
-            parent = name.rpartition(".")[0]
-            if parent and (line, parent) in imported_modules(module, path, source):
-                if any(_within(parent, target) for target in forbidden):
-                    continue
-            violations.append(f"{path}:{line} imports {name}")
-    return sorted(set(violations))
+        imports = imported_modules(module, path, source)
+        hits = {(line, name) for line, name in imports if any(_within(name, t) for t in forbidden)}
+        violations += [
+            f"{path}:{line} imports {name}"
+            for line, name in hits
+            if (line, name.rpartition(".")[0]) not in hits
+        ]
+    return sorted(set(violations), key=_by_place)
 
 
 # --- rule: host names are compared only in hosts/ --------------------------------------------
@@ -136,10 +141,13 @@ def host_name_comparisons(path: str, source: str, hosts: set[str]) -> list[str]:
 def host_name_violations(sources: dict[str, tuple[str, str]], hosts: set[str]) -> list[str]:
     """Host-name comparisons in every module outside ``engramory.hosts``."""
     return sorted(
-        violation
-        for module, (path, source) in sources.items()
-        if not _within(module, "engramory.hosts")
-        for violation in host_name_comparisons(path, source, hosts)
+        (
+            violation
+            for module, (path, source) in sources.items()
+            if not _within(module, "engramory.hosts")
+            for violation in host_name_comparisons(path, source, hosts)
+        ),
+        key=_by_place,
     )
 
 
