@@ -5,7 +5,9 @@ project and, where the host has one, ``--global``; plain and with every
 supported ``--install-skill`` / ``--install-hooks``), run ``init`` into a fresh
 temporary folder holding an empty git project and an empty home, record every
 file there (relative path -> bytes) and every folder, then run ``uninstall``
-and record what is left. Machine-specific text is replaced by placeholders:
+and record what is left. A few more cases (``SEEDED``) install over files
+the user already has: a rules file, a ``.gitignore``, a hook configuration
+with the user's own hooks. Machine-specific text is replaced by placeholders:
 ``{HOME}``, ``{PROJECT}``, ``{TMP}``, ``{PYTHON}`` (``sys.executable``),
 ``{SHIPPED}`` (where the shipped hooks and templates are found) and
 ``{AGENT_COMMAND}`` (the command the rules tell the agent to run).
@@ -42,6 +44,49 @@ HOST_HOME_VARIABLES = ("DSH_HOME", "CODEX_HOME", "HERMES_HOME")
 # The store a reader install recalls from: another agent's, already there (``{TMP}`` is the sandbox).
 SHARED_STORE = "{TMP}/shared-store"
 SHARED_INDEX = "# Memory index\n\n- [Build](build.md) - how the project builds\n"
+
+
+# Installs into files the user already has: (init arguments, relative path -> text written first).
+_USER_HOOK = {"type": "command", "command": "echo mine"}
+SEEDED: dict[str, tuple[list[str], dict[str, str]]] = {
+    "claude --install-hooks, over the user's files": (
+        ["claude", "--install-hooks"],
+        {
+            "project/CLAUDE.md": "# My project\n\nBuild with make.\n",
+            "project/.gitignore": "node_modules/\n",
+            "project/.claude/settings.local.json": json.dumps(
+                {
+                    "permissions": {"allow": ["Bash(make:*)"]},
+                    "hooks": {"PreToolUse": [{"matcher": "Write", "hooks": [_USER_HOOK]}]},
+                },
+                indent=2,
+            )
+            + "\n",
+        },
+    ),
+    "codex --install-hooks, over the user's files and an old description key": (
+        ["codex", "--install-hooks"],
+        {
+            "project/AGENTS.md": "# Agents\n\nRun the tests first.\n",
+            "project/.codex/hooks.json": json.dumps(
+                {
+                    "description": "Engramory continuity hooks",
+                    "hooks": {"SessionStart": [{"hooks": [_USER_HOOK]}]},
+                },
+                indent=2,
+            )
+            + "\n",
+        },
+    ),
+    "hermes, into the context file the project already has": (
+        ["hermes"],
+        {"project/CLAUDE.md": "# Notes for agents\n"},
+    ),
+    "windsurf --global, into the user's global rules": (
+        ["windsurf", "--global"],
+        {"home/.codeium/windsurf/memories/global_rules.md": "Answer in English.\n"},
+    ),
+}
 
 
 def cases() -> dict[str, list[str]]:
@@ -138,11 +183,16 @@ def _snapshot(root: Path, placeholders: list[tuple[str, str]], blobs: dict[str, 
     return {"files": dict(sorted(files.items())), "folders": sorted(folders)}
 
 
-def record_case(init_args: list[str], blobs: dict[str, str]) -> dict:
-    """Run one init then its uninstall in a fresh sandbox; what each left behind."""
+def record_case(
+    init_args: list[str], blobs: dict[str, str], seed: dict[str, str] | None = None
+) -> dict:
+    """Run one init then its uninstall in a fresh sandbox (``seed`` written first); what each left."""
     root = Path(tempfile.mkdtemp(prefix="engramory-golden-")).resolve()
     try:
         with _sandbox(root):
+            for relative, text in (seed or {}).items():
+                (root / relative).parent.mkdir(parents=True, exist_ok=True)
+                (root / relative).write_text(text, encoding="utf-8")
             placeholders = _placeholders(root)
             init_code = _run(["init", *init_args], root)
             after_init = _snapshot(root, placeholders, blobs)
@@ -152,6 +202,7 @@ def record_case(init_args: list[str], blobs: dict[str, str]) -> dict:
     finally:
         shutil.rmtree(root, ignore_errors=True)
     return {
+        **({"seed": seed} if seed else {}),
         "init": init_args,
         "init_exit": init_code,
         "after_init": after_init,
@@ -161,10 +212,11 @@ def record_case(init_args: list[str], blobs: dict[str, str]) -> dict:
     }
 
 
-def generate(which: dict[str, list[str]] | None = None) -> dict:
+def generate() -> dict:
     """The whole record: every case, and each distinct file content once."""
     blobs: dict[str, str] = {}
-    recorded = {name: record_case(args, blobs) for name, args in (which or cases()).items()}
+    recorded = {name: record_case(args, blobs) for name, args in cases().items()}
+    recorded.update({name: record_case(args, blobs, seed) for name, (args, seed) in SEEDED.items()})
     return {"cases": recorded, "blobs": dict(sorted(blobs.items()))}
 
 

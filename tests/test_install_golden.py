@@ -19,14 +19,14 @@ def _contents(snapshot: dict, blobs: dict[str, str]) -> dict[str, str]:
 
 
 def test_the_record_covers_every_host_and_form() -> None:
-    assert list(RECORD["cases"]) == list(golden.cases())
+    assert list(RECORD["cases"]) == [*golden.cases(), *golden.SEEDED]
 
 
 @pytest.mark.parametrize("name", list(RECORD["cases"]))
 def test_init_and_uninstall_write_the_recorded_bytes(name: str) -> None:
     expected = RECORD["cases"][name]
     blobs: dict[str, str] = {}
-    actual = golden.record_case(expected["init"], blobs)
+    actual = golden.record_case(expected["init"], blobs, expected.get("seed"))
     for stage in ("after_init", "after_uninstall"):
         assert actual[stage]["folders"] == expected[stage]["folders"], stage
         assert _contents(actual[stage], blobs) == _contents(expected[stage], RECORD["blobs"]), stage
