@@ -1,6 +1,7 @@
 """``engramory doctor``: validate a memory store (never writes).
 
-``model`` defines findings and the rule registry; ``rules_index``,
-``rules_notes`` and ``rules_schema`` hold one small function per rule;
-``engine`` gathers the store and runs them; ``command`` is the CLI.
+``model`` defines findings and the rule registry; ``rules/`` (``index``,
+``notes``, ``schema``) holds one small function per rule; ``engine`` gathers
+the store and runs them; ``context`` and ``workers`` are what it reads and
+how it spreads the notes over processes. The CLI is ``engramory.commands.doctor``.
 """

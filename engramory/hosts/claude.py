@@ -1,6 +1,6 @@
 """Claude Code's hook dialect for the index guard (PreToolUse and PostToolUse).
 
-Payload (research/hosts.md §1): ``tool_name`` and ``tool_input`` --
+Payload (https://code.claude.com/docs/en/hooks): ``tool_name`` and ``tool_input`` --
 ``Write {file_path, content}``, ``Edit {file_path, old_string, new_string,
 replace_all}``, legacy ``MultiEdit {file_path, edits[]}`` and
 ``Bash {command}`` -- plus ``cwd``. Hosts that read Claude's settings files send
