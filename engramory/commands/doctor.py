@@ -21,11 +21,11 @@ from engramory.doctor.model import (
     ERROR,
     FINDINGS_PER_FILE,
     INFO,
-    RULES,
     SEVERITIES,
     WARNING,
     Finding,
 )
+from engramory.doctor.rules import RULES
 from engramory.errors import EXIT_FINDINGS, EXIT_OK, UsageError
 from engramory.textfmt import human_size, plural, printable
 
