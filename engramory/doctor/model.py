@@ -138,10 +138,10 @@ class Example:
 
     def tree(self) -> dict[str, str]:
         """``files``, plus the generated index when the example wants one."""
-        tree = dict(self.files)
-        if self.index and INDEX_NAME not in {*tree, *self.symlinks, *self.sizes}:
-            tree[INDEX_NAME] = auto_index([*self.files, *self.symlinks, *self.sizes, *self.modes])
-        return tree
+        if not self.index or INDEX_NAME in {*self.files, *self.symlinks, *self.sizes}:
+            return dict(self.files)
+        paths = [*self.files, *self.symlinks, *self.sizes, *self.modes]
+        return {INDEX_NAME: auto_index(paths), **self.files}
 
 
 def auto_index(paths: list[str]) -> str:
