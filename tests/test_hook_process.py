@@ -24,9 +24,6 @@ HOT_PATH_MODULES = {
     "engramory.hosts.claude",
     "engramory.guard",
     "engramory.guard.service",
-    "engramory.guard.decision",
-    "engramory.caps",
-    "engramory.guard.edits",
 }
 
 

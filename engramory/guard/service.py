@@ -19,18 +19,20 @@ write the index is denied whatever the index's size; a payload over
 as too large to check. After a call: an index over its hard cap is a deny
 (the dialect words it as feedback).
 
-Speed: this runs before every edit the agent makes. What a non-index call
-needs (:func:`is_index`, :func:`shell_may_write`) imports nothing; the rest
-imports the heavier modules when it needs them.
+Speed: this runs before every edit the agent makes. What a dialect needs to
+dismiss a call that cannot concern the index (:func:`is_index`,
+:func:`shell_may_write`) imports nothing; the rest imports the decision, the
+caps and the edit simulation when it needs them.
 """
 
 from __future__ import annotations
 
 import os
 
-from engramory.caps import Caps, caps_from
-from engramory.guard import decision
-from engramory.guard.decision import Size, Verdict
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: a call that cannot concern the index imports nothing
+    from engramory.caps import Caps
+    from engramory.guard.decision import Verdict
 
 DEFAULT_INDEX_NAME = "MEMORY.md"
 PAYLOAD_LIMIT = 64 * 1024 * 1024
@@ -168,6 +170,15 @@ def shell_may_write(command: bytes) -> bool:
 
 
 # --- before a call ---------------------------------------------------------------------
+# The functions below run only once a call may concern the index: they import what they use
+# (see "Speed" above).
+
+
+def silent() -> Verdict:
+    """Nothing to say."""
+    from engramory.guard.decision import SILENT, Verdict  # noqa: PLC0415
+
+    return Verdict(SILENT)
 
 
 def check(
@@ -177,20 +188,21 @@ def check(
 
     ``index``: the store's index, when the handler was registered with ``--index``.
     """
+    from engramory.caps import caps_from  # noqa: PLC0415
+
     cwd = call.cwd or os.getcwd()
     if call.kind == SHELL:
         return check_shell(call.command, cwd, environ, index)
-    if call.kind not in EDIT_KINDS:
-        return Verdict(decision.SILENT)
-    path = call.path
-    if not path or not is_index(path, cwd, environ, index):
-        return Verdict(decision.SILENT)
-    return check_edit(call, os.path.join(cwd, path), caps_from(dict(environ)))
+    if call.kind not in EDIT_KINDS or not call.path:
+        return silent()
+    if not is_index(call.path, cwd, environ, index):
+        return silent()
+    return check_edit(call, os.path.join(cwd, call.path), caps_from(dict(environ)))
 
 
 def read_index(path: str, caps: Caps) -> tuple[str, bytes | None]:
     """``("absent", None)``, ``("ok", raw)`` or ``("unreadable", None)``."""
-    from engramory import fsutil  # noqa: PLC0415 - only for calls that target the index
+    from engramory import fsutil  # noqa: PLC0415
 
     try:
         return "ok", fsutil.read_bounded(path, caps.read_limit())
@@ -213,17 +225,18 @@ def predict(call: ToolCall, current: str) -> str | None:
 
 def check_edit(call: ToolCall, path: str, caps: Caps) -> Verdict:
     """The verdict for a write, edit or multi-edit of the index at ``path``."""
+    from engramory.guard.decision import Size, decide, unverified  # noqa: PLC0415
     from engramory.guard.edits import decode_index  # noqa: PLC0415
 
     status, raw = read_index(path, caps)
     if status == "unreadable":
-        return decision.unverified("the memory index exists but could not be read in full")
+        return unverified("the memory index exists but could not be read in full")
     current = decode_index(raw) if raw is not None else ""
     predicted = predict(call, current)
     if predicted is None:
-        return decision.unverified("the tool call does not carry the new content")
+        return unverified("the tool call does not carry the new content")
     before = Size.of_raw(raw) if raw is not None else None
-    return decision.decide(before, Size.of_text(predicted), caps)
+    return decide(before, Size.of_text(predicted), caps)
 
 
 def check_shell(
@@ -234,8 +247,9 @@ def check_shell(
 ) -> Verdict:
     """Deny a shell command that would write the index (or that the guard cannot follow)."""
     if not isinstance(command, str):
-        return Verdict(decision.SILENT)
+        return silent()
     from engramory.guard import shellwrite  # noqa: PLC0415
+    from engramory.guard.decision import DENY, Verdict, shell_write  # noqa: PLC0415
 
     pinned = index_path(environ)
     matcher = (
@@ -246,18 +260,20 @@ def check_shell(
     target = shellwrite.index_write(command, matcher, cwd)
     if target in (shellwrite.TOO_DEEP, shellwrite.TOO_LONG):
         return Verdict(
-            decision.DENY,
+            DENY,
             f"Engramory: this shell command is {target.strip('()')}"
             ": the guard cannot tell whether it writes the memory index, so it is denied. "
             "Split it into simpler commands (and use the Edit or Write tool for the index).",
         )
-    return decision.shell_write(target) if target is not None else Verdict(decision.SILENT)
+    return shell_write(target) if target is not None else silent()
 
 
 def too_large(path: str) -> Verdict:
     """The deny for an edit of the index whose payload is too large to read."""
+    from engramory.guard.decision import DENY, Verdict  # noqa: PLC0415
+
     return Verdict(
-        decision.DENY,
+        DENY,
         f"Engramory: this edit of the memory index ({path}) is over "
         f"{PAYLOAD_LIMIT // (1024 * 1024)} MiB, too large to check against the index's cap. "
         "The index must stay small: write a short pointer line instead.",
@@ -272,19 +288,21 @@ def check_oversized(
     Deny when it edits the index, else stay silent.
     """
     if call.kind not in EDIT_KINDS or not call.path:
-        return Verdict(decision.SILENT)
+        return silent()
     if is_index(call.path, call.cwd or os.getcwd(), environ, index):
         return too_large(call.path)
-    return Verdict(decision.SILENT)
+    return silent()
 
 
 def strongest(verdicts: list[Verdict]) -> Verdict:
     """The one verdict to answer for several calls: the first deny, else the first nudge."""
-    for kind in (decision.DENY, decision.NUDGE):
+    from engramory.guard.decision import DENY, NUDGE  # noqa: PLC0415
+
+    for kind in (DENY, NUDGE):
         for verdict in verdicts:
             if verdict.kind == kind:
                 return verdict
-    return Verdict(decision.SILENT)
+    return silent()
 
 
 # --- after a call ----------------------------------------------------------------------
@@ -292,17 +310,20 @@ def strongest(verdicts: list[Verdict]) -> Verdict:
 
 def check_after(path: str | None, environ: dict[str, str] | os._Environ[str]) -> Verdict:
     """After a tool ran: is the index at ``path`` over a hard cap now? (a deny if so)"""
+    from engramory.caps import caps_from  # noqa: PLC0415
+    from engramory.guard.decision import Size, after_the_fact, over_bytes_only  # noqa: PLC0415
+
     if not path:
-        return Verdict(decision.SILENT)
+        return silent()
     caps = caps_from(dict(environ))
     try:
         size = os.stat(path).st_size
     except OSError:
-        return Verdict(decision.SILENT)
-    if decision.over_bytes_only(size, caps):
-        return decision.after_the_fact(None, size, caps)
+        return silent()
+    if over_bytes_only(size, caps):
+        return after_the_fact(None, size, caps)
     status, raw = read_index(path, caps)
     if status != "ok" or raw is None:
-        return Verdict(decision.SILENT)
+        return silent()
     measured = Size.of_raw(raw)
-    return decision.after_the_fact(measured.lines, measured.bytes_, caps)
+    return after_the_fact(measured.lines, measured.bytes_, caps)

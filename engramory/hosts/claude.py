@@ -27,9 +27,12 @@ from __future__ import annotations
 
 import os
 
-from engramory.guard import decision, service
-from engramory.guard.decision import Verdict
+from engramory.guard import service
 from engramory.guard.service import ToolCall
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: a call dismissed early does not import the decision
+    from engramory.guard.decision import Verdict
 
 KINDS = {"Write": service.WRITE, "Edit": service.EDIT, "MultiEdit": service.MULTIEDIT}
 SHELL_TOOL = "Bash"
@@ -172,6 +175,8 @@ def _step(edit: dict[str, object]) -> tuple[object, object, object]:
 
 def render(verdict: Verdict, event: str) -> tuple[str, int]:
     """What to print for a verdict (maybe nothing) and the exit code (always 0)."""
+    from engramory.guard import decision  # noqa: PLC0415 - only once there is a verdict
+
     if verdict.kind == decision.SILENT:
         return "", 0
     if event == "post":
