@@ -405,3 +405,12 @@ def test_stdin_read_is_bounded(monkeypatch) -> None:
     monkeypatch.setattr("sys.stdin", Stdin())
     assert entry.answer([], None, {}) == ("", 0)
     assert asked == [service.PAYLOAD_LIMIT + 1]
+
+
+def test_guard_command_hosts_come_from_the_registry() -> None:
+    from conftest import run_engramory
+
+    assert run_engramory("guard", "--host", "nosuchhost", stdin=b"{}").returncode == 64
+    listed = run_engramory("guard", "--help").stdout.decode()
+    for host in entry.GUARD_DIALECTS:
+        assert host in listed
