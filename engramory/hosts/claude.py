@@ -43,6 +43,10 @@ from engramory.caps import Caps, caps_from
 from engramory.guard import decision as guard
 from engramory.guard.decision import Size, Verdict
 
+TYPE_CHECKING = False  # typing's own constant: the hook never imports typing
+if TYPE_CHECKING:
+    from engramory.hosts.base import Host
+
 DEFAULT_INDEX_NAME = "MEMORY.md"
 PAYLOAD_LIMIT = 64 * 1024 * 1024
 EDIT_TOOLS = ("Write", "Edit", "MultiEdit")
@@ -438,3 +442,37 @@ def hook_main(argv: list[str] | None = None) -> int:
         sys.stdout.write(text + "\n")
         sys.stdout.flush()
     return 0
+
+
+# --- Claude Code for the installer ------------------------------------------------------
+# Built on demand by the registry: the hook above imports this module before every
+# edit the agent makes and must not pay for the installer's imports (dataclasses...).
+
+
+def host() -> Host:
+    """Claude Code as ``engramory init`` and ``engramory hosts`` see it.
+
+    Its hooks are the default form (exec-form handlers in its settings file):
+    the index guard and the continuity hooks.
+    """
+    from engramory.hosts.base import BLOCK, IGNORE_ALWAYS, VERIFIED, Host  # noqa: PLC0415
+
+    return Host(
+        name="claude",
+        label="Claude Code",
+        rules="CLAUDE.md",
+        global_rules="~/.claude/CLAUDE.md",
+        rules_kind=BLOCK,
+        skill=".claude/skills/engramory",
+        global_skill="~/.claude/skills/engramory",
+        verified=VERIFIED,
+        enforcement="pre-write deny hook (PreToolUse guard on Write|Edit|MultiEdit|Bash) "
+        "plus a PostToolUse size check",
+        hook_config=".claude/settings.local.json",
+        global_hook_config="~/.claude/settings.json",
+        hook_config_ignore=IGNORE_ALWAYS,
+        pre_write_hook=True,
+        lifecycle_hooks=("SessionStart", "UserPromptSubmit", "PreCompact"),
+        native_memory="auto-memory in ~/.claude/projects/<project>/memory/ (plain files)",
+        store_may_be_native=True,
+    )
