@@ -137,6 +137,16 @@ def test_lookup_by_name_and_reader_form() -> None:
     ]
 
 
+def test_the_hook_dialects_match_the_hosts_that_get_hooks() -> None:
+    """The guard's and the sync hook's ``--host`` choices come from the host data."""
+    assert registry.guard_hosts() == ["claude"]
+    assert registry.lifecycle_hosts() == ["claude", "codex"]
+    for name in registry.lifecycle_hosts():
+        assert set(registry.HOSTS[name].hook_groups("py", "g", "s", "/st", "explicit")) >= set(
+            registry.HOSTS[name].lifecycle_hooks
+        )
+
+
 def test_a_data_only_host_has_the_neutral_behaviour() -> None:
     host = registry.HOSTS["gemini"]
     assert type(host) is Host

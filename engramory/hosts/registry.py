@@ -50,6 +50,16 @@ def hook_hosts() -> list[str]:
     return [host.name for host in HOSTS.values() if host.hook_config is not None]
 
 
+def guard_hosts() -> list[str]:
+    """The hosts that get the pre-write index guard (``engramory guard --host`` choices)."""
+    return [host.name for host in HOSTS.values() if host.pre_write_hook]
+
+
+def lifecycle_hosts() -> list[str]:
+    """The hosts that get the continuity hooks (``engramory sync hook --host`` choices)."""
+    return [host.name for host in HOSTS.values() if host.lifecycle_hooks and host.hook_config]
+
+
 def rows() -> list[dict[str, object]]:
     """One row per host for ``engramory hosts``: what init does for it (the data init uses)."""
     return [
