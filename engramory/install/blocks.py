@@ -89,7 +89,8 @@ def host_note(
         )
     if spec.lifecycle_hooks and hooks:
         milestone = " and at meaningful milestones" if mode == "assisted" else ""
-        trust = f" {spec.hooks_trust_note()}" if spec.hooks_trust_note() else ""
+        note = spec.hooks_trust_note()
+        trust = f" {note}" if note else ""
         lines.append(
             f"- Continuity hooks are installed ({mode} mode): at session start they say where "
             "the index is and whether earlier work is unsynced; run the continuity sync before "
