@@ -66,3 +66,26 @@ def run_engramory(
         timeout=timeout,
         check=False,
     )
+
+
+# --- install tests: a throw-away home and project ------------------------------------------
+
+
+@pytest.fixture
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A throw-away home directory (global installs, $DSH_HOME unset)."""
+    path = tmp_path / "home"
+    path.mkdir()
+    monkeypatch.setenv("HOME", str(path))
+    monkeypatch.delenv("DSH_HOME", raising=False)
+    return path
+
+
+@pytest.fixture
+def project(tmp_path: Path, home: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """An empty git work tree to install into (also the current directory)."""
+    path = tmp_path / "project"
+    path.mkdir()
+    (path / ".git").mkdir()
+    monkeypatch.chdir(path)
+    return path

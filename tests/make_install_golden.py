@@ -91,7 +91,7 @@ SEEDED: dict[str, tuple[list[str], dict[str, str]]] = {
 
 def cases() -> dict[str, list[str]]:
     """Case name -> the ``init`` arguments, for every host and form the host table supports."""
-    from engramory.hosts.specs import HOSTS
+    from engramory.hosts.registry import HOSTS
 
     found: dict[str, list[str]] = {}
     for name, spec in HOSTS.items():

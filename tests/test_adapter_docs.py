@@ -5,7 +5,7 @@ rules file, the skill directory (``--install-skill``) and, for hosts that have
 them, the hooks (``--install-hooks``), each for a project and for
 ``--global``. Those cells, the "No hooks" and "No ``--global``" notes, and the
 overview table in ``adapters/README.md`` are checked against
-``engramory/hosts/specs.py``, so a README cannot claim a flag its host lacks
+the host registry (``engramory/hosts/``), so a README cannot claim a flag its host lacks
 or miss one it has.
 """
 
@@ -18,7 +18,8 @@ from pathlib import Path
 import pytest
 
 from conftest import REPO
-from engramory.hosts.specs import HOSTS, HostSpec
+from engramory.hosts.base import Host
+from engramory.hosts.registry import HOSTS
 
 ADAPTERS = REPO / "adapters"
 HOOK_HOSTS = {name for name, spec in HOSTS.items() if spec.hook_config}
@@ -73,7 +74,7 @@ def bullet(text: str, title: str) -> str | None:
     return " ".join(match.group(1).split()) if match else None
 
 
-def hooks_problems(text: str, rows: dict[str, list[str]], spec: HostSpec) -> list[str]:
+def hooks_problems(text: str, rows: dict[str, list[str]], spec: Host) -> list[str]:
     """The README's hooks row and "No hooks." note against the host's ``--install-hooks``."""
     problems: list[str] = []
     hooks = [cells for first, cells in rows.items() if "`--install-hooks`" in first]
@@ -101,7 +102,7 @@ def hooks_problems(text: str, rows: dict[str, list[str]], spec: HostSpec) -> lis
     return problems
 
 
-def readme_problems(text: str, spec: HostSpec) -> list[str]:
+def readme_problems(text: str, spec: Host) -> list[str]:
     """Every claim of a host README that disagrees with the host's row in the table."""
     rows = {row[0]: row[1:] for row in table_rows(text, f"## What `engramory init {spec.name}`")}
     problems: list[str] = []

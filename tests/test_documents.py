@@ -18,7 +18,7 @@ import pytest
 from conftest import REPO
 from engramory import caps, markdown
 from engramory.cli import build_parser
-from engramory.hosts.specs import HOSTS, host_names
+from engramory.hosts.registry import HOSTS, host_names
 from engramory.install import blocks
 
 SKILL = REPO / "SKILL.md"

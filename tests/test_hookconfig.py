@@ -8,11 +8,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from engramory.hosts.registry import HOSTS
 from engramory.install import hookconfig, hookwiring
 
 FINGERPRINTS = hookwiring.FINGERPRINTS
-CLAUDE = hookwiring.claude_groups("/usr/bin/python3", "/g.py", "/s.py", "/store", "explicit")
-CODEX = hookwiring.codex_groups("/usr/bin/python3", "/s.py", "/store", "explicit")
+CLAUDE = HOSTS["claude"].hook_groups("/usr/bin/python3", "/g.py", "/s.py", "/store", "explicit")
+CODEX = HOSTS["codex"].hook_groups("/usr/bin/python3", "", "/s.py", "/store", "explicit")
 
 
 def installed(text: str | None, groups: dict = CLAUDE) -> str:

@@ -9,11 +9,11 @@ import sys
 from pathlib import Path
 
 import pytest
-from test_install import digest
+from installkit import digest
 
 from conftest import REPO
 from engramory.errors import EngramoryError
-from engramory.hosts.specs import HOSTS
+from engramory.hosts.registry import HOSTS
 from engramory.install import layout, selfcommand
 from engramory.install import plan as install
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 import argparse
 import json
 
-from engramory.hosts.specs import HOSTS, VERIFIED, host_names, resolve
+from engramory.hosts.base import VERIFIED
+from engramory.hosts.registry import HOSTS, host_names, resolve, rows
 from engramory.install import layout
 from engramory.install import plan as install
 from engramory.textfmt import printable
@@ -180,37 +181,12 @@ def run_uninstall(args: argparse.Namespace) -> int:
     return install.execute(plan, args.dry_run, _say)
 
 
-def host_rows() -> list[dict[str, object]]:
-    """One row per host: what init does for it (the same data init uses)."""
-    rows = []
-    for spec in HOSTS.values():
-        rows.append(
-            {
-                "host": spec.name,
-                "label": spec.label,
-                "rules": spec.rules,
-                "rules_kind": spec.rules_kind,
-                "global_rules": spec.global_rules,
-                "reader_rules": spec.reader_rules or spec.rules,
-                "skill": spec.skill,
-                "global_skill": spec.global_skill,
-                "pre_write_hook": spec.pre_write_hook,
-                "hook_config": spec.hook_config,
-                "lifecycle_hooks": list(spec.lifecycle_hooks) if spec.hook_config else [],
-                "enforcement": spec.enforcement,
-                "wiring": spec.verified,
-                "notes": list(spec.notes),
-            }
-        )
-    return rows
-
-
 def run_hosts(args: argparse.Namespace) -> int:
-    rows = host_rows()
+    table = rows()
     if args.format == "json":
-        print(json.dumps(rows, indent=2, ensure_ascii=False))
+        print(json.dumps(table, indent=2, ensure_ascii=False))
         return 0
-    for row in rows:
+    for row in table:
         wiring = "verified" if row["wiring"] == VERIFIED else "documented-only"
         print(f"{row['host']} ({row['label']}) - wiring {wiring}")
         kind = "marked block" if row["rules_kind"] == "block" else "dedicated file"

@@ -1,8 +1,12 @@
-"""One module per agent host: how its hook payloads read and how a verdict or a lifecycle reply
-is written back.
+"""One module per agent host that has behaviour of its own, the Host interface and the registry.
 
-Kept import-free: the index guard hook imports a host module before every
-file edit an agent makes.
+``base`` defines :class:`~engramory.hosts.base.Host`; ``registry`` lists every
+host; ``table`` holds the hosts that are data only. ``claude`` also holds
+Claude Code's hook dialect for the index guard: this package's ``__init__``
+stays import-free, because the guard hook imports ``claude`` before every file
+edit an agent makes. ``entry`` is the guard hook's entry (argv, stdin,
+fail-open, dispatch by ``--host``); :func:`render_lifecycle` writes a
+continuity reply in a host's format.
 """
 
 from __future__ import annotations

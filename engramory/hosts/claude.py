@@ -34,6 +34,7 @@ TYPE_CHECKING = False  # not ``typing.TYPE_CHECKING``: the guard's path never im
 if TYPE_CHECKING:  # annotations only: a call dismissed early does not import the decision
     from engramory.continuity.policy import Reply
     from engramory.guard.decision import Verdict
+    from engramory.hosts.base import Host
 
 KINDS = {"Write": service.WRITE, "Edit": service.EDIT, "MultiEdit": service.MULTIEDIT}
 SHELL_TOOL = "Bash"
@@ -232,3 +233,37 @@ def dump_lifecycle(output: dict[str, object] | None) -> tuple[str, int]:
     import json  # noqa: PLC0415 - not on the guard's path
 
     return ("" if output is None else json.dumps(output)), 0
+
+
+# --- Claude Code for the installer ------------------------------------------------------
+# Built on demand by the registry: the hook above imports this module before every
+# edit the agent makes and must not pay for the installer's imports (dataclasses...).
+
+
+def host() -> Host:
+    """Claude Code as ``engramory init`` and ``engramory hosts`` see it.
+
+    Its hooks are the default form (exec-form handlers in its settings file):
+    the index guard and the continuity hooks.
+    """
+    from engramory.hosts.base import BLOCK, IGNORE_ALWAYS, VERIFIED, Host  # noqa: PLC0415
+
+    return Host(
+        name="claude",
+        label="Claude Code",
+        rules="CLAUDE.md",
+        global_rules="~/.claude/CLAUDE.md",
+        rules_kind=BLOCK,
+        skill=".claude/skills/engramory",
+        global_skill="~/.claude/skills/engramory",
+        verified=VERIFIED,
+        enforcement="pre-write deny hook (PreToolUse guard on Write|Edit|MultiEdit|Bash) "
+        "plus a PostToolUse size check",
+        hook_config=".claude/settings.local.json",
+        global_hook_config="~/.claude/settings.json",
+        hook_config_ignore=IGNORE_ALWAYS,
+        pre_write_hook=True,
+        lifecycle_hooks=("SessionStart", "UserPromptSubmit", "PreCompact"),
+        native_memory="auto-memory in ~/.claude/projects/<project>/memory/ (plain files)",
+        store_may_be_native=True,
+    )

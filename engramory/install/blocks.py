@@ -14,7 +14,7 @@ same bytes.
 
 from __future__ import annotations
 
-from engramory.hosts.specs import HostSpec
+from engramory.hosts.base import Host
 from engramory.resources import shipped_path
 
 PLACEHOLDER = "<MEMORY_ROOT>"
@@ -24,11 +24,11 @@ READER_SNIPPET = "adapters/reader/reader-snippet.md"
 COMMAND = "engramory"
 
 
-def begin_marker(spec: HostSpec, reader: bool) -> str:
+def begin_marker(spec: Host, reader: bool) -> str:
     return f"<!-- BEGIN ENGRAMORY {spec.marker}{'-READER' if reader else ''} -->"
 
 
-def end_marker(spec: HostSpec, reader: bool) -> str:
+def end_marker(spec: Host, reader: bool) -> str:
     return f"<!-- END ENGRAMORY {spec.marker}{'-READER' if reader else ''} -->"
 
 
@@ -48,7 +48,7 @@ def snippet(reader: bool) -> str:
 
 
 def host_note(
-    spec: HostSpec,
+    spec: Host,
     reader: bool,
     memory: str,
     *,
@@ -89,9 +89,8 @@ def host_note(
         )
     if spec.lifecycle_hooks and hooks:
         milestone = " and at meaningful milestones" if mode == "assisted" else ""
-        trust = (
-            " Codex runs them only after you trust them in /hooks." if spec.name == "codex" else ""
-        )
+        note = spec.hooks_trust_note()
+        trust = f" {note}" if note else ""
         lines.append(
             f"- Continuity hooks are installed ({mode} mode): at session start they say where "
             "the index is and whether earlier work is unsynced; run the continuity sync before "
@@ -110,7 +109,7 @@ def host_note(
 
 
 def body(
-    spec: HostSpec,
+    spec: Host,
     reader: bool,
     memory: str,
     *,
@@ -123,8 +122,9 @@ def body(
     text = with_command(snippet(reader).replace(PLACEHOLDER, memory), command)
     if protocol:
         text = with_protocol(text, protocol)
-    if spec.name == "kiro":
-        text += f"\n\nThe live index: #[[file:{memory}/MEMORY.md]]"
+    addendum = spec.rules_addendum(memory)
+    if addendum:
+        text += "\n\n" + addendum
     note = host_note(
         spec, reader, memory, hooks=hooks, protocol=protocol, mode=mode, command=command
     )
@@ -144,12 +144,12 @@ def with_command(text: str, command: str) -> str:
     return text.replace(f"`{COMMAND} ", f"`{command} ")
 
 
-def block(spec: HostSpec, reader: bool, text: str) -> str:
+def block(spec: Host, reader: bool, text: str) -> str:
     """``text`` between the host's whole-line BEGIN/END markers."""
     return f"{begin_marker(spec, reader)}\n{text}\n{end_marker(spec, reader)}"
 
 
-def dedicated_file(spec: HostSpec, reader: bool, text: str) -> str:
+def dedicated_file(spec: Host, reader: bool, text: str) -> str:
     """A whole rules file: frontmatter (if the host wants one), the managed header, the text."""
     frontmatter = spec.reader_frontmatter if reader else spec.frontmatter
     host = f"{spec.name}{'-reader' if reader else ''}"

@@ -1,12 +1,14 @@
-"""The hook handlers ``engramory init --install-hooks`` registers, per host, and their fingerprints.
+"""The pieces of the hook handlers ``engramory init --install-hooks`` registers, and their
+fingerprints.
 
-Claude Code gets the index guard (PreToolUse, PostToolUse) and the continuity
-hooks (SessionStart, UserPromptSubmit, PreCompact), all in exec form:
-``command`` is the interpreter and ``args`` the script and its arguments, so
-no shell parses a path. Codex gets the continuity hooks; it runs a command
-through a login shell (``$SHELL -lc``), so the command is one POSIX-quoted
-line, plus a PowerShell line for ``commandWindows`` when installed on Windows
-(``cmd.exe /C`` would expand ``%VAR%`` and ``&`` in a plain one).
+Each host says which groups it wants (``Host.hook_groups``) from these
+pieces: the index guard (PreToolUse, PostToolUse) and the continuity hooks
+(SessionStart, UserPromptSubmit, PreCompact); a handler is in exec form
+(``command`` is the interpreter and ``args`` the script and its arguments, so
+no shell parses a path) or, for a host that runs hooks through a login shell,
+one POSIX-quoted line plus a PowerShell line for ``commandWindows`` when
+installed on Windows (``cmd.exe /C`` would expand ``%VAR%`` and ``&`` in a
+plain one).
 
 A handler is Engramory's when its ``statusMessage`` is one of the
 fingerprints below, including the ones the earlier script-based installer
@@ -18,6 +20,7 @@ from __future__ import annotations
 import base64
 import os
 import shlex
+from collections.abc import Callable
 
 from engramory.discovery import INDEX_NAME
 
@@ -53,7 +56,9 @@ TIMEOUT = 10
 Group = dict[str, object]
 
 
-def _exec_handler(python: str, args: list[str], status: str) -> dict[str, object]:
+def exec_handler(python: str, args: list[str], status: str) -> dict[str, object]:
+    """An exec-form handler: the interpreter in ``command``, the script and its arguments in
+    ``args``, so no shell parses a path."""
     return {
         "type": "command",
         "command": python,
@@ -63,36 +68,42 @@ def _exec_handler(python: str, args: list[str], status: str) -> dict[str, object
     }
 
 
-def claude_groups(
-    python: str, guard: str, sync: str, store: str, mode: str, lifecycle: bool = True
-) -> dict[str, Group]:
-    """Claude Code: the index guard, and (``lifecycle``) the continuity hooks.
+def guard_groups(python: str, guard: str, store: str) -> dict[str, Group]:
+    """The index guard's groups (PreToolUse, PostToolUse), in exec form.
 
-    Both guard handlers name the store's index (``--index``), so the guard
-    also knows it under another name (a symlink or hard link to it).
+    Both handlers name the store's index (``--index``), so the guard also
+    knows it under another name (a symlink or hard link to it).
     """
     index = os.path.join(store, INDEX_NAME)
-    groups: dict[str, Group] = {
+    return {
         "PreToolUse": {
             "matcher": "Write|Edit|MultiEdit|Bash",
-            "hooks": [_exec_handler(python, [guard, "--index", index], GUARD_STATUS)],
+            "hooks": [exec_handler(python, [guard, "--index", index], GUARD_STATUS)],
         },
         "PostToolUse": {
             "matcher": "Bash",
             "hooks": [
-                _exec_handler(python, [guard, "--event", "post", "--index", index], MEASURE_STATUS)
+                exec_handler(python, [guard, "--event", "post", "--index", index], MEASURE_STATUS)
             ],
         },
     }
-    if lifecycle:
-        sync_args = [sync, "hook", "--host", "claude", "--mode", mode, "--", store]
-        groups["SessionStart"] = {
-            "matcher": SESSION_MATCHER,
-            "hooks": [_exec_handler(python, sync_args, START_STATUS)],
-        }
-        groups["UserPromptSubmit"] = {"hooks": [_exec_handler(python, sync_args, PROMPT_STATUS)]}
-        groups["PreCompact"] = {"hooks": [_exec_handler(python, sync_args, COMPACT_STATUS)]}
-    return groups
+
+
+def sync_args(sync: str, host: str, mode: str, store: str) -> list[str]:
+    """The sync script's arguments for a continuity hook of ``host``."""
+    return [sync, "hook", "--host", host, "--mode", mode, "--", store]
+
+
+def lifecycle_groups(handler: Callable[[str], dict[str, object]]) -> dict[str, Group]:
+    """The continuity hooks' groups (SessionStart, UserPromptSubmit, PreCompact).
+
+    ``handler`` makes the one handler of a group from its status message.
+    """
+    return {
+        "SessionStart": {"matcher": SESSION_MATCHER, "hooks": [handler(START_STATUS)]},
+        "UserPromptSubmit": {"hooks": [handler(PROMPT_STATUS)]},
+        "PreCompact": {"hooks": [handler(COMPACT_STATUS)]},
+    }
 
 
 def powershell_quote(word: str) -> str:
@@ -118,7 +129,8 @@ def powershell_line(argv: list[str]) -> str:
     return f"powershell.exe -NoLogo -NoProfile -NonInteractive -EncodedCommand {encoded}"
 
 
-def _shell_handler(argv: list[str], status: str, windows: bool) -> dict[str, object]:
+def shell_handler(argv: list[str], status: str, windows: bool) -> dict[str, object]:
+    """A login-shell handler: a POSIX-quoted ``command`` line, plus a PowerShell one on Windows."""
     handler: dict[str, object] = {
         "type": "command",
         "command": shlex.join(argv),
@@ -128,19 +140,3 @@ def _shell_handler(argv: list[str], status: str, windows: bool) -> dict[str, obj
     if windows:
         handler["commandWindows"] = powershell_line(argv)
     return handler
-
-
-def codex_groups(
-    python: str, sync: str, store: str, mode: str, windows: bool | None = None
-) -> dict[str, Group]:
-    """Codex: the continuity hooks, as login-shell command lines."""
-    on_windows = os.name == "nt" if windows is None else windows
-    argv = [python, "-I", "-S", sync, "hook", "--host", "codex", "--mode", mode, "--", store]
-    return {
-        "SessionStart": {
-            "matcher": SESSION_MATCHER,
-            "hooks": [_shell_handler(argv, START_STATUS, on_windows)],
-        },
-        "UserPromptSubmit": {"hooks": [_shell_handler(argv, PROMPT_STATUS, on_windows)]},
-        "PreCompact": {"hooks": [_shell_handler(argv, COMPACT_STATUS, on_windows)]},
-    }

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from engramory.discovery import DEFAULT_STORE_DIR, INDEX_NAME
 from engramory.errors import EngramoryError
-from engramory.hosts.specs import FILE, HostSpec
+from engramory.hosts.base import FILE, Host
 
 DEFAULT_STORE = DEFAULT_STORE_DIR
 
@@ -33,13 +33,13 @@ class Layout:
 
     ``root`` is the project root (the user's home for ``--global``);
     ``containment`` is the directory no target may resolve outside of.
-    ``home_install`` is true for ``--global`` and for dsh in its own home:
-    the block then names absolute paths. ``found`` says, for the report, what
-    was worked out rather than given (the project root from the git work
-    tree, an existing store in it).
+    ``home_install`` is true for ``--global`` and for an install in the
+    host's own home (dsh's ``$DSH_HOME``): the block then names absolute
+    paths. ``found`` says, for the report, what was worked out rather than
+    given (the project root from the git work tree, an existing store in it).
     """
 
-    spec: HostSpec
+    spec: Host
     reader: bool
     global_: bool
     root: Path
@@ -135,7 +135,7 @@ def _host_home(variable: str, default: str, env) -> Path:  # type: ignore[no-unt
     return Path(configured)
 
 
-def _rules_target(spec: HostSpec, reader: bool, global_: bool, root: Path, env) -> Path | None:
+def _rules_target(spec: Host, reader: bool, global_: bool, root: Path, env) -> Path | None:
     if global_:
         if spec.global_rules is None:
             return None
@@ -160,7 +160,7 @@ def _place(value: str | None, root: Path, env) -> Path | None:  # type: ignore[n
     return expand(value, env) if value[:1] in "~$" else root / value
 
 
-def _global_kind(spec: HostSpec) -> str:
+def _global_kind(spec: Host) -> str:
     """A dedicated file per project may be a shared file globally (Windsurf's global rules)."""
     return spec.global_rules_kind or spec.rules_kind
 
@@ -197,7 +197,7 @@ def _existing_store(cwd: Path, root: Path) -> Path | None:
 
 
 def resolve(
-    spec: HostSpec,
+    spec: Host,
     reader: bool,
     *,
     global_: bool = False,
@@ -215,7 +215,7 @@ def resolve(
     found: list[str] = []
     discovered = False
     if global_:
-        root = expand("$DSH_HOME", env) if spec.name == "dsh" else home(env)
+        root = expand(spec.own_home, env) if spec.own_home else home(env)
     elif project_root is not None:
         root = expand(project_root, env)
     elif spec.default_root != ".":
@@ -225,8 +225,8 @@ def resolve(
         root, why = _default_root(cwd)
         found += [why] if why else []
         discovered = True
-    dsh_home = expand("$DSH_HOME", env) if spec.name == "dsh" else None
-    home_install = global_ or (spec.name == "dsh" and root == dsh_home)
+    own_home = expand(spec.own_home, env) if spec.own_home else None
+    home_install = global_ or (own_home is not None and root == own_home)
     if memory_root is not None:
         store = expand(memory_root, env) if memory_root.startswith("~") else Path(memory_root)
         store = Path(os.path.abspath(root / store))
@@ -242,8 +242,8 @@ def resolve(
     skill = _place(skill_path, root, env) if not reader else None
     hook_path = spec.global_hook_config if global_ else spec.hook_config
     hook_config = _place(hook_path, root, env) if not reader else None
-    rules_root = dsh_home if dsh_home is not None and home_install else root
-    rules = _rules_target(spec, reader, global_ and spec.name != "dsh", rules_root, env)
+    rules_root = own_home if own_home is not None and home_install else root
+    rules = _rules_target(spec, reader, global_ and own_home is None, rules_root, env)
     kind = _global_kind(spec) if global_ else spec.rules_kind
     return Layout(
         spec=spec,

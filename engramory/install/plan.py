@@ -31,9 +31,10 @@ from pathlib import Path
 from engramory import fsutil
 from engramory.discovery import INDEX_NAME
 from engramory.errors import EXIT_USAGE, EngramoryError
-from engramory.hosts.specs import BLOCK, HOSTS, IGNORE_ALWAYS, HostSpec
+from engramory.hosts.base import BLOCK, IGNORE_ALWAYS
+from engramory.hosts.registry import HOSTS, hook_hosts
 from engramory.install import blocks, hookconfig, hookwiring, managed, selfcommand
-from engramory.install.layout import Layout, git_work_tree
+from engramory.install.layout import Layout, git_work_tree, resolve
 from engramory.resources import ShippedDocumentMissingError, shipped_path
 from engramory.textfmt import plural
 
@@ -234,21 +235,12 @@ def _check_store_placement(layout: Layout) -> None:
         os.path.realpath(layout.rules), os.path.realpath(layout.store)
     ):
         raise FlagRefusal(f"the rules file {layout.rules} would be inside the memory store")
-    if layout.spec.name == "kiro" and fsutil.is_within(
-        os.path.realpath(layout.store), os.path.realpath(layout.root / ".kiro" / "steering")
-    ):
-        raise FlagRefusal(
-            "the memory store must not be under .kiro/steering/: Kiro loads every file "
-            "there into every request"
-        )
+    refusal = layout.spec.store_refusal(layout.root, layout.store)
+    if refusal is not None:
+        raise FlagRefusal(refusal)
 
 
 # --- init -------------------------------------------------------------------------------
-
-
-def hook_hosts() -> list[str]:
-    """The hosts ``--install-hooks`` supports, from the host table."""
-    return [spec.name for spec in HOSTS.values() if spec.hook_config is not None]
 
 
 def _check_flags(layout: Layout, options: Options) -> None:
@@ -269,44 +261,11 @@ def _check_flags(layout: Layout, options: Options) -> None:
     if options.mode is not None and not options.install_hooks:
         raise FlagRefusal("--mode sets the lifecycle hooks' policy: add --install-hooks")
     if options.install_skill and layout.skill is None:
-        where = (
-            "Hermes loads skills only from ~/.hermes/skills: add --global"
-            if spec.name == "hermes"
-            else f"{spec.label} has no documented skill directory"
-        )
-        raise FlagRefusal(f"--install-skill: {where}")
-    if spec.name == "hermes" and not layout.global_:
-        _check_hermes(layout)
-    if spec.name == "cline" and not layout.global_:
-        legacy = layout.root / ".clinerules"
-        if legacy.is_file() or (legacy.is_symlink() and not legacy.is_dir()):
-            raise Refusal(
-                ".clinerules is a single file: move its contents into .clinerules/<name>.md "
-                "(a folder), then run init again"
-            )
-
-
-def _check_hermes(layout: Layout) -> None:
-    """Refuse when Hermes would load some other file than the one init writes."""
-    tree = _git_work_tree(layout.root) or layout.root
-    for parent in layout.root.parents:
-        if not fsutil.is_within(str(parent), str(tree)):
-            break
-        for name in (".hermes.md", "HERMES.md"):
-            if (parent / name).is_file():
-                raise Refusal(
-                    f"Hermes will load {parent / name} (a parent folder's context file wins), "
-                    "so a block in this project would never be read: add the block there by "
-                    "hand, or run init with --project-root pointing at that folder"
-                )
-    if any(path.is_file() for path in layout.candidates):
-        return
-    if any((layout.root / ".cursor" / "rules").glob("*.mdc")):
-        raise Refusal(
-            "Hermes reads .cursor/rules/*.mdc here; creating AGENTS.md would take their place. "
-            "Create the context file Hermes should load (e.g. AGENTS.md) yourself, then run "
-            "init again"
-        )
+        raise FlagRefusal(f"--install-skill: {spec.missing_skill()}")
+    if not layout.global_:
+        refusal = spec.project_refusal(layout.root, layout.candidates)
+        if refusal is not None:
+            raise Refusal(refusal)
 
 
 def _check_sources(layout: Layout, options: Options) -> None:
@@ -381,16 +340,6 @@ def _store_ignore(layout: Layout) -> IgnoreEdit | str | None:
     return edit
 
 
-def hook_ignore_rule(spec: HostSpec) -> tuple[str, str] | None:
-    """The ignore rule and Engramory's comment above it for a project's hook config, if any."""
-    if spec.hook_config is None or spec.hook_config_ignore is None:
-        return None
-    comment = (
-        f"# Engramory {spec.name.capitalize()} hooks (absolute machine-local paths, not portable)"
-    )
-    return spec.hook_config, comment
-
-
 def _hook_config_ignore(layout: Layout, hooks: HookPlan | None) -> IgnoreEdit | None:
     """Ignore the project's hook config (machine-local paths) as the host table says.
 
@@ -398,7 +347,7 @@ def _hook_config_ignore(layout: Layout, hooks: HookPlan | None) -> IgnoreEdit | 
     handler in it is ours. The comment line marks the rule as init's own, so
     uninstall removes it only when init added it.
     """
-    wanted = hook_ignore_rule(layout.spec)
+    wanted = layout.spec.hook_ignore_rule()
     if hooks is None or wanted is None or layout.global_:
         return None
     if _git_work_tree(layout.root) is None:
@@ -507,10 +456,10 @@ def _wanted_groups(layout: Layout, options: Options) -> dict[str, dict[str, obje
     sync = str(shipped_path(hookwiring.SYNC_SCRIPT).resolve())
     store = str(layout.store.resolve())
     mode = options.mode or "explicit"
+    guard = ""
     if layout.spec.pre_write_hook:
         guard = str(shipped_path(hookwiring.GUARD_SCRIPT).resolve())
-        return hookwiring.claude_groups(python, guard, sync, store, mode)
-    return hookwiring.codex_groups(python, sync, store, mode)
+    return layout.spec.hook_groups(python, guard, sync, store, mode)
 
 
 def _load_hook_config(path: Path, command: str) -> tuple[str | None, hookconfig.Document]:
@@ -520,12 +469,6 @@ def _load_hook_config(path: Path, command: str) -> tuple[str | None, hookconfig.
         return text, hookconfig.load(text)
     except hookconfig.HookConfigError as exc:
         raise Refusal(f"{path} {exc}; fix it by hand, then run {command} again") from None
-
-
-def _codex_clean(document: hookconfig.Document, layout: Layout) -> None:
-    """Codex's schema allows only ``hooks`` at the top: drop the earlier installer's note."""
-    if layout.spec.name == "codex":
-        document.drop_key("description")
 
 
 @dataclass(frozen=True)
@@ -551,7 +494,7 @@ def _plan_hooks(layout: Layout, options: Options) -> HookPlan | None:
     text, document = _load_hook_config(path, "init")
     current = document.data()
     document.merge(_wanted_groups(layout, options), hookwiring.FINGERPRINTS)
-    _codex_clean(document, layout)
+    layout.spec.clean_hook_config(document)
     return HookPlan(path, text, current, document.data(), document.text())
 
 
@@ -704,11 +647,7 @@ def _init_closing(layout: Layout, options: Options) -> list[str]:
             "verify the guard: ask the agent to write a 250-line /tmp/scratch/MEMORY.md; it "
             "must be denied (hooks/INSTALL.md shows a test that needs no session)."
         )
-    if options.install_hooks and layout.spec.name == "codex":
-        lines.append(
-            "the hooks are NOT active until you review and trust them in Codex's /hooks "
-            "(re-running init changes them and asks for trust again)."
-        )
+    lines += layout.spec.closing_lines(options.install_hooks)
     return lines
 
 
@@ -780,8 +719,6 @@ def _still_wired_elsewhere(layout: Layout) -> str | None:
     for other in HOSTS.values():
         if other.name == layout.spec.name:
             continue
-        from engramory.install.layout import resolve  # noqa: PLC0415 - avoids an import cycle
-
         other_layout = resolve(other, False, global_=layout.global_, project_root=str(layout.root))
         if other_layout.skill is None or other_layout.skill != layout.skill:
             continue
@@ -853,7 +790,7 @@ def _uninstall_hooks(layout: Layout) -> list[Step]:
         steps.append(Step("skip", shown, "no Engramory handlers"))
     else:
         document.remove(hookwiring.FINGERPRINTS)
-        _codex_clean(document, layout)
+        layout.spec.clean_hook_config(document)
         if hookconfig.is_empty(document.data()):
             steps.append(
                 Step(
@@ -875,7 +812,7 @@ def _uninstall_hooks(layout: Layout) -> list[Step]:
 
 def _uninstall_hook_ignore(layout: Layout) -> Step | None:
     """Drop the hook config's ignore rule, only when init's comment marks it as init's own."""
-    wanted = hook_ignore_rule(layout.spec)
+    wanted = layout.spec.hook_ignore_rule()
     ignore = layout.root / ".gitignore"
     if wanted is None or layout.global_ or not ignore.is_file():
         return None

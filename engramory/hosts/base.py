@@ -1,0 +1,157 @@
+"""The Host interface: what Engramory knows about one agent host, as data plus optional behaviour.
+
+A :class:`Host` holds the facts the installer (``engramory init`` /
+``uninstall``), ``engramory hosts``, the documents' consistency tests and the
+adapter READMEs read: where the host's rules, skills and hooks go. A host
+with behaviour of its own (a refusal, extra rules text, its own hook form, a
+closing note) is a subclass in its own module under ``engramory/hosts/`` that
+overrides the methods below; every method has a neutral default, so a host
+that is data only is a plain :class:`Host` in :mod:`engramory.hosts.table`.
+:mod:`engramory.hosts.registry` lists them all.
+
+Paths starting with ``~`` are in the user's home (``--global``); other paths
+are relative to the project root.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from engramory.install import hookwiring
+
+if TYPE_CHECKING:
+    from engramory.install.hookconfig import Document
+
+BLOCK = "block"  # a marked block inside a shared rules file
+FILE = "file"  # a dedicated rules file, owned whole
+
+VERIFIED = "verified"
+DOCUMENTED = "documented"
+
+# How a project's hook config, which holds machine-local absolute paths, is git-ignored.
+IGNORE_ALWAYS = "always"  # a machine-local file by the host's own convention
+IGNORE_WHILE_OURS = "while-ours"  # a shared file: ignored only while every handler is ours
+
+
+@dataclass(frozen=True)
+class Host:
+    """One agent host.
+
+    ``rules`` / ``global_rules``: the always-loaded rules file for a project and
+    for ``--global`` (``None``: not supported). ``rules_kind``: ``block`` or
+    ``file``; a dedicated file starts with ``frontmatter`` lines;
+    ``global_rules_kind`` overrides the kind for ``--global`` (a shared file).
+    ``reader_rules``: the dedicated file a reader install writes (block hosts
+    reuse ``rules``). ``candidates``: files the host loads instead of ``rules``
+    when they exist (the first one found is used). Paths may start with ``~``
+    or ``$DSH_HOME``, ``$CODEX_HOME``, ``$HERMES_HOME``. ``skill`` / ``global_skill``:
+    the skill directory. ``hook_config`` / ``global_hook_config``: where
+    ``--install-hooks`` merges handlers; ``hook_config_ignore`` (``IGNORE_*``) says
+    whether init git-ignores the project's hook config. ``store_may_be_native``: whether the
+    host's own memory folder is a plain directory Engramory may use as the store.
+    ``own_home``: a host whose home folder is also its project (dsh's ``$DSH_HOME``):
+    ``--global`` installs there, and an install in that folder names absolute
+    paths and writes its rules there, as a global one does.
+    """
+
+    name: str
+    label: str
+    rules: str | None
+    global_rules: str | None
+    rules_kind: str
+    skill: str | None
+    global_skill: str | None
+    verified: str
+    enforcement: str
+    frontmatter: tuple[str, ...] = ()
+    reader_rules: str | None = None
+    reader_frontmatter: tuple[str, ...] = ()
+    global_rules_kind: str | None = None
+    default_root: str = "."
+    own_home: str | None = None
+    hook_config: str | None = None
+    global_hook_config: str | None = None
+    hook_config_ignore: str | None = None
+    pre_write_hook: bool = False
+    lifecycle_hooks: tuple[str, ...] = ()
+    native_memory: str = ""
+    store_may_be_native: bool = False
+    candidates: tuple[str, ...] = ()
+    notes: tuple[str, ...] = field(default=())
+
+    @property
+    def marker(self) -> str:
+        """The upper-case name in the block markers: ``<!-- BEGIN ENGRAMORY CLAUDE -->``."""
+        return self.name.upper()
+
+    # --- refusals -----------------------------------------------------------------------
+
+    def missing_skill(self) -> str:
+        """Why ``--install-skill`` cannot go ahead where this host has no skill directory."""
+        return f"{self.label} has no documented skill directory"
+
+    def store_refusal(self, root: Path, store: Path) -> str | None:
+        """Why the store may not be at ``store`` in the project at ``root`` (a usage error)."""
+        return None
+
+    def project_refusal(self, root: Path, candidates: tuple[Path, ...]) -> str | None:
+        """Why a project install at ``root`` would not be read by the host (refused, exit 1).
+
+        ``candidates`` are the project's candidate rules files (:attr:`candidates`
+        placed under ``root``). Not asked for ``--global``.
+        """
+        return None
+
+    # --- the rules and the report ---------------------------------------------------------
+
+    def rules_addendum(self, memory: str) -> str:
+        """A paragraph the rules carry for this host after the shared snippet ("": none).
+
+        ``memory`` is the store's path as the rules name it.
+        """
+        return ""
+
+    def hooks_trust_note(self) -> str:
+        """A sentence the rules add when hooks are installed: what the host needs to run them."""
+        return ""
+
+    def closing_lines(self, install_hooks: bool) -> tuple[str, ...]:
+        """Lines the ``init`` report ends with for this host."""
+        return ()
+
+    # --- hooks ----------------------------------------------------------------------------
+
+    def hook_groups(
+        self, python: str, guard: str, sync: str, store: str, mode: str
+    ) -> dict[str, hookwiring.Group]:
+        """The hook groups ``--install-hooks`` merges into :attr:`hook_config`, by event.
+
+        The default is Claude Code's settings form (exec-form handlers: the
+        interpreter in ``command``, the script and its arguments in ``args``):
+        the index guard when the host has a :attr:`pre_write_hook` (``guard``
+        is the guard script; empty otherwise) and the continuity hooks when it
+        has :attr:`lifecycle_hooks`. ``sync`` is the sync script, ``store`` the
+        store's absolute path and ``mode`` the continuity policy.
+        """
+        groups = hookwiring.guard_groups(python, guard, store) if self.pre_write_hook else {}
+        if self.lifecycle_hooks:
+            args = hookwiring.sync_args(sync, self.name, mode, store)
+            groups.update(
+                hookwiring.lifecycle_groups(
+                    lambda status: hookwiring.exec_handler(python, args, status)
+                )
+            )
+        return groups
+
+    def clean_hook_config(self, document: Document) -> None:
+        """Tidy the hook config after Engramory's handlers were merged or removed (default: no)."""
+
+    def hook_ignore_rule(self) -> tuple[str, str] | None:
+        """The ignore rule and Engramory's comment above it for a project's hook config, if any."""
+        if self.hook_config is None or self.hook_config_ignore is None:
+            return None
+        name = self.name.capitalize()
+        comment = f"# Engramory {name} hooks (absolute machine-local paths, not portable)"
+        return self.hook_config, comment

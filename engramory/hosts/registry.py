@@ -1,0 +1,83 @@
+"""Every host Engramory can wire, in the order ``engramory hosts`` lists them.
+
+One line per host. ``init``/``uninstall``'s host argument, ``--install-hooks``'
+help and ``engramory hosts`` all read this list, so adding a host is its
+module (or a :mod:`~engramory.hosts.table` entry), one line here, its adapter
+README and its tests.
+"""
+
+from __future__ import annotations
+
+from engramory.hosts import claude, cline, codex, hermes, kiro, table
+from engramory.hosts.base import Host
+
+HOSTS: dict[str, Host] = {
+    host.name: host
+    for host in (
+        claude.host(),
+        codex.HOST,
+        table.GEMINI,
+        table.CURSOR,
+        table.COPILOT,
+        table.WINDSURF,
+        cline.HOST,
+        kiro.HOST,
+        table.CONTINUE,
+        table.OPENCODE,
+        table.OPENCLAW,
+        hermes.HOST,
+        table.DSH,
+    )
+}
+
+READER_SUFFIX = "-reader"
+
+
+def host_names() -> list[str]:
+    """Write hosts and their ``-reader`` forms, in table order."""
+    names = list(HOSTS)
+    return names + [f"{name}{READER_SUFFIX}" for name in names]
+
+
+def resolve(name: str) -> tuple[Host, bool]:
+    """``(host, reader)`` for ``claude`` or ``claude-reader``; ``KeyError`` if unknown."""
+    reader = name.endswith(READER_SUFFIX)
+    return HOSTS[name[: -len(READER_SUFFIX)] if reader else name], reader
+
+
+def hook_hosts() -> list[str]:
+    """The hosts ``--install-hooks`` supports."""
+    return [host.name for host in HOSTS.values() if host.hook_config is not None]
+
+
+def guard_hosts() -> list[str]:
+    """The hosts that get the pre-write index guard (``engramory guard --host`` choices)."""
+    return [host.name for host in HOSTS.values() if host.pre_write_hook]
+
+
+def lifecycle_hosts() -> list[str]:
+    """The hosts that get the continuity hooks (``engramory sync hook --host`` choices)."""
+    return [host.name for host in HOSTS.values() if host.lifecycle_hooks and host.hook_config]
+
+
+def rows() -> list[dict[str, object]]:
+    """One row per host for ``engramory hosts``: what init does for it (the data init uses)."""
+    return [
+        {
+            "host": host.name,
+            "label": host.label,
+            "rules": host.rules,
+            "rules_kind": host.rules_kind,
+            "global_rules": host.global_rules,
+            "reader_rules": host.reader_rules or host.rules,
+            "skill": host.skill,
+            "global_skill": host.global_skill,
+            "pre_write_hook": host.pre_write_hook,
+            "hook_config": host.hook_config,
+            "lifecycle_hooks": list(host.lifecycle_hooks) if host.hook_config else [],
+            "enforcement": host.enforcement,
+            "wiring": host.verified,
+            "notes": list(host.notes),
+        }
+        for host in HOSTS.values()
+    ]

@@ -1,0 +1,139 @@
+"""The hosts that are data only: no refusal, rules text or hook form of their own.
+
+Each is a plain :class:`~engramory.hosts.base.Host`; a host that needs
+behaviour gets its own module instead (``claude.py``, ``codex.py``, ...).
+:mod:`engramory.hosts.registry` lists every host, in the order ``engramory
+hosts`` prints them. Facts come from each host's own documentation; where it
+is unclear the documented behaviour is used and the host is marked
+``documented`` rather than ``verified``.
+"""
+
+from __future__ import annotations
+
+from engramory.hosts.base import BLOCK, DOCUMENTED, FILE, Host
+
+GEMINI = Host(
+    name="gemini",
+    label="Gemini CLI",
+    rules="GEMINI.md",
+    global_rules="~/.gemini/GEMINI.md",
+    rules_kind=BLOCK,
+    skill=".gemini/skills/engramory",
+    global_skill="~/.gemini/skills/engramory",
+    verified=DOCUMENTED,
+    enforcement="rules plus `engramory check` after each index edit (Gemini CLI has a "
+    "BeforeTool hook; Engramory does not install one yet)",
+    native_memory="the private project memory the CLI keeps under ~/.gemini/tmp/",
+)
+CURSOR = Host(
+    name="cursor",
+    label="Cursor",
+    rules=".cursor/rules/engramory.mdc",
+    global_rules=None,
+    rules_kind=FILE,
+    frontmatter=("description: Engramory memory discipline (always on)", "alwaysApply: true"),
+    reader_rules=".cursor/rules/engramory-recall.mdc",
+    reader_frontmatter=(
+        "description: Engramory read-only memory recall (always on)",
+        "alwaysApply: true",
+    ),
+    skill=".cursor/skills/engramory",
+    global_skill=None,
+    verified=DOCUMENTED,
+    enforcement="rules plus `engramory check` after each index edit",
+    notes=("Cursor's user-wide rules live in its settings, not in a file: no --global.",),
+)
+COPILOT = Host(
+    name="copilot",
+    label="GitHub Copilot",
+    rules=".github/instructions/engramory.instructions.md",
+    global_rules=None,
+    rules_kind=FILE,
+    frontmatter=('applyTo: "**"',),
+    reader_rules=".github/instructions/engramory-recall.instructions.md",
+    reader_frontmatter=('applyTo: "**"',),
+    skill=".github/skills/engramory",
+    global_skill=None,
+    verified=DOCUMENTED,
+    enforcement="rules plus `engramory check` after each index edit",
+    notes=("Copilot's instruction files are per repository: no --global.",),
+)
+WINDSURF = Host(
+    name="windsurf",
+    label="Windsurf",
+    rules=".windsurf/rules/engramory.md",
+    global_rules="~/.codeium/windsurf/memories/global_rules.md",
+    rules_kind=FILE,
+    frontmatter=("trigger: always_on",),
+    reader_rules=".windsurf/rules/engramory-recall.md",
+    reader_frontmatter=("trigger: always_on",),
+    skill=None,
+    global_skill=None,
+    verified=DOCUMENTED,
+    enforcement="rules plus `engramory check` after each index edit",
+    native_memory="the memories Cascade generates on its own",
+    global_rules_kind=BLOCK,
+    notes=(
+        "Windsurf limits a rules file to 12,000 characters; the Engramory file stays "
+        "well under it.",
+        "The global rules file is shared: --global writes a marked block into it.",
+    ),
+)
+CONTINUE = Host(
+    name="continue",
+    label="Continue",
+    rules=".continue/rules/engramory.md",
+    global_rules="~/.continue/rules/engramory.md",
+    rules_kind=FILE,
+    frontmatter=("name: Engramory memory", "alwaysApply: true"),
+    reader_rules=".continue/rules/engramory-recall.md",
+    reader_frontmatter=("name: Engramory read-only memory", "alwaysApply: true"),
+    skill=".continue/skills/engramory",
+    global_skill="~/.continue/skills/engramory",
+    verified=DOCUMENTED,
+    enforcement="rules plus `engramory check` after each index edit (Continue's cn CLI "
+    "reads Claude Code hooks but runs them through a shell, without the exec-form `args` "
+    "the guard uses)",
+)
+OPENCODE = Host(
+    name="opencode",
+    label="opencode",
+    rules="AGENTS.md",
+    global_rules="~/.config/opencode/AGENTS.md",
+    rules_kind=BLOCK,
+    candidates=("AGENTS.md", "CLAUDE.md"),
+    skill=".opencode/skills/engramory",
+    global_skill="~/.config/opencode/skills/engramory",
+    verified=DOCUMENTED,
+    enforcement="rules plus `engramory check` after each index edit (a deny needs an "
+    "in-process plugin; none is shipped)",
+)
+OPENCLAW = Host(
+    name="openclaw",
+    label="OpenClaw",
+    rules="AGENTS.md",
+    global_rules="~/.openclaw/workspace/AGENTS.md",
+    rules_kind=BLOCK,
+    skill="skills/engramory",
+    global_skill="~/.openclaw/skills/engramory",
+    default_root="~/.openclaw/workspace",
+    verified=DOCUMENTED,
+    enforcement="rules plus `engramory check` after each index edit (a deny needs a "
+    "before_tool_call plugin; none is shipped)",
+    native_memory="the workspace MEMORY.md and daily memory files OpenClaw writes",
+)
+DSH = Host(
+    name="dsh",
+    label="DeepSeek Harness (dsh)",
+    rules="AGENTS.md",
+    global_rules="$DSH_HOME/AGENTS.md",
+    rules_kind=BLOCK,
+    skill=".dsh/skills/engramory",
+    global_skill="$DSH_HOME/skills/engramory",
+    default_root="$DSH_HOME",
+    own_home="$DSH_HOME",
+    verified=DOCUMENTED,
+    enforcement="rules plus `engramory check` after each index edit (a deny needs the "
+    "dsh-engramory plugin, not shipped here)",
+    notes=("A global (dsh home) block names absolute paths; a project block relative ones.",),
+)
