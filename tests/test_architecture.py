@@ -151,10 +151,6 @@ def host_name_violations(sources: dict[str, tuple[str, str]], hosts: set[str]) -
     )
 
 
-# Stage 2 of the redesign moves these branches into hosts/ (install/ and commands/sync.py still
-# hold 13 on the branch this test was written on). strict: once they are gone the test passes,
-# the xfail turns into a failure, and this marker must go.
-@pytest.mark.xfail(strict=True, reason="host-name branches remain in install/ and commands/sync.py")
 def test_only_hosts_compares_a_host_name() -> None:
     violations = host_name_violations(package_sources(), registered_host_names())
     assert not violations, "\n".join(violations)
