@@ -7,6 +7,7 @@ see there for what it holds and how to regenerate it when a change is intended.
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import make_install_golden as golden
 import pytest
@@ -35,3 +36,16 @@ def test_init_and_uninstall_write_the_recorded_bytes(name: str) -> None:
         expected["uninstall_exit"],
     )
     assert actual["uninstall"] == expected["uninstall"]
+
+
+@pytest.mark.parametrize(
+    ("args", "record"), [((), "hosts_table.txt"), (("--format", "json"), "hosts_table.json")]
+)
+def test_hosts_table_is_unchanged(cli, args: tuple[str, ...], record: str) -> None:
+    """`engramory hosts` prints what it printed before the redesign (tests/data/hosts_table.*).
+
+    Regenerate only for an intended change: ``engramory hosts [--format json] > tests/data/...``.
+    """
+    result = cli("hosts", *args)
+    assert result.code == 0
+    assert result.out == (Path(__file__).parent / "data" / record).read_text(encoding="utf-8")
