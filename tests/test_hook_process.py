@@ -24,7 +24,6 @@ HOT_PATH_MODULES = {
     "engramory.guard",
     "engramory.guard.decision",
     "engramory.caps",
-    "engramory.guard.edits",
 }
 
 

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from engramory import fsutil
-from engramory.caps import Caps
+from engramory.caps import Caps, Measurement
 from engramory.guard import decision as guard
 from engramory.textfmt import excerpt
 
@@ -56,7 +56,7 @@ def test_doctor_over_cap_message_says_1_line(cli, tmp_path: Path) -> None:
 
 def test_guard_messages_say_1_line_and_1_byte() -> None:
     caps = Caps(warn_lines=1, hard_lines=1, warn_bytes=1, hard_bytes=1)
-    verdict = guard.decide(guard.Size(0, 0), guard.Size(1, 2), caps)
+    verdict = guard.decide(Measurement(0, 0), Measurement(1, 2), caps)
     assert verdict.kind == guard.DENY
     assert "hard cap 1 line / 1 byte, soft cap 1 line / 1 byte" in verdict.message
     assert "1 lines" not in verdict.message and "1 bytes" not in verdict.message
@@ -172,16 +172,16 @@ def test_os_error_text_words() -> None:
 
 @pytest.mark.parametrize(("lines", "size"), [(250, 9000), (None, 90000)])
 def test_after_the_fact_says_compact_once(lines: int | None, size: int) -> None:
-    verdict = guard.after_the_fact(lines, size, Caps())
+    verdict = guard.after_the_fact(Measurement(lines, size), Caps())
     assert verdict.kind == guard.DENY
     assert verdict.message.lower().count("compact") == 1
-    assert "Compact it now, before anything else: (1) pointer-ify" in verdict.message
+    assert "Compact it now, before anything else: " in verdict.message
     assert "Compact instead" not in verdict.message
 
 
 def test_the_deny_before_a_write_keeps_its_own_compaction_steps() -> None:
-    verdict = guard.decide(guard.Size(10, 100), guard.Size(300, 9000), Caps())
-    assert "Do not append. Compact instead: (1) pointer-ify" in verdict.message
+    verdict = guard.decide(Measurement(10, 100), Measurement(300, 9000), Caps())
+    assert "Do not append. Compact instead: merge duplicate pointers" in verdict.message
 
 
 # --- check's oversized index -------------------------------------------------------------------

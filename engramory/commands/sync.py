@@ -115,7 +115,7 @@ def session_context(store: Path, sid: str, mode: str, state_error: str | None = 
     """The SessionStart context: navigation, sync state, mode, the acknowledgement command."""
     lines = [
         "Engramory continuity (this context holds no note content).",
-        f"Memory index: {store.resolve() / 'MEMORY.md'}",
+        f"Memory index: {store.resolve() / discovery.INDEX_NAME}",
         "Read it when a task could depend on memory, and open only the notes it points to that "
         "matter.",
     ]

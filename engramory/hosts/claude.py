@@ -39,11 +39,10 @@ from __future__ import annotations
 import os
 import sys
 
-from engramory.caps import Caps, caps_from
+from engramory.caps import INDEX_NAME, Caps, Measurement, caps_from
 from engramory.guard import decision as guard
-from engramory.guard.decision import Size, Verdict
+from engramory.guard.decision import Verdict
 
-DEFAULT_INDEX_NAME = "MEMORY.md"
 PAYLOAD_LIMIT = 64 * 1024 * 1024
 EDIT_TOOLS = ("Write", "Edit", "MultiEdit")
 SHELL_TOOL = "Bash"
@@ -51,7 +50,7 @@ SHELL_TOOL = "Bash"
 
 def index_name(environ: dict[str, str] | os._Environ[str]) -> str:
     """The index file name to guard (an empty setting means the default)."""
-    return environ.get("ENGRAMORY_INDEX_NAME", "").strip() or DEFAULT_INDEX_NAME
+    return environ.get("ENGRAMORY_INDEX_NAME", "").strip() or INDEX_NAME
 
 
 def index_path(environ: dict[str, str] | os._Environ[str]) -> str | None:
@@ -279,8 +278,8 @@ def check_edit(tool: str, tool_input: dict[str, object], path: str, caps: Caps) 
     predicted = _predict(tool, tool_input, current)
     if predicted is None:
         return guard.unverified("the tool call does not carry the new content")
-    before = Size.of_raw(raw) if raw is not None else None
-    return guard.decide(before, Size.of_text(predicted), caps)
+    before = Measurement.of_raw(raw) if raw is not None else None
+    return guard.decide(before, Measurement.of_text(predicted), caps)
 
 
 def check_shell(
@@ -348,12 +347,11 @@ def post_tool_use(path: str | None, environ: dict[str, str] | os._Environ[str]) 
     except OSError:
         return Verdict(guard.SILENT)
     if guard.over_bytes_only(size, caps):
-        return guard.after_the_fact(None, size, caps)
+        return guard.after_the_fact(Measurement(None, size), caps)
     status, raw = read_index(path, caps)
     if status != "ok" or raw is None:
         return Verdict(guard.SILENT)
-    measured = Size.of_raw(raw)
-    return guard.after_the_fact(measured.lines, measured.bytes_, caps)
+    return guard.after_the_fact(Measurement.of_raw(raw), caps)
 
 
 def render(verdict: Verdict, event: str) -> dict[str, object] | None:
