@@ -8,7 +8,8 @@ import sys
 from collections.abc import Iterator
 from datetime import date
 
-from engramory import __version__, discovery
+from engramory import __version__, breach, discovery
+from engramory.caps import Measurement
 from engramory.commands.options import (
     add_cap_flags,
     add_format_flag,
@@ -118,7 +119,7 @@ def _index_text(report: engine.Report) -> str:
         return "index not read"
     caps = report.caps
     return (
-        f"index {plural(report.index.lines or 0, 'line')} / {human_size(report.index.size or 0)} "
+        f"index {breach.size_text(report.index.measured or Measurement(0, 0))} "
         f"(hard cap {plural(caps.hard_lines, 'line')} / {human_size(caps.hard_bytes)})"
     )
 
@@ -157,8 +158,8 @@ def render_json(report: engine.Report) -> Iterator[str]:
         "store": report.root,
         "index": {
             "path": discovery.INDEX_NAME,
-            "lines": index.lines if read else None,
-            "bytes": index.size if read else None,
+            "lines": index.measured.lines if read and index.measured else None,
+            "bytes": index.measured.bytes if read and index.measured else None,
             "caps": report.caps.as_dict(),
         },
         "notes": report.notes,
