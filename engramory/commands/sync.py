@@ -27,7 +27,8 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from engramory import discovery
+from engramory import breach, discovery
+from engramory.caps import Measurement
 from engramory.commands.options import add_cap_flags, add_format_flag, caps_from_args
 from engramory.continuity import state as continuity
 from engramory.errors import EXIT_OK, EXIT_USAGE, EngramoryError
@@ -424,7 +425,7 @@ def run_mark_synced(args: argparse.Namespace) -> int:
     print(
         printable(
             f"{verb} for session {result.session_id!r}: the index is "
-            f"{plural(result.index.lines, 'line')} / {plural(result.index.bytes, 'byte')}"
+            f"{breach.size_text(result.index.measured or Measurement(0, 0))}"
         )
     )
     return EXIT_OK
@@ -447,8 +448,8 @@ def status_report(store: Path, args: argparse.Namespace) -> dict[str, object]:
         "index": {
             "path": str(root / discovery.INDEX_NAME),
             "loadable": index.ok,
-            "lines": index.lines,
-            "bytes": index.bytes,
+            "lines": index.measured.lines if index.measured else None,
+            "bytes": index.measured.bytes if index.measured else None,
             "error": index.error or None,
         },
     }
@@ -484,10 +485,8 @@ def status_lines(report: dict[str, object]) -> list[str]:
     assert isinstance(index, dict) and isinstance(sessions, dict)
     lines = [f"Engramory sync state: {report['store']}"]
     if index["loadable"]:
-        lines.append(
-            f"MEMORY.md: {plural(int(index['lines']), 'line')} / "
-            f"{plural(int(index['bytes']), 'byte')}, within the hard caps (loadable)"
-        )
+        measured = Measurement(int(index["lines"]), int(index["bytes"]))
+        lines.append(f"MEMORY.md: {breach.size_text(measured)}, within the hard caps (loadable)")
     else:
         lines.append(f"MEMORY.md: {index['error']}")
     count = int(str(report["session_count"]))
