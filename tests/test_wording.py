@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from engramory import fsutil
+from engramory.breach import words as breach_words
 from engramory.caps import Caps, Measurement
 from engramory.guard import decision as guard
 from engramory.textfmt import excerpt
@@ -193,3 +194,58 @@ def test_check_says_it_did_not_read_an_oversized_index(cli, tmp_path: Path) -> N
     assert result.code == 2
     assert "check did not read it: it is larger than the " in result.out
     assert "not read, it is too large to load" not in result.out
+
+
+# --- one wording of a breach (issue 22) ---------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("content", "breach"),
+    [
+        ("- [a](a.md)\n" * 201, "over the hard cap on lines (201 > 200)"),
+        ("- [a](a.md) " + "x" * 25000 + "\n", "over the hard cap on bytes (25013 > 25000)"),
+    ],
+)
+def test_check_doctor_guard_and_sync_word_a_breach_alike(
+    cli, tmp_path: Path, content: str, breach: str
+) -> None:
+    index = tmp_path / "MEMORY.md"
+    index.write_text(content)
+    assert breach in cli("check", str(tmp_path)).out
+    (finding,) = by_rule(doctor_json(cli, tmp_path), "index-over-hard-cap")
+    assert breach in finding["message"]
+    assert breach in guard.after_the_fact(Measurement.of_raw(index.read_bytes()), Caps()).message
+    assert breach in cli("sync", "status", str(tmp_path)).out
+
+
+def test_check_doctor_and_guard_give_the_same_advice(cli, tmp_path: Path) -> None:
+    index = tmp_path / "MEMORY.md"
+    index.write_text("- [a](a.md)\n" * 201)
+    measured = Measurement.of_raw(index.read_bytes())
+    advice = breach_words(measured, Caps())[1]
+    assert advice.startswith("merge duplicate pointers")
+    assert f"Compact now: {advice}, " in cli("check", str(tmp_path)).out
+    assert f"fix index-over-hard-cap: compact the index now: {advice}" in (
+        cli("doctor", str(tmp_path)).out
+    )
+    assert f"Compact it now, before anything else: {advice}." in (
+        guard.after_the_fact(measured, Caps()).message
+    )
+
+
+def test_a_breach_is_worded_only_for_the_dimensions_asked() -> None:
+    measured = Measurement(201, 25001)
+    assert breach_words(measured, Caps(), dims=["bytes"])[0] == (
+        "over the hard cap on bytes (25001 > 25000)"
+    )
+    assert breach_words(Measurement(151, 10), Caps(), hard=False)[0] == (
+        "over the soft cap on lines (151 > 150)"
+    )
+    assert breach_words(Measurement(None, 30000), Caps())[0].endswith("bytes (30000 > 25000)")
+    assert breach_words(Measurement(200, 25000), Caps()) == ("", "")
+
+
+def test_the_advice_starts_with_the_bytes_then_the_lines() -> None:
+    advice = breach_words(Measurement(201, 25001), Caps())[1]
+    assert advice.startswith("shorten the longest index lines first")
+    assert "; then merge duplicate pointers" in advice and "compact" not in advice.lower()
