@@ -142,7 +142,7 @@ def session_context(store: Path, sid: str, mode: str, state_error: str | None = 
             lines.append("No unsynced work is recorded.")
         if state.dropped_unsynced:
             lines.append(f"{_dropped_text(state.dropped_unsynced)}.")
-    if mode == "assisted":
+    if mode == continuity.ASSISTED:
         lines.append(
             "Assisted mode: run the continuity sync before a compact, a clear or a new thread, "
             "and offer one at meaningful milestones (a decision made, a task finished)."
@@ -340,7 +340,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         formatter_class=fmt,
     )
     hook.add_argument("--host", choices=("codex", "claude"), required=True, help="hook dialect")
-    hook.add_argument("--mode", choices=continuity.MODES, default="explicit", help="sync policy")
+    hook.add_argument(
+        "--mode", choices=continuity.MODES, default=continuity.EXPLICIT, help="sync policy"
+    )
     hook.add_argument("store", nargs="?", metavar="STORE", help="the memory store")
     hook.set_defaults(run=run_hook)
 
