@@ -48,6 +48,19 @@ def words(
     return f"over the {'hard' if hard else 'soft'} cap on {detail}", advice
 
 
+def limits_text(lines: int, size: int) -> str:
+    """``200 lines / 24.4 KB``: a pair of caps, each count with the right plural."""
+    return f"{plural(lines, 'line')} / {human_size(size)}"
+
+
+def caps_text(caps: Caps) -> str:
+    """``soft cap 150 lines / 20.0 KB, hard cap 200 lines / 24.4 KB``."""
+    return (
+        f"soft cap {limits_text(caps.warn_lines, caps.warn_bytes)}, "
+        f"hard cap {limits_text(caps.hard_lines, caps.hard_bytes)}"
+    )
+
+
 def size_text(measured: Measurement) -> str:
     """``12 lines / 1.2 KB``, or only the size when the lines were not counted."""
     if measured.lines is None:

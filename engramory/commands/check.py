@@ -16,7 +16,7 @@ from engramory import caps as capsmod
 from engramory.caps import Caps, Measurement
 from engramory.commands.options import add_cap_flags, add_format_flag, caps_from_args
 from engramory.errors import EXIT_FINDINGS, EXIT_OK, EXIT_OVER, InputMissingError
-from engramory.textfmt import human_size, plural, printable
+from engramory.textfmt import human_size, printable
 
 EXIT_CODES = {capsmod.OK: EXIT_OK, capsmod.WARN: EXIT_FINDINGS, capsmod.OVER: EXIT_OVER}
 
@@ -73,10 +73,7 @@ def describe(path: str, m: Measurement, caps: Caps, verdict: str, origin: str = 
     """
     shown = f"{path} ({origin})" if origin else path
     what = f"{shown} is {breach.size_text(m)}"
-    caps_text = (
-        f"soft cap {plural(caps.warn_lines, 'line')} / {human_size(caps.warn_bytes)}, "
-        f"hard cap {plural(caps.hard_lines, 'line')} / {human_size(caps.hard_bytes)}"
-    )
+    caps_text = breach.caps_text(caps)
     if verdict == capsmod.OK:
         return f"OK: {what} ({caps_text})."
     if verdict == capsmod.WARN:

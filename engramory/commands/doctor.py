@@ -28,7 +28,7 @@ from engramory.doctor.model import (
     Finding,
 )
 from engramory.errors import EXIT_FINDINGS, EXIT_OK, UsageError
-from engramory.textfmt import human_size, plural, printable
+from engramory.textfmt import plural, printable
 
 JSON_BATCH = 2000  # findings encoded per json.dumps call: fast, and memory stays flat
 
@@ -120,7 +120,7 @@ def _index_text(report: engine.Report) -> str:
     caps = report.caps
     return (
         f"index {breach.size_text(report.index.measured or Measurement(0, 0))} "
-        f"(hard cap {plural(caps.hard_lines, 'line')} / {human_size(caps.hard_bytes)})"
+        f"(hard cap {breach.limits_text(caps.hard_lines, caps.hard_bytes)})"
     )
 
 

@@ -46,20 +46,6 @@ class Verdict:
         return f"Verdict({self.kind!r}, {self.message[:60]!r})"
 
 
-def _limits(lines: int, bytes_: int) -> str:
-    """``200 lines / 25000 bytes``, each count with the right plural."""
-    from engramory.textfmt import plural  # noqa: PLC0415 - only when speaking
-
-    return f"{plural(lines, 'line')} / {plural(bytes_, 'byte')}"
-
-
-def _caps_text(caps: Caps) -> str:
-    return (
-        f"hard cap {_limits(caps.hard_lines, caps.hard_bytes)}, soft cap "
-        f"{_limits(caps.warn_lines, caps.warn_bytes)}"
-    )
-
-
 def _breach(
     measured: Measurement, caps: Caps, hard: bool = True, dims: list[str] | None = None
 ) -> tuple[str, str]:
@@ -74,6 +60,20 @@ def _size(measured: Measurement) -> str:
     from engramory.breach import size_text  # noqa: PLC0415 - only when speaking
 
     return size_text(measured)
+
+
+def _hard_cap(caps: Caps) -> str:
+    """``200 lines / 24.4 KB``: the hard cap, in the words of :mod:`engramory.breach`."""
+    from engramory.breach import limits_text  # noqa: PLC0415 - only when speaking
+
+    return limits_text(caps.hard_lines, caps.hard_bytes)
+
+
+def _caps_text(caps: Caps) -> str:
+    """Both caps, in the words of :mod:`engramory.breach`."""
+    from engramory.breach import caps_text  # noqa: PLC0415 - only when speaking
+
+    return caps_text(caps)
 
 
 def decide(current: Measurement | None, predicted: Measurement, caps: Caps) -> Verdict:
@@ -106,7 +106,7 @@ def decide(current: Measurement | None, predicted: Measurement, caps: Caps) -> V
             NUDGE,
             f"Engramory: the memory index is still {over_cap} after this edit; the edit is "
             "allowed because it does not grow it. Keep compacting until it is within "
-            f"{_limits(caps.hard_lines, caps.hard_bytes)}: {advice}. {SHRINKING_PASSES}",
+            f"{_hard_cap(caps)}: {advice}. {SHRINKING_PASSES}",
         )
     over_soft, _advice = _breach(predicted, caps, hard=False)
     if over_soft:
@@ -114,7 +114,7 @@ def decide(current: Measurement | None, predicted: Measurement, caps: Caps) -> V
             NUDGE,
             f"Engramory: the memory index will be {_size(predicted)}, {over_soft}. "
             "It is allowed; offer the user a compaction pass before it reaches the hard cap "
-            f"({_limits(caps.hard_lines, caps.hard_bytes)}).",
+            f"({_hard_cap(caps)}).",
         )
     return Verdict(SILENT)
 
