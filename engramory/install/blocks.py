@@ -14,6 +14,7 @@ same bytes.
 
 from __future__ import annotations
 
+from engramory.caps import INDEX_NAME
 from engramory.continuity.state import ASSISTED, EXPLICIT
 from engramory.hosts.specs import HostSpec
 from engramory.resources import shipped_path
@@ -125,7 +126,7 @@ def body(
     if protocol:
         text = with_protocol(text, protocol)
     if spec.name == "kiro":
-        text += f"\n\nThe live index: #[[file:{memory}/MEMORY.md]]"
+        text += f"\n\nThe live index: #[[file:{memory}/{INDEX_NAME}]]"
     note = host_note(
         spec, reader, memory, hooks=hooks, protocol=protocol, mode=mode, command=command
     )
