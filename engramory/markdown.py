@@ -178,6 +178,14 @@ def _read_target(line: str, i: int, finder: _Finder) -> tuple[str | None, int]:
     if i < len(line) and line[i] == "<":
         close = finder.find(">", i + 1)
         return (None, i) if close < 0 else (line[i + 1 : close], close + 1)
+    stop = len(line)
+    for ch in " \t)":
+        at = finder.find(ch, i)
+        if 0 <= at < stop:
+            stop = at
+    opening = finder.find("(", i)
+    if opening < 0 or opening >= stop:  # no parenthesis inside: it ends at the first of them
+        return line[i:stop], stop
     depth = 0
     begin = i
     while i < len(line) and line[i] not in " \t":

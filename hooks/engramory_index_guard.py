@@ -67,12 +67,12 @@ def main():
     if root is not None:
         sys.path.insert(0, root)
     try:
-        from engramory.hosts.claude import hook_main  # noqa: PLC0415 - after the path is set
+        from engramory.hosts.entry import main as entry_main  # noqa: PLC0415 - after the path is set
     except Exception:  # a broken install: say so when the index may be involved, never crash
         if "--event" not in sys.argv and _may_concern_index(sys.stdin.buffer.read(), sys.argv):
             sys.stdout.write(_BROKEN + "\n")
         return 0
-    return hook_main(sys.argv[1:])
+    return entry_main(sys.argv[1:])
 
 
 if __name__ == "__main__":

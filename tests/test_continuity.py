@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import importlib
 import json
 import multiprocessing
 import os
+import pkgutil
 import subprocess
 import sys
 from pathlib import Path
@@ -13,8 +15,9 @@ import jsonschema
 import pytest
 
 from conftest import REPO
+from engramory import hosts
 from engramory.caps import Caps
-from engramory.commands import sync as sync_cli
+from engramory.continuity import policy
 from engramory.continuity import state as continuity
 
 SCHEMAS = REPO / "tests" / "schemas"
@@ -50,8 +53,10 @@ def event(name: str, sid: str = "s1", **fields: object) -> dict:
 
 def ask(store: Path, payload: object, host: str = "codex", mode: str = "explicit") -> dict | None:
     """Handle one event in-process and render it; validates against the host's contract."""
-    reply = sync_cli.handle(payload, store, host, mode)
-    output = sync_cli.render(reply, host)
+    reply = policy.handle(payload, store, host, mode)
+    text, code = hosts.render_lifecycle(host, reply)
+    assert code == 0
+    output = json.loads(text) if text else None
     if output is not None:
         name = payload.get("hook_event_name") if isinstance(payload, dict) else None
         if host == "codex" and name in CODEX_OUTPUT:
@@ -222,6 +227,53 @@ def test_internal_error_fails_open(store: Path, monkeypatch) -> None:
     assert blocked(ask(store, event("PreCompact", trigger="manual")), "codex")
 
 
+# --- policy and host formats -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("trigger", "session", "kind"),
+    [
+        ("manual", continuity.Session(dirty=True), policy.BLOCK),
+        ("manual", continuity.Session(), policy.QUIET),
+        ("auto", continuity.Session(needs_reconcile=True), policy.WARN),
+        ("auto", continuity.Session(), policy.QUIET),
+        ("unknown", continuity.Session(dirty=True), policy.WARN),
+    ],
+)
+def test_precompact_policy_is_a_decision_on_plain_values(
+    tmp_path: Path, trigger: str, session: continuity.Session, kind: str
+) -> None:
+    reply = policy.precompact_reply(tmp_path, "s1", trigger, session)
+    assert (reply.kind, reply.event) == (kind, "PreCompact")
+    assert list(tmp_path.iterdir()) == []  # deciding writes nothing
+
+
+def test_lifecycle_hosts_are_the_host_modules_that_render_lifecycle() -> None:
+    modules = {
+        info.name: importlib.import_module(f"engramory.hosts.{info.name}")
+        for info in pkgutil.iter_modules(hosts.__path__)
+    }
+    rendering = {name for name, module in modules.items() if hasattr(module, "render_lifecycle")}
+    assert set(hosts.LIFECYCLE_HOSTS) == rendering
+
+
+def test_lifecycle_hosts_differ_only_in_how_a_compaction_is_held() -> None:
+    for kind in (policy.QUIET, policy.CONTEXT, policy.WARN):
+        reply = policy.Reply(kind, "text", "SessionStart")
+        assert hosts.render_lifecycle("codex", reply) == hosts.render_lifecycle("claude", reply)
+    held = policy.Reply(policy.BLOCK, "why", "PreCompact")
+    assert json.loads(hosts.render_lifecycle("codex", held)[0]) == {
+        "continue": False,
+        "stopReason": "why",
+    }
+    assert json.loads(hosts.render_lifecycle("claude", held)[0]) == {
+        "decision": "block",
+        "reason": "why",
+    }
+    with pytest.raises(ValueError, match="no lifecycle hook format"):
+        hosts.render_lifecycle("cursor", held)
+
+
 # --- pruning -------------------------------------------------------------------------------------
 
 
@@ -261,15 +313,8 @@ def test_prune_drops_the_oldest_unsynced_when_it_must_and_counts_it(store: Path)
     assert blocked(ask(store, event("PreCompact", "newcomer", trigger="manual")), "codex")
     continuity.mark_synced(store, Caps(), "newcomer")
     assert ask(store, event("PreCompact", "newcomer", trigger="manual")) is None
-    status = sync_cli.status_report(store, _args())
+    status = policy.status_report(store, Caps())
     assert status["dropped_unsynced_sessions"] >= 1
-
-
-def _args(**kwargs: object):
-    import argparse
-
-    defaults = {"warn_lines": None, "hard_lines": None, "warn_bytes": None, "hard_bytes": None}
-    return argparse.Namespace(**{**defaults, **kwargs})
 
 
 # --- fail-closed reading -----------------------------------------------------------------------
@@ -417,7 +462,7 @@ def test_emitted_command_survives_a_login_shell(tmp_path: Path) -> None:
 
 
 def test_powershell_quoting() -> None:
-    line = sync_cli.shell_command(["C:\\Py 3\\python.exe", "it's", "%X%&"], windows=True)
+    line = policy.shell_command(["C:\\Py 3\\python.exe", "it's", "%X%&"], windows=True)
     assert line == "& 'C:\\Py 3\\python.exe' 'it''s' '%X%&'"
 
 
@@ -456,9 +501,10 @@ def test_lock_wait_is_bounded(store: Path, monkeypatch) -> None:
     )
     try:
         assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
-        with pytest.raises(continuity.StateError, match="timed out"):
+        # The patched timeout is the one waited for (read at call time, not bound at import).
+        with pytest.raises(continuity.StateError, match=r"timed out after 0\.2s"):
             continuity.mark_dirty(store, "s1", "codex", "explicit")
-        report = sync_cli.status_report(store, _args())  # status takes no lock
+        report = policy.status_report(store, Caps())  # status takes no lock
         assert report["session_count"] == 0
     finally:
         holder.kill()

@@ -20,6 +20,7 @@ import pytest
 
 from conftest import REPO, run_engramory
 from engramory.commands import sync as sync_cli
+from engramory.continuity import policy
 from engramory.continuity import state as continuity
 
 HOOK = REPO / "hooks" / "engramory_sync.py"
@@ -172,9 +173,9 @@ def test_hook_with_a_bug_inside_still_holds(
         raise ZeroDivisionError
 
     monkeypatch.setattr(sync_cli, "_read_payload", lambda: event("PreCompact", trigger="manual"))
-    monkeypatch.setattr(sync_cli, "handle", broken)
+    monkeypatch.setattr(policy, "handle", broken)
     reply = sync_cli.hook_reply(str(tmp_path), "claude", "explicit")
-    assert reply.kind == sync_cli.BLOCK and "internal error: ZeroDivisionError" in reply.text
+    assert reply.kind == policy.BLOCK and "internal error: ZeroDivisionError" in reply.text
 
 
 # --- a broken install ---------------------------------------------------------------------------

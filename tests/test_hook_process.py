@@ -20,10 +20,10 @@ OUTPUT_SCHEMA = json.loads((SCHEMAS / "claude-code-hook-output.schema.json").rea
 HOT_PATH_MODULES = {
     "engramory",
     "engramory.hosts",
+    "engramory.hosts.entry",
     "engramory.hosts.claude",
     "engramory.guard",
-    "engramory.guard.decision",
-    "engramory.caps",
+    "engramory.guard.service",
 }
 
 
@@ -296,13 +296,13 @@ def test_index_known_non_index_write_stays_on_the_hot_path(tmp_path: Path) -> No
 
 
 def test_broken_install_fallback_follows_the_same_word_list() -> None:
-    from engramory.hosts import claude
+    from engramory.guard import service
 
     namespace: dict[str, object] = {}
     source = HOOK.read_text()
     start = source.index("_SHELL_MARKERS")
     exec(source[start : source.index("def _package_root")], namespace)
-    assert namespace["SHELL_WRITERS"] == claude.SHELL_WRITERS
+    assert namespace["SHELL_WRITERS"] == service.SHELL_WRITERS
     check = namespace["_may_concern_index"]
     bash = {"tool_name": "Bash", "tool_input": {"command": "echo x >> MEM*.md"}}
     assert check(json.dumps(bash).encode(), [])

@@ -23,7 +23,7 @@ MAX_SHARED = 3
 
 # Shipped at the top level of the repository, or read there by users.
 TOP_LEVEL = ("SKILL.md", "rules-snippet.md", "PORTING.md", "AGENT-SETUP.md")
-TOP_LEVEL += ("README.md", "SECURITY.md", "CHANGELOG.md")
+TOP_LEVEL += ("README.md", "SECURITY.md", "CHANGELOG.md", "CONTRIBUTING.md")
 # Folders whose markdown is shipped (pyproject's force-include) or shown as an example.
 FOLDERS = ("templates", "hooks", "adapters", "examples")
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from conftest import run_engramory
-from engramory.commands import sync as sync_cli
+from engramory.continuity import policy
 from engramory.textfmt import printable
 
 HOSTILE = (
@@ -150,10 +150,10 @@ def test_sync_status_escapes_the_store_path_and_session_ids(cli, tmp_path: Path)
     store.mkdir()
     (store / "MEMORY.md").write_text("- [a](a.md)\n")
     sid = "s\x9b31m\u2028\u202e1"  # C1 CSI, line separator, bidi override: legal in an id
-    reply = sync_cli.handle(
+    reply = policy.handle(
         {"hook_event_name": "SessionStart", "session_id": sid}, store, "claude", "explicit"
     )
-    assert reply.kind == sync_cli.CONTEXT
+    assert reply.kind == policy.CONTEXT
     text = cli("sync", "status", str(store))
     assert text.code == 0
     assert_clean(text.out)

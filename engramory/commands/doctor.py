@@ -7,6 +7,7 @@ import json
 import sys
 from collections.abc import Iterator
 from datetime import date
+from typing import Any
 
 from engramory import __version__, breach, discovery
 from engramory.caps import Measurement
@@ -22,11 +23,13 @@ from engramory.doctor.model import (
     ERROR,
     FINDINGS_PER_FILE,
     INFO,
-    RULES,
     SEVERITIES,
     WARNING,
+    Example,
     Finding,
+    Rule,
 )
+from engramory.doctor.rules import RULES
 from engramory.errors import EXIT_FINDINGS, EXIT_OK, UsageError
 from engramory.textfmt import plural, printable
 
@@ -59,7 +62,8 @@ examples:
   engramory doctor --select orphan,pointer-missing
   engramory doctor --ignore missing-scope,name-mismatch --strict
   engramory doctor big-store --jobs 1       # one process, no workers
-  engramory doctor --list-rules"""
+  engramory doctor --list-rules
+  engramory doctor --explain pointer-missing   # what it checks, examples, the fix"""
 
 
 def _rule_ids(raw: list[str] | None) -> set[str] | None:
@@ -105,6 +109,94 @@ def catalogue_json() -> str:
         indent=2,
         ensure_ascii=False,
     )
+
+
+EXAMPLE_LINES = 14  # lines of an example file --explain shows
+EXAMPLE_WIDTH = 100  # characters of an example line --explain shows
+
+
+def _shown_lines(text: str) -> list[str]:
+    """An example file's first lines, cut to the terminal (``text`` is our own data)."""
+    lines = text.splitlines()
+    if not lines:
+        return ["(empty)"]
+    shown = [
+        line if len(line) <= EXAMPLE_WIDTH else line[:EXAMPLE_WIDTH] + "…"
+        for line in lines[:EXAMPLE_LINES]
+    ]
+    if len(lines) > EXAMPLE_LINES:
+        shown.append(f"… ({plural(len(lines) - EXAMPLE_LINES, 'more line')})")
+    return shown
+
+
+def _example_text(example: Example) -> Iterator[str]:
+    yield f"  - {example.text}"
+    if example.flags:
+        yield f"      with: engramory doctor {' '.join(example.flags)}"
+    for rel, text in example.tree().items():
+        yield f"      {rel}:"
+        yield from (f"        {line}".rstrip() for line in _shown_lines(text))
+    for rel, target in example.symlinks.items():
+        yield f"      {rel} -> {target} (a symlink)"
+    for rel, text in example.outside.items():
+        yield f"      ../{rel} (outside the store):"
+        yield from (f"        {line}".rstrip() for line in _shown_lines(text))
+    for rel, size in example.sizes.items():
+        yield f"      {rel} ({size:,} bytes)"
+    for rel, mode in example.modes.items():
+        yield f"      {rel} (mode {mode:03o})"
+
+
+def explain_text(rule: Rule) -> str:
+    """A rule's page: id, severity, summary, the stores it fires and stays quiet on, the fix."""
+    lines = [f"{rule.id} ({rule.severity})", f"  {rule.summary}"]
+    if rule.schema:
+        lines.append("  a schema rule: --no-schema skips it")
+    lines += ["", "Fires:"]
+    for example in rule.fires:
+        lines += _example_text(example)
+    lines += ["", "Quiet:"]
+    for example in rule.quiet:
+        lines += _example_text(example)
+    lines += ["", f"Fix: {rule.fix}"]
+    return "\n".join(lines)
+
+
+def _example_dict(example: Example) -> dict[str, Any]:
+    return {
+        "text": example.text,
+        "files": example.tree(),
+        "symlinks": dict(example.symlinks),
+        "outside": dict(example.outside),
+        "sizes": dict(example.sizes),
+        "modes": {rel: f"{mode:03o}" for rel, mode in example.modes.items()},
+        "flags": list(example.flags),
+    }
+
+
+def explain_json(rule: Rule) -> str:
+    return json.dumps(
+        {
+            "rule": rule.id,
+            "severity": rule.severity,
+            "summary": rule.summary,
+            "schema": rule.schema,
+            "fix": rule.fix,
+            "fires": [_example_dict(example) for example in rule.fires],
+            "quiet": [_example_dict(example) for example in rule.quiet],
+        },
+        indent=2,
+        ensure_ascii=False,
+    )
+
+
+def explained(rule_id: str) -> Rule:
+    """The rule ``--explain`` names; an unknown id is a usage error."""
+    if rule_id not in RULES:
+        raise UsageError(
+            f"unknown rule id: {printable(rule_id)} (engramory doctor --list-rules shows them)"
+        )
+    return RULES[rule_id]
 
 
 def counts(findings: list[Finding]) -> dict[str, int]:
@@ -203,8 +295,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--ignore", action="append", metavar="RULES", help="skip these rules (comma-separated)"
     )
-    parser.add_argument(
+    catalogue = parser.add_mutually_exclusive_group()
+    catalogue.add_argument(
         "--list-rules", action="store_true", help="print the rule catalogue and exit"
+    )
+    catalogue.add_argument(
+        "--explain",
+        metavar="RULE",
+        help="print one rule's severity, summary, examples (a store it fires on and one it "
+        "does not) and fix, and exit",
     )
     parser.add_argument(
         "--max-index-line",
@@ -228,6 +327,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     """Validate the store; exit 1 when an error (or, with --strict, a warning) remains."""
     chosen = selection(args.select, args.ignore)
+    if args.explain is not None:
+        rule = explained(args.explain)
+        print(explain_json(rule) if args.format == "json" else explain_text(rule))
+        return EXIT_OK
     if args.list_rules:
         print(catalogue_json() if args.format == "json" else catalogue_text())
         return EXIT_OK

@@ -1,11 +1,10 @@
-"""``engramory guard``: the index guard as a command (same core as the hook script)."""
+"""``engramory guard``: the index guard as a command (the same entry as the hook script)."""
 
 from __future__ import annotations
 
 import argparse
-import os
 
-from engramory.hosts import claude
+from engramory.hosts import entry
 
 HELP = "answer one agent-host hook call that may touch MEMORY.md (reads JSON on stdin)"
 DESCRIPTION = """\
@@ -39,9 +38,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--host", choices=("claude",), default="claude", help="hook dialect")
     parser.add_argument(
-        "--event", choices=("pre", "post"), default="pre", help="before or after the tool call"
+        "--host",
+        choices=tuple(entry.GUARD_DIALECTS),
+        default=entry.DEFAULT_HOST,
+        help="hook dialect",
+    )
+    parser.add_argument(
+        "--event", choices=entry.EVENTS, default="pre", help="before or after the tool call"
     )
     parser.add_argument(
         "--index",
@@ -53,12 +57,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Print the host's answer (or nothing); always 0."""
-    argv = ["--event", args.event] + (["--index", args.index] if args.index else [])
-    try:
-        text = claude.answer(argv, None, os.environ)
-    except Exception:
-        return 0
-    if text:
-        print(text)
-    return 0
+    """Print the host's answer (or nothing); the host's exit code (0 when the guard fails)."""
+    argv = ["--host", args.host, "--event", args.event]
+    return entry.main(argv + (["--index", args.index] if args.index else []))

@@ -256,12 +256,15 @@ def save(store: Path, state: State) -> None:
 
 
 @contextmanager
-def locked(store: Path, timeout: float = LOCK_TIMEOUT) -> Iterator[None]:
+def locked(store: Path, timeout: float | None = None) -> Iterator[None]:
     """Hold the store's state lock (an OS lock on ``.engramory-state.lock``).
 
     A holder that pauses is never displaced: the lock belongs to the open file,
-    and the OS releases it when the holder exits. Waits at most ``timeout``.
+    and the OS releases it when the holder exits. Waits at most ``timeout``
+    (default: :data:`LOCK_TIMEOUT`, read at each call so that it can be changed).
     """
+    if timeout is None:
+        timeout = LOCK_TIMEOUT
     path = store / LOCK_NAME
     flags = os.O_CREAT | os.O_RDWR | getattr(os, "O_NOFOLLOW", 0)
     try:

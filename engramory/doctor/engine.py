@@ -30,10 +30,8 @@ from engramory.doctor.context import (
     Pointer,
     StoreView,
 )
-from engramory.doctor.model import NOTE, RULES, STORE, Finding, Rule, capped
-from engramory.doctor.rules import index as _index_rules  # noqa: F401 (register)
-from engramory.doctor.rules import notes as _note_rules  # noqa: F401 (register)
-from engramory.doctor.rules import schema as _schema_rules  # noqa: F401 (register)
+from engramory.doctor.model import NOTE, STORE, Finding, Rule, capped
+from engramory.doctor.rules import RULES
 from engramory.doctor.workers import map_ranges, worker_count
 from engramory.frontmatter import parse_bytes
 from engramory.store import (

@@ -1,11 +1,12 @@
-"""The doctor's vocabulary: severities, findings, rules and the rule catalogue.
+"""The doctor's vocabulary: severities, findings, rules and their examples.
 
-A rule is one small function registered with :func:`rule`, which records its
-stable id, severity, one-line summary, whether it is a schema rule (skipped
-by ``--no-schema``), the short "how to fix" line, and its docstring (which
-shows an input that fires and the nearest one that does not). The catalogue
-that ``--list-rules`` prints and the selection that ``--select``/``--ignore``
-validate both come from this registry, so they cannot drift apart.
+A rule is one small function wrapped by :func:`rule` into a :class:`Rule`,
+which records its stable id, severity, one-line summary, whether it is a
+schema rule (skipped by ``--no-schema``), the short "how to fix" line, and
+its examples as data: small stores on which it fires and the nearest ones on
+which it stays quiet (``--explain`` prints them; one test runs them all). The
+catalogue is the explicit list in :mod:`engramory.doctor.rules`: what
+``--list-rules`` prints and what ``--select``/``--ignore`` validate.
 
 Rules come in two scopes:
 
@@ -19,9 +20,11 @@ Both yield ``(path, line, message)``.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from dataclasses import dataclass
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
 from typing import Any, Callable
+
+from engramory.discovery import INDEX_NAME
 
 ERROR = "error"
 WARNING = "warning"
@@ -30,6 +33,9 @@ SEVERITIES = (ERROR, WARNING, INFO)
 
 NOTE = "note"
 STORE = "store"
+
+# What a rule yields: (store-relative path, 1-based line or None, message).
+Issue = tuple[str, "int | None", str]
 
 # At most this many findings of one rule per file; the rest are counted in one
 # more finding (a 4 MiB note of bad lines would otherwise give millions).
@@ -109,6 +115,63 @@ def capped(rule_id: str, issues: Iterator[Any], limit: int | None = None) -> Ite
 
 
 @dataclass(frozen=True)
+class Example:
+    """A small store a rule fires on (or stays quiet on), as data.
+
+    ``files`` maps store-relative paths to text. Unless ``files`` holds
+    ``MEMORY.md`` or ``index`` is False, the store also gets an index with one
+    pointer line per top-level note (see :meth:`tree`). ``symlinks`` maps a
+    path to its link target, ``outside`` holds files beside the store (targets
+    of links that leave it), ``sizes`` makes a file of that many bytes,
+    ``modes`` sets permission bits (an unreadable file or directory), and
+    ``flags`` are extra ``engramory doctor`` flags.
+    """
+
+    text: str
+    files: Mapping[str, str] = field(default_factory=dict)
+    index: bool = True
+    symlinks: Mapping[str, str] = field(default_factory=dict)
+    outside: Mapping[str, str] = field(default_factory=dict)
+    sizes: Mapping[str, int] = field(default_factory=dict)
+    modes: Mapping[str, int] = field(default_factory=dict)
+    flags: tuple[str, ...] = ()
+
+    def tree(self) -> dict[str, str]:
+        """``files``, plus the generated index when the example wants one."""
+        if not self.index or INDEX_NAME in {*self.files, *self.symlinks, *self.sizes}:
+            return dict(self.files)
+        paths = [*self.files, *self.symlinks, *self.sizes, *self.modes]
+        return {INDEX_NAME: auto_index(paths), **self.files}
+
+
+def auto_index(paths: list[str]) -> str:
+    """An index with one pointer line per top-level note among ``paths``."""
+    slugs = sorted({p[:-3] for p in paths if p.endswith(".md") and "/" not in p} - {"MEMORY"})
+    return "# Memory index\n\n" + "".join(f"- [{s}]({s}.md) — when it matters\n" for s in slugs)
+
+
+def sample_note(slug: str, note_type: str = "user", body: str | None = None, **fields: str) -> str:
+    """A valid note for examples: frontmatter (``fields`` override or add keys; an empty
+    value drops one), then ``body`` (feedback and project notes get Why/How lines)."""
+    values = {
+        "name": slug,
+        "description": f"when to open {slug}",
+        "type": note_type,
+        "created": "2026-01-10",
+        "updated": "2026-01-12",
+    }
+    if note_type in ("feedback", "project"):
+        values["scope"] = "repo"
+    values.update(fields)
+    head = "".join(f"{key}: {value}\n" for key, value in values.items() if value != "")
+    if body is None:
+        body = f"The fact behind {slug}.\n"
+        if note_type in ("feedback", "project"):
+            body += "\n**Why:** the reason.\n\n**How to apply:** the next step.\n"
+    return f"---\n{head}---\n\n{body}"
+
+
+@dataclass(frozen=True)
 class Rule:
     """A registered rule (see the module docstring)."""
 
@@ -120,13 +183,8 @@ class Rule:
     fix: str
     check: Callable[..., Iterator[Any]]
     fix_for: Callable[[Any], str] | None = None
-
-    @property
-    def doc(self) -> str:
-        return (self.check.__doc__ or "").strip()
-
-
-RULES: dict[str, Rule] = {}
+    fires: tuple[Example, ...] = ()
+    quiet: tuple[Example, ...] = ()
 
 
 def rule(
@@ -136,21 +194,32 @@ def rule(
     *,
     scope: str,
     fix: str,
+    fires: tuple[Example, ...],
+    quiet: tuple[Example, ...],
     schema: bool = False,
     fix_for: Callable[[Any], str] | None = None,
-) -> Callable[[Callable[..., Iterator[Any]]], Callable[..., Iterator[Any]]]:
-    """Register a rule function under a stable kebab-case id.
+) -> Callable[[Callable[..., Iterator[Any]]], Rule]:
+    """Make a rule function a :class:`Rule` under a stable kebab-case id (the catalogue
+    in :mod:`engramory.doctor.rules` lists it).
 
     ``fix`` is the catalogue's how-to-fix line; ``fix_for(view)``, when given,
     words it for the store at hand (e.g. naming which cap is breached).
+    ``fires`` and ``quiet`` are its examples (at least one of each).
     """
 
-    def register(check: Callable[..., Iterator[Any]]) -> Callable[..., Iterator[Any]]:
-        if rule_id in RULES:
-            raise ValueError(f"duplicate rule id {rule_id}")
-        if severity not in SEVERITIES or scope not in (NOTE, STORE):
+    def make(check: Callable[..., Iterator[Any]]) -> Rule:
+        if severity not in SEVERITIES or scope not in (NOTE, STORE) or not (fires and quiet):
             raise ValueError(f"bad rule definition for {rule_id}")
-        RULES[rule_id] = Rule(rule_id, severity, summary, scope, schema, fix, check, fix_for)
-        return check
+        return Rule(rule_id, severity, summary, scope, schema, fix, check, fix_for, fires, quiet)
 
-    return register
+    return make
+
+
+def catalogue(rules: tuple[Rule, ...]) -> dict[str, Rule]:
+    """The rules by id, in the given order; a repeated id is a programming error."""
+    by_id: dict[str, Rule] = {}
+    for each in rules:
+        if each.id in by_id:
+            raise ValueError(f"duplicate rule id {each.id}")
+        by_id[each.id] = each
+    return by_id

@@ -30,15 +30,10 @@ def apply_edit(text: str, old: object, new: object, replace_all: object = False)
     return text.replace(old, new, 1)
 
 
-def apply_edits(text: str, edits: object) -> str:
-    """Sequential sub-edits (MultiEdit); anything that is not a list of objects changes nothing."""
-    if not isinstance(edits, list):
-        return text
-    for edit in edits:
-        if isinstance(edit, dict):
-            text = apply_edit(
-                text, edit.get("old_string"), edit.get("new_string"), edit.get("replace_all")
-            )
+def apply_edits(text: str, steps: list[tuple[object, object, object]]) -> str:
+    """Sequential ``(old, new, replace_all)`` edits (a multi-edit), each on the previous result."""
+    for old, new, replace_all in steps:
+        text = apply_edit(text, old, new, replace_all)
     return text
 
 

@@ -2,12 +2,28 @@
 
 The installer (``engramory init`` / ``uninstall``), ``engramory hosts``, the
 documents' consistency tests and the adapter READMEs all read this table, so
-what the table says is what init does. Facts come from research/hosts.md;
-where it says UNCLEAR the documented behaviour is used and the host is marked
-``documented`` rather than ``verified``.
+what the table says is what init does. Facts come from each host's own
+documentation (below); a host not run against is marked ``documented`` rather
+than ``verified``.
 
 Paths starting with ``~`` are in the user's home (``--global``); other paths
 are relative to the project root.
+
+Sources, each host's own documentation:
+
+- claude: https://code.claude.com/docs/en/memory, /skills, /hooks, /settings
+- codex: https://developers.openai.com/codex/guides/agents-md, /codex/skills, /codex/hooks
+- gemini: https://github.com/google-gemini/gemini-cli, docs/cli/gemini-md.md and docs/cli/skills.md
+- cursor: https://cursor.com/docs/context/rules, /docs/context/skills
+- copilot: https://docs.github.com/en/copilot (custom instructions; .github/instructions)
+- windsurf: https://docs.windsurf.com/windsurf/cascade/memories
+- cline: https://github.com/cline/cline, docs/customization/cline-rules.mdx and skills.mdx
+- kiro: https://kiro.dev/docs/steering, https://kiro.dev/docs/skills
+- continue: https://docs.continue.dev/customize/deep-dives/rules
+- opencode: https://opencode.ai/docs/rules, https://opencode.ai/docs/skills
+- openclaw: https://docs.openclaw.ai/concepts/agent, /tools/skills
+- hermes: https://hermes-agent.nousresearch.com/docs/user-guide/features/context-files, /skills
+- dsh: no public documentation could be checked (see adapters/dsh/README.md)
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from engramory import breach, fsutil, markdown
 from engramory.caps import Measurement
 from engramory.doctor.context import StoreView
-from engramory.doctor.model import ERROR, INFO, STORE, WARNING, rule
+from engramory.doctor.model import ERROR, INFO, STORE, WARNING, Example, Issue, rule, sample_note
 from engramory.markdown import IndexLine
 from engramory.store import (
     ARCHIVE,
@@ -23,8 +23,6 @@ from engramory.store import (
 )
 from engramory.textfmt import excerpt, human_size
 
-Issue = tuple[str, "int | None", str]
-
 _ARCHIVED_LINE = re.compile(r"^[ \t>*\-+]*(?:\*\*)?archived?\b[^:]{0,40}[:：]", re.IGNORECASE)
 
 
@@ -36,6 +34,12 @@ def _measured(view: StoreView) -> Measurement:
     "no-index",
     ERROR,
     "the store has no regular-file MEMORY.md",
+    fires=(
+        Example(
+            "the store holds notes but no `MEMORY.md`", {"a.md": sample_note("a")}, index=False
+        ),
+    ),
+    quiet=(Example("`MEMORY.md` is a regular file, even an empty one", {"MEMORY.md": ""}),),
     scope=STORE,
     fix="create MEMORY.md from templates/MEMORY.md and add one pointer line per note",
 )
@@ -56,6 +60,21 @@ def no_index(view: StoreView) -> Iterator[Issue]:
     "index-escapes-store",
     ERROR,
     "MEMORY.md resolves outside the store (not read)",
+    fires=(
+        Example(
+            "`MEMORY.md` is a symlink to `../elsewhere/MEMORY.md`",
+            symlinks={"MEMORY.md": "../elsewhere/MEMORY.md"},
+            outside={"elsewhere/MEMORY.md": "# Memory index\n"},
+        ),
+    ),
+    quiet=(
+        Example("a regular `MEMORY.md`", {"MEMORY.md": "# Memory index\n"}),
+        Example(
+            "`MEMORY.md` is a symlink to a file inside the store",
+            {"index/current.md": "# Memory index\n"},
+            symlinks={"MEMORY.md": "index/current.md"},
+        ),
+    ),
     scope=STORE,
     fix="replace the MEMORY.md symlink with the real index file inside the store",
 )
@@ -75,6 +94,14 @@ def index_escapes_store(view: StoreView) -> Iterator[Issue]:
     "index-symlink",
     WARNING,
     "MEMORY.md is a symlink that stays inside the store",
+    fires=(
+        Example(
+            "`MEMORY.md -> index/current.md` inside the store",
+            {"index/current.md": "# Memory index\n"},
+            symlinks={"MEMORY.md": "index/current.md"},
+        ),
+    ),
+    quiet=(Example("`MEMORY.md` is a regular file", {"MEMORY.md": "# Memory index\n"}),),
     scope=STORE,
     fix="make MEMORY.md a regular file (agents are told to distrust a symlinked index)",
 )
@@ -94,6 +121,14 @@ def index_symlink(view: StoreView) -> Iterator[Issue]:
     "index-unreadable",
     ERROR,
     "MEMORY.md exists but cannot be read",
+    fires=(
+        Example(
+            "`MEMORY.md` without read permission",
+            {"MEMORY.md": "# Memory index\n"},
+            modes={"MEMORY.md": 0o000},
+        ),
+    ),
+    quiet=(Example("a readable `MEMORY.md`", {"MEMORY.md": "# Memory index\n"}),),
     scope=STORE,
     fix="fix the permissions of MEMORY.md so the agent (and the doctor) can read it",
     fix_for=lambda view: (
@@ -113,6 +148,13 @@ def index_unreadable(view: StoreView) -> Iterator[Issue]:
     "index-too-large",
     ERROR,
     "MEMORY.md is bigger than max(8 x hard bytes, 1 MiB): not parsed",
+    fires=(Example("a 2 MB `MEMORY.md` with the default caps", sizes={"MEMORY.md": 2_000_000}),),
+    quiet=(
+        Example(
+            "a 30 KB `MEMORY.md` (over the cap, but parsed and reported by the cap rules)",
+            {"MEMORY.md": "a line of the index\n" * 1500},
+        ),
+    ),
     scope=STORE,
     fix="the index is far past any load window: split its content into notes and keep "
     "one short pointer line each",
@@ -139,6 +181,11 @@ def _compaction_advice(view: StoreView, hard: bool) -> str:
     "index-over-hard-cap",
     ERROR,
     "MEMORY.md is over the hard cap (lines or bytes)",
+    fires=(
+        Example("a 201-line index (default caps)", {"MEMORY.md": "a line\n" * 201}),
+        Example("a one-line index of 25001 bytes", {"MEMORY.md": "x" * 25_000 + "\n"}),
+    ),
+    quiet=(Example("exactly 200 lines and 25000 bytes", {"MEMORY.md": ("x" * 124 + "\n") * 200}),),
     scope=STORE,
     fix="compact the index now: when bytes are over, shorten the longest lines first "
     "(a title and a hook; the detail belongs in the note); merge duplicate pointers; "
@@ -164,6 +211,14 @@ def index_over_hard_cap(view: StoreView) -> Iterator[Issue]:
     "index-over-soft-cap",
     WARNING,
     "MEMORY.md is over a soft cap but within the hard caps",
+    fires=(Example("a 151-line index (default caps)", {"MEMORY.md": "a line\n" * 151}),),
+    quiet=(
+        Example("a 150-line index", {"MEMORY.md": "a line\n" * 150}),
+        Example(
+            "a 201-line index (reported by index-over-hard-cap)",
+            {"MEMORY.md": "a line\n" * 201},
+        ),
+    ),
     scope=STORE,
     fix="plan a compaction pass: shorten long pointer lines, merge duplicates, "
     "archive notes nobody opens",
@@ -207,6 +262,23 @@ def _non_pointer_runs(view: StoreView) -> Iterator[list[IndexLine]]:
     "index-line-not-pointer",
     WARNING,
     "an index line that holds prose or only remote links, not a pointer to a note",
+    fires=(
+        Example(
+            "`Deploys go through the staging branch first.` as an index line",
+            {"MEMORY.md": "# Memory index\n\nDeploys go through the staging branch first.\n"},
+        ),
+    ),
+    quiet=(
+        Example(
+            "a pointer line, a heading, blank lines, a blockquote, an HTML comment",
+            {
+                "MEMORY.md": "# Memory index\n\n## project\n"
+                "- [Deploy flow](deploy-flow.md) — how releases reach prod\n\n"
+                "> kept short on purpose\n<!-- one pointer per note -->\n",
+                "deploy-flow.md": sample_note("deploy-flow", "project"),
+            },
+        ),
+    ),
     scope=STORE,
     fix="move the content into a note (or a new one) and leave one pointer line: "
     "'- [title](note.md) — when to open it'",
@@ -245,6 +317,23 @@ def index_line_not_pointer(view: StoreView) -> Iterator[Issue]:
     "index-line-too-long",
     WARNING,
     "a pointer line longer than 200 characters (--max-index-line)",
+    fires=(
+        Example(
+            "`- [x](x.md) — ` followed by 250 characters of explanation",
+            {"MEMORY.md": "- [x](x.md) — " + "a" * 250 + "\n", "x.md": sample_note("x")},
+        ),
+        Example(
+            "a 60-character pointer line with `--max-index-line 50`",
+            {"MEMORY.md": "- [x](x.md) — " + "a" * 46 + "\n", "x.md": sample_note("x")},
+            flags=("--max-index-line", "50"),
+        ),
+    ),
+    quiet=(
+        Example(
+            "a 200-character pointer line (the default limit)",
+            {"MEMORY.md": "- [x](x.md) — " + "a" * 186 + "\n", "x.md": sample_note("x")},
+        ),
+    ),
     scope=STORE,
     fix="cut long pointer lines to a title and a short hook; the detail belongs in the note",
 )
@@ -267,6 +356,20 @@ def index_line_too_long(view: StoreView) -> Iterator[Issue]:
     "pointer-bad-scheme",
     ERROR,
     "a pointer with a non-remote URL scheme (file:, javascript:, data:, svn: ...)",
+    fires=(
+        Example("`[x](file:///etc/passwd)`", {"MEMORY.md": "- [x](file:///etc/passwd)\n"}),
+        Example("`[x](javascript:alert(1))`", {"MEMORY.md": "- [x](javascript:alert(1))\n"}),
+    ),
+    quiet=(
+        Example(
+            "`[x](x.md)`, `[docs](https://example.com/x.md)`, `[me](mailto:a@b.c)`",
+            {
+                "MEMORY.md": "- [x](x.md)\n- [docs](https://example.com/x.md)\n"
+                "- [me](mailto:a@b.c)\n",
+                "x.md": sample_note("x"),
+            },
+        ),
+    ),
     scope=STORE,
     fix="point at notes with store-relative paths ([title](note.md)); "
     "file: and other local schemes can reach outside the store",
@@ -288,6 +391,27 @@ def pointer_bad_scheme(view: StoreView) -> Iterator[Issue]:
     "pointer-escapes-store",
     ERROR,
     "a pointer that resolves outside the store (.., absolute path, symlink out)",
+    fires=(
+        Example(
+            "`[x](../secrets.md)`",
+            {"MEMORY.md": "- [x](../secrets.md)\n"},
+            outside={"secrets.md": "a secret\n"},
+        ),
+        Example("`[x](/etc/x.md)`", {"MEMORY.md": "- [x](/etc/x.md)\n"}),
+        Example("`[x](%2e%2e/x.md)`", {"MEMORY.md": "- [x](%2e%2e/x.md)\n"}),
+        Example(
+            "`[x](link.md)` where `link.md` is a symlink to a file outside the store",
+            {"MEMORY.md": "- [x](link.md)\n"},
+            symlinks={"link.md": "../diary.md"},
+            outside={"diary.md": sample_note("diary")},
+        ),
+    ),
+    quiet=(
+        Example(
+            "`[x](sub/../x.md)` when `x.md` is in the store",
+            {"MEMORY.md": "- [x](sub/../x.md)\n", "x.md": sample_note("x")},
+        ),
+    ),
     scope=STORE,
     fix="point only at notes inside the store; an agent must never open a pointer that "
     "leads out of it",
@@ -310,6 +434,24 @@ def pointer_escapes_store(view: StoreView) -> Iterator[Issue]:
     "pointer-missing",
     ERROR,
     "a pointer whose target does not exist or is not a regular file",
+    fires=(
+        Example("`[x](gone.md)`", {"MEMORY.md": "- [x](gone.md)\n"}),
+        Example("`[[no-such-slug]]` in the index", {"MEMORY.md": "- [[no-such-slug]]\n"}),
+        Example(
+            "`[x](my note.md)` (a raw space: not a parsable link)",
+            {"MEMORY.md": "- [x](my note.md)\n", "my note.md": sample_note("my note")},
+        ),
+    ),
+    quiet=(
+        Example(
+            "`[x](x.md)` with `x.md` present; `[y](<my note.md>)`",
+            {
+                "MEMORY.md": "- [x](x.md)\n- [y](<my note.md>)\n",
+                "x.md": sample_note("x"),
+                "my note.md": sample_note("my note"),
+            },
+        ),
+    ),
     scope=STORE,
     fix="fix the path of each broken pointer, or delete the line if the note is gone",
 )
@@ -330,6 +472,21 @@ def pointer_missing(view: StoreView) -> Iterator[Issue]:
     "pointer-into-archive",
     INFO,
     "a pointer into archive/ (fine for a retired-topic listing)",
+    fires=(
+        Example(
+            "`[Old search work](archive/search.md)`",
+            {
+                "MEMORY.md": "- [Old search work](archive/search.md)\n",
+                "archive/search.md": sample_note("search"),
+            },
+        ),
+    ),
+    quiet=(
+        Example(
+            "`[Search](search.md)`",
+            {"MEMORY.md": "- [Search](search.md)\n", "search.md": sample_note("search")},
+        ),
+    ),
     scope=STORE,
     fix="keep archive pointers to listings of retired topics; live notes belong at the top level",
 )
@@ -350,6 +507,22 @@ def pointer_into_archive(view: StoreView) -> Iterator[Issue]:
     "duplicate-pointer",
     WARNING,
     "one note pointed to more than once (index budget wasted)",
+    fires=(
+        Example(
+            "`[a](a.md)` on line 1 and `[A again](./a.md#x)` on line 3",
+            {"MEMORY.md": "- [a](a.md)\n\n- [A again](./a.md#x)\n", "a.md": sample_note("a")},
+        ),
+    ),
+    quiet=(
+        Example(
+            "two pointers to two different notes",
+            {
+                "MEMORY.md": "- [a](a.md)\n- [b](b.md)\n",
+                "a.md": sample_note("a"),
+                "b.md": sample_note("b"),
+            },
+        ),
+    ),
     scope=STORE,
     fix="keep one pointer line per note and delete the repeats",
 )
@@ -374,6 +547,22 @@ def duplicate_pointer(view: StoreView) -> Iterator[Issue]:
     "pointer-section-mismatch",
     INFO,
     "a note listed under a ## type heading whose type is another of the four",
+    fires=(
+        Example(
+            "`[x](x.md)` under `## user` when `x.md` has `type: feedback`",
+            {"MEMORY.md": "## user\n- [x](x.md)\n", "x.md": sample_note("x", "feedback")},
+        ),
+    ),
+    quiet=(
+        Example(
+            "the same pointer under `## feedback`",
+            {"MEMORY.md": "## feedback\n- [x](x.md)\n", "x.md": sample_note("x", "feedback")},
+        ),
+        Example(
+            "the same pointer under a heading that names no type",
+            {"MEMORY.md": "## Deploys\n- [x](x.md)\n", "x.md": sample_note("x", "feedback")},
+        ),
+    ),
     scope=STORE,
     schema=True,
     fix="move the pointer under the heading of the note's type (or fix the note's type)",

@@ -7,7 +7,17 @@ from collections.abc import Iterator, Sequence
 from engramory import fsutil
 from engramory.discovery import INDEX_NAME
 from engramory.doctor.context import NOTE_TYPES, NoteCheck, StoreView
-from engramory.doctor.model import ERROR, INFO, NOTE, STORE, WARNING, rule
+from engramory.doctor.model import (
+    ERROR,
+    INFO,
+    NOTE,
+    STORE,
+    WARNING,
+    Example,
+    Issue,
+    rule,
+    sample_note,
+)
 from engramory.markdown import WIKI
 from engramory.store import (
     ESCAPES,
@@ -21,8 +31,6 @@ from engramory.store import (
 )
 from engramory.textfmt import excerpt, human_size
 
-Issue = tuple[str, "int | None", str]
-
 _ARCHIVE_LOOKALIKES = frozenset({"archived", "_archive", "_archived", "old", "retired", "attic"})
 
 
@@ -30,6 +38,21 @@ _ARCHIVE_LOOKALIKES = frozenset({"archived", "_archive", "_archived", "old", "re
     "note-escapes-store",
     ERROR,
     "a note file that resolves outside the store (never read)",
+    fires=(
+        Example(
+            "`x.md -> ../diary.md`, outside the store",
+            symlinks={"x.md": "../diary.md"},
+            outside={"diary.md": sample_note("diary")},
+        ),
+    ),
+    quiet=(
+        Example(
+            "`x.md -> y.md` inside the store",
+            {"y.md": sample_note("y")},
+            symlinks={"x.md": "y.md"},
+        ),
+        Example("a regular `x.md`", {"x.md": sample_note("x")}),
+    ),
     scope=NOTE,
     fix="remove or retarget symlinked notes that lead out of the store (they were not read)",
 )
@@ -50,6 +73,12 @@ def note_escapes_store(notes: Sequence[NoteCheck]) -> Iterator[Issue]:
     ERROR,
     "a note that cannot be read (permissions, dangling symlink, symlink loop, FIFO, socket, "
     "device)",
+    fires=(
+        Example("a dangling symlink `x.md -> gone.md`", symlinks={"x.md": "gone.md"}),
+        Example("a symlink loop", symlinks={"x.md": "y.md", "y.md": "x.md"}),
+        Example("a file without read permission", {"x.md": "a fact\n"}, modes={"x.md": 0o000}),
+    ),
+    quiet=(Example("a readable regular file", {"x.md": sample_note("x")}),),
     scope=NOTE,
     fix="make each unreadable note a readable regular file, or remove it",
 )
@@ -81,6 +110,8 @@ def note_unreadable(notes: Sequence[NoteCheck]) -> Iterator[Issue]:
     "note-too-large",
     ERROR,
     "a note over 4 MiB (not read)",
+    fires=(Example("a 5 MB `dump.md`", sizes={"dump.md": 5_000_000}),),
+    quiet=(Example("a note of exactly 4 MiB", sizes={"dump.md": 4 * 1024 * 1024}),),
     scope=NOTE,
     fix="a note holds one fact: split an oversized note, or move the bulk out of the store",
 )
@@ -101,6 +132,14 @@ def note_too_large(notes: Sequence[NoteCheck]) -> Iterator[Issue]:
     "directory-unreadable",
     ERROR,
     "a directory in the store that cannot be listed",
+    fires=(
+        Example(
+            "`sub/` without list permission",
+            {"sub/x.md": sample_note("x")},
+            modes={"sub": 0o000},
+        ),
+    ),
+    quiet=(Example("every directory can be listed", {"sub/x.md": sample_note("x")}),),
     scope=STORE,
     fix="fix the directory's permissions; notes inside it were not checked",
     fix_for=lambda view: (
@@ -126,6 +165,19 @@ def directory_unreadable(view: StoreView) -> Iterator[Issue]:
     "duplicate-slug",
     ERROR,
     "the same file name in two directories, or two names equal up to case",
+    fires=(
+        Example("`a.md` and `sub/a.md`", {"a.md": sample_note("a"), "sub/a.md": sample_note("a")}),
+        Example(
+            "`Deploy.md` and `deploy.md`",
+            {"Deploy.md": sample_note("Deploy"), "deploy.md": sample_note("deploy")},
+        ),
+    ),
+    quiet=(
+        Example(
+            "`a.md` and `archive/a.md` (an archived note is not a live one)",
+            {"a.md": sample_note("a"), "archive/a.md": sample_note("a")},
+        ),
+    ),
     scope=STORE,
     fix="rename one of each clashing pair: links and pointers resolve by name",
 )
@@ -150,6 +202,17 @@ def duplicate_slug(view: StoreView) -> Iterator[Issue]:
     "nested-note",
     WARNING,
     "a live note in a sub-directory other than archive/ (the active store is flat)",
+    fires=(
+        Example(
+            "`feedback/x.md` (a folder per type is the classic mistake)",
+            {"feedback/x.md": sample_note("x", "feedback")},
+        ),
+        Example("`topics/x.md`", {"topics/x.md": sample_note("x")}),
+    ),
+    quiet=(
+        Example("`x.md` at the top level", {"x.md": sample_note("x")}),
+        Example("`archive/x.md`", {"archive/x.md": sample_note("x")}),
+    ),
     scope=STORE,
     fix="move live notes to the top level of the store (retired ones into archive/) and "
     "update their pointers",
@@ -174,6 +237,31 @@ def nested_note(view: StoreView) -> Iterator[Issue]:
     "orphan",
     ERROR,
     "a live note not reachable from the index (directly or through [[links]])",
+    fires=(
+        Example(
+            "`x.md` that no index line points to and no reachable note links to",
+            {"MEMORY.md": "# Memory index\n", "x.md": sample_note("x")},
+        ),
+        Example(
+            "two unindexed notes that only link each other",
+            {
+                "MEMORY.md": "# Memory index\n",
+                "a.md": sample_note("a", body="See [[b]].\n"),
+                "b.md": sample_note("b", body="See [[a]].\n"),
+            },
+        ),
+    ),
+    quiet=(
+        Example("`x.md` pointed to by the index", {"x.md": sample_note("x")}),
+        Example(
+            "`detail.md` linked from a note the index points to",
+            {
+                "MEMORY.md": "- [a](a.md)\n",
+                "a.md": sample_note("a", body="See [[detail]].\n"),
+                "detail.md": sample_note("detail"),
+            },
+        ),
+    ),
     scope=STORE,
     fix="add a pointer line for each orphan in MEMORY.md, link it from an indexed note, "
     "or move it to archive/",
@@ -199,6 +287,25 @@ def orphan(view: StoreView) -> Iterator[Issue]:
     "linked-not-indexed",
     INFO,
     "a note reachable only through [[links]], not from the index",
+    fires=(
+        Example(
+            "`detail.md` linked from an indexed note but not in the index",
+            {
+                "MEMORY.md": "- [a](a.md)\n",
+                "a.md": sample_note("a", body="See [[detail]].\n"),
+                "detail.md": sample_note("detail"),
+            },
+        ),
+    ),
+    quiet=(
+        Example(
+            "`detail.md` with its own pointer line",
+            {
+                "a.md": sample_note("a", body="See [[detail]].\n"),
+                "detail.md": sample_note("detail"),
+            },
+        ),
+    ),
     scope=STORE,
     fix="give notes found only through links their own pointer line if they matter on their own",
 )
@@ -216,6 +323,21 @@ def linked_not_indexed(view: StoreView) -> Iterator[Issue]:
     "wikilink-missing",
     INFO,
     "a [[slug]] in a note with no note of that name yet (a forward reference is fine)",
+    fires=(
+        Example(
+            "`[[not-written-yet]]` in a note body",
+            {"a.md": sample_note("a", body="See [[not-written-yet]].\n")},
+        ),
+    ),
+    quiet=(
+        Example(
+            "`[[b]]`, `[[b|Alias]]`, `[[b#Heading]]` with `b.md` present",
+            {
+                "a.md": sample_note("a", body="See [[b]], [[b|Alias]] and [[b#Heading]].\n"),
+                "b.md": sample_note("b"),
+            },
+        ),
+    ),
     scope=STORE,
     fix="write the missing notes when they are worth it, or drop the links",
 )
@@ -230,6 +352,25 @@ def wikilink_missing(view: StoreView) -> Iterator[Issue]:
     "wikilink-not-slug",
     INFO,
     "a [[dir/x]] link: links are bare slugs",
+    fires=(
+        Example(
+            "`[[topics/x]]` in a note",
+            {
+                "a.md": sample_note("a", body="See [[topics/x]].\n"),
+                "x.md": sample_note("x"),
+            },
+        ),
+        Example(
+            "`[[topics/x]]` in the index",
+            {"MEMORY.md": "- [[topics/x]]\n", "x.md": sample_note("x")},
+        ),
+    ),
+    quiet=(
+        Example(
+            "`[[x]]`",
+            {"a.md": sample_note("a", body="See [[x]].\n"), "x.md": sample_note("x")},
+        ),
+    ),
     scope=STORE,
     fix="write links as bare slugs: [[note-name]], not [[folder/note-name]]",
 )

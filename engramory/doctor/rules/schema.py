@@ -14,10 +14,18 @@ from functools import lru_cache
 
 from engramory import frontmatter as fm
 from engramory.doctor.context import NOTE_TYPES, NoteCheck
-from engramory.doctor.model import ERROR, INFO, NOTE, WARNING, More, rule
+from engramory.doctor.model import (
+    ERROR,
+    INFO,
+    NOTE,
+    WARNING,
+    Example,
+    Issue,
+    More,
+    rule,
+    sample_note,
+)
 from engramory.textfmt import excerpt
-
-Issue = tuple[str, "int | None", str]
 
 REQUIRED = ("name", "description", "type")
 DATES = ("created", "updated")
@@ -29,6 +37,12 @@ HOST_NATIVE_KEYS = frozenset({"metadata", "originSessionId", "node_type", "modif
 KNOWN_KEYS = PROTOCOL_KEYS | HOST_NATIVE_KEYS
 TYPE_PREFIXES = tuple(f"{t}-" for t in NOTE_TYPES)
 NEEDS_WHY_HOW = ("feedback", "project")
+
+# Pieces of the examples: a frontmatter's fields without its fences, and a How line.
+_FIELDS = (
+    "name: x\ndescription: when to open x\ntype: user\ncreated: 2026-01-10\nupdated: 2026-01-12\n"
+)
+_HOW = "\n\n**How to apply:** the next step.\n"
 
 _HEADING_LINE = re.compile(r"^ {0,3}#{1,6}([ \t]|$)")
 
@@ -128,6 +142,10 @@ def _line_of(note: NoteCheck, key: str) -> int | None:
     "no-frontmatter",
     ERROR,
     "a note without a frontmatter block",
+    fires=(Example("a note whose first line is `# Title`", {"x.md": "# Title\n\nA fact.\n"}),),
+    quiet=(
+        Example("a note starting with `---`, `name: ...` ... `---`", {"x.md": sample_note("x")}),
+    ),
     scope=NOTE,
     schema=True,
     fix="start each note with a '---' block holding name, description, type, created and updated",
@@ -149,6 +167,26 @@ def no_frontmatter(notes: Sequence[NoteCheck]) -> Iterator[Issue]:
     "frontmatter-syntax",
     ERROR,
     "a frontmatter problem (unclosed fence, malformed line, empty key, quoting)",
+    fires=(
+        Example(
+            "`tags:` followed by `  - a` (a list item is not `key: value`)",
+            {"x.md": "---\n" + _FIELDS + "tags:\n  - a\n---\n\nA fact.\n"},
+        ),
+        Example(
+            '`description: "unclosed`',
+            {"x.md": sample_note("x", description='"unclosed')},
+        ),
+        Example(
+            "a frontmatter without its closing `---`",
+            {"x.md": "---\n" + _FIELDS + "\nA fact.\n"},
+        ),
+    ),
+    quiet=(
+        Example(
+            '`description: "a \\"quoted\\" word"`',
+            {"x.md": sample_note("x", description='"a \\"quoted\\" word"')},
+        ),
+    ),
     scope=NOTE,
     schema=True,
     fix="each frontmatter line is 'key: value'; quote a value only as a whole, escaping inner "
@@ -173,6 +211,13 @@ def frontmatter_syntax(notes: Sequence[NoteCheck]) -> Iterator[Issue]:
     "duplicate-key",
     ERROR,
     "a frontmatter key set twice",
+    fires=(
+        Example(
+            "`type: user` and later `type: feedback`",
+            {"x.md": "---\n" + _FIELDS + "type: feedback\n---\n\nA fact.\n"},
+        ),
+    ),
+    quiet=(Example("each key once", {"x.md": sample_note("x")}),),
     scope=NOTE,
     schema=True,
     fix="keep exactly one line per frontmatter key",
@@ -194,6 +239,15 @@ def duplicate_key(notes: Sequence[NoteCheck]) -> Iterator[Issue]:
     "missing-field",
     ERROR,
     "name, description or type missing or empty",
+    fires=(
+        Example("no `description:` line", {"x.md": sample_note("x", description="")}),
+        Example('`name: ""`', {"x.md": sample_note("x", name='""')}),
+        Example(
+            "`type:` with only spaces after it",
+            {"x.md": "---\nname: x\ndescription: d\ntype:   \n---\n\nA fact.\n"},
+        ),
+    ),
+    quiet=(Example("all three present and non-empty", {"x.md": sample_note("x")}),),
     scope=NOTE,
     schema=True,
     fix="fill in name (the file's slug), description (a one-line hook) and type",
@@ -227,6 +281,14 @@ def _field_advice(note: NoteCheck, key: str) -> str:
     "invalid-type",
     ERROR,
     f"type is not exactly one of {fm.TYPES_TEXT}",
+    fires=(
+        Example("`type: Feedback`", {"x.md": sample_note("x", "Feedback")}),
+        Example("`type: handoff`", {"x.md": sample_note("x", "handoff")}),
+    ),
+    quiet=(
+        Example("`type: feedback`", {"x.md": sample_note("x", "feedback")}),
+        Example('`type: "feedback"`', {"x.md": sample_note("x", "feedback", type='"feedback"')}),
+    ),
     scope=NOTE,
     schema=True,
     fix=f"set type to exactly one of {fm.TYPES_TEXT} (lower-case)",
@@ -252,6 +314,14 @@ def invalid_type(notes: Sequence[NoteCheck]) -> Iterator[Issue]:
     "invalid-scope",
     ERROR,
     "scope present and not exactly global or repo",
+    fires=(
+        Example("`scope: Global`", {"x.md": sample_note("x", "feedback", scope="Global")}),
+        Example("`scope: machine`", {"x.md": sample_note("x", "feedback", scope="machine")}),
+    ),
+    quiet=(
+        Example("`scope: repo`", {"x.md": sample_note("x", "feedback", scope="repo")}),
+        Example("no scope line", {"x.md": sample_note("x", "feedback", scope="")}),
+    ),
     scope=NOTE,
     schema=True,
     fix="set scope to global or repo, or remove the line when the reach is unclear",
@@ -276,6 +346,13 @@ def invalid_scope(notes: Sequence[NoteCheck]) -> Iterator[Issue]:
     "missing-date",
     ERROR,
     "created or updated missing or empty",
+    fires=(Example("no `updated:` line", {"x.md": sample_note("x", updated="")}),),
+    quiet=(
+        Example(
+            "`created: 2026-01-15` and `updated: 2026-02-01`",
+            {"x.md": sample_note("x", created="2026-01-15", updated="2026-02-01")},
+        ),
+    ),
     scope=NOTE,
     schema=True,
     fix="add created: and updated: as YYYY-MM-DD (the dates of the fact, not of the file)",
@@ -323,6 +400,19 @@ def _dates(note: NoteCheck) -> dict[str, date]:
     "invalid-date",
     ERROR,
     "a date that is not YYYY-MM-DD in ASCII digits, or not a real calendar date",
+    fires=(
+        Example("`created: 2026-1-5`", {"x.md": sample_note("x", created="2026-1-5")}),
+        Example("`created: 2026-02-30`", {"x.md": sample_note("x", created="2026-02-30")}),
+        Example("`created: 15/01/2026`", {"x.md": sample_note("x", created="15/01/2026")}),
+        Example(
+            "full-width digits",
+            {"x.md": sample_note("x", created="\uff12\uff10\uff12\uff16-01-05")},
+        ),
+    ),
+    quiet=(
+        Example("`created: 2024-02-29`", {"x.md": sample_note("x", created="2024-02-29")}),
+        Example('`created: "2026-01-10"`', {"x.md": sample_note("x", created='"2026-01-10"')}),
+    ),
     scope=NOTE,
     schema=True,
     fix="write dates as YYYY-MM-DD with real calendar dates, e.g. 2026-01-15",
@@ -349,6 +439,18 @@ def invalid_date(notes: Sequence[NoteCheck]) -> Iterator[Issue]:
     "date-order",
     WARNING,
     "updated is earlier than created",
+    fires=(
+        Example(
+            "`created: 2026-05-01` with `updated: 2026-04-01`",
+            {"x.md": sample_note("x", created="2026-05-01", updated="2026-04-01")},
+        ),
+    ),
+    quiet=(
+        Example(
+            "equal dates", {"x.md": sample_note("x", created="2026-04-01", updated="2026-04-01")}
+        ),
+        Example("updated later", {"x.md": sample_note("x")}),
+    ),
     scope=NOTE,
     schema=True,
     fix="make updated the same as or later than created",
@@ -370,6 +472,8 @@ def date_order(notes: Sequence[NoteCheck]) -> Iterator[Issue]:
     "future-date",
     WARNING,
     "a date after tomorrow (local time)",
+    fires=(Example("`updated: 2099-01-01`", {"x.md": sample_note("x", updated="2099-01-01")}),),
+    quiet=(Example("dates in the past", {"x.md": sample_note("x")}),),
     scope=NOTE,
     schema=True,
     fix="use the date the fact was settled; dates in the future are usually typos",
@@ -418,6 +522,26 @@ def _near_miss(note: NoteCheck, word: str) -> int | None:
     "missing-why",
     ERROR,
     "a feedback or project note without a 'Why:' line in its body",
+    fires=(
+        Example(
+            "a feedback note whose body says `## Why` (no colon)",
+            {"x.md": sample_note("x", "feedback", body="## Why\nThe reason." + _HOW)},
+        ),
+        Example(
+            "`_Why:_`", {"x.md": sample_note("x", "feedback", body="_Why:_ the reason." + _HOW)}
+        ),
+        Example(
+            "`1. Why:`",
+            {"x.md": sample_note("x", "feedback", body="1. Why: the reason." + _HOW)},
+        ),
+        Example(
+            "no Why line at all", {"x.md": sample_note("x", "feedback", body="A fact." + _HOW)}
+        ),
+    ),
+    quiet=tuple(
+        Example(f"`{label}` ...", {"x.md": sample_note("x", "feedback", body=label + " r." + _HOW)})
+        for label in ("**Why:**", "Why:", "- why :", "## Why:", "Why\uff1a")
+    ),
     scope=NOTE,
     schema=True,
     fix="add a line starting 'Why:' (or **Why:**) with the reason behind the note",
@@ -443,6 +567,27 @@ def missing_why(notes: Sequence[NoteCheck]) -> Iterator[Issue]:
     "missing-how-to-apply",
     ERROR,
     "a feedback or project note without a 'How to apply:' line in its body",
+    fires=(
+        Example(
+            "a project note with `How:` only",
+            {"x.md": sample_note("x", "project", body="**Why:** r.\n\nHow: do it.\n")},
+        ),
+        Example(
+            "`**How**:` only",
+            {"x.md": sample_note("x", "project", body="**Why:** r.\n\n**How**: do it.\n")},
+        ),
+        Example("no label", {"x.md": sample_note("x", "project", body="**Why:** r.\n")}),
+    ),
+    quiet=(
+        Example(
+            "`**How to apply:** ...`",
+            {"x.md": sample_note("x", "project", body="**Why:** r.\n\n**How to apply:** s.\n")},
+        ),
+        Example(
+            "`### How to apply: ...`",
+            {"x.md": sample_note("x", "project", body="**Why:** r.\n\n### How to apply: s.\n")},
+        ),
+    ),
     scope=NOTE,
     schema=True,
     fix="add a line starting 'How to apply:' (or **How to apply:**) with the concrete next action",
@@ -471,6 +616,26 @@ def _has_content(text: str) -> bool:
     "empty-label",
     WARNING,
     "a Why: or How to apply: label with nothing after it",
+    fires=(
+        Example(
+            "`**Why:**` followed directly by `**How to apply:** ...`",
+            {"x.md": sample_note("x", "feedback", body="**Why:**\n**How to apply:** s.\n")},
+        ),
+        Example(
+            "`**Why:**` followed by a heading",
+            {
+                "x.md": sample_note(
+                    "x", "feedback", body="**Why:**\n## Detail\ntext\n\n**How to apply:** s.\n"
+                )
+            },
+        ),
+    ),
+    quiet=(
+        Example(
+            "`**Why:**` followed by text on the same line or the lines below",
+            {"x.md": sample_note("x", "feedback", body="**Why:**\nthe reason.\n" + _HOW)},
+        ),
+    ),
     scope=NOTE,
     schema=True,
     fix="write the reason after 'Why:' and the action after 'How to apply:'",
@@ -519,6 +684,19 @@ def _without_type_prefix(name: str) -> str:
     "name-mismatch",
     INFO,
     "name differs from the file name",
+    fires=(
+        Example(
+            "`name: deploy-rules` in `release-checklist.md`",
+            {"release-checklist.md": sample_note("deploy-rules")},
+        ),
+    ),
+    quiet=(
+        Example(
+            "`name: audit-methodology` in `feedback_audit_methodology.md` (case, `_` and a "
+            "type prefix are forgiven)",
+            {"feedback_audit_methodology.md": sample_note("audit-methodology", "feedback")},
+        ),
+    ),
     scope=NOTE,
     schema=True,
     fix="set name to the file's slug, the name [[links]] use",
@@ -549,6 +727,15 @@ def name_mismatch(notes: Sequence[NoteCheck]) -> Iterator[Issue]:
     "missing-scope",
     INFO,
     "a feedback or project note without scope (optional; these two benefit most)",
+    fires=(
+        Example(
+            "a feedback note without `scope:`", {"x.md": sample_note("x", "feedback", scope="")}
+        ),
+    ),
+    quiet=(
+        Example("`scope: repo`", {"x.md": sample_note("x", "feedback")}),
+        Example("a user note", {"x.md": sample_note("x")}),
+    ),
     scope=NOTE,
     schema=True,
     fix="label feedback and project notes scope: global or scope: repo when the reach is clear",
@@ -573,6 +760,21 @@ def missing_scope(notes: Sequence[NoteCheck]) -> Iterator[Issue]:
     "unknown-key",
     INFO,
     "a frontmatter key outside the protocol's set (typos such as desciption)",
+    fires=(
+        Example("`desciption: ...`", {"x.md": sample_note("x", desciption="typo")}),
+        Example("`tags: ...`", {"x.md": sample_note("x", tags="a, b")}),
+    ),
+    quiet=(
+        Example(
+            "the protocol's keys, and the host-native `metadata`, `originSessionId`, "
+            "`node_type`, `modified`",
+            {
+                "x.md": sample_note(
+                    "x", metadata="m", originSessionId="s", node_type="n", modified="2026-01-12"
+                )
+            },
+        ),
+    ),
     scope=NOTE,
     schema=True,
     fix="fix misspelt keys; the protocol's keys are name, description, type, scope, created, "

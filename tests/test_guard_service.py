@@ -1,4 +1,8 @@
-"""The index guard: decision table (research §5.5), edit simulation, the Claude Code adapter."""
+"""The index guard as a service, host-agnostic: decision table (research §5.5), edit simulation,
+which file is the index, shell writes, the after-the-fact check -- on ToolCall values directly.
+
+Claude Code's payload parsing and rendering: tests/test_claude_dialect.py.
+"""
 
 from __future__ import annotations
 
@@ -12,8 +16,9 @@ from hypothesis import strategies as st
 
 from engramory.caps import Caps, Measurement, utf8_size
 from engramory.guard import decision as guard
-from engramory.guard import edits
-from engramory.hosts import claude
+from engramory.guard import edits, service
+from engramory.guard.decision import Verdict
+from engramory.guard.service import ToolCall
 
 CAPS = Caps()
 
@@ -22,30 +27,35 @@ def lines(n: int, width: int = 1) -> str:
     return ("x" * width + "\n") * n
 
 
-def ask(payload: dict, env: dict | None = None) -> dict | None:
-    """Run the adapter in-process, as the hook would; returns the printed JSON (or None)."""
-    text = claude.answer([], json.dumps(payload).encode(), env or {})
-    return json.loads(text) if text else None
+def ask(call: ToolCall, env: dict | None = None, index: str | None = None) -> Verdict:
+    """Run the service on one tool call, as the hook entry would."""
+    return service.check(call, env or {}, index)
 
 
-def write(path: Path, content: str) -> dict:
-    return {"tool_name": "Write", "tool_input": {"file_path": str(path), "content": content}}
+def write(path: Path, content: str | None) -> ToolCall:
+    return ToolCall(service.WRITE, str(path), content=content)
 
 
-def edit(path: Path, old: str, new: str, replace_all: object = None) -> dict:
-    tool_input = {"file_path": str(path), "old_string": old, "new_string": new}
-    if replace_all is not None:
-        tool_input["replace_all"] = replace_all
-    return {"tool_name": "Edit", "tool_input": tool_input}
+def edit(path: Path, old: object, new: object, replace_all: object = None) -> ToolCall:
+    return ToolCall(service.EDIT, str(path), edits=[(old, new, replace_all)])
 
 
-def decision(output: dict | None) -> str:
-    if output is None:
-        return "silent"
-    inner = output["hookSpecificOutput"]
-    assert inner["hookEventName"] == "PreToolUse"
-    assert inner.get("permissionDecision") in (None, "deny")  # never allow, never ask
-    return "deny" if inner.get("permissionDecision") == "deny" else "nudge"
+def multiedit(path: Path, steps: list[tuple[object, object, object]] | None) -> ToolCall:
+    return ToolCall(service.MULTIEDIT, str(path), edits=steps)
+
+
+def shell(command: str | None, cwd: str = "/w") -> ToolCall:
+    return ToolCall(service.SHELL, cwd=cwd, command=command)
+
+
+def json_escaped(command: str) -> bytes:
+    """The command as a hook payload carries it: inside a JSON string, still escaped."""
+    return json.dumps(command)[1:-1].encode()
+
+
+def decision(verdict: Verdict) -> str:
+    assert verdict.kind in ("deny", "nudge", "silent")  # never allow, never ask
+    return verdict.kind
 
 
 # --- the decision table --------------------------------------------------------------
@@ -75,7 +85,7 @@ def test_growth_on_an_over_cap_index_is_denied_and_named(tmp_path: Path) -> None
     index.write_text(lines(210))
     output = ask(edit(index, "x\n", "x\nmore\n", True))
     assert decision(output) == "deny"
-    reason = output["hookSpecificOutput"]["permissionDecisionReason"]
+    reason = output.message
     assert "from 210 lines / 420 B to 420 lines / 1.4 KB" in reason
     assert "lines (420 > 200)" in reason
     assert "bytes (" not in reason
@@ -94,7 +104,7 @@ def test_both_over_lines_shrink_bytes_grow_denies_naming_bytes_only(tmp_path: Pa
     index.write_text(lines(260, width=120))  # 260 lines, 31,460 bytes
     output = ask(write(index, lines(250, width=130)))  # 250 lines, 32,750 bytes
     assert decision(output) == "deny"
-    reason = output["hookSpecificOutput"]["permissionDecisionReason"]
+    reason = output.message
     assert "bytes (32750 > 25000)" in reason and "lines (" not in reason
 
 
@@ -116,8 +126,8 @@ def test_over_cap_index_edits_that_do_not_grow_pass_with_a_nudge(
     index.write_text(lines(210))
     output = ask(payload_for(index))
     assert decision(output) in ("nudge", "silent")
-    if output is not None:
-        assert "does not grow it" in output["hookSpecificOutput"]["additionalContext"]
+    if output.kind != "silent":
+        assert "does not grow it" in output.message
 
 
 def test_replace_all_only_when_json_true(tmp_path: Path) -> None:
@@ -132,30 +142,16 @@ def test_replace_all_only_when_json_true(tmp_path: Path) -> None:
 def test_chained_multiedit_sees_each_previous_result(tmp_path: Path) -> None:
     index = tmp_path / "MEMORY.md"
     index.write_text("L\n" * 150)
-    payload = {
-        "tool_name": "MultiEdit",
-        "tool_input": {
-            "file_path": str(index),
-            "edits": [
-                {"old_string": "L", "new_string": "Q", "replace_all": True},
-                {"old_string": "Q", "new_string": "Q\nQ", "replace_all": True},
-            ],
-        },
-    }
+    payload = multiedit(index, [("L", "Q", True), ("Q", "Q\nQ", True)])
     assert decision(ask(payload)) == "deny"  # the second edit only matches the first one's output
 
 
 def test_multiedit_with_failing_sub_edits_changes_nothing(tmp_path: Path) -> None:
     index = tmp_path / "MEMORY.md"
     index.write_text(lines(10))
-    payload = {
-        "tool_name": "MultiEdit",
-        "tool_input": {
-            "file_path": str(index),
-            "edits": [{"old_string": "nope", "new_string": "a\n" * 500}, "junk", {"old_string": 3}],
-        },
-    }
+    payload = multiedit(index, [("nope", "a\n" * 500, None), (3, None, None)])
     assert decision(ask(payload)) == "silent"
+    assert decision(ask(multiedit(index, None))) == "nudge"  # no edits carried: not predicted
 
 
 def test_unreadable_index_is_never_denied(tmp_path: Path) -> None:
@@ -164,7 +160,7 @@ def test_unreadable_index_is_never_denied(tmp_path: Path) -> None:
     for payload in (write(index, lines(500)), edit(index, "a", "b" * 100000, True)):
         output = ask(payload)
         assert decision(output) == "nudge"
-        assert "NOT checked" in output["hookSpecificOutput"]["additionalContext"]
+        assert "NOT checked" in output.message
 
 
 def test_index_past_the_read_bound_is_not_verified(tmp_path: Path) -> None:
@@ -175,16 +171,7 @@ def test_index_past_the_read_bound_is_not_verified(tmp_path: Path) -> None:
 
 
 def test_write_without_content_cannot_be_predicted(tmp_path: Path) -> None:
-    payload = {"tool_name": "Write", "tool_input": {"file_path": str(tmp_path / "MEMORY.md")}}
-    assert decision(ask(payload)) == "nudge"
-
-
-def test_continue_write_uses_filepath(tmp_path: Path) -> None:
-    payload = {
-        "tool_name": "Write",
-        "tool_input": {"filepath": str(tmp_path / "MEMORY.md"), "content": lines(250)},
-    }
-    assert decision(ask(payload)) == "deny"
+    assert decision(ask(write(tmp_path / "MEMORY.md", None))) == "nudge"
 
 
 def test_non_utf8_index_edit_that_does_not_grow_is_not_denied(tmp_path: Path) -> None:
@@ -203,7 +190,7 @@ def test_non_utf8_index_growth_is_still_gated(tmp_path: Path) -> None:
 def test_relative_path_resolves_against_payload_cwd(tmp_path: Path) -> None:
     (tmp_path / "MEMORY.md").write_text(lines(210))
     payload = edit(Path("MEMORY.md"), "x\n", "x\nmore\n", True)
-    payload["cwd"] = str(tmp_path)
+    payload.cwd = str(tmp_path)
     assert decision(ask(payload)) == "deny"
 
 
@@ -211,7 +198,7 @@ def test_relative_path_resolves_against_payload_cwd(tmp_path: Path) -> None:
 
 
 def test_other_files_are_silent(tmp_path: Path) -> None:
-    assert ask(write(tmp_path / "notes.md", lines(1000))) is None
+    assert decision(ask(write(tmp_path / "notes.md", lines(1000)))) == "silent"
 
 
 def test_index_name_is_case_insensitive(tmp_path: Path) -> None:
@@ -221,7 +208,7 @@ def test_index_name_is_case_insensitive(tmp_path: Path) -> None:
 def test_index_name_setting(tmp_path: Path) -> None:
     env = {"ENGRAMORY_INDEX_NAME": "INDEX.md"}
     assert decision(ask(write(tmp_path / "index.md", lines(300)), env)) == "deny"
-    assert ask(write(tmp_path / "MEMORY.md", lines(300)), env) is None
+    assert decision(ask(write(tmp_path / "MEMORY.md", lines(300)), env)) == "silent"
 
 
 def test_empty_index_name_means_the_default_not_off(tmp_path: Path) -> None:
@@ -239,40 +226,10 @@ def test_index_path_pins_one_file_through_symlinks(tmp_path: Path) -> None:
     env = {"ENGRAMORY_INDEX_PATH": str(index)}
     assert decision(ask(write(alias, lines(300)), env)) == "deny"
     assert decision(ask(write(store / "sub" / ".." / "MEMORY.md", lines(300)), env)) == "deny"
-    assert ask(write(tmp_path / "other" / "MEMORY.md", lines(300)), env) is None
+    assert decision(ask(write(tmp_path / "other" / "MEMORY.md", lines(300)), env)) == "silent"
 
 
-# --- malformed and hostile payloads ---------------------------------------------------
-
-
-@pytest.mark.parametrize(
-    "raw",
-    [
-        b"",
-        b"not json MEMORY.md",
-        b'[1, 2, "MEMORY.md"]',
-        b'"MEMORY.md"',
-        b"null",
-        b'{"tool_name": "Write", "tool_input": "MEMORY.md"}',
-        b'{"tool_name": "Write", "tool_input": {"file_path": 7, "content": "MEMORY.md"}}',
-        b'{"tool_name": "Write", "tool_input": {"file_path": "MEMORY.md", "content": 42}}',
-        b'{"tool_name": "MultiEdit", "tool_input": {"file_path": "MEMORY.md", "edits": {"a": 1}}}',
-        b'{"tool_name": "Bash", "tool_input": {"command": ["echo", "> MEMORY.md"]}}',
-        b"\xff\xfe MEMORY.md garbage",
-    ],
-)
-def test_malformed_payloads_are_silent_or_unverified(
-    raw: bytes, tmp_path: Path, monkeypatch
-) -> None:
-    monkeypatch.chdir(tmp_path)
-    text = claude.answer([], raw, {})
-    if text:
-        assert decision(json.loads(text)) == "nudge"  # never a deny on a guess
-
-
-def test_deeply_nested_payload_is_silent() -> None:
-    raw = b'{"tool_name": "Write", "x": ' + b"[" * 100000 + b"]" * 100000 + b', "f": "MEMORY.md"}'
-    assert claude.answer([], raw, {}) == ""
+# --- shell commands, aliases, oversized payloads -------------------------------------
 
 
 def test_huge_content_is_handled(tmp_path: Path) -> None:
@@ -280,22 +237,20 @@ def test_huge_content_is_handled(tmp_path: Path) -> None:
     assert decision(ask(payload)) == "deny"
 
 
-def test_prefilter_skips_json_for_unrelated_payloads() -> None:
-    raw = json.dumps(
-        {"tool_name": "Write", "tool_input": {"file_path": "/x/a.py", "content": "x"}}
-    ).encode()
-    assert not claude.may_concern_index(raw, {})
-    assert claude.may_concern_index(raw.replace(b"a.py", b"MEMORY.md"), {})
-    escaped = raw.replace(b"a.py", b"MEMORY\\u002emd")
-    assert claude.may_concern_index(escaped, {})
-    # a known index: the edit target is compared by identity (one stat), not parsed
-    assert not claude.may_concern_index(raw, {"ENGRAMORY_INDEX_PATH": "/x/MEMORY.md"})
-
-
-def bash(command: str, cwd: str = "/w") -> bytes:
-    return json.dumps(
-        {"tool_name": "Bash", "tool_input": {"command": command}, "cwd": cwd}
-    ).encode()
+@pytest.mark.parametrize(
+    "command",
+    [
+        "echo x >> MEM*.md",  # a glob: the folder holds MEMORY.md
+        "F=MEMORY; echo x >> $F.md",
+        "echo x >> 'MEMORY'.md",
+        'echo x >> MEM""ORY.md',
+        "echo x >> MEMORY\\.md",
+        "echo x >> MEM\\\nORY.md",
+    ],
+)
+def test_issue_10_item_1_catches_hold(tmp_path: Path, command: str) -> None:
+    (tmp_path / "MEMORY.md").write_text("- [a](a.md)\n")
+    assert decision(ask(shell(command, str(tmp_path)))) == "deny"
 
 
 @pytest.mark.parametrize(
@@ -315,34 +270,19 @@ def bash(command: str, cwd: str = "/w") -> bytes:
         ". /dev/stdin",
     ],
 )
-def test_a_shell_command_that_may_write_is_parsed(command: str) -> None:
-    assert claude.may_concern_index(bash(command), {})
+def test_a_shell_command_that_may_write_is_not_dismissed(command: str) -> None:
+    assert service.shell_may_write(json_escaped(command))
 
 
 @pytest.mark.parametrize(
     "command", ["cat MEMORY.md", "grep -n x MEMORY.md | head", "ls -la", "pytest -q tests/"]
 )
-def test_a_read_only_shell_command_stays_on_the_fast_path(command: str) -> None:
-    assert not claude.may_concern_index(bash(command), {})
+def test_a_read_only_shell_command_is_dismissed(command: str) -> None:
+    assert not service.shell_may_write(json_escaped(command))
 
 
-@pytest.mark.parametrize(
-    "command",
-    [
-        "echo x >> MEM*.md",  # a glob: the folder holds MEMORY.md
-        "F=MEMORY; echo x >> $F.md",
-        "echo x >> 'MEMORY'.md",
-        'echo x >> MEM""ORY.md',
-        "echo x >> MEMORY\\.md",
-        "echo x >> MEM\\\nORY.md",
-    ],
-)
-def test_issue_10_item_1_catches_hold_through_the_hook(tmp_path: Path, command: str) -> None:
-    (tmp_path / "MEMORY.md").write_text("- [a](a.md)\n")
-    payload = bash(command, str(tmp_path))
-    assert claude.answer([], payload, {}) != ""
-    output = json.loads(claude.answer([], payload, {}))
-    assert output["hookSpecificOutput"]["permissionDecision"] == "deny"
+def test_a_shell_call_without_a_command_is_silent() -> None:
+    assert decision(ask(shell(None))) == "silent"
 
 
 def test_an_alias_of_the_index_is_the_index(tmp_path: Path) -> None:
@@ -352,88 +292,83 @@ def test_an_alias_of_the_index_is_the_index(tmp_path: Path) -> None:
     index.write_text("- [a](a.md)\n")
     (tmp_path / "notes.md").symlink_to(index)
     os.link(index, tmp_path / "hard.md")
-    flags = ["--index", str(index)]
     for alias in ("notes.md", "hard.md"):
         payload = write(tmp_path / alias, lines(300))
-        payload["cwd"] = str(tmp_path)
-        assert decision(ask_with(flags, payload)) == "deny", alias
-        assert ask_with([], payload) is None  # without --index, only the name is known
-        shell = json.loads(bash(f"echo x >> {alias}", str(tmp_path)))
-        assert decision(ask_with(flags, shell)) == "deny", alias
+        payload.cwd = str(tmp_path)
+        assert decision(ask(payload, index=str(index))) == "deny", alias
+        assert decision(ask(payload)) == "silent"  # without --index, only the name is known
+        command = shell(f"echo x >> {alias}", str(tmp_path))
+        assert decision(ask(command, index=str(index))) == "deny", alias
     # ENGRAMORY_INDEX_PATH: that file only, by identity, and no other MEMORY.md
     pinned = {"ENGRAMORY_INDEX_PATH": str(index)}
     assert decision(ask(write(tmp_path / "hard.md", lines(300)), pinned)) == "deny"
-    assert ask(write(tmp_path / "MEMORY.md", lines(300)), pinned) is None
+    assert decision(ask(write(tmp_path / "MEMORY.md", lines(300)), pinned)) == "silent"
     # with --index the name rule stays on (other stores)
-    assert decision(ask_with(flags, write(tmp_path / "x" / "MEMORY.md", lines(300)))) == "deny"
+    other = write(tmp_path / "x" / "MEMORY.md", lines(300))
+    assert decision(ask(other, index=str(index))) == "deny"
 
 
-def ask_with(argv: list[str], payload: dict, env: dict | None = None) -> dict | None:
-    text = claude.answer(argv, json.dumps(payload).encode(), env or {})
-    return json.loads(text) if text else None
-
-
-def test_an_oversized_payload_is_judged_by_its_target(tmp_path: Path) -> None:
+def test_an_oversized_call_is_judged_by_its_target(tmp_path: Path) -> None:
     index = tmp_path / "MEMORY.md"
-    head = json.dumps({"tool_name": "Write", "cwd": str(tmp_path)})[:-1]
-    filler = b"x" * (claude.PAYLOAD_LIMIT + 10)
 
-    def payload(path: str) -> bytes:
-        start = head.encode() + b', "tool_input": {"file_path": ' + json.dumps(path).encode()
-        return start + b', "content": "' + filler + b'"}}'
+    def oversized(path: Path, kind: str = service.WRITE) -> Verdict:
+        return service.check_oversized(ToolCall(kind, str(path), cwd=str(tmp_path)), {})
 
-    denied = json.loads(claude.answer([], payload(str(index)), {}))
-    reason = denied["hookSpecificOutput"]["permissionDecisionReason"]
-    assert denied["hookSpecificOutput"]["permissionDecision"] == "deny"
-    assert "too large to check" in reason
-    assert claude.answer([], payload(str(tmp_path / "app.py")), {}) == ""
+    denied = oversized(index)
+    assert decision(denied) == "deny"
+    assert "too large to check" in denied.message and "64 MiB" in denied.message
+    assert decision(oversized(tmp_path / "app.py")) == "silent"
+    assert decision(oversized(index, service.SHELL)) == "silent"
+    assert decision(service.check_oversized(ToolCall(service.EDIT), {})) == "silent"
     alias = tmp_path / "alias.md"
     alias.symlink_to(index)
-    assert claude.answer(["--index", str(index)], payload(str(alias)), {}) != ""
+    call = ToolCall(service.WRITE, str(alias), cwd=str(tmp_path))
+    assert decision(service.check_oversized(call, {}, str(index))) == "deny"
+    assert decision(service.check_oversized(call, {})) == "silent"
 
 
-def test_json_string_ignores_keys_inside_values() -> None:
-    raw = b'{"content": "say \\"file_path\\": \\"MEMORY.md\\"", "file_path": "a\\\\"}'
-    assert claude.json_string(raw, b"file_path") == b"a\\\\"
-    assert claude.json_string(b'{"file_path": 5}', b"file_path") is None
-    assert claude.json_string(b'{"file_path": "unterminated', b"file_path") is None
+def test_strongest_of_several_verdicts() -> None:
+    deny, nudge = Verdict(guard.DENY, "d"), Verdict(guard.NUDGE, "n")
+    silent = Verdict(guard.SILENT)
+    assert service.strongest([silent, nudge, deny]) is deny
+    assert service.strongest([silent, nudge]) is nudge
+    assert service.strongest([silent]).kind == guard.SILENT
+    assert service.strongest([]).kind == guard.SILENT
 
 
-# --- PostToolUse --------------------------------------------------------------------------
+# --- after a call ---------------------------------------------------------------------------
 
 
-def test_post_event_blocks_when_over_the_hard_cap(tmp_path: Path) -> None:
+def test_post_event_denies_when_over_the_hard_cap(tmp_path: Path) -> None:
     index = tmp_path / "MEMORY.md"
     index.write_text(lines(230))
-    text = claude.answer(["--event", "post", "--index", str(index)], b"{}", {})
-    output = json.loads(text)
-    assert output["decision"] == "block" and "lines (230 > 200)" in output["reason"]
+    verdict = service.check_after(str(index), {})
+    assert decision(verdict) == "deny" and "lines (230 > 200)" in verdict.message
 
 
 def test_post_event_on_a_huge_index_reports_bytes_without_reading(tmp_path: Path) -> None:
     index = tmp_path / "MEMORY.md"
     with index.open("wb") as handle:
         handle.truncate(10 * 1024 * 1024)
-    output = json.loads(claude.answer(["--event", "post", "--index", str(index)], b"{}", {}))
-    assert "bytes (10485760 > 25000)" in output["reason"]
+    assert "bytes (10485760 > 25000)" in service.check_after(str(index), {}).message
 
 
 @pytest.mark.parametrize("count", [0, 150, 200])
 def test_post_event_is_silent_within_the_cap(tmp_path: Path, count: int) -> None:
     index = tmp_path / "MEMORY.md"
     index.write_text(lines(count))
-    assert claude.answer(["--event", "post", "--index", str(index)], b"{}", {}) == ""
+    assert decision(service.check_after(str(index), {})) == "silent"
 
 
 def test_post_event_without_an_index_does_nothing(tmp_path: Path) -> None:
-    assert claude.answer(["--event", "post"], b"{}", {}) == ""
-    assert claude.answer(["--event", "post", "--index", str(tmp_path / "none.md")], b"", {}) == ""
+    assert decision(service.check_after(None, {})) == "silent"
+    assert decision(service.check_after(str(tmp_path / "none.md"), {})) == "silent"
 
 
-def test_post_event_uses_index_path_setting(tmp_path: Path) -> None:
+def test_post_event_on_an_unreadable_index_is_silent(tmp_path: Path) -> None:
     index = tmp_path / "MEMORY.md"
-    index.write_text(lines(230))
-    assert claude.answer(["--event=post"], b"", {"ENGRAMORY_INDEX_PATH": str(index)}) != ""
+    index.mkdir()
+    assert decision(service.check_after(str(index), {})) == "silent"
 
 
 # --- the core, directly ---------------------------------------------------------------------
@@ -487,8 +422,7 @@ def test_multiedit_is_sequential_single_edits(
     expected = text
     for old, new, every in steps:
         expected = edits.apply_edit(expected, old, new, every)
-    as_payload = [{"old_string": o, "new_string": n, "replace_all": r} for o, n, r in steps]
-    assert edits.apply_edits(text, as_payload) == expected
+    assert edits.apply_edits(text, steps) == expected
 
 
 @settings(max_examples=300)
@@ -515,14 +449,14 @@ def test_guard_never_raises_on_any_index_and_edit(raw: bytes, old: str, new: str
 
 def test_os_environ_is_accepted(monkeypatch, tmp_path: Path) -> None:
     monkeypatch.setenv("ENGRAMORY_INDEX_NAME", "X.md")
-    assert claude.answer([], json.dumps(write(tmp_path / "x.md", lines(300))).encode(), os.environ)
+    assert decision(service.check(write(tmp_path / "x.md", lines(300)), os.environ)) == "deny"
 
 
 def test_a_command_the_guard_cannot_follow_is_denied_with_a_reason() -> None:
     deep = "echo " + "$(" * 40 + "ls" + ")" * 40
-    output = json.loads(claude.answer([], bash(deep), {}))
-    reason = output["hookSpecificOutput"]["permissionDecisionReason"]
-    assert output["hookSpecificOutput"]["permissionDecision"] == "deny"
+    output = ask(shell(deep))
+    reason = output.message
+    assert decision(output) == "deny"
     assert "nested too deep" in reason and "((" not in reason
 
 
@@ -531,11 +465,24 @@ def test_same_file_by_inode_or_by_resolved_path(tmp_path: Path) -> None:
     index.parent.mkdir()
     dangling = tmp_path / "alias.md"
     dangling.symlink_to(index)  # the index does not exist yet: resolved paths decide
-    assert claude.same_file(str(dangling), str(index))
+    assert service.same_file(str(dangling), str(index))
     index.write_text("x")
     os.link(index, tmp_path / "hard.md")
-    assert claude.same_file(str(tmp_path / "hard.md"), str(index))
-    assert claude.same_file(str(dangling), str(index))
+    assert service.same_file(str(tmp_path / "hard.md"), str(index))
+    assert service.same_file(str(dangling), str(index))
     (tmp_path / "copy.md").write_text("x")
-    assert not claude.same_file(str(tmp_path / "copy.md"), str(index))
-    assert not claude.same_file(str(tmp_path / "missing.md"), str(index))
+    assert not service.same_file(str(tmp_path / "copy.md"), str(index))
+    assert not service.same_file(str(tmp_path / "missing.md"), str(index))
+
+
+def test_the_service_knows_no_host() -> None:
+    """Issue 22: guard/service.py imports nothing from hosts/, commands/, install/, ..."""
+    import ast
+
+    tree = ast.parse(Path(service.__file__).read_text())
+    imported = {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
+    imported |= {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+    forbidden = ("hosts", "commands", "install", "continuity", "doctor")
+    assert not {m for m in imported if m and m.split(".")[1:2] in ([f] for f in forbidden)}
+    assert "engramory.guard.decision" in imported  # the walk sees our imports
+    assert "claude" not in Path(service.__file__).read_text().lower()

@@ -1,0 +1,329 @@
+"""The index guard as a service: one :class:`ToolCall` in, one :class:`Verdict` out.
+
+Knows no host. A host's dialect (``engramory.hosts.<host>``) turns its hook
+payload into ``ToolCall`` values and a ``Verdict`` back into its answer; this
+module decides.
+
+Which file is the index: with ``ENGRAMORY_INDEX_PATH`` set, that file and no
+other (by resolved path, or the same device and inode: a hard link). Else any
+file named ``ENGRAMORY_INDEX_NAME`` (default ``MEMORY.md``, compared
+case-insensitively; an empty value means the default, never "off") and, when
+the handler was registered with ``--index PATH`` (``engramory init`` does
+that), also that file under any name (a symlink or hard link to it).
+
+Before a call: an edit of the index is predicted and judged by
+:func:`engramory.guard.decision.decide`; a call that does not carry the new
+content cannot be predicted and is never denied; a shell command that would
+write the index is denied whatever the index's size; a payload over
+:data:`PAYLOAD_LIMIT` is not read, and an edit of the index that large is denied
+as too large to check. After a call: an index over its hard cap is a deny
+(the dialect words it as feedback).
+
+Speed: this runs before every edit the agent makes. What a dialect needs to
+dismiss a call that cannot concern the index (:func:`is_index`,
+:func:`shell_may_write`) imports nothing; the rest imports the decision, the
+caps and the edit simulation when it needs them.
+"""
+
+from __future__ import annotations
+
+import os
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: a call that cannot concern the index imports nothing
+    from engramory.caps import Caps
+    from engramory.guard.decision import Verdict
+
+DEFAULT_INDEX_NAME = "MEMORY.md"  # caps.INDEX_NAME, spelled out: caps is not on this path
+PAYLOAD_LIMIT = 64 * 1024 * 1024
+
+WRITE = "write"
+EDIT = "edit"
+MULTIEDIT = "multiedit"
+SHELL = "shell"
+UNKNOWN = "unknown"
+EDIT_KINDS = (WRITE, EDIT, MULTIEDIT)
+
+
+class ToolCall:
+    """One tool call as the guard sees it, whatever host sent it.
+
+    ``kind``: :data:`WRITE`, :data:`EDIT`, :data:`MULTIEDIT`, :data:`SHELL` or
+    :data:`UNKNOWN`. ``path``: the file an edit targets, as written (relative to
+    ``cwd``). ``cwd``: the call's working directory (``None``: this process's).
+    ``content``: the text a write leaves (``None`` when not carried). ``edits``:
+    for an edit or multi-edit, ``(old, new, replace_all)`` steps applied in order
+    (values as the host sent them, not yet type-checked; ``None`` when not
+    carried). ``command``: a shell call's command line (``None`` when not a string).
+    """
+
+    __slots__ = ("command", "content", "cwd", "edits", "kind", "path")
+
+    def __init__(
+        self,
+        kind: str,
+        path: str | None = None,
+        *,
+        cwd: str | None = None,
+        content: str | None = None,
+        edits: list[tuple[object, object, object]] | None = None,
+        command: str | None = None,
+    ) -> None:
+        self.kind = kind
+        self.path = path
+        self.cwd = cwd
+        self.content = content
+        self.edits = edits
+        self.command = command
+
+    def __repr__(self) -> str:
+        return f"ToolCall({self.kind!r}, {self.path!r}, cwd={self.cwd!r})"
+
+
+# --- which file is the index ----------------------------------------------------------
+
+
+def index_name(environ: dict[str, str] | os._Environ[str]) -> str:
+    """The index file name to guard (an empty setting means the default)."""
+    return environ.get("ENGRAMORY_INDEX_NAME", "").strip() or DEFAULT_INDEX_NAME
+
+
+def index_path(environ: dict[str, str] | os._Environ[str]) -> str | None:
+    """The one index file to guard, when ``ENGRAMORY_INDEX_PATH`` pins it."""
+    pinned = environ.get("ENGRAMORY_INDEX_PATH", "").strip()
+    return os.path.expanduser(pinned) if pinned else None
+
+
+def is_index(
+    path: str, cwd: str, environ: dict[str, str] | os._Environ[str], index: str | None = None
+) -> bool:
+    """Whether ``path`` (relative to ``cwd``) is the file the guard protects."""
+    pinned = index_path(environ)
+    if pinned is None:
+        name = index_name(environ).lower()
+        if os.path.basename(path.replace("\\", "/").rstrip("/")).lower() == name:
+            return True
+        if index is None:
+            return False
+        pinned = index
+    return same_file(os.path.join(cwd, os.path.expanduser(path)), os.path.expanduser(pinned))
+
+
+def same_file(target: str, index: str) -> bool:
+    """Whether ``target`` is ``index``: one file (device and inode) or one resolved path.
+
+    The same rule as :class:`engramory.guard.indexmatch.IndexMatcher`, without its
+    import: this runs on every edit once the index is known, so an existing
+    target costs two ``stat`` calls and only a missing one is resolved.
+    """
+    try:
+        st = os.stat(target)
+    except (OSError, ValueError):
+        try:
+            return os.path.normcase(os.path.realpath(target)) == os.path.normcase(
+                os.path.realpath(index)
+            )
+        except (OSError, ValueError):
+            return False
+    try:
+        wanted = os.stat(index)
+    except (OSError, ValueError):
+        return False
+    return (st.st_dev, st.st_ino) == (wanted.st_dev, wanted.st_ino)
+
+
+# --- the fast pre-check on a shell command ---------------------------------------------
+
+# Programs (and shell words) that can write a file: a shell command holding none
+# of them, and no ``>``, ``$(``, backtick or ``$'``, cannot write the index.
+# Wrappers (sudo, env, nice...) are not listed: they write only through one of these.
+SHELL_WRITERS = frozenset(
+    b"""sh bash zsh dash ksh mksh ash yash posh fish eval source . exec env busybox
+    tee sed perl ruby python pypy node nodejs bun deno php awk gawk mawk nawk cp mv install
+    ln rsync dd truncate touch rm unlink shred srm sponge sort shuf uniq patch curl wget git
+    find xargs vi vim nvim gvim ex vimdiff view rview rvim nano pico micro joe jed mg kak hx
+    helix ed red emacs emacsclient strace ltrace watch flock uv coproc script su read""".split()
+)
+_WORD_BYTES = bytes(
+    c if chr(c).isalnum() or chr(c) in "._+-" else 32 for c in range(256)
+)  # everything else separates words
+
+
+def shell_may_write(command: bytes) -> bool:
+    """Could this command write any file? ``False`` only when it surely cannot.
+
+    ``command`` is the command as a JSON payload carries it, still escaped (a
+    dialect checks it before parsing the payload): ``\\n``, ``\\t`` and ``\\r``
+    separate words and a ``\\u`` escape is taken as a possible write. Quotes and
+    backslashes are removed before words are cut, so ``t'e'e`` and ``\\tee`` are
+    seen as ``tee``.
+    """
+    low = command.lower()
+    if any(marker in low for marker in (b">", b"`", b"$(", b"$'", b"\\u")):
+        return True
+    low = low.replace(b"\\\\", b"").replace(b"\\n", b" ").replace(b"\\t", b" ")
+    low = low.replace(b"\\r", b" ").translate(None, b"\\'\"")
+    for word in low.translate(_WORD_BYTES).split():
+        if word in SHELL_WRITERS or word.rstrip(b"0123456789.") in SHELL_WRITERS:
+            return True
+    return False
+
+
+# --- before a call ---------------------------------------------------------------------
+# The functions below run only once a call may concern the index: they import what they use
+# (see "Speed" above).
+
+
+def silent() -> Verdict:
+    """Nothing to say."""
+    from engramory.guard.decision import SILENT, Verdict  # noqa: PLC0415
+
+    return Verdict(SILENT)
+
+
+def check(
+    call: ToolCall, environ: dict[str, str] | os._Environ[str], index: str | None = None
+) -> Verdict:
+    """The verdict for one tool call before it runs.
+
+    ``index``: the store's index, when the handler was registered with ``--index``.
+    """
+    from engramory.caps import caps_from  # noqa: PLC0415
+
+    cwd = call.cwd or os.getcwd()
+    if call.kind == SHELL:
+        return check_shell(call.command, cwd, environ, index)
+    if call.kind not in EDIT_KINDS or not call.path:
+        return silent()
+    if not is_index(call.path, cwd, environ, index):
+        return silent()
+    return check_edit(call, os.path.join(cwd, call.path), caps_from(dict(environ)))
+
+
+def read_index(path: str, caps: Caps) -> tuple[str, bytes | None]:
+    """``("absent", None)``, ``("ok", raw)`` or ``("unreadable", None)``."""
+    from engramory import fsutil  # noqa: PLC0415
+
+    try:
+        return "ok", fsutil.read_bounded(path, caps.read_limit())
+    except (FileNotFoundError, NotADirectoryError):
+        return "absent", None
+    except (OSError, MemoryError, OverflowError):
+        return "unreadable", None
+
+
+def predict(call: ToolCall, current: str) -> str | None:
+    """The text the index would hold after ``call``, or ``None`` when it cannot be known."""
+    if call.kind == WRITE:
+        return call.content
+    if call.edits is None:
+        return None
+    from engramory.guard.edits import apply_edits  # noqa: PLC0415
+
+    return apply_edits(current, call.edits)
+
+
+def check_edit(call: ToolCall, path: str, caps: Caps) -> Verdict:
+    """The verdict for a write, edit or multi-edit of the index at ``path``."""
+    from engramory.caps import Measurement  # noqa: PLC0415
+    from engramory.guard.decision import decide, unverified  # noqa: PLC0415
+    from engramory.guard.edits import decode_index  # noqa: PLC0415
+
+    status, raw = read_index(path, caps)
+    if status == "unreadable":
+        return unverified("the memory index exists but could not be read in full")
+    current = decode_index(raw) if raw is not None else ""
+    predicted = predict(call, current)
+    if predicted is None:
+        return unverified("the tool call does not carry the new content")
+    before = Measurement.of_raw(raw) if raw is not None else None
+    return decide(before, Measurement.of_text(predicted), caps)
+
+
+def check_shell(
+    command: str | None,
+    cwd: str,
+    environ: dict[str, str] | os._Environ[str],
+    index: str | None = None,
+) -> Verdict:
+    """Deny a shell command that would write the index (or that the guard cannot follow)."""
+    if not isinstance(command, str):
+        return silent()
+    from engramory.guard import shellwrite  # noqa: PLC0415
+    from engramory.guard.decision import DENY, Verdict, shell_write  # noqa: PLC0415
+
+    pinned = index_path(environ)
+    matcher = (
+        shellwrite.IndexMatcher(None, pinned)
+        if pinned is not None
+        else shellwrite.IndexMatcher(index_name(environ), index)
+    )
+    target = shellwrite.index_write(command, matcher, cwd)
+    if target in (shellwrite.TOO_DEEP, shellwrite.TOO_LONG):
+        return Verdict(
+            DENY,
+            f"Engramory: this shell command is {target.strip('()')}"
+            ": the guard cannot tell whether it writes the memory index, so it is denied. "
+            "Split it into simpler commands (and use the Edit or Write tool for the index).",
+        )
+    return shell_write(target) if target is not None else silent()
+
+
+def too_large(path: str) -> Verdict:
+    """The deny for an edit of the index whose payload is too large to read."""
+    from engramory.guard.decision import DENY, Verdict  # noqa: PLC0415
+
+    return Verdict(
+        DENY,
+        f"Engramory: this edit of the memory index ({path}) is over "
+        f"{PAYLOAD_LIMIT // (1024 * 1024)} MiB, too large to check against the index's cap. "
+        "The index must stay small: write a short pointer line instead.",
+    )
+
+
+def check_oversized(
+    call: ToolCall, environ: dict[str, str] | os._Environ[str], index: str | None = None
+) -> Verdict:
+    """A payload over :data:`PAYLOAD_LIMIT` (only its kind, path and cwd were read).
+
+    Deny when it edits the index, else stay silent.
+    """
+    if call.kind not in EDIT_KINDS or not call.path:
+        return silent()
+    if is_index(call.path, call.cwd or os.getcwd(), environ, index):
+        return too_large(call.path)
+    return silent()
+
+
+def strongest(verdicts: list[Verdict]) -> Verdict:
+    """The one verdict to answer for several calls: the first deny, else the first nudge."""
+    from engramory.guard.decision import DENY, NUDGE  # noqa: PLC0415
+
+    for kind in (DENY, NUDGE):
+        for verdict in verdicts:
+            if verdict.kind == kind:
+                return verdict
+    return silent()
+
+
+# --- after a call ----------------------------------------------------------------------
+
+
+def check_after(path: str | None, environ: dict[str, str] | os._Environ[str]) -> Verdict:
+    """After a tool ran: is the index at ``path`` over a hard cap now? (a deny if so)"""
+    from engramory.caps import Measurement, caps_from  # noqa: PLC0415
+    from engramory.guard.decision import after_the_fact, over_bytes_only  # noqa: PLC0415
+
+    if not path:
+        return silent()
+    caps = caps_from(dict(environ))
+    try:
+        size = os.stat(path).st_size
+    except OSError:
+        return silent()
+    if over_bytes_only(size, caps):
+        return after_the_fact(Measurement(None, size), caps)
+    status, raw = read_index(path, caps)
+    if status != "ok" or raw is None:
+        return silent()
+    return after_the_fact(Measurement.of_raw(raw), caps)

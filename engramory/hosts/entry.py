@@ -1,0 +1,99 @@
+"""The hook entry: one hook call in, the host's answer out.
+
+``hooks/engramory_index_guard.py`` and ``engramory guard`` both run
+:func:`main`. Arguments: ``--host HOST`` (default ``claude``), ``--event
+pre|post`` (default ``pre``), ``--index PATH``. Before a tool call the payload
+is read from stdin (at most :data:`~engramory.guard.service.PAYLOAD_LIMIT` plus
+one byte), read by the host's dialect into tool calls, judged by
+:mod:`engramory.guard.service`, and answered in the host's format. After a tool
+call stdin is not read: the index is measured.
+
+A dialect is a module in ``engramory.hosts`` with ``may_concern_index(raw,
+environ, index)`` (a cheap test on the raw bytes), ``oversized_call(raw)`` (a
+payload too large to parse), ``tool_calls(payload)`` (the decoded JSON) and
+``render(verdict, event)`` (the text to print and the exit code).
+
+Any internal error fails open (silence, exit 0): a guard that crashed must not
+stop the agent from working. The argument parser is hand-rolled: ``argparse``
+costs more to import than the whole hook on a call that does not touch the index.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from engramory.guard import service
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: the hook should not pay for importing it
+    from types import ModuleType
+
+GUARD_DIALECTS = {"claude": "engramory.hosts.claude"}  # host name -> its guard dialect
+DEFAULT_HOST = "claude"
+EVENTS = ("pre", "post")
+
+
+def options(argv: list[str]) -> tuple[str, str, str | None]:
+    """``(host, event, index)`` from the hook's arguments (unknown ones are ignored)."""
+    found: dict[str, str] = {}
+    for i, arg in enumerate(argv):
+        for flag in ("--host", "--event", "--index"):
+            if arg == flag and i + 1 < len(argv):
+                found[flag] = argv[i + 1]
+            elif arg.startswith(flag + "="):
+                found[flag] = arg.split("=", 1)[1]
+    return found.get("--host", DEFAULT_HOST), found.get("--event", "pre"), found.get("--index")
+
+
+def dialect(host: str) -> ModuleType | None:
+    """The guard dialect module of ``host``, or ``None`` when it has none."""
+    module = GUARD_DIALECTS.get(host)
+    return __import__(module, fromlist=("render",)) if module is not None else None
+
+
+def _read_stdin() -> bytes:
+    return sys.stdin.buffer.read(service.PAYLOAD_LIMIT + 1)
+
+
+def answer(
+    argv: list[str], raw: bytes | None, environ: dict[str, str] | os._Environ[str]
+) -> tuple[str, int]:
+    """What the hook prints (maybe nothing) and its exit code, for ``argv`` and stdin's bytes.
+
+    ``raw`` is read lazily (``None``): the check after a tool call does not need it.
+    """
+    host, event, index = options(argv)
+    host_dialect = dialect(host)
+    if host_dialect is None:
+        return "", 0
+    if event == "post":
+        verdict = service.check_after(index or service.index_path(environ), environ)
+        return host_dialect.render(verdict, event)
+    payload_bytes = _read_stdin() if raw is None else raw
+    if len(payload_bytes) > service.PAYLOAD_LIMIT:
+        call = host_dialect.oversized_call(payload_bytes)
+        return host_dialect.render(service.check_oversized(call, environ, index), event)
+    if not host_dialect.may_concern_index(payload_bytes, environ, index):
+        return "", 0
+    from engramory import fastjson  # noqa: PLC0415 - only when the index may be involved
+
+    try:
+        payload = fastjson.loads(payload_bytes.decode("utf-8", "replace"))
+    except (ValueError, RecursionError):
+        return "", 0
+    calls = host_dialect.tool_calls(payload)
+    verdict = service.strongest([service.check(call, environ, index) for call in calls])
+    return host_dialect.render(verdict, event)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run one hook call: print the host's answer; never a traceback (fails open, exit 0)."""
+    try:
+        text, code = answer(sys.argv[1:] if argv is None else argv, None, os.environ)
+    except Exception:
+        return 0
+    if text:
+        sys.stdout.write(text + "\n")
+        sys.stdout.flush()
+    return code
