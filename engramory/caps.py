@@ -25,6 +25,8 @@ from __future__ import annotations
 
 import os
 
+INDEX_NAME = "MEMORY.md"  # the always-loaded index, named once (discovery re-exports it)
+
 DEFAULT_WARN_LINES = 150
 DEFAULT_HARD_LINES = 200
 DEFAULT_WARN_BYTES = 20480
@@ -146,8 +148,63 @@ def count_lines(data: bytes | str) -> int:
 
 
 def utf8_size(text: str) -> int:
-    """The UTF-8 length of a predicted text (a lone surrogate counts as 3 bytes)."""
-    return len(text.encode("utf-8", "surrogatepass"))
+    """The UTF-8 size of a predicted text, as the file would hold it.
+
+    A text decoded with ``surrogateescape`` gives its invalid bytes back as the
+    same single bytes, so a non-UTF-8 index keeps its true size and an edit that
+    does not grow it is never mistaken for growth. A lone surrogate that arrived
+    in a JSON payload counts as three bytes.
+    """
+    try:
+        return len(text.encode("utf-8", "surrogateescape"))
+    except UnicodeEncodeError:
+        return len(text.encode("utf-8", "surrogatepass")) - 2 * sum(
+            1 for ch in text if "\udc80" <= ch <= "\udcff"
+        )
+
+
+class Measurement:
+    """An index measured: ``bytes`` always known; ``lines`` is ``None`` when it was not read.
+
+    An index too large to be worth reading is measured by its size alone.
+    """
+
+    __slots__ = ("bytes", "lines")
+
+    def __init__(self, lines: int | None, size: int) -> None:
+        self.lines = lines
+        self.bytes = size
+
+    @classmethod
+    def of_raw(cls, raw: bytes) -> Measurement:
+        """The measure of a file's bytes."""
+        return cls(count_lines(raw), len(raw))
+
+    @classmethod
+    def of_text(cls, text: str) -> Measurement:
+        """The measure of a predicted text (see :func:`utf8_size`)."""
+        return cls(count_lines(text), utf8_size(text))
+
+    def over(self, line_cap: int, byte_cap: int) -> list[str]:
+        """The dimensions strictly above these caps (see :func:`over`)."""
+        return over(self.lines, self.bytes, line_cap, byte_cap)
+
+    def verdict(self, caps: Caps) -> tuple[str, list[str]]:
+        """``ok``, ``warn`` or ``over``, with the dimensions responsible (see :func:`verdict`)."""
+        return verdict(self.lines, self.bytes, caps)
+
+    def __eq__(self, other: object) -> bool:
+        return (
+            isinstance(other, Measurement)
+            and self.lines == other.lines
+            and self.bytes == other.bytes
+        )
+
+    def __hash__(self) -> int:
+        return hash((self.lines, self.bytes))
+
+    def __repr__(self) -> str:
+        return f"Measurement(lines={self.lines!r}, bytes={self.bytes!r})"
 
 
 def over(lines: int | None, size: int, line_cap: int, byte_cap: int) -> list[str]:

@@ -27,9 +27,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from engramory import fsutil
+from engramory.caps import INDEX_NAME  # named in caps, on the hook's path; used from here
 from engramory.errors import InputMissingError
 
-INDEX_NAME = "MEMORY.md"
 DEFAULT_STORE_DIR = ".engramory-memory"
 ENV_MEMORY_ROOT = "ENGRAMORY_MEMORY_ROOT"
 GIT_MARKER = ".git"

@@ -56,6 +56,8 @@ from dataclasses import dataclass
 
 from engramory.textfmt import excerpt
 
+NOTE_TYPES = ("user", "feedback", "project", "reference")  # the values of ``type:``
+TYPES_TEXT = ", ".join(NOTE_TYPES)
 FENCE = "---"
 QUOTES = ('"', "'")
 

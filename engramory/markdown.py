@@ -15,6 +15,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from engramory.frontmatter import NOTE_TYPES
+
 INLINE = "link"
 WIKI = "wikilink"
 UNPARSABLE = "unparsable"
@@ -27,8 +29,6 @@ RULE = "rule"
 TABLE_RULE = "table-rule"
 CODE = "code"
 TEXT = "text"  # anything else: it may or may not hold links
-
-TYPE_SECTIONS = ("user", "feedback", "project", "reference")
 
 # Every pattern here is linear on its worst input: a literal start or an
 # anchored match, no adjacent unbounded quantifiers over the same characters.
@@ -303,7 +303,7 @@ def heading_section(text: str) -> str | None:
     if title is None:
         return None
     title = title.strip().lower()
-    return title if title in TYPE_SECTIONS else None
+    return title if title in NOTE_TYPES else None
 
 
 def _is_delimiter_cell(cell: str) -> bool:

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from urllib.parse import unquote
 
 from engramory import fsutil
-from engramory.caps import Caps, count_lines
+from engramory.caps import Caps, Measurement
 from engramory.discovery import INDEX_NAME
 from engramory.frontmatter import decode
 
@@ -207,12 +207,14 @@ def read_file(path: str, limit: int) -> Read:
 
 @dataclass(frozen=True)
 class IndexFile:
-    """The store's ``MEMORY.md``: ``text`` (BOM stripped) only when ``status`` is ``ok``."""
+    """The store's ``MEMORY.md``: ``text`` (BOM stripped) only when ``status`` is ``ok``.
+
+    ``measured`` is set when it was read, and (bytes only) when it was too large.
+    """
 
     status: str
     symlink: bool = False
-    size: int | None = None
-    lines: int | None = None
+    measured: Measurement | None = None
     text: str | None = None
     error: str = ""
 
@@ -242,11 +244,11 @@ def read_index(root: str, caps: Caps) -> IndexFile:
         return IndexFile(MISSING, symlink=is_link, error=kind)
     result = read_file(path, caps.read_limit())
     if result.status == TOO_LARGE:
-        return IndexFile(TOO_LARGE, is_link, size=result.size)
+        return IndexFile(TOO_LARGE, is_link, Measurement(None, result.size or 0))
     if result.data is None:
         return IndexFile(UNREADABLE, is_link, error=result.error)
     raw = result.data
-    return IndexFile(READ_OK, is_link, len(raw), count_lines(raw), decode(raw))
+    return IndexFile(READ_OK, is_link, Measurement.of_raw(raw), decode(raw))
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,15 @@ from __future__ import annotations
 import pytest
 
 from engramory import caps
-from engramory.caps import Caps, caps_from, count_lines, positive_int, utf8_size, verdict
+from engramory.caps import (
+    Caps,
+    Measurement,
+    caps_from,
+    count_lines,
+    positive_int,
+    utf8_size,
+    verdict,
+)
 
 
 def test_defaults() -> None:
@@ -95,6 +103,26 @@ def test_count_lines_on_invalid_utf8_bytes() -> None:
 def test_utf8_size_counts_lone_surrogates() -> None:
     assert utf8_size("é") == 2
     assert utf8_size("\ud800") == 3
+
+
+def test_utf8_size_is_the_guard_s_size_of_a_non_utf8_index() -> None:
+    raw = b"caf\xe9\n\xff"  # Latin-1 bytes: what the guard decodes with surrogateescape
+    assert utf8_size(raw.decode("utf-8", "surrogateescape")) == len(raw)
+    assert utf8_size("\udcff\ud800") == 1 + 3  # an escaped byte, then a JSON lone surrogate
+
+
+def test_a_measurement_of_bytes_and_of_text_agree() -> None:
+    raw = "\ufeffé\nx".encode()
+    assert Measurement.of_raw(raw) == Measurement(2, len(raw))
+    assert Measurement.of_text(raw.decode("utf-8")) == Measurement.of_raw(raw)
+
+
+def test_an_unread_measurement_is_judged_on_bytes_only() -> None:
+    unread = Measurement(None, 30000)
+    assert unread.over(1, 25000) == ["bytes"]
+    assert unread.verdict(Caps()) == ("over", ["bytes"])
+    assert Measurement(None, 100).verdict(Caps()) == ("ok", [])
+    assert Measurement(201, 100).verdict(Caps()) == ("over", ["lines"])
 
 
 @pytest.mark.parametrize(

@@ -323,7 +323,7 @@ def test_post_event_blocks_when_over_the_hard_cap(tmp_path: Path) -> None:
     index.write_text(lines(230))
     text = say(["--event", "post", "--index", str(index)], b"{}", {})
     output = json.loads(text)
-    assert output["decision"] == "block" and "230 lines > 200" in output["reason"]
+    assert output["decision"] == "block" and "lines (230 > 200)" in output["reason"]
 
 
 def test_post_event_on_a_huge_index_reports_bytes_without_reading(tmp_path: Path) -> None:
@@ -331,7 +331,7 @@ def test_post_event_on_a_huge_index_reports_bytes_without_reading(tmp_path: Path
     with index.open("wb") as handle:
         handle.truncate(10 * 1024 * 1024)
     output = json.loads(say(["--event", "post", "--index", str(index)], b"{}", {}))
-    assert "10485760 bytes > 25000" in output["reason"]
+    assert "bytes (10485760 > 25000)" in output["reason"]
 
 
 @pytest.mark.parametrize("count", [0, 150, 200])

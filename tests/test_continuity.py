@@ -584,14 +584,14 @@ def test_status_says_each_state_in_words_not_internals(cli, store: Path) -> None
     assert "- idle: no work recorded yet" in out
     assert "- late: must reconcile after an automatic compaction (unsynced work since 20" in out
     assert "4 sessions recorded (the latest: late)" in out
-    assert "MEMORY.md: 4 lines / 58 bytes" in out
+    assert "MEMORY.md: 4 lines / 58 B" in out
 
 
 def test_status_text_counts_one_line_and_one_session_in_the_singular(cli, store: Path) -> None:
     (store / "MEMORY.md").write_text("x")
     prepare(store, "clean")
     out = cli("sync", "status", str(store)).out
-    assert "MEMORY.md: 1 line / 1 byte," in out and "1 session recorded" in out
+    assert "MEMORY.md: 1 line / 1 B," in out and "1 session recorded" in out
 
 
 def test_status_json_paths_are_all_absolute(cli, store: Path, monkeypatch) -> None:

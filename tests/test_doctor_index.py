@@ -49,7 +49,7 @@ def test_index_escapes_store_is_not_read(tmp_path: Path) -> None:
     (store / "MEMORY.md").symlink_to(outside)
     report = doctor(store)
     assert {f.rule for f in report.findings} == {"index-escapes-store"}
-    assert report.index.text is None and report.index.lines is None
+    assert report.index.text is None and report.index.measured is None
 
 
 def test_index_symlink_inside_store_warns_and_is_read(tmp_path: Path) -> None:
@@ -58,7 +58,7 @@ def test_index_symlink_inside_store_warns_and_is_read(tmp_path: Path) -> None:
     (store / "MEMORY.md").symlink_to("real-index.txt")
     report = doctor(store)
     assert [f.rule for f in report.findings] == ["index-symlink"]
-    assert report.index.lines is not None
+    assert report.index.measured is not None
 
 
 def test_index_symlink_quiet_for_a_regular_file(tmp_path: Path) -> None:
@@ -98,7 +98,7 @@ def test_index_too_large_is_not_parsed(tmp_path: Path) -> None:
         handle.truncate(1024 * 1024 + 1)
     report = doctor(store)
     assert [f.rule for f in report.findings] == ["index-too-large"]
-    assert report.index.lines is None
+    assert report.index.measured is not None and report.index.measured.lines is None
 
 
 def test_index_too_large_limit_follows_the_hard_byte_cap(tmp_path: Path) -> None:
@@ -427,11 +427,11 @@ def test_section_mismatch_needs_schema(tmp_path: Path) -> None:
 def test_fix_hint_names_the_breached_dimension(tmp_path: Path) -> None:
     store = make_store(tmp_path / "s", {}, index=index_of(201))
     hints = doctor(store).hints
-    assert "lines are over" in hints["index-over-hard-cap"]
-    assert "bytes are over" not in hints["index-over-hard-cap"]
+    assert "merge duplicate pointers" in hints["index-over-hard-cap"]
+    assert "shorten the longest" not in hints["index-over-hard-cap"]
     wide = make_store(tmp_path / "w", {}, index=None)
     (wide / "MEMORY.md").write_bytes(b"> " + b"x" * 25000 + b"\n")
     assert (
-        "bytes are over: shorten the longest lines first"
+        "compact the index now: shorten the longest index lines first"
         in doctor(wide).hints["index-over-hard-cap"]
     )

@@ -14,10 +14,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engramory.caps import Caps
+from engramory.caps import Caps, Measurement, utf8_size
 from engramory.guard import decision as guard
 from engramory.guard import edits, service
-from engramory.guard.decision import Size, Verdict
+from engramory.guard.decision import Verdict
 from engramory.guard.service import ToolCall
 
 CAPS = Caps()
@@ -87,8 +87,8 @@ def test_growth_on_an_over_cap_index_is_denied_and_named(tmp_path: Path) -> None
     assert decision(output) == "deny"
     reason = output.message
     assert "from 210 lines / 420 B to 420 lines / 1.4 KB" in reason
-    assert "420 lines > 200" in reason
-    assert "bytes >" not in reason
+    assert "lines (420 > 200)" in reason
+    assert "bytes (" not in reason
     assert "ENGRAMORY_INDEX_PATH" in reason and "archive" in reason and "shrink" in reason
 
 
@@ -105,7 +105,7 @@ def test_both_over_lines_shrink_bytes_grow_denies_naming_bytes_only(tmp_path: Pa
     output = ask(write(index, lines(250, width=130)))  # 250 lines, 32,750 bytes
     assert decision(output) == "deny"
     reason = output.message
-    assert "32750 bytes > 25000" in reason and "lines > 200" not in reason
+    assert "bytes (32750 > 25000)" in reason and "lines (" not in reason
 
 
 @pytest.mark.parametrize(
@@ -343,14 +343,14 @@ def test_post_event_denies_when_over_the_hard_cap(tmp_path: Path) -> None:
     index = tmp_path / "MEMORY.md"
     index.write_text(lines(230))
     verdict = service.check_after(str(index), {})
-    assert decision(verdict) == "deny" and "230 lines > 200" in verdict.message
+    assert decision(verdict) == "deny" and "lines (230 > 200)" in verdict.message
 
 
 def test_post_event_on_a_huge_index_reports_bytes_without_reading(tmp_path: Path) -> None:
     index = tmp_path / "MEMORY.md"
     with index.open("wb") as handle:
         handle.truncate(10 * 1024 * 1024)
-    assert "10485760 bytes > 25000" in service.check_after(str(index), {}).message
+    assert "bytes (10485760 > 25000)" in service.check_after(str(index), {}).message
 
 
 @pytest.mark.parametrize("count", [0, 150, 200])
@@ -375,12 +375,12 @@ def test_post_event_on_an_unreadable_index_is_silent(tmp_path: Path) -> None:
 
 
 def test_decide_counts_a_missing_index_as_empty() -> None:
-    assert guard.decide(None, Size(201, 500), CAPS).kind == "deny"
-    assert guard.decide(None, Size(200, 500), CAPS).kind == "nudge"
+    assert guard.decide(None, Measurement(201, 500), CAPS).kind == "deny"
+    assert guard.decide(None, Measurement(200, 500), CAPS).kind == "nudge"
 
 
 def test_decide_same_size_over_cap_is_a_nudge() -> None:
-    assert guard.decide(Size(300, 100), Size(300, 100), CAPS).kind == "nudge"
+    assert guard.decide(Measurement(300, 100), Measurement(300, 100), CAPS).kind == "nudge"
 
 
 def test_caps_come_from_the_environment(tmp_path: Path) -> None:
@@ -429,8 +429,8 @@ def test_multiedit_is_sequential_single_edits(
 @given(st.binary(max_size=200))
 def test_decoding_and_sizing_an_index_round_trips_its_bytes(raw: bytes) -> None:
     text = edits.decode_index(raw)
-    assert edits.encoded_size(text) == len(raw)
-    assert Size.of_text(text).lines == Size.of_raw(raw).lines
+    assert utf8_size(text) == len(raw)
+    assert Measurement.of_text(text).lines == Measurement.of_raw(raw).lines
 
 
 @settings(max_examples=200)
@@ -438,11 +438,11 @@ def test_decoding_and_sizing_an_index_round_trips_its_bytes(raw: bytes) -> None:
 def test_guard_never_raises_on_any_index_and_edit(raw: bytes, old: str, new: str) -> None:
     current = edits.decode_index(raw)
     predicted = edits.apply_edit(current, old, new, True)
-    verdict = guard.decide(Size.of_raw(raw), Size.of_text(predicted), CAPS)
+    verdict = guard.decide(Measurement.of_raw(raw), Measurement.of_text(predicted), CAPS)
     assert verdict.kind in ("deny", "nudge", "silent")
     if (
         len(predicted.encode("utf-8", "surrogatepass")) <= len(raw)
-        and Size.of_text(predicted).lines <= Size.of_raw(raw).lines
+        and Measurement.of_text(predicted).lines <= Measurement.of_raw(raw).lines
     ):
         assert verdict.kind != "deny"  # nothing grew: never a deny
 

@@ -16,7 +16,8 @@ from pathlib import Path
 import pytest
 
 from engramory import fsutil
-from engramory.caps import Caps
+from engramory.breach import words as breach_words
+from engramory.caps import Caps, Measurement
 from engramory.guard import decision as guard
 from engramory.textfmt import excerpt
 
@@ -56,10 +57,10 @@ def test_doctor_over_cap_message_says_1_line(cli, tmp_path: Path) -> None:
 
 def test_guard_messages_say_1_line_and_1_byte() -> None:
     caps = Caps(warn_lines=1, hard_lines=1, warn_bytes=1, hard_bytes=1)
-    verdict = guard.decide(guard.Size(0, 0), guard.Size(1, 2), caps)
+    verdict = guard.decide(Measurement(0, 0), Measurement(1, 2), caps)
     assert verdict.kind == guard.DENY
-    assert "hard cap 1 line / 1 byte, soft cap 1 line / 1 byte" in verdict.message
-    assert "1 lines" not in verdict.message and "1 bytes" not in verdict.message
+    assert "soft cap 1 line / 1 B, hard cap 1 line / 1 B" in verdict.message
+    assert "1 lines" not in verdict.message
 
 
 def test_file_too_large_error_counts_bytes_in_words() -> None:
@@ -172,16 +173,16 @@ def test_os_error_text_words() -> None:
 
 @pytest.mark.parametrize(("lines", "size"), [(250, 9000), (None, 90000)])
 def test_after_the_fact_says_compact_once(lines: int | None, size: int) -> None:
-    verdict = guard.after_the_fact(lines, size, Caps())
+    verdict = guard.after_the_fact(Measurement(lines, size), Caps())
     assert verdict.kind == guard.DENY
     assert verdict.message.lower().count("compact") == 1
-    assert "Compact it now, before anything else: (1) pointer-ify" in verdict.message
+    assert "Compact it now, before anything else: " in verdict.message
     assert "Compact instead" not in verdict.message
 
 
 def test_the_deny_before_a_write_keeps_its_own_compaction_steps() -> None:
-    verdict = guard.decide(guard.Size(10, 100), guard.Size(300, 9000), Caps())
-    assert "Do not append. Compact instead: (1) pointer-ify" in verdict.message
+    verdict = guard.decide(Measurement(10, 100), Measurement(300, 9000), Caps())
+    assert "Do not append. Compact instead: merge duplicate pointers" in verdict.message
 
 
 # --- check's oversized index -------------------------------------------------------------------
@@ -193,3 +194,58 @@ def test_check_says_it_did_not_read_an_oversized_index(cli, tmp_path: Path) -> N
     assert result.code == 2
     assert "check did not read it: it is larger than the " in result.out
     assert "not read, it is too large to load" not in result.out
+
+
+# --- one wording of a breach (issue 22) ---------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("content", "breach"),
+    [
+        ("- [a](a.md)\n" * 201, "over the hard cap on lines (201 > 200)"),
+        ("- [a](a.md) " + "x" * 25000 + "\n", "over the hard cap on bytes (25013 > 25000)"),
+    ],
+)
+def test_check_doctor_guard_and_sync_word_a_breach_alike(
+    cli, tmp_path: Path, content: str, breach: str
+) -> None:
+    index = tmp_path / "MEMORY.md"
+    index.write_text(content)
+    assert breach in cli("check", str(tmp_path)).out
+    (finding,) = by_rule(doctor_json(cli, tmp_path), "index-over-hard-cap")
+    assert breach in finding["message"]
+    assert breach in guard.after_the_fact(Measurement.of_raw(index.read_bytes()), Caps()).message
+    assert breach in cli("sync", "status", str(tmp_path)).out
+
+
+def test_check_doctor_and_guard_give_the_same_advice(cli, tmp_path: Path) -> None:
+    index = tmp_path / "MEMORY.md"
+    index.write_text("- [a](a.md)\n" * 201)
+    measured = Measurement.of_raw(index.read_bytes())
+    advice = breach_words(measured, Caps())[1]
+    assert advice.startswith("merge duplicate pointers")
+    assert f"Compact now: {advice}, " in cli("check", str(tmp_path)).out
+    assert f"fix index-over-hard-cap: compact the index now: {advice}" in (
+        cli("doctor", str(tmp_path)).out
+    )
+    assert f"Compact it now, before anything else: {advice}." in (
+        guard.after_the_fact(measured, Caps()).message
+    )
+
+
+def test_a_breach_is_worded_only_for_the_dimensions_asked() -> None:
+    measured = Measurement(201, 25001)
+    assert breach_words(measured, Caps(), dims=["bytes"])[0] == (
+        "over the hard cap on bytes (25001 > 25000)"
+    )
+    assert breach_words(Measurement(151, 10), Caps(), hard=False)[0] == (
+        "over the soft cap on lines (151 > 150)"
+    )
+    assert breach_words(Measurement(None, 30000), Caps())[0].endswith("bytes (30000 > 25000)")
+    assert breach_words(Measurement(200, 25000), Caps()) == ("", "")
+
+
+def test_the_advice_starts_with_the_bytes_then_the_lines() -> None:
+    advice = breach_words(Measurement(201, 25001), Caps())[1]
+    assert advice.startswith("shorten the longest index lines first")
+    assert "; then merge duplicate pointers" in advice and "compact" not in advice.lower()

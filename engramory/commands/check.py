@@ -11,12 +11,12 @@ import argparse
 import json
 import os
 
+from engramory import breach, discovery, fsutil
 from engramory import caps as capsmod
-from engramory import discovery, fsutil
-from engramory.caps import Caps
+from engramory.caps import Caps, Measurement
 from engramory.commands.options import add_cap_flags, add_format_flag, caps_from_args
 from engramory.errors import EXIT_FINDINGS, EXIT_OK, EXIT_OVER, InputMissingError
-from engramory.textfmt import human_size, plural, printable
+from engramory.textfmt import human_size, printable
 
 EXIT_CODES = {capsmod.OK: EXIT_OK, capsmod.WARN: EXIT_FINDINGS, capsmod.OVER: EXIT_OVER}
 
@@ -42,17 +42,6 @@ examples:
   engramory check --hard-bytes 16384 .engramory-memory"""
 
 
-class Measurement:
-    """What was measured: ``lines`` is ``None`` when the file was too big to read."""
-
-    __slots__ = ("bytes", "lines", "path")
-
-    def __init__(self, path: str, lines: int | None, size: int) -> None:
-        self.path = path
-        self.lines = lines
-        self.bytes = size
-
-
 def measure(path: str, caps: Caps, real: str | None = None) -> Measurement:
     """Measure an index file; over the hard byte cap it is not read at all.
 
@@ -66,54 +55,31 @@ def measure(path: str, caps: Caps, real: str | None = None) -> Measurement:
         else:
             data = fsutil.read_bounded_stat(real, caps.hard_bytes, follow_symlinks=False)[0]
     except fsutil.FileTooLargeError as exc:
-        return Measurement(path, None, exc.size)
+        return Measurement(None, exc.size)
     except fsutil.NotRegularFileError as exc:
         raise InputMissingError(f"{path} is not a regular file; nothing to measure") from exc
     except FileNotFoundError as exc:
         raise InputMissingError(f"{path} does not exist") from exc
     except OSError as exc:
         raise InputMissingError(f"cannot read {path}: {fsutil.os_error_text(exc)}") from exc
-    return Measurement(path, capsmod.count_lines(data), len(data))
+    return Measurement.of_raw(data)
 
 
-def _dimension_detail(dim: str, m: Measurement, line_cap: int, byte_cap: int) -> str:
-    if dim == capsmod.LINES:
-        return f"lines ({m.lines} > {line_cap})"
-    return f"bytes ({m.bytes} > {byte_cap})"
-
-
-def _first_step(dims: list[str]) -> str:
-    if capsmod.BYTES in dims:
-        return "shorten the longest index lines first (move the detail into the notes)"
-    return "merge duplicate pointers and archive cold notes"
-
-
-def describe(m: Measurement, caps: Caps, verdict: str, dims: list[str], origin: str = "") -> str:
+def describe(path: str, m: Measurement, caps: Caps, verdict: str, origin: str = "") -> str:
     """The one-line verdict ``engramory check`` prints.
 
     ``origin`` says how a discovered index was found; it goes after the path,
     inside the line, so the line still starts with the verdict word.
     """
-    size = human_size(m.bytes)
-    path = f"{m.path} ({origin})" if origin else m.path
-    what = (
-        f"{path} is {size}" if m.lines is None else f"{path} is {plural(m.lines, 'line')} / {size}"
-    )
-    caps_text = (
-        f"soft cap {plural(caps.warn_lines, 'line')} / {human_size(caps.warn_bytes)}, "
-        f"hard cap {plural(caps.hard_lines, 'line')} / {human_size(caps.hard_bytes)}"
-    )
+    shown = f"{path} ({origin})" if origin else path
+    what = f"{shown} is {breach.size_text(m)}"
+    caps_text = breach.caps_text(caps)
     if verdict == capsmod.OK:
         return f"OK: {what} ({caps_text})."
     if verdict == capsmod.WARN:
-        detail = " and ".join(
-            _dimension_detail(d, m, caps.warn_lines, caps.warn_bytes) for d in dims
-        )
-        return (
-            f"WARN: {what}, over the soft cap on {detail} ({caps_text}). "
-            f"Plan a compaction soon: {_first_step(dims)}."
-        )
-    detail = " and ".join(_dimension_detail(d, m, caps.hard_lines, caps.hard_bytes) for d in dims)
+        over_soft, advice = breach.words(m, caps, hard=False)
+        return f"WARN: {what}, {over_soft} ({caps_text}). Plan a compaction soon: {advice}."
+    over_hard, advice = breach.words(m, caps)
     unread = (
         f"; check did not read it: it is larger than the {human_size(caps.hard_bytes)} hard "
         "cap, so its lines were not counted"
@@ -121,8 +87,8 @@ def describe(m: Measurement, caps: Caps, verdict: str, dims: list[str], origin: 
         else ""
     )
     return (
-        f"OVER: {what}, over the hard cap on {detail}{unread} ({caps_text}). "
-        f"Hosts stop loading the index past the cap. Compact now: {_first_step(dims)}, "
+        f"OVER: {what}, {over_hard}{unread} ({caps_text}). "
+        f"Hosts stop loading the index past the cap. Compact now: {advice}, "
         "before adding anything."
     )
 
@@ -183,10 +149,10 @@ def run(args: argparse.Namespace) -> int:
             reason += " (a directory on the way cannot be searched: fix its permissions)"
         raise InputMissingError(f"cannot reach {path}: {reason}")
     m = measure(path, caps, real)
-    verdict, dims = capsmod.verdict(m.lines, m.bytes, caps)
+    verdict, dims = m.verdict(caps)
     if args.format == "json":
         print(json.dumps(report(m, caps, verdict, dims)))
     else:
         origin = location.source if location.discovered else ""
-        print(printable(describe(m, caps, verdict, dims, origin)))
+        print(printable(describe(path, m, caps, verdict, origin)))
     return EXIT_CODES[verdict]

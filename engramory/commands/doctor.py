@@ -9,7 +9,8 @@ from collections.abc import Iterator
 from datetime import date
 from typing import Any
 
-from engramory import __version__, discovery
+from engramory import __version__, breach, discovery
+from engramory.caps import Measurement
 from engramory.commands.options import (
     add_cap_flags,
     add_format_flag,
@@ -30,7 +31,7 @@ from engramory.doctor.model import (
 )
 from engramory.doctor.rules import RULES
 from engramory.errors import EXIT_FINDINGS, EXIT_OK, UsageError
-from engramory.textfmt import human_size, plural, printable
+from engramory.textfmt import plural, printable
 
 JSON_BATCH = 2000  # findings encoded per json.dumps call: fast, and memory stays flat
 
@@ -210,8 +211,8 @@ def _index_text(report: engine.Report) -> str:
         return "index not read"
     caps = report.caps
     return (
-        f"index {plural(report.index.lines or 0, 'line')} / {human_size(report.index.size or 0)} "
-        f"(hard cap {plural(caps.hard_lines, 'line')} / {human_size(caps.hard_bytes)})"
+        f"index {breach.size_text(report.index.measured or Measurement(0, 0))} "
+        f"(hard cap {breach.limits_text(caps.hard_lines, caps.hard_bytes)})"
     )
 
 
@@ -249,8 +250,8 @@ def render_json(report: engine.Report) -> Iterator[str]:
         "store": report.root,
         "index": {
             "path": discovery.INDEX_NAME,
-            "lines": index.lines if read else None,
-            "bytes": index.size if read else None,
+            "lines": index.measured.lines if read and index.measured else None,
+            "bytes": index.measured.bytes if read and index.measured else None,
             "caps": report.caps.as_dict(),
         },
         "notes": report.notes,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 
+from engramory.continuity import state as continuity
 from engramory.hosts.base import VERIFIED
 from engramory.hosts.registry import HOSTS, host_names, resolve, rows
 from engramory.install import layout
@@ -121,9 +122,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     init.add_argument("--force", action="store_true", help=FORCE_HELP)
     init.add_argument(
         "--mode",
-        choices=("explicit", "assisted"),
+        choices=continuity.MODES,
         help="continuity hooks' policy (with --install-hooks): sync at continuity boundaries "
-        "(explicit, the default) or also at milestones (assisted)",
+        f"({continuity.EXPLICIT}, the default) or also at milestones ({continuity.ASSISTED})",
     )
     init.set_defaults(run=run_init)
 

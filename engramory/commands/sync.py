@@ -15,13 +15,14 @@ import json
 import sys
 from pathlib import Path
 
-from engramory import discovery, hosts
+from engramory import breach, discovery, hosts
+from engramory.caps import Measurement
 from engramory.commands.options import add_cap_flags, add_format_flag, caps_from_args
 from engramory.continuity import policy
 from engramory.continuity import state as continuity
 from engramory.continuity.policy import HookInputError, Reply
 from engramory.errors import EXIT_OK, EXIT_USAGE, EngramoryError
-from engramory.textfmt import plural, printable
+from engramory.textfmt import printable
 
 INPUT_LIMIT = 1024 * 1024
 
@@ -88,7 +89,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         formatter_class=fmt,
     )
     hook.add_argument("--host", choices=hosts.LIFECYCLE_HOSTS, required=True, help="hook dialect")
-    hook.add_argument("--mode", choices=continuity.MODES, default="explicit", help="sync policy")
+    hook.add_argument(
+        "--mode", choices=continuity.MODES, default=continuity.EXPLICIT, help="sync policy"
+    )
     hook.add_argument("store", nargs="?", metavar="STORE", help="the memory store")
     hook.set_defaults(run=run_hook)
 
@@ -163,7 +166,7 @@ def run_mark_synced(args: argparse.Namespace) -> int:
     print(
         printable(
             f"{verb} for session {result.session_id!r}: the index is "
-            f"{plural(result.index.lines, 'line')} / {plural(result.index.bytes, 'byte')}"
+            f"{breach.size_text(result.index.measured or Measurement(0, 0))}"
         )
     )
     return EXIT_OK

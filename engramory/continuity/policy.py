@@ -26,8 +26,8 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from engramory import discovery
-from engramory.caps import Caps
+from engramory import breach, discovery
+from engramory.caps import Caps, Measurement
 from engramory.continuity import state as continuity
 from engramory.install.hookwiring import SYNC_SCRIPT, powershell_quote
 from engramory.resources import shipped_path
@@ -139,7 +139,7 @@ def session_context(
         lines.append(_fence(state_error))
     else:
         lines += _sync_state_lines(state, sid)
-    if mode == "assisted":
+    if mode == continuity.ASSISTED:
         lines.append(
             "Assisted mode: run the continuity sync before a compact, a clear or a new thread, "
             "and offer one at meaningful milestones (a decision made, a task finished)."
@@ -312,8 +312,8 @@ def status_report(store: Path, caps: Caps) -> dict[str, object]:
         "index": {
             "path": str(root / discovery.INDEX_NAME),
             "loadable": index.ok,
-            "lines": index.lines,
-            "bytes": index.bytes,
+            "lines": index.measured.lines if index.measured else None,
+            "bytes": index.measured.bytes if index.measured else None,
             "error": index.error or None,
         },
     }
@@ -350,10 +350,8 @@ def status_lines(report: dict[str, object]) -> list[str]:
     assert isinstance(index, dict) and isinstance(sessions, dict)
     lines = [f"Engramory sync state: {report['store']}"]
     if index["loadable"]:
-        lines.append(
-            f"MEMORY.md: {plural(int(index['lines']), 'line')} / "
-            f"{plural(int(index['bytes']), 'byte')}, within the hard caps (loadable)"
-        )
+        measured = Measurement(int(index["lines"]), int(index["bytes"]))
+        lines.append(f"MEMORY.md: {breach.size_text(measured)}, within the hard caps (loadable)")
     else:
         lines.append(f"MEMORY.md: {index['error']}")
     count = int(str(report["session_count"]))

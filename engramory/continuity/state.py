@@ -30,8 +30,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from engramory import fsutil
-from engramory.caps import Caps, count_lines
+from engramory import breach, fsutil
+from engramory.caps import Caps, Measurement
 from engramory.discovery import INDEX_NAME
 from engramory.errors import EngramoryError
 
@@ -42,7 +42,9 @@ MAX_SESSIONS = 64
 MAX_STORED_SESSIONS = 1024
 STATE_LIMIT = 1024 * 1024
 MAX_ID_LENGTH = 256
-MODES = ("explicit", "assisted")
+EXPLICIT = "explicit"  # sync when the user asks, and before a compaction
+ASSISTED = "assisted"  # also at meaningful milestones
+MODES = (EXPLICIT, ASSISTED)
 SOURCES = ("startup", "resume", "clear", "compact")
 LOCK_TIMEOUT = 2.0
 LOCK_POLL = 0.025
@@ -75,7 +77,7 @@ class Session:
     dirty_generation: int = 0
     synced_generation: int = 0
     host: str = ""
-    mode: str = "explicit"
+    mode: str = EXPLICIT
     source: str = ""
     unobserved: bool = False
     last_event: str = ""
@@ -145,7 +147,7 @@ def _session(sid: str, record: object) -> Session:
         dirty_generation=dirty_gen,
         synced_generation=synced_gen,
         host=_text(record, "host", 16),
-        mode=_text(record, "mode", 16) if record.get("mode") in MODES else "explicit",
+        mode=_text(record, "mode", 16) if record.get("mode") in MODES else EXPLICIT,
         source=_text(record, "source", 16) if record.get("source") in (*SOURCES, "other") else "",
         unobserved=record.get("unobserved") is True,
         last_event=_text(record, "last_event", 32),
@@ -350,8 +352,7 @@ class IndexInfo:
 
     ok: bool
     path: Path
-    lines: int | None = None
-    bytes: int | None = None
+    measured: Measurement | None = None
     sha256: str = ""
     error: str = ""
 
@@ -368,24 +369,19 @@ def inspect_index(store: Path, caps: Caps) -> IndexInfo:
     try:
         raw = fsutil.read_bounded(path, caps.hard_bytes)
     except fsutil.FileTooLargeError as exc:
-        return IndexInfo(
-            False,
-            path,
-            bytes=exc.size,
-            error=f"MEMORY.md is {exc.size} bytes, over the hard cap of {caps.hard_bytes}",
-        )
+        return _over_cap(path, Measurement(None, exc.size), caps)
     except OSError as exc:
         return IndexInfo(False, path, error=f"cannot read MEMORY.md ({exc.strerror or exc})")
-    lines = count_lines(raw)
-    if lines > caps.hard_lines:
-        return IndexInfo(
-            False,
-            path,
-            lines,
-            len(raw),
-            error=f"MEMORY.md is {lines} lines, over the hard cap of {caps.hard_lines}",
-        )
-    return IndexInfo(True, path, lines, len(raw), hashlib.sha256(raw).hexdigest())
+    measured = Measurement.of_raw(raw)
+    if measured.over(caps.hard_lines, caps.hard_bytes):
+        return _over_cap(path, measured, caps)
+    return IndexInfo(True, path, measured, hashlib.sha256(raw).hexdigest())
+
+
+def _over_cap(path: Path, measured: Measurement, caps: Caps) -> IndexInfo:
+    over_hard = breach.words(measured, caps)[0]
+    error = f"MEMORY.md is {breach.size_text(measured)}, {over_hard}"
+    return IndexInfo(False, path, measured, error=error)
 
 
 # --- operations ----------------------------------------------------------------------------
@@ -473,11 +469,12 @@ def mark_synced(store: Path, caps: Caps, session_id: str | None = None) -> SyncR
                 "(the session stays unsynced)"
             )
         session = state.sessions[sid]
+        measured = index.measured or Measurement(0, 0)  # set on every loadable index
         current = (
             not session.unsynced
             and session.synced_generation == session.dirty_generation
             and (session.index_sha256, session.index_lines, session.index_bytes)
-            == (index.sha256, index.lines, index.bytes)
+            == (index.sha256, measured.lines, measured.bytes)
         )
         if current:
             return SyncResult(sid, False, index)
@@ -488,8 +485,8 @@ def mark_synced(store: Path, caps: Caps, session_id: str | None = None) -> SyncR
         session.synced_at = session.updated_at = now()
         session.last_event = "mark-synced"
         session.index_sha256 = index.sha256
-        session.index_lines = index.lines
-        session.index_bytes = index.bytes
+        session.index_lines = measured.lines
+        session.index_bytes = measured.bytes
         state.last_session_id = sid
         prune(state, sid)
         save(store, state)

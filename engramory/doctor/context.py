@@ -15,11 +15,10 @@ from datetime import date
 from typing import Any
 
 from engramory.caps import Caps
-from engramory.frontmatter import Frontmatter
+from engramory.frontmatter import NOTE_TYPES, Frontmatter
 from engramory.markdown import IndexLine
 from engramory.store import READ_OK, IndexFile, NoteFile, Read, Target, Walk
 
-NOTE_TYPES = ("user", "feedback", "project", "reference")
 DEFAULT_MAX_INDEX_LINE = 200
 
 

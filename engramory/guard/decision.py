@@ -20,47 +20,17 @@ This module is on the hook's hot path: it imports only what ``caps`` does.
 
 from __future__ import annotations
 
-from engramory.caps import BYTES, LINES, Caps, count_lines, over
-from engramory.guard.edits import encoded_size
+from engramory.caps import BYTES, LINES, Caps, Measurement, over
 
 DENY = "deny"
 NUDGE = "nudge"
 SILENT = "silent"
 
-COMPACTION_HOW = (
-    "(1) pointer-ify long lines -- a title and a short hook, the detail in the note; "
-    "(2) merge duplicate or overlapping pointers; (3) archive cold notes (move them to "
-    "archive/ and drop their lines, or fold them into one archive pointer). Edits that "
-    "shrink the index are always allowed."
-)
-COMPACTION_STEPS = "Compact instead: " + COMPACTION_HOW
+SHRINKING_PASSES = "Edits that shrink the index are always allowed."
 SCOPE_HINT = (
     "If this file is not your Engramory memory index, scope the guard to the real "
     "one with ENGRAMORY_INDEX_PATH=/path/to/store/MEMORY.md."
 )
-
-
-class Size:
-    """An index measure: ``lines`` and ``bytes`` (``bytes_`` avoids the builtin)."""
-
-    __slots__ = ("bytes_", "lines")
-
-    def __init__(self, lines: int, bytes_: int) -> None:
-        self.lines = lines
-        self.bytes_ = bytes_
-
-    @classmethod
-    def of_raw(cls, raw: bytes) -> Size:
-        return cls(count_lines(raw), len(raw))
-
-    @classmethod
-    def of_text(cls, text: str) -> Size:
-        return cls(count_lines(text), encoded_size(text))
-
-    def describe(self) -> str:
-        from engramory.textfmt import human_size, plural  # noqa: PLC0415 - only when speaking
-
-        return f"{plural(self.lines, 'line')} / {human_size(self.bytes_)}"
 
 
 class Verdict:
@@ -76,65 +46,75 @@ class Verdict:
         return f"Verdict({self.kind!r}, {self.message[:60]!r})"
 
 
-def _dims_text(size: Size, dims: list[str], line_cap: int, byte_cap: int) -> str:
-    parts = []
-    for dim in dims:
-        if dim == LINES:
-            parts.append(f"{size.lines} lines > {line_cap}")
-        else:
-            parts.append(f"{size.bytes_} bytes > {byte_cap}")
-    return " and ".join(parts)
+def _breach(
+    measured: Measurement, caps: Caps, hard: bool = True, dims: list[str] | None = None
+) -> tuple[str, str]:
+    """:func:`engramory.breach.words`, imported only when the guard has something to say."""
+    from engramory import breach  # noqa: PLC0415 - only when speaking
+
+    return breach.words(measured, caps, hard, dims)
 
 
-def _limits(lines: int, bytes_: int) -> str:
-    """``200 lines / 25000 bytes``, each count with the right plural."""
-    from engramory.textfmt import plural  # noqa: PLC0415 - only when speaking
+def _size(measured: Measurement) -> str:
+    """:func:`engramory.breach.size_text`, imported only when speaking."""
+    from engramory.breach import size_text  # noqa: PLC0415 - only when speaking
 
-    return f"{plural(lines, 'line')} / {plural(bytes_, 'byte')}"
+    return size_text(measured)
+
+
+def _hard_cap(caps: Caps) -> str:
+    """``200 lines / 24.4 KB``: the hard cap, in the words of :mod:`engramory.breach`."""
+    from engramory.breach import limits_text  # noqa: PLC0415 - only when speaking
+
+    return limits_text(caps.hard_lines, caps.hard_bytes)
 
 
 def _caps_text(caps: Caps) -> str:
-    return (
-        f"hard cap {_limits(caps.hard_lines, caps.hard_bytes)}, soft cap "
-        f"{_limits(caps.warn_lines, caps.warn_bytes)}"
-    )
+    """Both caps, in the words of :mod:`engramory.breach`."""
+    from engramory.breach import caps_text  # noqa: PLC0415 - only when speaking
+
+    return caps_text(caps)
 
 
-def decide(current: Size | None, predicted: Size, caps: Caps) -> Verdict:
+def decide(current: Measurement | None, predicted: Measurement, caps: Caps) -> Verdict:
     """The verdict for a predicted index; ``current`` is ``None`` when there is no index yet."""
-    now = current or Size(0, 0)
-    hard = over(predicted.lines, predicted.bytes_, caps.hard_lines, caps.hard_bytes)
+    now = current or Measurement(0, 0)
+    hard = predicted.over(caps.hard_lines, caps.hard_bytes)
     growing = [
         dim
         for dim in hard
-        if (predicted.lines > now.lines if dim == LINES else predicted.bytes_ > now.bytes_)
+        if (
+            (predicted.lines or 0) > (now.lines or 0)
+            if dim == LINES
+            else predicted.bytes > now.bytes
+        )
     ]
     if growing:
+        over_cap, advice = _breach(predicted, caps, dims=growing)
         return Verdict(
             DENY,
-            f"Engramory: this would GROW the memory index from {now.describe()} to "
-            f"{predicted.describe()}, past its hard cap "
-            f"({_dims_text(predicted, growing, caps.hard_lines, caps.hard_bytes)}). "
+            f"Engramory: this would GROW the memory index from {_size(now)} to "
+            f"{_size(predicted)}, {over_cap}. "
             "Hosts stop loading the index past the cap, so whatever is appended there is "
-            f"never recalled. Do not append. {COMPACTION_STEPS} If it is still over after "
-            f"compacting, ask the user what to archive. ({_caps_text(caps)}.) {SCOPE_HINT}",
+            f"never recalled. Do not append. Compact instead: {advice}. {SHRINKING_PASSES} "
+            "If it is still over after compacting, ask the user what to archive. "
+            f"({_caps_text(caps)}.) {SCOPE_HINT}",
         )
     if hard:
+        over_cap, advice = _breach(predicted, caps)
         return Verdict(
             NUDGE,
-            f"Engramory: the memory index is still over its hard cap after this edit "
-            f"({_dims_text(predicted, hard, caps.hard_lines, caps.hard_bytes)}); the edit is "
+            f"Engramory: the memory index is still {over_cap} after this edit; the edit is "
             "allowed because it does not grow it. Keep compacting until it is within "
-            f"{_limits(caps.hard_lines, caps.hard_bytes)}. {COMPACTION_STEPS}",
+            f"{_hard_cap(caps)}: {advice}. {SHRINKING_PASSES}",
         )
-    soft = over(predicted.lines, predicted.bytes_, caps.warn_lines, caps.warn_bytes)
-    if soft:
+    over_soft, _advice = _breach(predicted, caps, hard=False)
+    if over_soft:
         return Verdict(
             NUDGE,
-            f"Engramory: the memory index will be {predicted.describe()}, over its soft cap "
-            f"({_dims_text(predicted, soft, caps.warn_lines, caps.warn_bytes)}). It is allowed; "
-            "offer the user a compaction pass before it reaches the hard cap "
-            f"({_limits(caps.hard_lines, caps.hard_bytes)}).",
+            f"Engramory: the memory index will be {_size(predicted)}, {over_soft}. "
+            "It is allowed; offer the user a compaction pass before it reaches the hard cap "
+            f"({_hard_cap(caps)}).",
         )
     return Verdict(SILENT)
 
@@ -160,26 +140,19 @@ def shell_write(target: str) -> Verdict:
     )
 
 
-def after_the_fact(lines: int | None, size: int, caps: Caps) -> Verdict:
+def after_the_fact(measured: Measurement, caps: Caps) -> Verdict:
     """After a tool ran: ``deny`` (block feedback) when the index is now over a hard cap.
 
-    ``lines`` is ``None`` when the file was too big to be worth reading.
+    ``measured.lines`` is ``None`` when the file was too big to be worth reading.
     """
-    hard = over(lines, size, caps.hard_lines, caps.hard_bytes)
-    if not hard:
+    over_cap, advice = _breach(measured, caps)
+    if not over_cap:
         return Verdict(SILENT)
-    measured = Size(lines if lines is not None else 0, size)
-    if lines is not None:
-        what = measured.describe()
-    else:
-        from engramory.textfmt import human_size  # noqa: PLC0415 - only when speaking
-
-        what = human_size(size)
     return Verdict(
         DENY,
-        f"Engramory: the memory index is now {what}, over its hard cap "
-        f"({_dims_text(measured, hard, caps.hard_lines, caps.hard_bytes)}). Hosts stop loading "
-        f"it past the cap. Compact it now, before anything else: {COMPACTION_HOW}",
+        f"Engramory: the memory index is now {_size(measured)}, {over_cap}. Hosts stop "
+        f"loading it past the cap. Compact it now, before anything else: {advice}. "
+        f"{SHRINKING_PASSES}",
     )
 
 

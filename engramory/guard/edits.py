@@ -37,22 +37,6 @@ def apply_edits(text: str, steps: list[tuple[object, object, object]]) -> str:
     return text
 
 
-def encoded_size(text: str) -> int:
-    """UTF-8 size of a predicted text decoded with ``surrogateescape``.
-
-    Bytes that were not valid UTF-8 in the file come back as the same single
-    bytes, so a non-UTF-8 index keeps its true size and an edit that does not
-    grow it is never mistaken for growth. A lone surrogate that arrived in a
-    JSON payload counts as three bytes.
-    """
-    try:
-        return len(text.encode("utf-8", "surrogateescape"))
-    except UnicodeEncodeError:
-        return len(text.encode("utf-8", "surrogatepass")) - 2 * sum(
-            1 for ch in text if "\udc80" <= ch <= "\udcff"
-        )
-
-
 def decode_index(raw: bytes) -> str:
-    """The index as text for simulation; invalid bytes survive as escapes (:func:`encoded_size`)."""
+    """The index as text for simulation; invalid bytes survive as escapes (``caps.utf8_size``)."""
     return raw.decode("utf-8", "surrogateescape")

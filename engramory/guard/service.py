@@ -34,7 +34,7 @@ if TYPE_CHECKING:  # annotations only: a call that cannot concern the index impo
     from engramory.caps import Caps
     from engramory.guard.decision import Verdict
 
-DEFAULT_INDEX_NAME = "MEMORY.md"
+DEFAULT_INDEX_NAME = "MEMORY.md"  # caps.INDEX_NAME, spelled out: caps is not on this path
 PAYLOAD_LIMIT = 64 * 1024 * 1024
 
 WRITE = "write"
@@ -225,7 +225,8 @@ def predict(call: ToolCall, current: str) -> str | None:
 
 def check_edit(call: ToolCall, path: str, caps: Caps) -> Verdict:
     """The verdict for a write, edit or multi-edit of the index at ``path``."""
-    from engramory.guard.decision import Size, decide, unverified  # noqa: PLC0415
+    from engramory.caps import Measurement  # noqa: PLC0415
+    from engramory.guard.decision import decide, unverified  # noqa: PLC0415
     from engramory.guard.edits import decode_index  # noqa: PLC0415
 
     status, raw = read_index(path, caps)
@@ -235,8 +236,8 @@ def check_edit(call: ToolCall, path: str, caps: Caps) -> Verdict:
     predicted = predict(call, current)
     if predicted is None:
         return unverified("the tool call does not carry the new content")
-    before = Size.of_raw(raw) if raw is not None else None
-    return decide(before, Size.of_text(predicted), caps)
+    before = Measurement.of_raw(raw) if raw is not None else None
+    return decide(before, Measurement.of_text(predicted), caps)
 
 
 def check_shell(
@@ -310,8 +311,8 @@ def strongest(verdicts: list[Verdict]) -> Verdict:
 
 def check_after(path: str | None, environ: dict[str, str] | os._Environ[str]) -> Verdict:
     """After a tool ran: is the index at ``path`` over a hard cap now? (a deny if so)"""
-    from engramory.caps import caps_from  # noqa: PLC0415
-    from engramory.guard.decision import Size, after_the_fact, over_bytes_only  # noqa: PLC0415
+    from engramory.caps import Measurement, caps_from  # noqa: PLC0415
+    from engramory.guard.decision import after_the_fact, over_bytes_only  # noqa: PLC0415
 
     if not path:
         return silent()
@@ -321,9 +322,8 @@ def check_after(path: str | None, environ: dict[str, str] | os._Environ[str]) ->
     except OSError:
         return silent()
     if over_bytes_only(size, caps):
-        return after_the_fact(None, size, caps)
+        return after_the_fact(Measurement(None, size), caps)
     status, raw = read_index(path, caps)
     if status != "ok" or raw is None:
         return silent()
-    measured = Size.of_raw(raw)
-    return after_the_fact(measured.lines, measured.bytes_, caps)
+    return after_the_fact(Measurement.of_raw(raw), caps)

@@ -14,6 +14,7 @@ same bytes.
 
 from __future__ import annotations
 
+from engramory.continuity.state import ASSISTED, EXPLICIT
 from engramory.hosts.base import Host
 from engramory.resources import shipped_path
 
@@ -54,7 +55,7 @@ def host_note(
     *,
     hooks: bool = False,
     protocol: str | None = None,
-    mode: str = "explicit",
+    mode: str = EXPLICIT,
     command: str = COMMAND,
 ) -> str:
     """The short host-specific note that follows the rules.
@@ -88,7 +89,7 @@ def host_note(
             "says WARN or OVER."
         )
     if spec.lifecycle_hooks and hooks:
-        milestone = " and at meaningful milestones" if mode == "assisted" else ""
+        milestone = " and at meaningful milestones" if mode == ASSISTED else ""
         note = spec.hooks_trust_note()
         trust = f" {note}" if note else ""
         lines.append(
@@ -115,7 +116,7 @@ def body(
     *,
     hooks: bool = False,
     protocol: str | None = None,
-    mode: str = "explicit",
+    mode: str = EXPLICIT,
     command: str = COMMAND,
 ) -> str:
     """The rules text for a host (no markers, no file header)."""

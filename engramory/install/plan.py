@@ -29,6 +29,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from engramory import fsutil
+from engramory.continuity.state import EXPLICIT
 from engramory.discovery import INDEX_NAME
 from engramory.errors import EXIT_USAGE, EngramoryError
 from engramory.hosts.base import BLOCK, IGNORE_ALWAYS
@@ -455,7 +456,7 @@ def _wanted_groups(layout: Layout, options: Options) -> dict[str, dict[str, obje
     python = _python(options)
     sync = str(shipped_path(hookwiring.SYNC_SCRIPT).resolve())
     store = str(layout.store.resolve())
-    mode = options.mode or "explicit"
+    mode = options.mode or EXPLICIT
     guard = ""
     if layout.spec.pre_write_hook:
         guard = str(shipped_path(hookwiring.GUARD_SCRIPT).resolve())
@@ -526,7 +527,7 @@ def _rules_text(layout: Layout, options: Options) -> str:
         layout.store_text,
         hooks=options.install_hooks,
         protocol=None if layout.reader else _protocol_path(layout, options),
-        mode=options.mode or "explicit",
+        mode=options.mode or EXPLICIT,
         command=command,
     )
     if layout.rules_kind == BLOCK:

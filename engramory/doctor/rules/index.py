@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from engramory import fsutil, markdown
-from engramory.caps import BYTES, LINES, over
+from engramory import breach, fsutil, markdown
+from engramory.caps import Measurement
 from engramory.doctor.context import StoreView
 from engramory.doctor.model import ERROR, INFO, STORE, WARNING, Example, Issue, rule, sample_note
 from engramory.markdown import IndexLine
@@ -21,23 +21,13 @@ from engramory.store import (
     TOO_LARGE,
     UNREADABLE,
 )
-from engramory.textfmt import excerpt, human_size, plural
+from engramory.textfmt import excerpt, human_size
 
 _ARCHIVED_LINE = re.compile(r"^[ \t>*\-+]*(?:\*\*)?archived?\b[^:]{0,40}[:：]", re.IGNORECASE)
 
 
-def _size_text(view: StoreView) -> str:
-    return f"{plural(view.index.lines or 0, 'line')} / {human_size(view.index.size or 0)}"
-
-
-def _breach(view: StoreView, line_cap: int, byte_cap: int) -> list[str]:
-    parts = []
-    for dim in over(view.index.lines, view.index.size or 0, line_cap, byte_cap):
-        if dim == LINES:
-            parts.append(f"lines ({view.index.lines} > {line_cap})")
-        else:
-            parts.append(f"bytes ({view.index.size} > {byte_cap})")
-    return parts
+def _measured(view: StoreView) -> Measurement:
+    return view.index.measured or Measurement(None, 0)
 
 
 @rule(
@@ -177,24 +167,14 @@ def index_too_large(view: StoreView) -> Iterator[Issue]:
         yield (
             INDEX_NAME,
             None,
-            f"MEMORY.md is {human_size(view.index.size or 0)}, past the {human_size(limit)} "
+            f"MEMORY.md is {human_size(_measured(view).bytes)}, past the {human_size(limit)} "
             "the doctor parses: no host loads an index this size; it was not checked further",
         )
 
 
-def _compaction_advice(view: StoreView, line_cap: int, byte_cap: int) -> str:
-    dims = over(view.index.lines, view.index.size or 0, line_cap, byte_cap)
-    steps = []
-    if BYTES in dims:
-        steps.append(
-            "bytes are over: shorten the longest lines first (a title and a hook; the detail "
-            "belongs in the note)"
-        )
-    if LINES in dims:
-        steps.append(
-            "lines are over: merge duplicate pointers, archive cold notes and drop their lines"
-        )
-    return "; ".join(steps) or "shorten long lines, merge duplicates, archive cold notes"
+def _compaction_advice(view: StoreView, hard: bool) -> str:
+    advice = breach.words(_measured(view), view.caps, hard)[1]
+    return advice or "shorten long lines, merge duplicates, archive cold notes"
 
 
 @rule(
@@ -210,22 +190,19 @@ def _compaction_advice(view: StoreView, line_cap: int, byte_cap: int) -> str:
     fix="compact the index now: when bytes are over, shorten the longest lines first "
     "(a title and a hook; the detail belongs in the note); merge duplicate pointers; "
     "archive cold notes and drop their lines",
-    fix_for=lambda view: (
-        "compact the index now; "
-        + _compaction_advice(view, view.caps.hard_lines, view.caps.hard_bytes)
-    ),
+    fix_for=lambda view: "compact the index now: " + _compaction_advice(view, hard=True),
 )
 def index_over_hard_cap(view: StoreView) -> Iterator[Issue]:
     """Fires: a 201-line index, or one of 25001 bytes (default caps).
     Quiet: exactly 200 lines and 25000 bytes."""
     if view.index.text is None:
         return
-    parts = _breach(view, view.caps.hard_lines, view.caps.hard_bytes)
-    if parts:
+    over_hard = breach.words(_measured(view), view.caps)[0]
+    if over_hard:
         yield (
             INDEX_NAME,
             None,
-            f"the index is {_size_text(view)}, over the hard cap on {' and '.join(parts)}: "
+            f"the index is {breach.size_text(_measured(view))}, {over_hard}: "
             "hosts stop loading it there, so the tail is invisible to the agent",
         )
 
@@ -245,24 +222,21 @@ def index_over_hard_cap(view: StoreView) -> Iterator[Issue]:
     scope=STORE,
     fix="plan a compaction pass: shorten long pointer lines, merge duplicates, "
     "archive notes nobody opens",
-    fix_for=lambda view: (
-        "plan a compaction pass; "
-        + _compaction_advice(view, view.caps.warn_lines, view.caps.warn_bytes)
-    ),
+    fix_for=lambda view: "plan a compaction pass: " + _compaction_advice(view, hard=False),
 )
 def index_over_soft_cap(view: StoreView) -> Iterator[Issue]:
     """Fires: a 151-line index (default caps).
     Quiet: a 150-line index; an index over a hard cap (reported by index-over-hard-cap)."""
     if view.index.text is None:
         return
-    if _breach(view, view.caps.hard_lines, view.caps.hard_bytes):
+    if breach.words(_measured(view), view.caps)[0]:
         return
-    parts = _breach(view, view.caps.warn_lines, view.caps.warn_bytes)
-    if parts:
+    over_soft = breach.words(_measured(view), view.caps, hard=False)[0]
+    if over_soft:
         yield (
             INDEX_NAME,
             None,
-            f"the index is {_size_text(view)}, over the soft cap on {' and '.join(parts)}: "
+            f"the index is {breach.size_text(_measured(view))}, {over_soft}: "
             "compact it before it reaches the hard cap",
         )
 

@@ -274,13 +274,13 @@ def _field_advice(note: NoteCheck, key: str) -> str:
         return f"use the file's slug, {excerpt(note.file.slug)}"
     if key == "description":
         return "one line saying when a future session should open this note"
-    return "one of user, feedback, project, reference"
+    return f"one of {fm.TYPES_TEXT}"
 
 
 @rule(
     "invalid-type",
     ERROR,
-    "type is not exactly one of user, feedback, project, reference",
+    f"type is not exactly one of {fm.TYPES_TEXT}",
     fires=(
         Example("`type: Feedback`", {"x.md": sample_note("x", "Feedback")}),
         Example("`type: handoff`", {"x.md": sample_note("x", "handoff")}),
@@ -291,7 +291,7 @@ def _field_advice(note: NoteCheck, key: str) -> str:
     ),
     scope=NOTE,
     schema=True,
-    fix="set type to exactly one of user, feedback, project, reference (lower-case)",
+    fix=f"set type to exactly one of {fm.TYPES_TEXT} (lower-case)",
 )
 def invalid_type(notes: Sequence[NoteCheck]) -> Iterator[Issue]:
     """Fires: ``type: Feedback``, ``type: handoff``, ``type: notes``.
@@ -306,7 +306,7 @@ def invalid_type(notes: Sequence[NoteCheck]) -> Iterator[Issue]:
             yield (
                 note.rel,
                 _line_of(note, "type"),
-                f"type {excerpt(value)} is not one of user, feedback, project, reference{hint}",
+                f"type {excerpt(value)} is not one of {fm.TYPES_TEXT}{hint}",
             )
 
 
