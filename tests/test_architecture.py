@@ -28,7 +28,7 @@ from conftest import REPO
 
 PACKAGE = REPO / "engramory"
 CORE = (
-    "caps frontmatter markdown store discovery fsutil textfmt resources errors console fastjson"
+    "caps breach frontmatter markdown store discovery fsutil textfmt resources errors console fastjson"
 ).split()
 UPPER_PACKAGES = ("commands", "hosts", "install", "doctor", "guard", "continuity")
 # Package -> the packages it must not import.
