@@ -61,16 +61,8 @@ class Location:
 
 
 def _kind(path: Path) -> str:
-    """``"dir"``, ``"file"``, ``"other"`` or ``"missing"`` (follows symlinks, never opens)."""
-    try:
-        mode = path.stat().st_mode
-    except OSError:
-        return "missing"
-    if stat.S_ISDIR(mode):
-        return "dir"
-    if stat.S_ISREG(mode):
-        return "file"
-    return "other"
+    """``"dir"``, ``"file"``, ``"other"``, ``"missing"`` or ``"error"`` (:func:`fsutil.kind`)."""
+    return fsutil.kind(path)[0]
 
 
 def _entry_exists(path: Path) -> bool:
@@ -218,6 +210,12 @@ def _found_in(directory: Path, depth: int) -> Location | None:
     if _kind(directory / INDEX_NAME) == "file":
         return Location(directory, directory / INDEX_NAME, f"found in {where}")
     return None
+
+
+def git_work_tree(path: Path) -> Path | None:
+    """The top of the git work tree holding ``path`` (the nearest folder with ``.git``), if any."""
+    searched, at_git_top = _ancestors(Path(os.path.abspath(path)))
+    return searched[-1] if at_git_top else None
 
 
 def _from_ancestors(here: Path) -> tuple[Location | None, str]:

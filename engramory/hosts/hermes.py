@@ -12,8 +12,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from engramory import fsutil
+from engramory.discovery import git_work_tree
 from engramory.hosts.base import BLOCK, DOCUMENTED, Host
-from engramory.install.layout import git_work_tree
 
 PARENT_CONTEXT_FILES = (".hermes.md", "HERMES.md")
 

@@ -16,7 +16,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from engramory.discovery import DEFAULT_STORE_DIR, INDEX_NAME
+from engramory.discovery import DEFAULT_STORE_DIR, INDEX_NAME, git_work_tree
 from engramory.errors import EngramoryError
 from engramory.hosts.base import FILE, Host
 
@@ -163,15 +163,6 @@ def _place(value: str | None, root: Path, env) -> Path | None:  # type: ignore[n
 def _global_kind(spec: Host) -> str:
     """A dedicated file per project may be a shared file globally (Windsurf's global rules)."""
     return spec.global_rules_kind or spec.rules_kind
-
-
-def git_work_tree(path: Path) -> Path | None:
-    """The top of the git work tree holding ``path`` (the nearest folder with ``.git``), if any."""
-    current = Path(os.path.abspath(path))
-    for candidate in (current, *current.parents):
-        if os.path.lexists(candidate / ".git"):
-            return candidate
-    return None
 
 
 def _default_root(cwd: Path) -> tuple[Path, str]:

@@ -30,12 +30,12 @@ from pathlib import Path
 
 from engramory import fsutil
 from engramory.continuity.state import EXPLICIT
-from engramory.discovery import INDEX_NAME
+from engramory.discovery import INDEX_NAME, git_work_tree
 from engramory.errors import EXIT_USAGE, EngramoryError
 from engramory.hosts.base import BLOCK, IGNORE_ALWAYS
 from engramory.hosts.registry import HOSTS, hook_hosts
 from engramory.install import blocks, hookconfig, hookwiring, managed, selfcommand
-from engramory.install.layout import Layout, git_work_tree, resolve
+from engramory.install.layout import Layout, resolve
 from engramory.resources import ShippedDocumentMissingError, shipped_path
 from engramory.textfmt import plural
 
@@ -311,11 +311,6 @@ def _store_step(layout: Layout) -> Step:
     return Step("create", shown, "from templates/MEMORY.md", _write(index, template))
 
 
-def _git_work_tree(path: Path) -> Path | None:
-    """The root of the git work tree holding ``path``, if any."""
-    return git_work_tree(path)
-
-
 IgnoreEdit = Callable[[str], tuple[str, str]]
 
 
@@ -328,7 +323,7 @@ def _store_ignore(layout: Layout) -> IgnoreEdit | str | None:
             "the store is outside the project; if it sits in a shared git work tree, "
             "ignore it there yourself"
         )
-    if _git_work_tree(layout.store.parent) is None:
+    if git_work_tree(layout.store.parent) is None:
         return "the store is not inside a git work tree"
     relative = layout.store.relative_to(layout.root).as_posix()
 
@@ -351,7 +346,7 @@ def _hook_config_ignore(layout: Layout, hooks: HookPlan | None) -> IgnoreEdit | 
     wanted = layout.spec.hook_ignore_rule()
     if hooks is None or wanted is None or layout.global_:
         return None
-    if _git_work_tree(layout.root) is None:
+    if git_work_tree(layout.root) is None:
         return None
     rule, comment = wanted
     merged = hooks.merged
