@@ -36,10 +36,11 @@ SHELL_WRITERS = frozenset(
     find xargs vi vim nvim gvim ex vimdiff view rview rvim nano pico micro joe jed mg kak hx
     helix ed red emacs emacsclient strace ltrace watch flock uv coproc script su read""".split()
 )
-_WORD_BYTES = bytes(c if chr(c).isalnum() or chr(c) in "._+-" else 32 for c in range(256))
 
 
 def _may_concern_index(raw, argv):
+    """Only a broken install gets here: the working hook never builds this table."""
+    word_bytes = bytes(c if chr(c).isalnum() or chr(c) in "._+-" else 32 for c in range(256))
     low = raw.lower()
     if b"memory.md" in low:
         return True
@@ -48,7 +49,7 @@ def _may_concern_index(raw, argv):
     if any(marker in low for marker in _SHELL_MARKERS):
         return True
     low = low.replace(b'"bash"', b" ").replace(b"\\\\", b"").replace(b"\\n", b" ")
-    words = low.replace(b"\\t", b" ").translate(None, b"\\'\"").translate(_WORD_BYTES).split()
+    words = low.replace(b"\\t", b" ").translate(None, b"\\'\"").translate(word_bytes).split()
     return any(w in SHELL_WRITERS or w.rstrip(b"0123456789.") in SHELL_WRITERS for w in words)
 
 
