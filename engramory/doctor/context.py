@@ -17,7 +17,7 @@ from typing import Any
 from engramory.caps import Caps
 from engramory.frontmatter import NOTE_TYPES, Frontmatter
 from engramory.markdown import IndexLine
-from engramory.store import READ_OK, IndexFile, NoteFile, Read, Target, Walk
+from engramory.store import IndexFile, NoteFile, Read, Target, Walk
 
 DEFAULT_MAX_INDEX_LINE = 200
 
@@ -80,10 +80,6 @@ class NoteSummary:
     @property
     def rel(self) -> str:
         return self.file.rel
-
-    @property
-    def readable(self) -> bool:
-        return self.status == READ_OK
 
 
 class NameTable:

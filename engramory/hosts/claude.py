@@ -247,6 +247,7 @@ def host() -> Host:
     the index guard and the continuity hooks.
     """
     from engramory.hosts.base import BLOCK, IGNORE_ALWAYS, VERIFIED, Host  # noqa: PLC0415
+    from engramory.install import hookwiring  # noqa: PLC0415
 
     return Host(
         name="claude",
@@ -263,7 +264,7 @@ def host() -> Host:
         global_hook_config="~/.claude/settings.json",
         hook_config_ignore=IGNORE_ALWAYS,
         pre_write_hook=True,
-        lifecycle_hooks=("SessionStart", "UserPromptSubmit", "PreCompact"),
+        lifecycle_hooks=hookwiring.LIFECYCLE_EVENTS,
         native_memory="auto-memory in ~/.claude/projects/<project>/memory/ (plain files)",
         store_may_be_native=True,
     )

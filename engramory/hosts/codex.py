@@ -71,7 +71,7 @@ HOST = Codex(
     hook_config=".codex/hooks.json",
     global_hook_config="$CODEX_HOME/hooks.json",
     hook_config_ignore=IGNORE_WHILE_OURS,
-    lifecycle_hooks=("SessionStart", "UserPromptSubmit", "PreCompact"),
+    lifecycle_hooks=hookwiring.LIFECYCLE_EVENTS,
     native_memory="Codex Memories, which Codex generates and manages",
 )
 

@@ -43,7 +43,6 @@ SKILL_FILES = ("SKILL.md", "rules-snippet.md", "PORTING.md", "AGENT-SETUP.md", "
 SKILL_DIRS = ("templates",)
 SKILL_FINGERPRINT = ("SKILL.md", "rules-snippet.md", "AGENT-SETUP.md")
 GITIGNORE_COMMENT = "# Engramory memory store (plain text, machine-local: never commit it)"
-HOOK_EVENTS = hookwiring.GUARD_EVENTS + hookwiring.LIFECYCLE_EVENTS
 
 
 PAST = {
