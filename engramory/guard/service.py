@@ -41,6 +41,7 @@ WRITE = "write"
 EDIT = "edit"
 MULTIEDIT = "multiedit"
 SHELL = "shell"
+PATCH = "patch"
 UNKNOWN = "unknown"
 EDIT_KINDS = (WRITE, EDIT, MULTIEDIT)
 
@@ -48,13 +49,14 @@ EDIT_KINDS = (WRITE, EDIT, MULTIEDIT)
 class ToolCall:
     """One tool call as the guard sees it, whatever host sent it.
 
-    ``kind``: :data:`WRITE`, :data:`EDIT`, :data:`MULTIEDIT`, :data:`SHELL` or
-    :data:`UNKNOWN`. ``path``: the file an edit targets, as written (relative to
+    ``kind``: :data:`WRITE`, :data:`EDIT`, :data:`MULTIEDIT`, :data:`SHELL`,
+    :data:`PATCH` or :data:`UNKNOWN`. ``path``: the file an edit targets, as written (relative to
     ``cwd``). ``cwd``: the call's working directory (``None``: this process's).
     ``content``: the text a write leaves (``None`` when not carried). ``edits``:
     for an edit or multi-edit, ``(old, new, replace_all)`` steps applied in order
     (values as the host sent them, not yet type-checked; ``None`` when not
-    carried). ``command``: a shell call's command line (``None`` when not a string).
+    carried). ``command``: a shell call's command line, or a patch call's V4A patch
+    text (``*** Begin Patch`` ... ``*** End Patch``; ``None`` when not a string).
     """
 
     __slots__ = ("command", "content", "cwd", "edits", "kind", "path")

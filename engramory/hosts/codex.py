@@ -1,7 +1,7 @@
-"""Codex CLI: its hooks run through a login shell, and it must trust them before they run.
+"""Codex CLI: its PreToolUse hook dialect for the index guard, and the host for the installer.
 
-Codex runs a hook's command through a login shell (``$SHELL -lc``), so the
-continuity hooks are one POSIX-quoted line each, plus a PowerShell line for
+Codex runs a hook's command through a login shell (``$SHELL -lc``), so its
+hooks are one POSIX-quoted line each, plus a PowerShell line for
 ``commandWindows`` when installed on Windows (``cmd.exe /C`` would expand
 ``%VAR%`` and ``&`` in a plain one). Codex runs new or changed hooks only
 after the user trusts them in ``/hooks``. Its ``hooks.json`` allows only
@@ -10,73 +10,18 @@ after the user trusts them in ``/hooks``. Its ``hooks.json`` allows only
 
 from __future__ import annotations
 
-import os
-from typing import TYPE_CHECKING
-
-from engramory.hosts.base import BLOCK, IGNORE_WHILE_OURS, VERIFIED, Host
-from engramory.install import hookwiring
-
+TYPE_CHECKING = False  # not ``typing.TYPE_CHECKING``: the guard's path never imports typing
 if TYPE_CHECKING:
     from engramory.continuity.policy import Reply
+    from engramory.hosts.base import Host
     from engramory.install.hookconfig import Document
 
 
-class Codex(Host):
-    """Codex CLI: login-shell hooks, a trust step, a strict ``hooks.json`` schema."""
-
-    def hook_groups(
-        self,
-        python: str,
-        guard: str,
-        sync: str,
-        store: str,
-        mode: str,
-        windows: bool | None = None,
-    ) -> dict[str, hookwiring.Group]:
-        """The continuity hooks, as login-shell command lines (``guard`` is unused: no guard)."""
-        on_windows = os.name == "nt" if windows is None else windows
-        argv = [python, "-I", "-S", *hookwiring.sync_args(sync, self.name, mode, store)]
-        return hookwiring.lifecycle_groups(
-            lambda status: hookwiring.shell_handler(argv, status, on_windows)
-        )
-
-    def clean_hook_config(self, document: Document) -> None:
-        """Codex's schema allows only ``hooks`` at the top: drop the earlier installer's note."""
-        document.drop_key("description")
-
-    def hooks_trust_note(self) -> str:
-        return "Codex runs them only after you trust them in /hooks."
-
-    def closing_lines(self, install_hooks: bool) -> tuple[str, ...]:
-        if not install_hooks:
-            return ()
-        return (
-            "the hooks are NOT active until you review and trust them in Codex's /hooks "
-            "(re-running init changes them and asks for trust again).",
-        )
+# --- the guard dialect ------------------------------------------------------------------
+# (on the hook's hot path: imports nothing heavy at module level)
 
 
-HOST = Codex(
-    name="codex",
-    label="Codex CLI",
-    rules="AGENTS.md",
-    global_rules="$CODEX_HOME/AGENTS.md",
-    rules_kind=BLOCK,
-    candidates=("AGENTS.override.md", "AGENTS.md"),
-    skill=".agents/skills/engramory",
-    global_skill="~/.agents/skills/engramory",
-    verified=VERIFIED,
-    enforcement="rules plus `engramory check` after each index edit (Codex edits files "
-    "through apply_patch; no pre-write guard is installed)",
-    hook_config=".codex/hooks.json",
-    global_hook_config="$CODEX_HOME/hooks.json",
-    hook_config_ignore=IGNORE_WHILE_OURS,
-    lifecycle_hooks=hookwiring.LIFECYCLE_EVENTS,
-    native_memory="Codex Memories, which Codex generates and manages",
-)
-
-
-# --- lifecycle hooks (``engramory sync hook --host codex``) --------------------------------------
+# --- lifecycle hooks (``engramory sync hook --host codex``) ------------------------------
 
 
 def render_lifecycle(reply: Reply) -> tuple[str, int]:
@@ -91,3 +36,70 @@ def render_lifecycle(reply: Reply) -> tuple[str, int]:
     if reply.kind == policy.BLOCK:
         return claude.dump_lifecycle({"continue": False, "stopReason": reply.text})
     return claude.render_lifecycle(reply)
+
+
+# --- Codex CLI for the installer ---------------------------------------------------------
+# Built on demand by the registry: the guard hook imports this module before every
+# tool call and must not pay for the installer's imports (dataclasses...).
+
+
+def host() -> Host:
+    """Codex CLI as ``engramory init`` and ``engramory hosts`` see it: login-shell hooks, a
+    trust step, a strict ``hooks.json`` schema."""
+    import os  # noqa: PLC0415
+
+    from engramory.hosts.base import BLOCK, IGNORE_WHILE_OURS, VERIFIED, Host  # noqa: PLC0415
+    from engramory.install import hookwiring  # noqa: PLC0415
+
+    class Codex(Host):
+        """Codex CLI: login-shell hooks, a trust step, a strict ``hooks.json`` schema."""
+
+        def hook_groups(
+            self,
+            python: str,
+            guard: str,
+            sync: str,
+            store: str,
+            mode: str,
+            windows: bool | None = None,
+        ) -> dict[str, hookwiring.Group]:
+            """The continuity hooks, as login-shell command lines (``guard``: unused, no guard)."""
+            on_windows = os.name == "nt" if windows is None else windows
+            argv = [python, "-I", "-S", *hookwiring.sync_args(sync, self.name, mode, store)]
+            return hookwiring.lifecycle_groups(
+                lambda status: hookwiring.shell_handler(argv, status, on_windows)
+            )
+
+        def clean_hook_config(self, document: Document) -> None:
+            """Codex allows only ``hooks`` at the top: drop the earlier installer's note."""
+            document.drop_key("description")
+
+        def hooks_trust_note(self) -> str:
+            return "Codex runs them only after you trust them in /hooks."
+
+        def closing_lines(self, install_hooks: bool) -> tuple[str, ...]:
+            if not install_hooks:
+                return ()
+            return (
+                "the hooks are NOT active until you review and trust them in Codex's /hooks "
+                "(re-running init changes them and asks for trust again).",
+            )
+
+    return Codex(
+        name="codex",
+        label="Codex CLI",
+        rules="AGENTS.md",
+        global_rules="$CODEX_HOME/AGENTS.md",
+        rules_kind=BLOCK,
+        candidates=("AGENTS.override.md", "AGENTS.md"),
+        skill=".agents/skills/engramory",
+        global_skill="~/.agents/skills/engramory",
+        verified=VERIFIED,
+        enforcement="rules plus `engramory check` after each index edit (Codex edits files "
+        "through apply_patch; no pre-write guard is installed)",
+        hook_config=".codex/hooks.json",
+        global_hook_config="$CODEX_HOME/hooks.json",
+        hook_config_ignore=IGNORE_WHILE_OURS,
+        lifecycle_hooks=hookwiring.LIFECYCLE_EVENTS,
+        native_memory="Codex Memories, which Codex generates and manages",
+    )

@@ -8,17 +8,17 @@ README and its tests.
 
 from __future__ import annotations
 
-from engramory.hosts import claude, cline, codex, hermes, kiro, table
+from engramory.hosts import claude, cline, codex, copilot, cursor, gemini, hermes, kiro, table
 from engramory.hosts.base import Host
 
 HOSTS: dict[str, Host] = {
     host.name: host
     for host in (
         claude.host(),
-        codex.HOST,
-        table.GEMINI,
-        table.CURSOR,
-        table.COPILOT,
+        codex.host(),
+        gemini.host(),
+        cursor.host(),
+        copilot.host(),
         table.WINDSURF,
         cline.HOST,
         kiro.HOST,

@@ -12,52 +12,6 @@ from __future__ import annotations
 
 from engramory.hosts.base import BLOCK, DOCUMENTED, FILE, Host
 
-GEMINI = Host(
-    name="gemini",
-    label="Gemini CLI",
-    rules="GEMINI.md",
-    global_rules="~/.gemini/GEMINI.md",
-    rules_kind=BLOCK,
-    skill=".gemini/skills/engramory",
-    global_skill="~/.gemini/skills/engramory",
-    verified=DOCUMENTED,
-    enforcement="rules plus `engramory check` after each index edit (Gemini CLI has a "
-    "BeforeTool hook; Engramory does not install one yet)",
-    native_memory="the private project memory the CLI keeps under ~/.gemini/tmp/",
-)
-CURSOR = Host(
-    name="cursor",
-    label="Cursor",
-    rules=".cursor/rules/engramory.mdc",
-    global_rules=None,
-    rules_kind=FILE,
-    frontmatter=("description: Engramory memory discipline (always on)", "alwaysApply: true"),
-    reader_rules=".cursor/rules/engramory-recall.mdc",
-    reader_frontmatter=(
-        "description: Engramory read-only memory recall (always on)",
-        "alwaysApply: true",
-    ),
-    skill=".cursor/skills/engramory",
-    global_skill=None,
-    verified=DOCUMENTED,
-    enforcement="rules plus `engramory check` after each index edit",
-    notes=("Cursor's user-wide rules live in its settings, not in a file: no --global.",),
-)
-COPILOT = Host(
-    name="copilot",
-    label="GitHub Copilot",
-    rules=".github/instructions/engramory.instructions.md",
-    global_rules=None,
-    rules_kind=FILE,
-    frontmatter=('applyTo: "**"',),
-    reader_rules=".github/instructions/engramory-recall.instructions.md",
-    reader_frontmatter=('applyTo: "**"',),
-    skill=".github/skills/engramory",
-    global_skill=None,
-    verified=DOCUMENTED,
-    enforcement="rules plus `engramory check` after each index edit",
-    notes=("Copilot's instruction files are per repository: no --global.",),
-)
 WINDSURF = Host(
     name="windsurf",
     label="Windsurf",
