@@ -13,7 +13,7 @@ import pytest
 from engramory.guard import decision as guard
 from engramory.guard import service
 from engramory.guard.decision import Verdict
-from engramory.hosts import claude, entry
+from engramory.hosts import claude, entry, rawjson
 
 
 def lines(n: int, width: int = 1) -> str:
@@ -310,9 +310,9 @@ def test_an_oversized_payload_is_judged_by_its_target(tmp_path: Path) -> None:
 
 def test_json_string_ignores_keys_inside_values() -> None:
     raw = b'{"content": "say \\"file_path\\": \\"MEMORY.md\\"", "file_path": "a\\\\"}'
-    assert claude.json_string(raw, b"file_path") == b"a\\\\"
-    assert claude.json_string(b'{"file_path": 5}', b"file_path") is None
-    assert claude.json_string(b'{"file_path": "unterminated', b"file_path") is None
+    assert rawjson.json_string(raw, b"file_path") == b"a\\\\"
+    assert rawjson.json_string(b'{"file_path": 5}', b"file_path") is None
+    assert rawjson.json_string(b'{"file_path": "unterminated', b"file_path") is None
 
 
 # --- PostToolUse --------------------------------------------------------------------------

@@ -22,6 +22,7 @@ HOT_PATH_MODULES = {
     "engramory.hosts",
     "engramory.hosts.entry",
     "engramory.hosts.claude",
+    "engramory.hosts.rawjson",
     "engramory.guard",
     "engramory.guard.service",
 }

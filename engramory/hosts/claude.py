@@ -29,6 +29,7 @@ import os
 
 from engramory.guard import service
 from engramory.guard.service import ToolCall
+from engramory.hosts.rawjson import decoded, json_string
 
 TYPE_CHECKING = False  # not ``typing.TYPE_CHECKING``: the guard's path never imports typing
 if TYPE_CHECKING:  # annotations only: a call dismissed early does not import the decision
@@ -39,56 +40,6 @@ if TYPE_CHECKING:  # annotations only: a call dismissed early does not import th
 KINDS = {"Write": service.WRITE, "Edit": service.EDIT, "MultiEdit": service.MULTIEDIT}
 SHELL_TOOL = "Bash"
 _EDIT_KEYS = (b"file_path", b"filepath")
-
-
-def json_string(raw: bytes, key: bytes) -> bytes | None:
-    """The raw (still escaped) string value of the first ``"key":`` member, or ``None``.
-
-    A key inside a string value is escaped (``\\"key\\"``), so a quote not
-    preceded by a backslash starts a real key. One left-to-right pass.
-    """
-    needle = b'"' + key + b'"'
-    at = raw.find(needle)
-    while at >= 0:
-        j = at + len(needle)
-        if at == 0 or raw[at - 1] != 0x5C:
-            while raw[j : j + 1] in (b" ", b"\t", b"\r", b"\n"):
-                j += 1
-            if raw[j : j + 1] == b":":
-                j += 1
-                while raw[j : j + 1] in (b" ", b"\t", b"\r", b"\n"):
-                    j += 1
-                return _string_at(raw, j)
-        at = raw.find(needle, j)
-    return None
-
-
-def _string_at(raw: bytes, start: int) -> bytes | None:
-    if raw[start : start + 1] != b'"':
-        return None
-    k = start + 1
-    while True:
-        end = raw.find(b'"', k)
-        if end < 0:
-            return None
-        slashes = 0
-        while raw[end - 1 - slashes] == 0x5C:
-            slashes += 1
-        if slashes % 2 == 0:
-            return raw[start + 1 : end]
-        k = end + 1
-
-
-def _decoded(value: bytes) -> str | None:
-    if b"\\" not in value:
-        return value.decode("utf-8", "replace")
-    from engramory import fastjson  # noqa: PLC0415 - only for escaped strings
-
-    try:
-        decoded = fastjson.loads('"' + value.decode("utf-8", "replace") + '"')
-    except (ValueError, RecursionError):
-        return None
-    return decoded if isinstance(decoded, str) else None
 
 
 def may_concern_index(
@@ -111,11 +62,11 @@ def may_concern_index(
         value = json_string(raw, key)
         if value is None:
             continue
-        path = _decoded(value)
+        path = decoded(value)
         if path is None:
             return True
         cwd = json_string(raw, b"cwd")
-        cwd_text = _decoded(cwd) if cwd is not None else os.getcwd()
+        cwd_text = decoded(cwd) if cwd is not None else os.getcwd()
         return cwd_text is None or service.is_index(path, cwd_text, environ, index)
     return True
 
@@ -128,10 +79,10 @@ def oversized_call(raw: bytes) -> ToolCall:
         return ToolCall(service.UNKNOWN)
     for key in _EDIT_KEYS:
         value = json_string(raw, key)
-        path = _decoded(value) if value is not None else None
+        path = decoded(value) if value is not None else None
         if path:
             cwd = json_string(raw, b"cwd")
-            return ToolCall(kind, path, cwd=_decoded(cwd) if cwd is not None else None)
+            return ToolCall(kind, path, cwd=decoded(cwd) if cwd is not None else None)
     return ToolCall(kind)
 
 
