@@ -3,10 +3,18 @@
 Payload (Claude Code's hooks reference, https://code.claude.com/docs/en/hooks):
 ``tool_name`` and ``tool_input`` -- ``Write {file_path, content}``, ``Edit
 {file_path, old_string, new_string, replace_all}``, legacy ``MultiEdit
-{file_path, edits[]}`` and ``Bash {command}`` -- plus ``cwd``. Hosts that read
-Claude's settings files send the same shape with small differences, which are
-accepted too: Continue's ``Write`` names the path ``filepath``; a payload
-without the new content cannot be predicted and is never denied.
+{file_path, edits[]}`` and ``Bash {command}`` -- plus ``cwd``.
+
+Other hosts run the hooks in Claude's settings files with payloads of their
+own (../shared/research/host-hooks-2026-12.md), and are read too: Copilot CLI
+maps its tool names to Claude's but keeps its argument keys (``path``,
+``file_text``, ``old_str``, ``new_str``; ``apply_patch`` arrives as an ``Edit``
+carrying a V4A patch); VS Code sends its own tools (``create_file``,
+``replace_string_in_file``, ``multi_replace_string_in_file``, ``run_in_terminal``,
+camelCase keys) on EVERY tool call, whatever the matcher; Cursor sends an
+empty ``cwd`` with ``workspace_roots``, ``Shell``, ``StrReplace`` and a UTF-8
+BOM; Continue's ``Write`` names the path ``filepath``. A payload without the
+new content cannot be predicted and is never denied.
 
 Answers: a deny is exit 0 with ``hookSpecificOutput.permissionDecision:
 "deny"`` and a reason; a nudge is the same object with ``additionalContext``
@@ -17,10 +25,11 @@ which Claude Code feeds back to the agent.
 
 The decisions are :mod:`engramory.guard.service`'s; this module only reads the
 payload into :class:`~engramory.guard.service.ToolCall` values and writes the
-verdict back. Speed: payloads that cannot concern the index are recognised on
-the raw bytes (:func:`may_concern_index`) and dismissed before any JSON is
-parsed; a payload over the service's ``PAYLOAD_LIMIT`` is not parsed: its
-``file_path`` is found by a bounded scan (:func:`oversized_call`).
+verdict back. Speed: payloads that cannot concern the index -- every tool this
+dialect does not know, among them -- are recognised on the raw bytes
+(:func:`may_concern_index`) and dismissed before any JSON is parsed; a payload
+over the service's ``PAYLOAD_LIMIT`` is not parsed: its path is found by a
+bounded scan (:func:`oversized_call`).
 """
 
 from __future__ import annotations
@@ -37,9 +46,38 @@ if TYPE_CHECKING:  # annotations only: a call dismissed early does not import th
     from engramory.guard.decision import Verdict
     from engramory.hosts.base import Host
 
-KINDS = {"Write": service.WRITE, "Edit": service.EDIT, "MultiEdit": service.MULTIEDIT}
-SHELL_TOOL = "Bash"
-_EDIT_KEYS = (b"file_path", b"filepath")
+# Tool names, as Claude Code sends them and as the hosts that run Claude's settings hooks do
+# (Copilot CLI maps its own names to Claude's but keeps its argument keys; VS Code sends its own
+# tool names, on every tool, whatever the matcher says; Cursor names its shell ``Shell``).
+KINDS = {
+    "Write": service.WRITE,
+    "create_file": service.WRITE,
+    "create": service.WRITE,
+    "Edit": service.EDIT,
+    "replace_string_in_file": service.EDIT,
+    "edit": service.EDIT,
+    "StrReplace": service.EDIT,
+    "str_replace_editor": service.EDIT,
+    "MultiEdit": service.MULTIEDIT,
+    "multi_replace_string_in_file": service.MULTIEDIT,
+    "apply_patch": service.PATCH,
+    "ApplyPatch": service.PATCH,
+    "insert_edit_into_file": service.EDIT,
+}
+# Edit tools whose result cannot be predicted (VS Code merges a sketch with "...existing code...").
+UNPREDICTABLE = frozenset({"insert_edit_into_file"})
+SHELL_TOOLS = frozenset({"Bash", "Shell", "runTerminalCommand", "run_in_terminal", "bash"})
+# Argument keys, in the order they are tried: Claude's first, then the other hosts' spellings.
+PATH_KEYS = ("file_path", "filePath", "path", "filepath")
+CONTENT_KEYS = ("content", "file_text")
+OLD_KEYS = ("old_string", "oldString", "old_str")
+NEW_KEYS = ("new_string", "newString", "new_str")
+ALL_KEYS = ("replace_all", "replaceAll")
+PATCH_KEYS = ("input", "patch", "command")
+PATCH_START = "*** Begin Patch"
+_EDIT_TOOLS = frozenset(name.encode() for name in KINDS)
+_SHELL_TOOLS = frozenset(name.encode() for name in SHELL_TOOLS)
+_PATH_KEYS = tuple(key.encode() for key in PATH_KEYS)
 
 
 def may_concern_index(
@@ -47,28 +85,60 @@ def may_concern_index(
 ) -> bool:
     """A cheap test on the raw payload: could this call touch the index at all?
 
-    A Bash call: only when the command may write something. An edit: when
-    its ``file_path`` is the index (by name, or by identity when ``index`` or
-    ``ENGRAMORY_INDEX_PATH`` names it). Anything that cannot be read cheaply
-    (escapes, an unusual shape) is parsed in full.
+    A shell call: only when the command may write something. An edit: when
+    any of its path members is the index (by name, or by identity when
+    ``index`` or ``ENGRAMORY_INDEX_PATH`` names it); a patch: when the index
+    could be among its files. A tool this dialect does not know is dismissed;
+    anything that cannot be read cheaply (escapes, no tool name) is parsed in full.
     """
     tool = json_string(raw, b"tool_name")
-    if tool == b"Bash":
+    if tool is None or b"\\" in tool:
+        return True
+    if tool in _SHELL_TOOLS:
         command = json_string(raw, b"command")
         return command is None or service.shell_may_write(command)
-    if tool is None or tool not in (b"Write", b"Edit", b"MultiEdit"):
-        return tool is None or b"\\" in tool
-    for key in _EDIT_KEYS:
-        value = json_string(raw, key)
-        if value is None:
-            continue
+    if tool not in _EDIT_TOOLS:
+        return False
+    paths = [value for value in (json_string(raw, key) for key in _PATH_KEYS) if value is not None]
+    if not paths:
+        return True  # no path member: a patch, or a shape read in full
+    cwd = json_string(raw, b"cwd")
+    if cwd == b"":
+        return True  # relative paths resolve against workspace_roots: parsed in full
+    cwd_text = decoded(cwd) if cwd is not None else os.getcwd()
+    for value in paths:
         path = decoded(value)
-        if path is None:
+        if path is None or cwd_text is None or service.is_index(path, cwd_text, environ, index):
             return True
-        cwd = json_string(raw, b"cwd")
-        cwd_text = decoded(cwd) if cwd is not None else os.getcwd()
-        return cwd_text is None or service.is_index(path, cwd_text, environ, index)
-    return True
+    return False
+
+
+def _first(mapping: dict[str, object], keys: tuple[str, ...]) -> object:
+    """The value of the first of ``keys`` that ``mapping`` holds (``None`` if none)."""
+    for key in keys:
+        if key in mapping:
+            return mapping[key]
+    return None
+
+
+def _text(mapping: dict[str, object], keys: tuple[str, ...]) -> str | None:
+    """The first of ``keys`` holding a non-empty string (``None`` if none)."""
+    for key in keys:
+        value = mapping.get(key)
+        if isinstance(value, str) and value:
+            return value
+    return None
+
+
+def payload_cwd(payload: dict[str, object]) -> str | None:
+    """The call's working directory: ``cwd``, else (an empty one) the first workspace root."""
+    cwd = payload.get("cwd")
+    if isinstance(cwd, str) and cwd:
+        return cwd
+    roots = payload.get("workspace_roots")
+    if isinstance(roots, list) and roots and isinstance(roots[0], str) and roots[0]:
+        return roots[0]
+    return None
 
 
 def oversized_call(raw: bytes) -> ToolCall:
@@ -77,12 +147,12 @@ def oversized_call(raw: bytes) -> ToolCall:
     kind = KINDS.get(tool.decode("ascii", "replace")) if tool is not None else None
     if kind is None:
         return ToolCall(service.UNKNOWN)
-    for key in _EDIT_KEYS:
+    for key in _PATH_KEYS:
         value = json_string(raw, key)
         path = decoded(value) if value is not None else None
         if path:
             cwd = json_string(raw, b"cwd")
-            return ToolCall(kind, path, cwd=decoded(cwd) if cwd is not None else None)
+            return ToolCall(kind, path, cwd=decoded(cwd) if cwd else None)
     return ToolCall(kind)
 
 
@@ -92,11 +162,12 @@ def tool_calls(payload: object) -> list[ToolCall]:
         return []
     tool = payload.get("tool_name")
     tool_input = payload.get("tool_input")
+    cwd = payload_cwd(payload)
+    if isinstance(tool_input, str) and tool_input.lstrip().startswith(PATCH_START):
+        return [ToolCall(service.PATCH, cwd=cwd, command=tool_input)]
     if not isinstance(tool_input, dict):
         return []
-    cwd = payload.get("cwd")
-    cwd = cwd if isinstance(cwd, str) and cwd else None
-    if tool == SHELL_TOOL:
+    if tool in SHELL_TOOLS:
         command = tool_input.get("command")
         return [
             ToolCall(service.SHELL, cwd=cwd, command=command if isinstance(command, str) else None)
@@ -104,26 +175,48 @@ def tool_calls(payload: object) -> list[ToolCall]:
     kind = KINDS.get(tool) if isinstance(tool, str) else None
     if kind is None:
         return [ToolCall(service.UNKNOWN, cwd=cwd)]
-    path = tool_input.get("file_path")
-    if not isinstance(path, str) or not path:
-        path = tool_input.get("filepath")  # Continue's Write
-    call = ToolCall(kind, path if isinstance(path, str) and path else None, cwd=cwd)
+    replacements = tool_input.get("replacements")
+    if isinstance(replacements, list):
+        return _replacement_calls(replacements, cwd)
+    if tool in UNPREDICTABLE:
+        return [ToolCall(kind, _text(tool_input, PATH_KEYS), cwd=cwd)]  # no edits: not predicted
+    return [_edit_call(kind, tool_input, cwd)]
+
+
+def _replacement_calls(replacements: list[object], cwd: str | None) -> list[ToolCall]:
+    """VS Code's multi-replace: each replacement names its own file; one multi-edit per file."""
+    by_path: dict[str, list[tuple[object, object, object]]] = {}
+    for item in replacements:
+        if isinstance(item, dict):
+            path = _text(item, PATH_KEYS)
+            if path is not None:
+                by_path.setdefault(path, []).append(_step(item))
+    return [
+        ToolCall(service.MULTIEDIT, path, cwd=cwd, edits=edits) for path, edits in by_path.items()
+    ]
+
+
+def _edit_call(kind: str, tool_input: dict[str, object], cwd: str | None) -> ToolCall:
+    """A write, edit, multi-edit or patch call from its arguments, whatever their spelling."""
+    path = _text(tool_input, PATH_KEYS)
+    patch = _text(tool_input, PATCH_KEYS)
+    if kind == service.PATCH or (path is None and patch and patch.lstrip().startswith(PATCH_START)):
+        return ToolCall(service.PATCH, cwd=cwd, command=patch)
+    call = ToolCall(kind, path, cwd=cwd)
     if kind == service.WRITE:
-        content = tool_input.get("content")
-        if content is None:
-            content = tool_input.get("file_text")
+        content = _first(tool_input, CONTENT_KEYS)
         call.content = content if isinstance(content, str) else None
     elif kind == service.EDIT:
         call.edits = [_step(tool_input)]
     else:
-        edits = tool_input.get("edits")
+        edits = _first(tool_input, ("edits", "replacements"))
         if isinstance(edits, list):
             call.edits = [_step(edit) for edit in edits if isinstance(edit, dict)]
-    return [call]
+    return call
 
 
 def _step(edit: dict[str, object]) -> tuple[object, object, object]:
-    return edit.get("old_string"), edit.get("new_string"), edit.get("replace_all")
+    return _first(edit, OLD_KEYS), _first(edit, NEW_KEYS), _first(edit, ALL_KEYS)
 
 
 def render(verdict: Verdict, event: str) -> tuple[str, int]:

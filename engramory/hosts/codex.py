@@ -10,15 +10,100 @@ after the user trusts them in ``/hooks``. Its ``hooks.json`` allows only
 
 from __future__ import annotations
 
+import os
+
+from engramory.guard import service
+from engramory.guard.service import ToolCall
+from engramory.hosts.claude import payload_cwd, render
+from engramory.hosts.rawjson import json_string
+
 TYPE_CHECKING = False  # not ``typing.TYPE_CHECKING``: the guard's path never imports typing
 if TYPE_CHECKING:
     from engramory.continuity.policy import Reply
     from engramory.hosts.base import Host
     from engramory.install.hookconfig import Document
 
+__all__ = ["may_concern_index", "oversized_call", "render", "tool_calls"]
+
 
 # --- the guard dialect ------------------------------------------------------------------
-# (on the hook's hot path: imports nothing heavy at module level)
+# PreToolUse payload: session_id, turn_id, transcript_path, cwd, hook_event_name, model,
+# permission_mode, tool_name, tool_use_id, tool_input. ``apply_patch`` carries the V4A patch
+# in ``tool_input.command`` (paths relative to ``cwd``); ``Bash`` the command line. The answer
+# is Claude Code's (:func:`engramory.hosts.claude.render`): Codex reads the same
+# ``hookSpecificOutput`` and needs exit 0 (it reads exit 2 only with a non-empty stderr).
+
+PATCH_TOOLS = frozenset({"apply_patch", "Edit", "Write"})  # Edit/Write: Codex's matcher aliases
+SHELL_TOOLS = frozenset({"Bash", "shell", "exec_command"})
+_PATCH_TOOLS = frozenset(name.encode() for name in PATCH_TOOLS)
+_SHELL_TOOLS = frozenset(name.encode() for name in SHELL_TOOLS)
+
+
+def may_concern_index(
+    raw: bytes, environ: dict[str, str] | os._Environ[str], index: str | None = None
+) -> bool:
+    """A cheap test on the raw payload: could this call touch the index at all?
+
+    A shell call: when the command may write something. A patch: when the
+    guard knows the index by path (it may be patched under another name),
+    else when the index's file name appears in the payload at all.
+    """
+    tool = json_string(raw, b"tool_name")
+    if tool is None or b"\\" in tool:
+        return True
+    if tool in _SHELL_TOOLS:
+        command = json_string(raw, b"command")
+        return command is None or service.shell_may_write(command)
+    if tool not in _PATCH_TOOLS:
+        return False
+    if index is not None or service.index_path(environ) is not None:
+        return True
+    return service.index_name(environ).lower().encode("utf-8") in raw.lower()
+
+
+def oversized_call(raw: bytes) -> ToolCall:
+    """A payload too large to parse: a patch that big is judged by what it names."""
+    return ToolCall(service.UNKNOWN)
+
+
+def tool_calls(payload: object) -> list[ToolCall]:
+    """The tool call in one PreToolUse payload (already decoded from JSON)."""
+    if not isinstance(payload, dict):
+        return []
+    tool = payload.get("tool_name")
+    tool_input = payload.get("tool_input")
+    if not isinstance(tool_input, dict):
+        return []
+    cwd = payload_cwd(payload)
+    command = tool_input.get("command", tool_input.get("cmd"))
+    if tool in SHELL_TOOLS:
+        return [ToolCall(service.SHELL, cwd=cwd, command=_command_line(command))]
+    if tool in PATCH_TOOLS:
+        patch = command if isinstance(command, str) else tool_input.get("input")
+        return [ToolCall(service.PATCH, cwd=cwd, command=patch if isinstance(patch, str) else None)]
+    return [ToolCall(service.UNKNOWN, cwd=cwd)]
+
+
+def _command_line(command: object) -> str | None:
+    """A shell call's command line: a string, or an argv list (``["bash", "-lc", script]``)."""
+    if isinstance(command, str):
+        return command
+    if not isinstance(command, list) or not all(isinstance(word, str) for word in command):
+        return None
+    if (
+        len(command) == 3
+        and command[1] in ("-c", "-lc")
+        and os.path.basename(command[0])
+        in (
+            "bash",
+            "sh",
+            "zsh",
+        )
+    ):
+        return command[2]
+    import shlex  # noqa: PLC0415 - an argv list is rare
+
+    return shlex.join(command)
 
 
 # --- lifecycle hooks (``engramory sync hook --host codex``) ------------------------------

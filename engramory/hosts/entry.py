@@ -29,9 +29,13 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only: the hook should not pay for importing it
     from types import ModuleType
 
-GUARD_DIALECTS = {"claude": "engramory.hosts.claude"}  # host name -> its guard dialect
+GUARD_DIALECTS = {
+    "claude": "engramory.hosts.claude",
+    "codex": "engramory.hosts.codex",
+}  # host name -> its guard dialect
 DEFAULT_HOST = "claude"
 EVENTS = ("pre", "post")
+BOM = b"\xef\xbb\xbf"  # Cursor sends one before the JSON when it runs Claude's hooks
 
 
 def options(argv: list[str]) -> tuple[str, str, str | None]:
@@ -71,6 +75,8 @@ def answer(
         verdict = service.check_after(index or service.index_path(environ), environ)
         return host_dialect.render(verdict, event)
     payload_bytes = _read_stdin() if raw is None else raw
+    if payload_bytes[:3] == BOM:
+        payload_bytes = payload_bytes[3:]
     if len(payload_bytes) > service.PAYLOAD_LIMIT:
         call = host_dialect.oversized_call(payload_bytes)
         return host_dialect.render(service.check_oversized(call, environ, index), event)
