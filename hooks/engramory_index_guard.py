@@ -34,7 +34,8 @@ SHELL_WRITERS = frozenset(
     tee sed perl ruby python pypy node nodejs bun deno php awk gawk mawk nawk cp mv install
     ln rsync dd truncate touch rm unlink shred srm sponge sort shuf uniq patch curl wget git
     find xargs vi vim nvim gvim ex vimdiff view rview rvim nano pico micro joe jed mg kak hx
-    helix ed red emacs emacsclient strace ltrace watch flock uv coproc script su read""".split()
+    helix ed red emacs emacsclient strace ltrace watch flock uv coproc script su read
+    applypatch""".split()
 )
 
 

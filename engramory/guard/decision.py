@@ -129,6 +129,21 @@ def unverified(reason: str) -> Verdict:
     )
 
 
+def patch_does_not_apply(reason: str) -> Verdict:
+    """A nudge for a patch that does not apply to the index as it is now (never a deny).
+
+    The host's own apply will fail on it, so there is nothing to check; the agent is told
+    why, so that it can rebuild the patch from the index's current text.
+    """
+    return Verdict(
+        NUDGE,
+        f"Engramory: this patch does not apply to the memory index as it is now ({reason}), "
+        "so it was NOT checked against the index's cap; the host will most likely reject it. "
+        "Read the index again and build the patch from its current text (or use the Edit "
+        "tool). If it does apply, run `engramory check` on the index afterwards.",
+    )
+
+
 def shell_write(target: str) -> Verdict:
     """The deny for a shell command that would write the index."""
     return Verdict(

@@ -14,7 +14,9 @@ that), also that file under any name (a symlink or hard link to it).
 Before a call: an edit of the index is predicted and judged by
 :func:`engramory.guard.decision.decide`; a call that does not carry the new
 content cannot be predicted and is never denied; a shell command that would
-write the index is denied whatever the index's size; a payload over
+write the index is denied whatever the index's size; an ``apply_patch`` call (a V4A
+patch, also when a shell command runs one) is simulated operation by operation and
+each index it leaves is judged like an edit (:func:`check_patch`); a payload over
 :data:`PAYLOAD_LIMIT` is not read, and an edit of the index that large is denied
 as too large to check. After a call: an index over its hard cap is a deny
 (the dialect words it as feedback).
@@ -31,8 +33,11 @@ import os
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only: a call that cannot concern the index imports nothing
+    from collections.abc import Callable
+
     from engramory.caps import Caps
     from engramory.guard.decision import Verdict
+    from engramory.guard.v4a import FileOp
 
 DEFAULT_INDEX_NAME = "MEMORY.md"  # caps.INDEX_NAME, spelled out: caps is not on this path
 PAYLOAD_LIMIT = 64 * 1024 * 1024
@@ -144,7 +149,8 @@ SHELL_WRITERS = frozenset(
     tee sed perl ruby python pypy node nodejs bun deno php awk gawk mawk nawk cp mv install
     ln rsync dd truncate touch rm unlink shred srm sponge sort shuf uniq patch curl wget git
     find xargs vi vim nvim gvim ex vimdiff view rview rvim nano pico micro joe jed mg kak hx
-    helix ed red emacs emacsclient strace ltrace watch flock uv coproc script su read""".split()
+    helix ed red emacs emacsclient strace ltrace watch flock uv coproc script su read
+    applypatch""".split()
 )
 _WORD_BYTES = bytes(
     c if chr(c).isalnum() or chr(c) in "._+-" else 32 for c in range(256)
@@ -195,6 +201,8 @@ def check(
     cwd = call.cwd or os.getcwd()
     if call.kind == SHELL:
         return check_shell(call.command, cwd, environ, index)
+    if call.kind == PATCH:
+        return check_patch(call.command, cwd, environ, index)
     if call.kind not in EDIT_KINDS or not call.path:
         return silent()
     if not is_index(call.path, cwd, environ, index):
@@ -268,7 +276,172 @@ def check_shell(
             ": the guard cannot tell whether it writes the memory index, so it is denied. "
             "Split it into simpler commands (and use the Edit or Write tool for the index).",
         )
-    return shell_write(target) if target is not None else silent()
+    verdict = shell_write(target) if target is not None else silent()
+    if "apply_patch" not in command and "applypatch" not in command:
+        return verdict
+    from engramory.guard.v4a import patches_in_command  # noqa: PLC0415
+
+    verdicts = [verdict]
+    for patch, directory in patches_in_command(command):
+        where = os.path.join(cwd, directory) if directory else cwd
+        verdicts.append(check_patch(patch, where, environ, index))
+    return strongest(verdicts)
+
+
+def check_patch(
+    patch: str | None,
+    cwd: str,
+    environ: dict[str, str] | os._Environ[str],
+    index: str | None = None,
+) -> Verdict:
+    """The verdict for a V4A patch (``apply_patch``) whose paths are relative to ``cwd``.
+
+    Silent when the patch does not parse or names no index. Otherwise its operations
+    are simulated in order, each seeing the earlier ones' results, on the files that
+    can end up in an index (an index, or a file moved onto one); nothing is written.
+    Every index the patch leaves behind is judged against the index as it is now,
+    as an edit is (:func:`engramory.guard.decision.decide`); an index deleted or
+    moved away shrinks to nothing and passes. A patch that does not apply is a
+    nudge (the host will reject it), and a file that cannot be read in full is
+    "not verified": neither is ever a deny. The answer is the strongest verdict.
+    """
+    if not isinstance(patch, str):
+        return silent()
+    from engramory.guard import v4a  # noqa: PLC0415
+
+    parsed = v4a.parse(patch)
+    known: dict[str, bool] = {}
+
+    def guarded(path: str) -> bool:
+        if path not in known:
+            known[path] = is_index(path, cwd, environ, index)
+        return known[path]
+
+    if parsed.error is not None:
+        return silent()
+    if not any(guarded(op.path) or guarded(op.destination) for op in parsed.ops):
+        return silent()
+    from engramory.caps import caps_from  # noqa: PLC0415
+
+    return _PatchRun(cwd, caps_from(dict(environ)), guarded).judge(parsed.ops)
+
+
+class _PatchRun:
+    """One patch simulated on copies of the files it reads, for :func:`check_patch`."""
+
+    def __init__(self, cwd: str, caps: Caps, guarded: Callable[[str], bool]) -> None:
+        self.cwd = cwd
+        self.caps = caps
+        self.guarded = guarded
+        self.texts: dict[str, str | None] = {}  # file -> its text now (None: absent)
+        self.unreadable: set[str] = set()  # files read and found unreadable, not written since
+        self.disk: dict[str, tuple[str, bytes | None]] = {}  # file -> read_index() of it
+        self.indexes: dict[str, str] = {}  # index file -> its path as the patch names it
+        self.relevant: set[str] = set()
+
+    def key(self, path: str) -> str:
+        """The file a patch path names (paths are relative to the call's directory)."""
+        return os.path.normpath(os.path.join(self.cwd, path))
+
+    def judge(self, ops: list[FileOp]) -> Verdict:
+        """Simulate ``ops`` until one fails; the strongest verdict on what they leave."""
+        self.relevant = self.feeding_an_index(ops)
+        verdicts = []
+        for op in ops:
+            source, target = self.key(op.path), self.key(op.destination)
+            if source not in self.relevant and target not in self.relevant:
+                continue
+            for path in (op.path, op.destination):
+                if self.guarded(path):
+                    self.indexes.setdefault(self.key(path), path)
+                    self.load(self.key(path))  # the index as it is now: before the patch
+            problem = self.step(op, source, target)
+            if problem is not None:
+                verdicts.append(problem)
+                break
+        verdicts.extend(self.results())
+        return strongest(verdicts)
+
+    def feeding_an_index(self, ops: list[FileOp]) -> set[str]:
+        """The indexes the patch names, and the files whose text moves onto one of them."""
+        from engramory.guard.v4a import UPDATE  # noqa: PLC0415
+
+        relevant = {
+            self.key(path) for op in ops for path in (op.path, op.destination) if self.guarded(path)
+        }
+        for op in reversed(ops):  # a move onto a relevant file makes its source relevant
+            if op.kind == UPDATE and self.key(op.destination) in relevant:
+                relevant.add(self.key(op.path))
+        return relevant
+
+    def load(self, key: str) -> None:
+        """Read a file once, with the index's read bound, before the patch changes it."""
+        from engramory.guard.edits import decode_index  # noqa: PLC0415
+
+        if key in self.texts or key in self.unreadable:
+            return
+        status, raw = read_index(key, self.caps)
+        self.disk[key] = (status, raw)
+        if status == "unreadable":
+            self.unreadable.add(key)
+        else:
+            self.texts[key] = decode_index(raw) if raw is not None else None
+
+    def store(self, key: str, text: str | None) -> None:
+        self.texts[key] = text
+        self.unreadable.discard(key)
+
+    def step(self, op: FileOp, source: str, target: str) -> Verdict | None:
+        """Apply one operation to the copies; a verdict when it cannot be followed."""
+        from engramory.guard import v4a  # noqa: PLC0415
+        from engramory.guard.decision import patch_does_not_apply, unverified  # noqa: PLC0415
+        from engramory.textfmt import excerpt  # noqa: PLC0415
+
+        if op.kind == v4a.ADD:
+            self.store(target, op.content)
+            return None
+        self.load(source)
+        if source in self.unreadable:
+            if op.kind == v4a.UPDATE and target in self.relevant:
+                name = "the memory index exists but" if self.guarded(op.path) else excerpt(op.path)
+                return unverified(f"{name} could not be read in full")
+            self.store(source, None)  # deleted, or moved where no index is
+            return None
+        current = self.texts[source]
+        if current is None:
+            return patch_does_not_apply(f"{excerpt(op.path)} does not exist")
+        if op.kind == v4a.DELETE:
+            self.store(source, None)
+            return None
+        applied = v4a.apply(current, op.hunks)
+        if applied.status == v4a.TOO_COMPLEX:
+            return unverified("the patch is too complex for the guard to follow")
+        if applied.status != v4a.APPLIED:
+            where = f"hunk {applied.hunk} of the update of {excerpt(op.path)}"
+            return patch_does_not_apply(f"{where}: {applied.reason}")
+        self.store(target, applied.text)
+        if op.move_to is not None:
+            self.store(source, None)  # written to the new path, then removed (even onto itself)
+        return None
+
+    def results(self) -> list[Verdict]:
+        """Each index the patch touched, judged as an edit from its text before the patch."""
+        from engramory.caps import Measurement  # noqa: PLC0415
+        from engramory.guard.decision import decide, unverified  # noqa: PLC0415
+
+        verdicts = []
+        for key in self.indexes:
+            if key in self.unreadable or self.texts.get(key) is None:
+                continue  # left as it was (unreadable), deleted, or moved away
+            status, raw = self.disk[key]
+            if status == "unreadable":
+                verdicts.append(unverified("the memory index exists but could not be read in full"))
+                continue
+            before = Measurement.of_raw(raw) if raw is not None else None
+            after = self.texts[key]
+            assert after is not None
+            verdicts.append(decide(before, Measurement.of_text(after), self.caps))
+        return verdicts
 
 
 def too_large(path: str) -> Verdict:
