@@ -11,27 +11,27 @@ from hypothesis import strategies as st
 from engramory.hosts.registry import HOSTS
 from engramory.install import hookconfig, hookwiring
 
-FINGERPRINTS = hookwiring.FINGERPRINTS
+FORM = hookwiring.STATUS_FORMAT
 CLAUDE = HOSTS["claude"].hook_groups("/usr/bin/python3", "/g.py", "/s.py", "/store", "explicit")
-CODEX = HOSTS["codex"].hook_groups("/usr/bin/python3", "", "/s.py", "/store", "explicit")
+CODEX = HOSTS["codex"].hook_groups("/usr/bin/python3", "/g.py", "/s.py", "/store", "explicit")
 
 
-def installed(text: str | None, groups: dict = CLAUDE) -> str:
-    document = hookconfig.load(text)
-    document.merge(groups, FINGERPRINTS)
+def installed(text: str | None, groups: dict = CLAUDE, form: hookconfig.HookFormat = FORM) -> str:
+    document = hookconfig.load(text, form)
+    document.merge(groups)
     return document.text()
 
 
-def uninstalled(text: str) -> hookconfig.Document:
-    document = hookconfig.load(text)
-    document.remove(FINGERPRINTS)
+def uninstalled(text: str, form: hookconfig.HookFormat = FORM) -> hookconfig.Document:
+    document = hookconfig.load(text, form)
+    document.remove()
     return document
 
 
 def test_a_new_file_is_two_space_json_with_a_final_newline() -> None:
     text = installed(None)
     assert text == json.dumps(json.loads(text), indent=2, ensure_ascii=False) + "\n"
-    assert hookconfig.is_empty(uninstalled(text).data())
+    assert hookconfig.is_empty(uninstalled(text).data(), FORM)
 
 
 @pytest.mark.parametrize(
@@ -84,7 +84,7 @@ def test_our_handler_inside_a_shared_group_is_removed_alone() -> None:
 
 
 def test_the_codex_legacy_description_is_dropped() -> None:
-    document = hookconfig.load('{\n  "description": "old",\n  "hooks": {}\n}')
+    document = hookconfig.load('{\n  "description": "old",\n  "hooks": {}\n}', FORM)
     document.drop_key("description")
     assert document.text() == '{\n  "hooks": {}\n}'
 
@@ -113,14 +113,14 @@ def test_the_codex_legacy_description_is_dropped() -> None:
 )
 def test_what_is_refused_and_how_the_message_says_so(text: str, message: str) -> None:
     with pytest.raises(hookconfig.HookConfigError) as caught:
-        hookconfig.load(text)
+        hookconfig.load(text, FORM)
     assert message in str(caught.value)
     assert "\x1b" not in str(caught.value)
 
 
 def test_nesting_up_to_the_limit_is_fine() -> None:
     deep = '{"a": ' + "[" * 62 + "]" * 62 + "}"
-    assert hookconfig.load(deep).text() == deep
+    assert hookconfig.load(deep, FORM).text() == deep
 
 
 # --- the property: uninstall(install(x)) == x for any config of the user's ------------------
@@ -191,10 +191,10 @@ def test_uninstall_of_install_is_identity_for_any_config(original: str, codex: b
     wanted = CODEX if codex else CLAUDE
     text = installed(original, wanted)
     merged = json.loads(text)
-    assert hookconfig.count_ours(merged, FINGERPRINTS) == len(wanted)
+    assert hookconfig.count_ours(merged, FORM) == len(wanted)
     assert installed(text, wanted) == text  # installing twice is installing once
     left = uninstalled(text)
-    if hookconfig.is_empty(left.data()):  # nothing but ours was left: the file is deleted
-        assert hookconfig.is_empty(hookconfig.load(original).data())
+    if hookconfig.is_empty(left.data(), FORM):  # nothing but ours was left: the file is deleted
+        assert hookconfig.is_empty(hookconfig.load(original, FORM).data(), FORM)
         return
     assert left.text() == original
