@@ -85,8 +85,10 @@ def _runs_script(line: str, scripts: frozenset[str]) -> bool:
     encoded = "-EncodedCommand" in line
     if not encoded and not any(script in line for script in scripts):
         return False
+    lexer = shlex.shlex(line, posix=True, punctuation_chars=True)
+    lexer.whitespace_split = True
     try:
-        words = shlex.split(line)
+        words = list(lexer)
     except ValueError:  # unbalanced quotes: not a line Engramory wrote
         return False
     for index, word in enumerate(words):
