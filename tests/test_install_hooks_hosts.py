@@ -579,3 +579,12 @@ def test_no_note_without_our_guard_in_the_other_file(cli, project: Path) -> None
         )
     )
     assert len(notes(cli("init", "cursor", "--install-hooks").out)) == 1
+
+
+def test_no_home_is_no_reason_to_fail_the_double_guard_check(
+    cli, project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("HOME")
+    result = cli("init", "copilot", "--install-hooks")
+    assert result.code == 0, result
+    assert notes(result.out) == []

@@ -769,7 +769,10 @@ def _double_guard_lines(layout: Layout) -> list[str]:
     lines = []
     for owner_name, value in spec.runs_hooks_of:
         owner = HOSTS.get(owner_name)
-        path = _config_path(layout, value)
+        try:
+            path = _config_path(layout, value)
+        except EngramoryError:  # no usable home: nothing there to run twice
+            continue
         if owner is not None and _holds_guard(layout, path, owner.hook_format):
             lines.append(_double_guard_line(spec, owner, path, value))
     if layout.global_ or layout.hook_config is None:
@@ -778,7 +781,9 @@ def _double_guard_lines(layout: Layout) -> list[str]:
         if other.hook_config is None or other.name == spec.name:
             continue
         runs_ours = any(
-            owner_name == spec.name and _config_path(layout, value) == layout.hook_config
+            owner_name == spec.name
+            and not value.startswith("~")
+            and layout.root / value == layout.hook_config
             for owner_name, value in other.runs_hooks_of
         )
         theirs = layout.root / other.hook_config
