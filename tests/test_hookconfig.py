@@ -312,3 +312,46 @@ def test_only_ours_needs_every_handler_and_every_key_to_be_ours() -> None:
     assert not hookconfig.only_ours({**ours, "theirs": 1}, FLAT)
     ours["hooks"]["stop"] = [{"command": "mine"}]
     assert not hookconfig.only_ours(ours, FLAT)
+
+
+flat_handlers = st.fixed_dictionaries(
+    {"command": words},
+    optional={"matcher": words, "type": st.just("command"), "timeoutSec": numbers},
+)
+
+
+@st.composite
+def flat_texts(draw: st.DrawFn) -> str:
+    """A flat hook file of the user's (Copilot, Cursor), written in some style."""
+    config: dict = {}
+    if draw(st.booleans()):
+        config["version"] = 1
+    events = draw(st.lists(st.sampled_from(["preToolUse", "stop", "sessionStart"]), unique=True))
+    # an event of ours that the user left empty is not told apart from one we emptied
+    hooks = {
+        e: draw(st.lists(flat_handlers, min_size=1 if e == "preToolUse" else 0, max_size=3))
+        for e in events
+    }
+    if hooks or draw(st.booleans()):
+        config["hooks"] = hooks
+    if draw(st.booleans()):
+        config["theirs"] = draw(st.dictionaries(words, scalars, max_size=2))
+    indent = draw(st.sampled_from([None, 2, "\t"]))
+    text = json.dumps(config, indent=indent, separators=(",", ":") if indent is None else None)
+    for spelling in SPELLINGS:
+        text = text.replace(f'"@@{spelling}@@"', spelling)
+    text = text.replace("\n", draw(st.sampled_from(["\n", "\r\n"])))
+    return text + ("\n" if draw(st.booleans()) else "")
+
+
+@settings(max_examples=200, deadline=None)
+@given(flat_texts(), st.sampled_from([CURSOR, COPILOT]))
+def test_uninstall_of_install_is_identity_for_any_flat_config(original: str, wanted: dict) -> None:
+    text = installed(original, wanted, FLAT)
+    assert hookconfig.count_ours(json.loads(text), FLAT) == sum(map(len, wanted.values()))
+    assert installed(text, wanted, FLAT) == text
+    left = uninstalled(text, FLAT)
+    if hookconfig.is_empty(left.data(), FLAT):
+        assert hookconfig.is_empty(hookconfig.load(original, FLAT).data(), FLAT)
+        return
+    assert left.text() == original
