@@ -722,7 +722,8 @@ def _guard_problem(argv: list[str], payload: bytes, cwd: Path, runner: HookRunne
 
 def _said(output: bytes, limit: int = 200) -> str:
     """The last non-blank line of a command's output, shortened, for a message ("" if none)."""
-    lines = [line for line in output.decode("utf-8", "replace").splitlines() if line.strip()]
+    tail = output[-4096:].decode("utf-8", "replace")
+    lines = [line for line in tail.splitlines() if line.strip()]
     if not lines:
         return ""
     last = lines[-1].strip()
