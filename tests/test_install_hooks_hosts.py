@@ -588,3 +588,13 @@ def test_no_home_is_no_reason_to_fail_the_double_guard_check(
     result = cli("init", "copilot", "--install-hooks")
     assert result.code == 0, result
     assert notes(result.out) == []
+
+
+def test_the_verification_command_for_windows_is_powershell() -> None:
+    payload = {"command": "echo it's >> C:\\m\\MEMORY.md"}
+    line = hookwiring.verification_command(["C:\\py.exe", "-I", "g.py"], payload, windows=True)
+    assert line == (
+        "'{\"command\": \"echo it''s >> C:\\\\m\\\\MEMORY.md\"}' | & 'C:\\py.exe' '-I' 'g.py'"
+    )
+    posix = hookwiring.verification_command(["/py", "g.py"], payload, windows=False)
+    assert shlex.split(posix)[2] == json.dumps(payload)
