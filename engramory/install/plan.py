@@ -268,6 +268,11 @@ def _check_store_placement(layout: Layout) -> None:
 def _check_flags(layout: Layout, options: Options) -> None:
     """Refuse flag combinations this host cannot take (usage errors, exit 64)."""
     spec, host = layout.spec, layout.host
+    if options.install_hooks and layout.global_ and spec.hook_config and not layout.hook_config:
+        raise FlagRefusal(
+            f"--install-hooks with --global: {spec.label} has no user-wide hook configuration "
+            "Engramory writes; install the hooks per project (drop --global)"
+        )
     if layout.rules is None:
         raise FlagRefusal(f"{spec.label} has no user-wide rules file: --global is not available")
     if layout.reader and (options.install_skill or options.install_hooks):
@@ -279,11 +284,6 @@ def _check_flags(layout: Layout, options: Options) -> None:
         raise FlagRefusal(
             f"--install-hooks is supported only for {', '.join(hook_hosts())}; "
             f"{spec.label} gets the rules and `engramory check` instead"
-        )
-    if options.install_hooks and layout.global_ and layout.hook_config is None:
-        raise FlagRefusal(
-            f"--install-hooks with --global: {spec.label} has no user-wide hook configuration "
-            "Engramory writes; install the hooks per project (drop --global)"
         )
     if options.mode is not None and not options.install_hooks:
         raise FlagRefusal("--mode sets the lifecycle hooks' policy: add --install-hooks")
