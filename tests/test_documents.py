@@ -404,8 +404,8 @@ def hooks_readme_problems(text: str) -> list[str]:
         expected = {
             spec.label
             for spec in HOSTS.values()
-            if (event in hookwiring.GUARD_EVENTS and spec.pre_write_hook)
-            or event in spec.lifecycle_hooks
+            if spec.hook_config is not None
+            and event in spec.hook_groups("py", "g", "s", "/st", "explicit")
         }
         if event not in rows:
             problems.append(f"no row for {event}")

@@ -293,7 +293,7 @@ def test_a_global_claude_install_touches_no_gitignore(cli, home: Path, project: 
 @pytest.mark.parametrize(
     "args",
     [
-        ("init", "gemini", "--install-hooks"),
+        ("init", "windsurf", "--install-hooks"),
         ("init", "windsurf", "--install-skill"),
         ("init", "hermes", "--install-skill"),
         ("init", "codex", "--mode", "assisted"),

@@ -187,6 +187,7 @@ def test_codex_hooks_keep_foreign_handlers_and_drop_the_legacy_description(
     jsonschema.validate(config, json.loads((SCHEMAS / "codex-hooks.schema.json").read_text()))
     handlers = [h for g in config["hooks"]["SessionStart"] for h in g["hooks"]]
     assert foreign in handlers and legacy not in handlers and len(ours(config, "SessionStart")) == 1
+    assert len(ours(config, "PreToolUse")) == 1  # the upgrade adds the index guard
     assert config["hooks"]["Stop"] == original["hooks"]["Stop"]
     gitignore = project / ".gitignore"
     assert "/.codex/hooks.json" not in (gitignore.read_text() if gitignore.exists() else "")

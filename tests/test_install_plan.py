@@ -224,7 +224,10 @@ def test_reader_store_with_a_symlinked_index(cli, project: Path, tmp_path: Path)
 @pytest.mark.parametrize(
     ("args", "match"),
     [
-        (("init", "gemini", "--install-hooks"), "only for claude and codex"),
+        (
+            ("init", "windsurf", "--install-hooks"),
+            "only for claude, codex, gemini, cursor, copilot; Windsurf gets the rules",
+        ),
         (("init", "codex", "--mode", "assisted"), "add --install-hooks"),
         (("init", "cursor", "--global"), "--global is not available"),
         (("init", "windsurf", "--install-skill"), "no documented skill directory"),

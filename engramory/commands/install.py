@@ -6,7 +6,7 @@ import argparse
 import json
 
 from engramory.continuity import state as continuity
-from engramory.hosts.base import VERIFIED
+from engramory.hosts.base import CAP_ENFORCEMENT_TEXT, VERIFIED
 from engramory.hosts.registry import HOSTS, host_names, resolve, rows
 from engramory.install import layout
 from engramory.install import plan as install
@@ -32,8 +32,9 @@ def install_hooks_help() -> str:
     for spec in HOSTS.values():
         if spec.hook_config is None:
             continue
-        what = "the index guard and " if spec.pre_write_hook else ""
-        parts.append(f"{spec.name}: {what}continuity hooks in {spec.hook_config}")
+        what = ["the index guard"] if spec.pre_write_hook else []
+        what += ["continuity hooks"] if spec.lifecycle_hooks else []
+        parts.append(f"{spec.name}: {' and '.join(what)} in {spec.hook_config}")
     return "register Engramory's hooks (" + "; ".join(parts) + ")"
 
 
@@ -203,6 +204,7 @@ def run_hosts(args: argparse.Namespace) -> int:
             print(f"  continuity hooks: {', '.join(lifecycle)} (--install-hooks; remind and gate)")
         else:
             print("  continuity hooks: none installed")
+        print(f"  cap enforcement: {CAP_ENFORCEMENT_TEXT[str(row['cap_enforcement'])]}")
         print(f"  index cap: {row['enforcement']}")
         for note in row["notes"]:
             print(f"  note:      {note}")

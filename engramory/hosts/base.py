@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from engramory.install import hookwiring
+from engramory.install import hookconfig, hookwiring
 
 if TYPE_CHECKING:
     from engramory.install.hookconfig import Document
@@ -32,7 +32,17 @@ DOCUMENTED = "documented"
 
 # How a project's hook config, which holds machine-local absolute paths, is git-ignored.
 IGNORE_ALWAYS = "always"  # a machine-local file by the host's own convention
-IGNORE_WHILE_OURS = "while-ours"  # a shared file: ignored only while every handler is ours
+IGNORE_WHILE_OURS = "while-ours"  # a shared file: ignored only while it holds nothing but ours
+
+# How the index cap is enforced on a host (``engramory hosts``' ``cap_enforcement``).
+DENY_HOOK = "deny-hook"  # a pre-write hook denies an index edit over the cap
+DENY_HOOK_UNVERIFIED = "deny-hook-unverified"  # the same, on a payload the host does not document
+RULES_AND_CHECK = "rules-and-check"  # the rules, and `engramory check` after each edit
+CAP_ENFORCEMENT_TEXT = {
+    DENY_HOOK: "deny hook",
+    DENY_HOOK_UNVERIFIED: "deny hook (unverified payload)",
+    RULES_AND_CHECK: "rules + check",
+}
 
 
 @dataclass(frozen=True)
@@ -49,7 +59,11 @@ class Host:
     or ``$DSH_HOME``, ``$CODEX_HOME``, ``$HERMES_HOME``. ``skill`` / ``global_skill``:
     the skill directory. ``hook_config`` / ``global_hook_config``: where
     ``--install-hooks`` merges handlers; ``hook_config_ignore`` (``IGNORE_*``) says
-    whether init git-ignores the project's hook config. ``store_may_be_native``: whether the
+    whether init git-ignores the project's hook config; ``hook_format`` is its shape and how
+    Engramory's handlers are recognised in it. ``cap_enforcement`` (``DENY_HOOK``...) says how
+    the index cap is enforced; :attr:`pre_write_hook` follows from it. ``runs_hooks_of``:
+    (host name, path) of other hosts' hook configs this host also runs, so a guard there runs
+    twice; ``double_guard_hint`` says how to keep one. ``store_may_be_native``: whether the
     host's own memory folder is a plain directory Engramory may use as the store.
     ``own_home``: a host whose home folder is also its project (dsh's ``$DSH_HOME``):
     ``--global`` installs there, and an install in that folder names absolute
@@ -74,12 +88,20 @@ class Host:
     hook_config: str | None = None
     global_hook_config: str | None = None
     hook_config_ignore: str | None = None
-    pre_write_hook: bool = False
+    hook_format: hookconfig.HookFormat = hookwiring.STATUS_FORMAT
+    cap_enforcement: str = RULES_AND_CHECK
+    runs_hooks_of: tuple[tuple[str, str], ...] = ()
+    double_guard_hint: str = ""
     lifecycle_hooks: tuple[str, ...] = ()
     native_memory: str = ""
     store_may_be_native: bool = False
     candidates: tuple[str, ...] = ()
     notes: tuple[str, ...] = field(default=())
+
+    @property
+    def pre_write_hook(self) -> bool:
+        """Whether ``--install-hooks`` registers the index guard (a pre-write deny hook)."""
+        return self.cap_enforcement in (DENY_HOOK, DENY_HOOK_UNVERIFIED)
 
     @property
     def marker(self) -> str:
@@ -144,6 +166,23 @@ class Host:
                 )
             )
         return groups
+
+    def guard_argv(self, python: str, guard: str, store: str) -> list[str]:
+        """The index guard's command as registered (argv): Claude Code's dialect is the default."""
+        return hookwiring.guard_argv(python, guard, store)
+
+    def shell_payload(self, command: str, cwd: str) -> dict[str, object]:
+        """A hook payload for a shell tool call running ``command``, in this host's shape.
+
+        ``init`` pipes one into the registered guard to check it (and prints one
+        that writes the index, which the guard must deny). Default: Claude Code's.
+        """
+        return {
+            "hook_event_name": "PreToolUse",
+            "tool_name": "Bash",
+            "tool_input": {"command": command},
+            "cwd": cwd,
+        }
 
     def clean_hook_config(self, document: Document) -> None:
         """Tidy the hook config after Engramory's handlers were merged or removed (default: no)."""

@@ -290,7 +290,13 @@ def host() -> Host:
     Its hooks are the default form (exec-form handlers in its settings file):
     the index guard and the continuity hooks.
     """
-    from engramory.hosts.base import BLOCK, IGNORE_ALWAYS, VERIFIED, Host  # noqa: PLC0415
+    from engramory.hosts.base import (  # noqa: PLC0415
+        BLOCK,
+        DENY_HOOK,
+        IGNORE_ALWAYS,
+        VERIFIED,
+        Host,
+    )
     from engramory.install import hookwiring  # noqa: PLC0415
 
     return Host(
@@ -307,7 +313,7 @@ def host() -> Host:
         hook_config=".claude/settings.local.json",
         global_hook_config="~/.claude/settings.json",
         hook_config_ignore=IGNORE_ALWAYS,
-        pre_write_hook=True,
+        cap_enforcement=DENY_HOOK,
         lifecycle_hooks=hookwiring.LIFECYCLE_EVENTS,
         native_memory="auto-memory in ~/.claude/projects/<project>/memory/ (plain files)",
         store_may_be_native=True,

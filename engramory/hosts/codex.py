@@ -127,13 +127,23 @@ def render_lifecycle(reply: Reply) -> tuple[str, int]:
 # Built on demand by the registry: the guard hook imports this module before every
 # tool call and must not pay for the installer's imports (dataclasses...).
 
+# https://developers.openai.com/codex/hooks: the matcher is a regex on the tool name; file
+# edits go through apply_patch, shell commands through Bash.
+GUARD_MATCHER = "^(apply_patch|Bash)$"
+
 
 def host() -> Host:
     """Codex CLI as ``engramory init`` and ``engramory hosts`` see it: login-shell hooks, a
     trust step, a strict ``hooks.json`` schema."""
     import os  # noqa: PLC0415
 
-    from engramory.hosts.base import BLOCK, IGNORE_WHILE_OURS, VERIFIED, Host  # noqa: PLC0415
+    from engramory.hosts.base import (  # noqa: PLC0415
+        BLOCK,
+        DENY_HOOK,
+        IGNORE_WHILE_OURS,
+        VERIFIED,
+        Host,
+    )
     from engramory.install import hookwiring  # noqa: PLC0415
 
     class Codex(Host):
@@ -148,12 +158,28 @@ def host() -> Host:
             mode: str,
             windows: bool | None = None,
         ) -> dict[str, hookwiring.Group]:
-            """The continuity hooks, as login-shell command lines (``guard``: unused, no guard)."""
+            """The index guard (PreToolUse on apply_patch and Bash) and the continuity hooks, as
+            login-shell command lines."""
             on_windows = os.name == "nt" if windows is None else windows
+            guard_argv = self.guard_argv(python, guard, store)
+            groups: dict[str, hookwiring.Group] = {
+                "PreToolUse": {
+                    "matcher": GUARD_MATCHER,
+                    "hooks": [
+                        hookwiring.shell_handler(guard_argv, hookwiring.GUARD_STATUS, on_windows)
+                    ],
+                }
+            }
             argv = [python, "-I", "-S", *hookwiring.sync_args(sync, self.name, mode, store)]
-            return hookwiring.lifecycle_groups(
-                lambda status: hookwiring.shell_handler(argv, status, on_windows)
+            groups.update(
+                hookwiring.lifecycle_groups(
+                    lambda status: hookwiring.shell_handler(argv, status, on_windows)
+                )
             )
+            return groups
+
+        def guard_argv(self, python: str, guard: str, store: str) -> list[str]:
+            return hookwiring.guard_argv(python, guard, store, self.name)
 
         def clean_hook_config(self, document: Document) -> None:
             """Codex allows only ``hooks`` at the top: drop the earlier installer's note."""
@@ -180,11 +206,13 @@ def host() -> Host:
         skill=".agents/skills/engramory",
         global_skill="~/.agents/skills/engramory",
         verified=VERIFIED,
-        enforcement="rules plus `engramory check` after each index edit (Codex edits files "
-        "through apply_patch; no pre-write guard is installed)",
+        enforcement="pre-write deny hook (PreToolUse guard on apply_patch and Bash, active once "
+        "trusted in /hooks); rules plus `engramory check` where Codex sends no hook (e.g. a "
+        "function-call apply_patch)",
         hook_config=".codex/hooks.json",
         global_hook_config="$CODEX_HOME/hooks.json",
         hook_config_ignore=IGNORE_WHILE_OURS,
+        cap_enforcement=DENY_HOOK,
         lifecycle_hooks=hookwiring.LIFECYCLE_EVENTS,
         native_memory="Codex Memories, which Codex generates and manages",
     )

@@ -73,6 +73,7 @@ def rows() -> list[dict[str, object]]:
             "skill": host.skill,
             "global_skill": host.global_skill,
             "pre_write_hook": host.pre_write_hook,
+            "cap_enforcement": host.cap_enforcement,
             "hook_config": host.hook_config,
             "lifecycle_hooks": list(host.lifecycle_hooks) if host.hook_config else [],
             "enforcement": host.enforcement,

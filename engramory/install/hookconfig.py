@@ -1,12 +1,16 @@
-"""Engramory's handlers in a host's hook configuration (Claude Code / Codex JSON), edited in place.
+"""Engramory's handlers in a host's hook configuration (a JSON file), edited in place.
 
-Both hosts keep hooks as ``{"hooks": {"<Event>": [{"matcher": ..., "hooks":
-[handler, ...]}, ...]}}``. Engramory's handlers are recognised by a fixed
-fingerprint, their ``statusMessage``; everything else -- other handlers,
-other groups, other keys, key order -- is kept as it is. After any number of
-installs there is exactly one Engramory handler per event; after an uninstall
-there is none, and a group or event that only held Engramory's handler is
-gone with it (a group that was already empty is left alone).
+Two shapes (:class:`HookFormat`): :data:`GROUPED` (Claude Code, Codex, Gemini
+CLI) keeps hooks as ``{"hooks": {"<Event>": [{"matcher": ..., "hooks":
+[handler, ...]}, ...]}}``; :data:`FLAT` (Copilot, Cursor) as ``{"version": 1,
+"hooks": {"<Event>": [handler, ...]}}``. Engramory's handlers are recognised by
+a fixed fingerprint (:class:`Marker`): a free field holding one of our values
+(``statusMessage``, ``name``) or, where a handler has none, a command that runs
+one of our scripts; everything else -- other handlers, other groups, other
+keys, key order -- is kept as it is. After any number of installs there is
+exactly one Engramory handler per event and matcher; after an uninstall there
+is none, and a group or event that only held Engramory's handlers is gone with
+it (a group that was already empty is left alone).
 
 The file is never re-serialised: :func:`load` parses it into a tree that
 keeps the text between values (indentation, separators, line endings, the
@@ -20,9 +24,12 @@ would read differently from us -- duplicate keys, nesting past
 
 from __future__ import annotations
 
+import base64
+import binascii
 import gc
 import json
 import re
+import shlex
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Union
@@ -40,8 +47,76 @@ _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 _SIMPLE_KEY = re.compile(r"[A-Za-z0-9_-]{1,40}")
 
 
+GROUPED = "grouped"  # {"hooks": {Event: [{"matcher": ..., "hooks": [handler, ...]}]}}
+FLAT = "flat"  # {"version": 1, "hooks": {Event: [handler, ...]}}
+_FLAT_VERSION = 1
+_PATH_SEPARATORS = re.compile(r"[\\/]")
+
+
 class HookConfigError(ValueError):
     """The configuration is not JSON of the expected shape; the message says where."""
+
+
+@dataclass(frozen=True)
+class Marker:
+    """What makes a handler Engramory's: one of ``fields`` (each a string when present) holds
+    one of ``values`` exactly, or a command line that runs one of ``scripts`` (a word whose
+    file name is the script's, also inside a PowerShell ``-EncodedCommand``)."""
+
+    fields: tuple[str, ...]
+    values: frozenset[str] = frozenset()
+    scripts: frozenset[str] = frozenset()
+
+    def owns(self, handler: object) -> bool:
+        """Whether ``handler`` (a plain value) is Engramory's."""
+        if not isinstance(handler, dict):
+            return False
+        for key in self.fields:
+            value = handler.get(key)
+            if not isinstance(value, str):
+                continue
+            if value in self.values or (self.scripts and _runs_script(value, self.scripts)):
+                return True
+        return False
+
+
+def _runs_script(line: str, scripts: frozenset[str]) -> bool:
+    """Whether the command ``line`` has a word naming one of ``scripts`` (by file name)."""
+    encoded = "-EncodedCommand" in line
+    if not encoded and not any(script in line for script in scripts):
+        return False
+    lexer = shlex.shlex(line, posix=True, punctuation_chars=True)
+    lexer.whitespace_split = True
+    try:
+        words = list(lexer)
+    except ValueError:  # unbalanced quotes: not a line Engramory wrote
+        return False
+    for index, word in enumerate(words):
+        if _PATH_SEPARATORS.split(word)[-1] in scripts:
+            return True
+        if encoded and word == "-EncodedCommand" and index + 1 < len(words):
+            script = _decoded_powershell(words[index + 1])
+            if script is not None and _runs_script(script, scripts):
+                return True
+    return False
+
+
+def _decoded_powershell(text: str) -> str | None:
+    """A PowerShell ``-EncodedCommand`` argument's script (``None`` when it is not one)."""
+    try:
+        return base64.b64decode(text, validate=True).decode("utf-16-le")
+    except (binascii.Error, ValueError):
+        return None
+
+
+@dataclass(frozen=True)
+class HookFormat:
+    """A host's hook configuration: its shape (:data:`GROUPED` or :data:`FLAT`), how its
+    handlers of ours are marked, and how the index guard's handler alone is."""
+
+    shape: str
+    marker: Marker
+    guard: Marker
 
 
 # --- the tree: values plus the exact text around them -----------------------------------
@@ -366,28 +441,32 @@ def _new_node(value: Any, style: Style, depth: int) -> Node:
     return _Parser(_render(value, style, depth)).value(0, "")
 
 
-def _is_ours(handler: Node, fingerprints: frozenset[str]) -> bool:
+def _is_ours(handler: Node, marker: Marker) -> bool:
     if not isinstance(handler, Container) or handler.open != "{":
         return False
-    status = handler.get("statusMessage")
-    return (
-        isinstance(status, Scalar)
-        and isinstance(status.value, str)
-        and (status.value in fingerprints)
-    )
+    return marker.owns(_data(handler))
 
 
-def _drop_ours(groups: Container, fingerprints: frozenset[str]) -> None:
-    """Remove our handlers from an event's groups, and the groups that only held ours."""
+def _drop_handlers(handlers: Container, marker: Marker) -> None:
+    """Remove our handlers from a list of handlers."""
+    for position in reversed(range(len(handlers.entries))):
+        if _is_ours(handlers.entries[position].value, marker):
+            _remove(handlers, position)
+
+
+def _drop_ours(groups: Container, form: HookFormat) -> None:
+    """Remove our handlers from an event's list: from its groups, and the groups that only
+    held ours (grouped), or from the list itself (flat)."""
+    if form.shape == FLAT:
+        _drop_handlers(groups, form.marker)
+        return
     for index in reversed(range(len(groups.entries))):
         group = groups.entries[index].value
         handlers = group.get("hooks") if isinstance(group, Container) else None
         if not isinstance(handlers, Container):
             continue
         had = len(handlers.entries)
-        for position in reversed(range(had)):
-            if _is_ours(handlers.entries[position].value, fingerprints):
-                _remove(handlers, position)
+        _drop_handlers(handlers, form.marker)
         if had and not handlers.entries:
             _remove(groups, index)
 
@@ -395,7 +474,8 @@ def _drop_ours(groups: Container, fingerprints: frozenset[str]) -> None:
 class Document:
     """A hook configuration file: edited in place, written back in its own style."""
 
-    def __init__(self, text: str | None) -> None:
+    def __init__(self, text: str | None, form: HookFormat) -> None:
+        self.form = form
         if text is None or not text.strip():
             self.lead, self.trail = "", "\n"
             self.root = Container("{")
@@ -406,7 +486,7 @@ class Document:
             raise HookConfigError("is not a JSON object at the top level")
         self.lead, self.root, self.trail = lead, root, trail
         self.style = _style(text, root)
-        _check_shape(root)
+        _check_shape(root, form)
 
     def text(self) -> str:
         """The file's text: the original bytes wherever nothing was changed."""
@@ -421,21 +501,33 @@ class Document:
         entry = Entry(node, key, json.dumps(key, ensure_ascii=False), self.style.colon)
         _append(box, entry, self.style, depth)
 
-    def merge(self, wanted: Mapping[str, Mapping[str, Any]], fingerprints: frozenset[str]) -> None:
-        """Install Engramory's groups (``wanted`` maps an event to its group), replacing ours."""
+    def merge(self, wanted: Mapping[str, Any]) -> None:
+        """Install Engramory's handlers, replacing ours.
+
+        ``wanted`` maps an event to its group (grouped) or to its list of
+        handlers (flat). A flat file that holds nothing yet starts with
+        ``"version": 1``, as the hosts of that shape require.
+        """
+        entries = {
+            event: list(value) if self.form.shape == FLAT else [value]
+            for event, value in wanted.items()
+        }
         hooks = self.root.get("hooks")
         if not isinstance(hooks, Container):
-            self._add(self.root, "hooks", {event: [group] for event, group in wanted.items()}, 0)
+            if self.form.shape == FLAT and not self.root.entries:
+                self._add(self.root, "version", _FLAT_VERSION, 0)
+            self._add(self.root, "hooks", entries, 0)
             return
-        for event, group in wanted.items():
-            groups = hooks.get(event)
-            if not isinstance(groups, Container):
-                self._add(hooks, event, [group], 1)
+        for event, values in entries.items():
+            existing = hooks.get(event)
+            if not isinstance(existing, Container):
+                self._add(hooks, event, values, 1)
                 continue
-            _drop_ours(groups, fingerprints)
-            _append(groups, Entry(_new_node(group, self.style, 3)), self.style, 2)
+            _drop_ours(existing, self.form)
+            for value in values:
+                _append(existing, Entry(_new_node(value, self.style, 3)), self.style, 2)
 
-    def remove(self, fingerprints: frozenset[str]) -> None:
+    def remove(self) -> None:
         """Take out Engramory's handlers, and the groups and events that only held them.
 
         A ``hooks`` object emptied by this is dropped when it is the last key
@@ -453,7 +545,7 @@ class Document:
             if not isinstance(groups, Container) or groups.open != "[":
                 continue
             before = len(groups.entries)
-            _drop_ours(groups, fingerprints)
+            _drop_ours(groups, self.form)
             if before and not groups.entries:
                 _remove(hooks, index)
         if had and not hooks.entries and position == len(self.root.entries) - 1:
@@ -466,7 +558,7 @@ class Document:
             _remove(self.root, index)
 
 
-def _check_shape(root: Container) -> None:
+def _check_shape(root: Container, form: HookFormat) -> None:
     """Refuse a ``hooks`` tree that is not the documented shape, in any event."""
     hooks = root.get("hooks")
     if hooks is None:
@@ -478,6 +570,10 @@ def _check_shape(root: Container) -> None:
         groups = member.value
         if not isinstance(groups, Container) or groups.open != "[":
             raise HookConfigError(f'has "{event}" that is not a list')
+        if form.shape == FLAT:
+            for n, entry in enumerate(groups.entries):
+                _check_handler(entry.value, f"{event}[{n}]", form.marker)
+            continue
         for n, entry in enumerate(groups.entries):
             group = entry.value
             handlers = group.get("hooks") if isinstance(group, Container) else None
@@ -490,53 +586,67 @@ def _check_shape(root: Container) -> None:
             ):
                 raise HookConfigError(f'has "{event}[{n}]" that is not a matcher group')
             for m, handler in enumerate(handlers.entries if handlers is not None else []):
-                _check_handler(handler.value, f"{event}[{n}].hooks[{m}]")
+                _check_handler(handler.value, f"{event}[{n}].hooks[{m}]", form.marker)
 
 
-def _check_handler(handler: Node, where: str) -> None:
+def _check_handler(handler: Node, where: str, marker: Marker) -> None:
+    """Refuse a handler that is not an object, or whose marker field is not a string (the
+    host would not read it as we do)."""
     if not isinstance(handler, Container) or handler.open != "{":
         raise HookConfigError(f'has a handler "{where}" that is not an object')
-    status = handler.get("statusMessage")
-    if status is not None and not (isinstance(status, Scalar) and isinstance(status.value, str)):
-        raise HookConfigError(f'has a "statusMessage" in "{where}" that is not a string')
+    for key in marker.fields:
+        value = handler.get(key)
+        if value is not None and not (isinstance(value, Scalar) and isinstance(value.value, str)):
+            raise HookConfigError(f'has a "{key}" in "{where}" that is not a string')
 
 
-def load(text: str | None) -> Document:
+def load(text: str | None, form: HookFormat) -> Document:
     """Parse a hook configuration (``None`` or blank: a new, empty one) and check its shape."""
-    return Document(text)
+    return Document(text, form)
 
 
 # --- counting, on plain values -------------------------------------------------------------
 
 
-def _handlers(config: Mapping[str, Any]) -> Iterator[Any]:
-    """Every handler of every well-formed matcher group, whatever its event."""
+def _handlers(config: Mapping[str, Any], form: HookFormat) -> Iterator[Any]:
+    """Every handler of every well-formed matcher group (or flat list), whatever its event."""
     hooks = config.get("hooks", {})
     if not isinstance(hooks, dict):
         return
     for groups in hooks.values():
-        if isinstance(groups, list):
-            for group in groups:
-                if isinstance(group, dict) and isinstance(group.get("hooks"), list):
-                    yield from group["hooks"]
+        if not isinstance(groups, list):
+            continue
+        if form.shape == FLAT:
+            yield from groups
+            continue
+        for group in groups:
+            if isinstance(group, dict) and isinstance(group.get("hooks"), list):
+                yield from group["hooks"]
 
 
-def count_ours(config: Mapping[str, Any], fingerprints: frozenset[str]) -> int:
-    """How many Engramory handlers the configuration holds, in any event."""
-    return sum(
-        1
-        for h in _handlers(config)
-        if isinstance(h, dict)
-        and isinstance(h.get("statusMessage"), str)
-        and h["statusMessage"] in fingerprints
-    )
+def count_ours(config: Mapping[str, Any], form: HookFormat, marker: Marker | None = None) -> int:
+    """How many Engramory handlers (those ``marker`` owns, default the format's) the
+    configuration holds, in any event."""
+    owner = marker or form.marker
+    return sum(1 for handler in _handlers(config, form) if owner.owns(handler))
 
 
-def count_all(config: Mapping[str, Any]) -> int:
+def count_all(config: Mapping[str, Any], form: HookFormat) -> int:
     """How many handlers the configuration holds, Engramory's and others'."""
-    return sum(1 for _ in _handlers(config))
+    return sum(1 for _ in _handlers(config, form))
 
 
-def is_empty(config: Mapping[str, Any]) -> bool:
-    """Nothing worth keeping: ``{}``, or an empty ``hooks`` and no other key."""
-    return not config or (set(config) == {"hooks"} and not config["hooks"])
+def _own_keys(form: HookFormat) -> set[str]:
+    """The top-level keys init may add: ``hooks``, and a flat file's ``version``."""
+    return {"hooks", "version"} if form.shape == FLAT else {"hooks"}
+
+
+def is_empty(config: Mapping[str, Any], form: HookFormat) -> bool:
+    """Nothing worth keeping: ``{}``, or an empty ``hooks`` (and a flat file's ``version``)
+    and no other key."""
+    return not config or (set(config) <= _own_keys(form) and not config.get("hooks"))
+
+
+def only_ours(config: Mapping[str, Any], form: HookFormat) -> bool:
+    """Every handler is Engramory's and no other key is there: nothing of the user's."""
+    return set(config) <= _own_keys(form) and count_ours(config, form) == count_all(config, form)

@@ -12,17 +12,23 @@ plain one).
 
 A handler is Engramory's when its ``statusMessage`` is one of the
 fingerprints below, including the ones the earlier script-based installer
-wrote, so its installs upgrade and uninstall cleanly.
+wrote, so its installs upgrade and uninstall cleanly (:data:`STATUS_FORMAT`);
+in Gemini CLI's settings, where a handler has no ``statusMessage``, when its
+``name`` is :data:`GUARD_NAME` (:data:`NAME_FORMAT`); in the flat hook files of
+hosts whose handlers have no free field at all, when its command runs one of
+our scripts (:data:`SCRIPT_FORMAT`).
 """
 
 from __future__ import annotations
 
 import base64
+import json
 import os
 import shlex
 from collections.abc import Callable
 
 from engramory.discovery import INDEX_NAME
+from engramory.install.hookconfig import FLAT, GROUPED, HookFormat, Marker
 
 GUARD_SCRIPT = "hooks/engramory_index_guard.py"
 SYNC_SCRIPT = "hooks/engramory_sync.py"
@@ -46,6 +52,28 @@ LEGACY_STATUSES = frozenset(
 FINGERPRINTS = (
     frozenset({GUARD_STATUS, MEASURE_STATUS, START_STATUS, PROMPT_STATUS, COMPACT_STATUS})
     | LEGACY_STATUSES
+)
+
+GUARD_NAME = "engramory-index-guard"  # the ``name`` of a Gemini CLI handler of ours
+COMMAND_FIELDS = ("command", "bash", "powershell")  # where a flat handler names its command
+
+STATUS_FORMAT = HookFormat(
+    GROUPED,
+    Marker(("statusMessage",), values=FINGERPRINTS),
+    Marker(("statusMessage",), values=frozenset({GUARD_STATUS})),
+)
+NAME_FORMAT = HookFormat(
+    GROUPED,
+    Marker(("name",), values=frozenset({GUARD_NAME})),
+    Marker(("name",), values=frozenset({GUARD_NAME})),
+)
+SCRIPT_FORMAT = HookFormat(
+    FLAT,
+    Marker(
+        COMMAND_FIELDS,
+        scripts=frozenset({os.path.basename(GUARD_SCRIPT), os.path.basename(SYNC_SCRIPT)}),
+    ),
+    Marker(COMMAND_FIELDS, scripts=frozenset({os.path.basename(GUARD_SCRIPT)})),
 )
 
 GUARD_EVENTS = ("PreToolUse", "PostToolUse")
@@ -89,6 +117,39 @@ def guard_groups(python: str, guard: str, store: str) -> dict[str, Group]:
     }
 
 
+def guard_argv(python: str, guard: str, store: str, host: str | None = None) -> list[str]:
+    """The index guard's command: ``python -I -S GUARD [--host HOST] --index STORE/MEMORY.md``.
+
+    Without ``host`` the guard speaks Claude Code's dialect (its default).
+    """
+    where = ["--host", host] if host is not None else []
+    return [python, "-I", "-S", guard, *where, "--index", os.path.join(store, INDEX_NAME)]
+
+
+def never_failing_line(argv: list[str]) -> str:
+    """A POSIX shell line that runs ``argv`` and exits 0 whatever happens (``|| true``).
+
+    For hosts that block the tool call when a hook exits non-zero: a missing
+    interpreter (127) must not block every edit the agent makes.
+    """
+    return shlex.join(argv) + " || true"
+
+
+def powershell_call(argv: list[str]) -> str:
+    """A PowerShell line that runs ``argv`` (each word single-quoted) and always exits 0."""
+    quoted = " ".join(powershell_quote(arg) for arg in argv)
+    return f"try {{ & {quoted} }} catch {{ }}; exit 0"
+
+
+def verification_command(argv: list[str], payload: dict[str, object], windows: bool) -> str:
+    """A ready-to-paste line that pipes ``payload`` (JSON) into the command ``argv``."""
+    text = json.dumps(payload, ensure_ascii=False)
+    if windows:
+        words = " ".join(powershell_quote(arg) for arg in argv)
+        return f"{powershell_quote(text)} | & {words}"
+    return f"printf '%s\\n' {shlex.quote(text)} | {shlex.join(argv)}"
+
+
 def sync_args(sync: str, host: str, mode: str, store: str) -> list[str]:
     """The sync script's arguments for a continuity hook of ``host``."""
     return [sync, "hook", "--host", host, "--mode", mode, "--", store]
@@ -111,19 +172,26 @@ def powershell_quote(word: str) -> str:
     return "'" + word.replace("'", "''") + "'"
 
 
-def powershell_line(argv: list[str]) -> str:
+def powershell_line(argv: list[str], always_zero: bool = False) -> str:
     """A Windows command line that ``cmd.exe /C`` passes through untouched.
 
     The real command is a PowerShell script (``& 'arg' 'arg' ...``, each
     argument single-quoted) sent base64-encoded, so no path appears in clear
-    text where ``cmd.exe`` could expand ``%VAR%`` or split on ``&``.
+    text where ``cmd.exe`` could expand ``%VAR%`` or split on ``&``. It exits
+    with the command's exit code, or with 0 whatever happens (``always_zero``:
+    a missing interpreter is caught too) for a host that blocks on a failure.
     """
     quoted = " ".join(powershell_quote(arg) for arg in argv)
     script = (
         "$ErrorActionPreference='Stop'; $env:PYTHONUTF8='1'; $env:PYTHONIOENCODING='utf-8'; "
         "[Console]::InputEncoding=[Text.UTF8Encoding]::new($false); "
         "[Console]::OutputEncoding=[Text.UTF8Encoding]::new($false); "
-        f"$OutputEncoding=[Text.UTF8Encoding]::new($false); & {quoted}; exit $LASTEXITCODE"
+        f"$OutputEncoding=[Text.UTF8Encoding]::new($false); & {quoted}"
+    )
+    script = (
+        f"try {{ {script} }} catch {{ }}; exit 0"
+        if always_zero
+        else f"{script}; exit $LASTEXITCODE"
     )
     encoded = base64.b64encode(script.encode("utf-16-le")).decode("ascii")
     return f"powershell.exe -NoLogo -NoProfile -NonInteractive -EncodedCommand {encoded}"

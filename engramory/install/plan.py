@@ -20,9 +20,11 @@ never touches the memory store or its ``.gitignore`` entry.
 
 from __future__ import annotations
 
+import json
 import os
 import shlex
 import stat
+import subprocess
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -32,10 +34,10 @@ from engramory import fsutil
 from engramory.continuity.state import EXPLICIT
 from engramory.discovery import INDEX_NAME, git_work_tree
 from engramory.errors import EXIT_USAGE, EngramoryError
-from engramory.hosts.base import BLOCK, IGNORE_ALWAYS
+from engramory.hosts.base import BLOCK, IGNORE_ALWAYS, Host
 from engramory.hosts.registry import HOSTS, hook_hosts
 from engramory.install import blocks, hookconfig, hookwiring, managed, selfcommand
-from engramory.install.layout import Layout, resolve
+from engramory.install.layout import Layout, expand, resolve
 from engramory.resources import ShippedDocumentMissingError, shipped_path
 from engramory.textfmt import plural
 
@@ -54,6 +56,7 @@ PAST = {
     "leave": "left",
     "replace": "replaced",
     "use": "using",
+    "check": "checked",
 }
 
 
@@ -80,6 +83,7 @@ class Step:
     why: str = ""
     run: Callable[[], None] | None = None
     problem: bool = False
+    fix: str = ""  # for a problem that is not a file left by hand: what to do (closing line)
 
     def line(self, dry_run: bool) -> str:
         verb = f"would {self.verb}" if dry_run else PAST.get(self.verb, self.verb)
@@ -96,9 +100,26 @@ class Plan:
     closing: list[str] = field(default_factory=list)
 
 
+HookRunner = Callable[[list[str], bytes, Path, float], "subprocess.CompletedProcess[bytes]"]
+HOOK_CHECK_TIMEOUT = 10.0
+
+
+def run_hook(
+    argv: list[str], payload: bytes, cwd: Path, timeout: float
+) -> subprocess.CompletedProcess[bytes]:
+    """Run a registered hook command once (argv form, no shell) with ``payload`` on stdin.
+
+    Raises ``OSError`` when it cannot start and ``subprocess.TimeoutExpired``.
+    """
+    return subprocess.run(
+        argv, input=payload, capture_output=True, cwd=cwd, timeout=timeout, check=False
+    )
+
+
 @dataclass(frozen=True)
 class Options:
-    """The command-line choices of ``init``."""
+    """The command-line choices of ``init`` (``hook_runner``: how the installed guard is run
+    once to check it; default :func:`run_hook`)."""
 
     install_skill: bool = False
     install_hooks: bool = False
@@ -106,6 +127,7 @@ class Options:
     force: bool = False
     mode: str | None = None
     command: selfcommand.AgentCommand | None = None  # decided by plan_init when not given
+    hook_runner: HookRunner | None = None
 
 
 # --- small file helpers -------------------------------------------------------------
@@ -246,6 +268,11 @@ def _check_store_placement(layout: Layout) -> None:
 def _check_flags(layout: Layout, options: Options) -> None:
     """Refuse flag combinations this host cannot take (usage errors, exit 64)."""
     spec, host = layout.spec, layout.host
+    if options.install_hooks and layout.global_ and spec.hook_config and not layout.hook_config:
+        raise FlagRefusal(
+            f"--install-hooks with --global: {spec.label} has no user-wide hook configuration "
+            "Engramory writes; install the hooks per project (drop --global)"
+        )
     if layout.rules is None:
         raise FlagRefusal(f"{spec.label} has no user-wide rules file: --global is not available")
     if layout.reader and (options.install_skill or options.install_hooks):
@@ -255,7 +282,7 @@ def _check_flags(layout: Layout, options: Options) -> None:
         )
     if options.install_hooks and spec.hook_config is None:
         raise FlagRefusal(
-            f"--install-hooks is supported only for {' and '.join(hook_hosts())}; "
+            f"--install-hooks is supported only for {', '.join(hook_hosts())}; "
             f"{spec.label} gets the rules and `engramory check` instead"
         )
     if options.mode is not None and not options.install_hooks:
@@ -348,10 +375,9 @@ def _hook_config_ignore(layout: Layout, hooks: HookPlan | None) -> IgnoreEdit | 
     if git_work_tree(layout.root) is None:
         return None
     rule, comment = wanted
-    merged = hooks.merged
-    all_ours = layout.spec.hook_config_ignore == IGNORE_ALWAYS or hookconfig.count_ours(
-        merged, hookwiring.FINGERPRINTS
-    ) == hookconfig.count_all(merged)
+    all_ours = layout.spec.hook_config_ignore == IGNORE_ALWAYS or hookconfig.only_ours(
+        hooks.merged, layout.spec.hook_format
+    )
 
     def edit(text: str) -> tuple[str, str]:
         if all_ours:
@@ -361,8 +387,8 @@ def _hook_config_ignore(layout: Layout, hooks: HookPlan | None) -> IgnoreEdit | 
             return new, f"ignore /{rule} (machine-local paths)"
         if managed.has_ignore_rule(text, rule, comment):
             new = managed.remove_ignore_rule(text, rule, comment)
-            return new, f"stop ignoring {rule}: it holds other hooks too"
-        return text, f"{rule} holds other hooks: not ignored"
+            return new, f"stop ignoring {rule}: it holds other hooks or settings too"
+        return text, f"{rule} holds other hooks or settings: not ignored"
 
     return edit
 
@@ -446,22 +472,28 @@ def _python(options: Options) -> str:
     return python
 
 
-def _wanted_groups(layout: Layout, options: Options) -> dict[str, dict[str, object]]:
+def _guard_script(layout: Layout) -> str:
+    """The guard script's absolute path ("" for a host without a guard)."""
+    if not layout.spec.pre_write_hook:
+        return ""
+    return str(shipped_path(hookwiring.GUARD_SCRIPT).resolve())
+
+
+def _wanted_groups(layout: Layout, options: Options) -> dict[str, object]:
     python = _python(options)
     sync = str(shipped_path(hookwiring.SYNC_SCRIPT).resolve())
     store = str(layout.store.resolve())
     mode = options.mode or EXPLICIT
-    guard = ""
-    if layout.spec.pre_write_hook:
-        guard = str(shipped_path(hookwiring.GUARD_SCRIPT).resolve())
-    return layout.spec.hook_groups(python, guard, sync, store, mode)
+    return layout.spec.hook_groups(python, _guard_script(layout), sync, store, mode)
 
 
-def _load_hook_config(path: Path, command: str) -> tuple[str | None, hookconfig.Document]:
+def _load_hook_config(
+    path: Path, command: str, form: hookconfig.HookFormat
+) -> tuple[str | None, hookconfig.Document]:
     """The hook configuration's text (``None`` when absent) and its tree; refuses a bad one."""
     text = _read_text(path, "the hooks", hookconfig.MAX_BYTES)
     try:
-        return text, hookconfig.load(text)
+        return text, hookconfig.load(text, form)
     except hookconfig.HookConfigError as exc:
         raise Refusal(f"{path} {exc}; fix it by hand, then run {command} again") from None
 
@@ -476,6 +508,7 @@ class HookPlan:
     current: dict[str, object]
     merged: dict[str, object]
     new_text: str
+    events: tuple[str, ...] = ()
 
 
 def _plan_hooks(layout: Layout, options: Options) -> HookPlan | None:
@@ -486,20 +519,31 @@ def _plan_hooks(layout: Layout, options: Options) -> HookPlan | None:
     _check_contained(layout, path, "the hook configuration")
     if fsutil.is_within(os.path.realpath(path), os.path.realpath(layout.store)):
         raise Refusal(f"the hook configuration {path} would be inside the memory store")
-    text, document = _load_hook_config(path, "init")
+    text, document = _load_hook_config(path, "init", layout.spec.hook_format)
     current = document.data()
-    document.merge(_wanted_groups(layout, options), hookwiring.FINGERPRINTS)
+    wanted = _wanted_groups(layout, options)
+    document.merge(wanted)
     layout.spec.clean_hook_config(document)
-    return HookPlan(path, text, current, document.data(), document.text())
+    return HookPlan(path, text, current, document.data(), document.text(), tuple(wanted))
+
+
+def _hooks_what(layout: Layout, events: tuple[str, ...]) -> str:
+    """What the hook step registers, by event: the index guard's, then the continuity hooks'."""
+    lifecycle = [event for event in events if event in layout.spec.lifecycle_hooks]
+    guard = [event for event in events if event not in lifecycle]
+    parts = []
+    if guard:
+        parts.append(f"the index guard ({', '.join(guard)})")
+    if lifecycle:
+        parts.append(f"the continuity hooks: {', '.join(lifecycle)}")
+    return " and ".join(parts)
 
 
 def _hooks_step(layout: Layout, hooks: HookPlan | None) -> Step | None:
     if hooks is None:
         return None
     shown = _shown(layout, hooks.path)
-    what = "the continuity hooks: SessionStart, UserPromptSubmit, PreCompact"
-    if layout.spec.pre_write_hook:
-        what = "the index guard (PreToolUse, PostToolUse) and " + what
+    what = _hooks_what(layout, hooks.events)
     if hooks.text is not None and hooks.current == hooks.merged:
         return Step("keep", shown, f"already registered: {what}")
     verb = "update" if hooks.text is not None else "create"
@@ -612,11 +656,154 @@ def plan_init(layout: Layout, options: Options) -> Plan:
         _skill_step(layout, options),
         _hooks_step(layout, hooks),
         _rules_step(layout, options),
+        _guard_check_step(layout, options, hooks),
     ]
     plan = Plan(f"engramory init {layout.host}: {layout.spec.label} in {layout.root}")
     plan.steps = [step for step in steps if step is not None]
     plan.closing = _init_closing(layout, options)
     return plan
+
+
+# --- the installed guard: checked once, and a command to verify it ---------------------------
+
+
+def _guard_argv(layout: Layout, options: Options) -> list[str]:
+    """The index guard's command as the host runs it."""
+    store = str(layout.store.resolve())
+    return layout.spec.guard_argv(_python(options), _guard_script(layout), store)
+
+
+def _guard_check_step(layout: Layout, options: Options, hooks: HookPlan | None) -> Step | None:
+    """Run the registered guard once on a harmless call (a shell write of another file).
+
+    It must exit 0 and print nothing; anything else means the hook will not
+    work (an interpreter that cannot start, a package that fails to load), and
+    the step becomes a problem (exit 1).
+    """
+    if hooks is None or not layout.spec.pre_write_hook:
+        return None
+    argv = _guard_argv(layout, options)
+    probe = os.path.join(str(layout.root), "engramory-hook-check.txt")
+    command = f"echo ok > {shlex.quote(probe)}"
+    payload = json.dumps(layout.spec.shell_payload(command, str(layout.root))).encode("utf-8")
+    shown = _shown(layout, hooks.path)
+    step = Step("check", shown, "ran the registered guard once on a harmless call")
+
+    def run() -> None:
+        problem = _guard_problem(argv, payload, layout.root, options.hook_runner or run_hook)
+        if problem is None:
+            step.why = "the registered guard ran once on a harmless call: silent, exit 0"
+            return
+        step.verb, step.problem = "PROBLEM", True
+        step.why = f"the index guard hook will NOT work: {problem}"
+        step.fix = (
+            f"the guard in {shown} will not work ({problem}); fix it (e.g. pass --hook-python "
+            "with a working Python 3.9+), then run init again; exit 1"
+        )
+
+    step.run = run
+    return step
+
+
+def _guard_problem(argv: list[str], payload: bytes, cwd: Path, runner: HookRunner) -> str | None:
+    """Why the guard command failed its check on a harmless call (``None``: it passed)."""
+    try:
+        done = runner(argv, payload, cwd, HOOK_CHECK_TIMEOUT)
+    except subprocess.TimeoutExpired:
+        return f"it did not answer within {HOOK_CHECK_TIMEOUT:g} s"
+    except OSError as exc:
+        return f"{argv[0]} cannot start ({exc.strerror or exc})"
+    if done.returncode != 0:
+        return f"it exited with {done.returncode}{_said(done.stderr)}"
+    if done.stdout.strip():
+        return f"it answered a harmless call with output{_said(done.stdout)}"
+    return None
+
+
+def _said(output: bytes, limit: int = 200) -> str:
+    """The last non-blank line of a command's output, shortened, for a message ("" if none)."""
+    tail = output[-4096:].decode("utf-8", "replace")
+    lines = [line for line in tail.splitlines() if line.strip()]
+    if not lines:
+        return ""
+    last = lines[-1].strip()
+    return f": {last[:limit]}{'…' if len(last) > limit else ''}"
+
+
+def _verification_lines(layout: Layout, options: Options) -> list[str]:
+    """A command that pipes a shell write of the index, in the host's shape, into the guard."""
+    argv = _guard_argv(layout, options)
+    index = os.path.join(str(layout.store.resolve()), INDEX_NAME)
+    payload = layout.spec.shell_payload(f"echo x >> {shlex.quote(index)}", str(layout.root))
+    command = hookwiring.verification_command(argv, payload, windows=os.name == "nt")
+    return [
+        "verify the guard (a shell write of the index, as the host would send it; the answer "
+        "must be a deny):",
+        f"  {command}",
+    ]
+
+
+# --- a guard that runs twice: a host that also runs another host's hook config -------------
+
+
+def _holds_guard(layout: Layout, path: Path, form: hookconfig.HookFormat) -> bool:
+    """Whether the hook config at ``path`` holds Engramory's index guard (unreadable: no)."""
+    if _absent(path):
+        return False
+    try:
+        _check_contained(layout, path, "a hook configuration")
+        document = hookconfig.load(_read_text(path, "the hooks", hookconfig.MAX_BYTES), form)
+    except (Refusal, hookconfig.HookConfigError):
+        return False
+    return hookconfig.count_ours(document.data(), form, form.guard) > 0
+
+
+def _config_path(layout: Layout, value: str) -> Path:
+    """A host-table path: under the home (``~``), else under the project root."""
+    return expand(value) if value.startswith("~") else layout.root / value
+
+
+def _double_guard_lines(layout: Layout) -> list[str]:
+    """Say so when the guard now runs twice: this host also runs a config that holds it, or
+    another host runs the config this one writes while its own holds it too."""
+    spec = layout.spec
+    lines = []
+    for owner_name, value in spec.runs_hooks_of:
+        owner = HOSTS.get(owner_name)
+        try:
+            path = _config_path(layout, value)
+        except EngramoryError:  # no usable home: nothing there to run twice
+            continue
+        if owner is not None and _holds_guard(layout, path, owner.hook_format):
+            lines.append(_double_guard_line(spec, owner, path, value))
+    if layout.global_ or layout.hook_config is None:
+        return lines
+    for other in HOSTS.values():
+        if other.hook_config is None or other.name == spec.name:
+            continue
+        runs_ours = any(
+            owner_name == spec.name
+            and not value.startswith("~")
+            and layout.root / value == layout.hook_config
+            for owner_name, value in other.runs_hooks_of
+        )
+        theirs = layout.root / other.hook_config
+        if runs_ours and _holds_guard(layout, theirs, other.hook_format):
+            lines.append(
+                _double_guard_line(other, spec, layout.hook_config, spec.hook_config or "")
+            )
+    return lines
+
+
+def _double_guard_line(runner: Host, owner: Host, path: Path, shown: str) -> str:
+    hint = f", {runner.double_guard_hint}" if runner.double_guard_hint else ""
+    return (
+        f"note: {runner.label} also runs {owner.label}'s hooks in {shown} ({path}), which "
+        f"hold Engramory's index guard too: with both installed, {runner.label} runs the "
+        "guard twice on each matching call (the same verdict; harmless but slower). To keep "
+        f"one, uninstall the other (`engramory uninstall {owner.name}` or `engramory "
+        f"uninstall {runner.name}`){hint}."
+    )
 
 
 def _init_closing(layout: Layout, options: Options) -> list[str]:
@@ -638,10 +825,8 @@ def _init_closing(layout: Layout, options: Options) -> list[str]:
     if options.install_hooks:
         lines.append(f"interpreter baked into the hooks: {_python(options)}")
     if options.install_hooks and layout.spec.pre_write_hook:
-        lines.append(
-            "verify the guard: ask the agent to write a 250-line /tmp/scratch/MEMORY.md; it "
-            "must be denied (hooks/INSTALL.md shows a test that needs no session)."
-        )
+        lines += _verification_lines(layout, options)
+        lines += _double_guard_lines(layout)
     lines += layout.spec.closing_lines(options.install_hooks)
     return lines
 
@@ -779,14 +964,15 @@ def _uninstall_hooks(layout: Layout) -> list[Step]:
     if _absent(path):
         return [Step("skip", shown, "absent")]
     _check_contained(layout, path, "the hook configuration")
-    _, document = _load_hook_config(path, "uninstall")
+    form = layout.spec.hook_format
+    _, document = _load_hook_config(path, "uninstall", form)
     steps = []
-    if hookconfig.count_ours(document.data(), hookwiring.FINGERPRINTS) == 0:
+    if hookconfig.count_ours(document.data(), form) == 0:
         steps.append(Step("skip", shown, "no Engramory handlers"))
     else:
-        document.remove(hookwiring.FINGERPRINTS)
+        document.remove()
         layout.spec.clean_hook_config(document)
-        if hookconfig.is_empty(document.data()):
+        if hookconfig.is_empty(document.data(), form):
             steps.append(
                 Step(
                     "remove", shown, "it held only Engramory's handlers", _delete(path, layout.root)
@@ -876,12 +1062,13 @@ def _act(plan: Plan, dry_run: bool) -> tuple[list[str], int]:
                 return report, 1
         report.append(step.line(dry_run))
     report += plan.closing
-    problems = [step.target for step in plan.steps if step.problem]
+    problems = [step.target for step in plan.steps if step.problem and not step.fix]
     if problems:
         report.append(
             f"{'would leave' if dry_run else 'left'} {len(problems)} file(s) to fix by hand "
             f"({', '.join(problems)}): see LEFT UNTOUCHED above; exit 1"
         )
+    report += [step.fix for step in plan.steps if step.problem and step.fix]
     if dry_run:
         report.append("(--dry-run: nothing was written)")
-    return report, 1 if problems else 0
+    return report, 1 if any(step.problem for step in plan.steps) else 0

@@ -1,0 +1,47 @@
+"""The guard that `init --install-hooks` registers really denies, in each host's dialect.
+
+init prints a verification command: a shell write of the index, in the host's own payload
+shape, piped into the registered command. Run as printed, it must answer with a deny. A
+host whose guard dialect is not in this tree yet (``hosts/entry.py``'s ``GUARD_DIALECTS``)
+is skipped: these run once the dialects and the installer are merged.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from engramory.hosts import entry, registry
+
+
+def verification_line(out: str) -> str:
+    lines = out.splitlines()
+    return lines[next(i for i, line in enumerate(lines) if line.startswith("verify the guard")) + 1]
+
+
+def has_deny(value: object) -> bool:
+    """Whether a decoded JSON answer says "deny" anywhere (each host names the field its way)."""
+    if isinstance(value, dict):
+        return any(has_deny(item) for item in value.values())
+    if isinstance(value, list):
+        return any(has_deny(item) for item in value)
+    return value == "deny"
+
+
+@pytest.mark.parametrize("host", registry.guard_hosts())
+def test_the_printed_verification_command_is_denied(cli, project: Path, host: str) -> None:
+    if host not in entry.GUARD_DIALECTS:
+        pytest.skip(f"the {host} guard dialect is not in this tree yet")
+    result = cli("init", host, "--install-hooks")
+    assert result.code == 0, result
+    done = subprocess.run(
+        ["/bin/sh", "-c", verification_line(result.out)],
+        capture_output=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert has_deny(json.loads(done.stdout)), done.stdout
