@@ -1,28 +1,26 @@
-"""Cost of the index guard hook on every tool call, next to the interpreter's own start-up.
+"""Cost of the index guard hook on every tool call, per host, next to the interpreter's start-up.
 
 Reproduce (from the repository root):
 
-    python benchmarks/guard.py [--runs 40] [--python /path/to/python3]
+    python benchmarks/guard.py [--runs 40] [--python /path/to/python3] [--hosts claude,codex]
 
 The hook runs before every edit an agent makes, on any file, so its floor is
-the interpreter start-up. In one run, this script measures the median wall
-time of:
+the interpreter start-up. For each host with a guard dialect (Claude Code,
+Codex, Gemini CLI, Copilot, Cursor) this script times the hook as the
+installer registers it (``python -I -S hooks/engramory_index_guard.py --host
+HOST --index STORE/MEMORY.md``) on that host's own payloads: a write to
+another file, a shell command that cannot write, an edit of a 150-line index
+(for Codex an ``apply_patch`` of it), and a denied write of 250 lines to the
+index. Runs are interleaved with ``python -I -S -c pass`` (one floor run before
+each hook run), and each row is the median of the hook's times over the median
+of the floor's, so a machine that slows down for a while slows both alike.
+Claude Code also gets a Bash command parsed in full, a denied Bash write, and
+its non-index Write registered the way the earlier implementation did
+(``python script.py``: site-packages imported).
 
-* ``python -I -S -c pass`` and ``python -c pass`` (the floors, with and
-  without isolation and site-packages);
-* the hook as the installer registers it (``python -I -S
-  hooks/engramory_index_guard.py --index STORE/MEMORY.md``) on: a Write to
-  another file, a Bash command that cannot write, a Bash command that writes
-  elsewhere (parsed in full), an Edit of a 150-line index, a Write of 250
-  lines to the index (denied), and a Bash command that writes it (denied);
-* the same non-index Write with the hook registered the way the earlier
-  implementation was (``python script.py``: site-packages imported).
-
-Targets: non-index Write and non-index Bash <= 1.5x ``python -I -S -c pass``;
-index paths (the Edit and the denied Write) <= 2x. Prints PASS/FAIL per
-target; exit 0 unless ``--check``. A Bash command that may write something has
-no target: it is parsed in full (:mod:`engramory.guard.shellparse`, no ``re``),
-and the rows show that cost.
+Targets: every host's non-index write and non-index shell <= 1.5x the floor;
+the index edit and the denied write <= 2x. Prints PASS/FAIL per target; exit
+0 unless ``--check``.
 """
 
 from __future__ import annotations
@@ -40,93 +38,156 @@ REPO = Path(__file__).resolve().parent.parent
 HOOK = REPO / "hooks" / "engramory_index_guard.py"
 
 
-def median_time(argv: list[str], stdin: bytes, runs: int) -> float:
-    samples = []
+def interleaved(argv: list[str], stdin: bytes, floor: list[str], runs: int) -> tuple[float, float]:
+    """Median wall times of ``argv`` and of ``floor``, run alternately ``runs`` times each."""
+    hook_times, floor_times = [], []
     for _ in range(runs):
-        start = time.perf_counter()
-        subprocess.run(argv, input=stdin, capture_output=True, check=False)
-        samples.append(time.perf_counter() - start)
-    return statistics.median(samples)
+        for command, data, times in ((floor, b"", floor_times), (argv, stdin, hook_times)):
+            start = time.perf_counter()
+            subprocess.run(command, input=data, capture_output=True, check=False)
+            times.append(time.perf_counter() - start)
+    return statistics.median(hook_times), statistics.median(floor_times)
 
 
-def payloads(store: Path) -> dict[str, bytes]:
+def _patch(*sections: str) -> str:
+    return "*** Begin Patch\n" + "".join(sections) + "*** End Patch\n"
+
+
+def host_payloads(store: Path) -> dict[str, dict[str, object]]:
+    """Each host's four cases, shaped as that host sends them (research/host-hooks-2026-12.md)."""
     index = store / "MEMORY.md"
-    index.write_text("".join(f"- [note {i}](note-{i}.md) — a hook\n" for i in range(150)))
-    cases = {
-        "non-index Write": {
-            "tool_name": "Write",
-            "tool_input": {"file_path": str(store.parent / "app.py"), "content": "print(1)\n" * 50},
+    app, cwd = str(store.parent / "app.py"), str(store.parent)
+    code, grown = "print(1)\n" * 50, "- [x](x.md)\n" * 250
+    tests = "pytest -q tests/"
+
+    def claude_like(tool: str, tool_input: dict[str, object]) -> dict[str, object]:
+        return {
+            "hook_event_name": "PreToolUse",
+            "cwd": cwd,
+            "tool_name": tool,
+            "tool_input": tool_input,
+        }
+
+    def copilot(tool: str, args: dict[str, object]) -> dict[str, object]:
+        return {"timestamp": 0, "cwd": cwd, "toolName": tool, "toolArgs": json.dumps(args)}
+
+    def cursor(tool: str, tool_input: dict[str, object]) -> dict[str, object]:
+        return {
+            "hook_event_name": "preToolUse",
+            "cwd": cwd,
+            "workspace_roots": [cwd],
+            "tool_name": tool,
+            "tool_input": tool_input,
+        }
+
+    edit = {"old_string": "note 3]", "new_string": "note three]"}
+    return {
+        "claude": {
+            "non-index write": claude_like("Write", {"file_path": app, "content": code}),
+            "non-index shell": claude_like("Bash", {"command": tests}),
+            "index edit": claude_like("Edit", {"file_path": str(index), **edit}),
+            "denied index write": claude_like("Write", {"file_path": str(index), "content": grown}),
+            "shell parsed in full": claude_like(
+                "Bash", {"command": "pytest -q tests/ 2>&1 | tee build.log > /dev/null"}
+            ),
+            "denied shell write": claude_like(
+                "Bash", {"command": f"echo '- [y](y.md)' >> {index}"}
+            ),
         },
-        "non-index Bash": {"tool_name": "Bash", "tool_input": {"command": "pytest -q tests/"}},
-        "Bash writing elsewhere": {
-            "tool_name": "Bash",
-            "tool_input": {"command": "pytest -q tests/ 2>&1 | tee build.log > /dev/null"},
+        "codex": {
+            "non-index write": claude_like(
+                "apply_patch", {"command": _patch("*** Add File: app.py\n+print(1)\n")}
+            ),
+            "non-index shell": claude_like("Bash", {"command": tests}),
+            "index edit": claude_like(
+                "apply_patch",
+                {
+                    "command": _patch(
+                        f"*** Update File: {index}\n@@\n-- [note 3](note-3.md) — a hook\n"
+                        "+- [note three](note-3.md) — a hook\n"
+                    )
+                },
+            ),
+            "denied index write": claude_like(
+                "apply_patch",
+                {"command": _patch(f"*** Add File: {index}\n" + "+- [x](x.md)\n" * 250)},
+            ),
         },
-        "Edit of a 150-line index": {
-            "tool_name": "Edit",
-            "tool_input": {
-                "file_path": str(index),
-                "old_string": "note 3]",
-                "new_string": "note three]",
+        "gemini": {
+            "non-index write": claude_like("write_file", {"file_path": app, "content": code}),
+            "non-index shell": claude_like("run_shell_command", {"command": tests}),
+            "index edit": claude_like("replace", {"file_path": str(index), **edit}),
+            "denied index write": claude_like(
+                "write_file", {"file_path": str(index), "content": grown}
+            ),
+        },
+        "copilot": {
+            "non-index write": copilot("create", {"path": app, "file_text": code}),
+            "non-index shell": copilot("bash", {"command": tests}),
+            "index edit": copilot(
+                "edit", {"path": str(index), "old_str": "note 3]", "new_str": "note three]"}
+            ),
+            "denied index write": copilot("create", {"path": str(index), "file_text": grown}),
+        },
+        "cursor": {
+            "non-index write": cursor("Write", {"file_path": app, "content": code}),
+            "non-index shell": {
+                "hook_event_name": "beforeShellExecution",
+                "cwd": cwd,
+                "workspace_roots": [cwd],
+                "command": tests,
             },
-        },
-        "denied 250-line Write": {
-            "tool_name": "Write",
-            "tool_input": {"file_path": str(index), "content": "- [x](x.md)\n" * 250},
-        },
-        "denied Bash write": {
-            "tool_name": "Bash",
-            "tool_input": {"command": f"echo '- [y](y.md)' >> {index}"},
+            "index edit": cursor("StrReplace", {"path": str(index), **edit}),
+            "denied index write": cursor("Write", {"file_path": str(index), "content": grown}),
         },
     }
-    return {name: json.dumps(payload).encode() for name, payload in cases.items()}
+
+
+LIMITS = {
+    "non-index write": 1.5,
+    "non-index shell": 1.5,
+    "index edit": 2.0,
+    "denied index write": 2.0,
+}
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=40)
     parser.add_argument("--python", default=sys.executable)
+    parser.add_argument("--hosts", default="claude,codex,gemini,copilot,cursor")
     parser.add_argument("--check", action="store_true", help="exit 1 when a target fails")
     args = parser.parse_args()
     py = args.python
+    floor = [py, "-I", "-S", "-c", "pass"]
+    rows: list[tuple[str, float, float]] = []
     with tempfile.TemporaryDirectory() as tmp:
         store = Path(tmp) / "store"
         store.mkdir()
-        cases = payloads(store)
-        floor = median_time([py, "-I", "-S", "-c", "pass"], b"", args.runs)
-        rows = [
-            ("python -I -S -c pass", floor),
-            ("python -c pass", median_time([py, "-c", "pass"], b"", args.runs)),
-        ]
-        hook = [py, "-I", "-S", str(HOOK), "--index", str(store / "MEMORY.md")]
-        for name, stdin in cases.items():
-            rows.append((f"hook: {name}", median_time(hook, stdin, args.runs)))
-        rows.append(
-            (
-                "hook as `python script.py`: non-index Write",
-                median_time([py, str(HOOK)], cases["non-index Write"], args.runs),
-            )
+        (store / "MEMORY.md").write_text(
+            "".join(f"- [note {i}](note-{i}.md) — a hook\n" for i in range(150))
         )
+        cases = host_payloads(store)
+        for host in args.hosts.split(","):
+            hook = [py, "-I", "-S", str(HOOK), "--host", host, "--index", str(store / "MEMORY.md")]
+            for name, payload in cases[host].items():
+                stdin = json.dumps(payload).encode()
+                rows.append((f"{host}: {name}", *interleaved(hook, stdin, floor, args.runs)))
+        if "claude" in args.hosts.split(","):
+            stdin = json.dumps(cases["claude"]["non-index write"]).encode()
+            label = "claude, registered as `python script.py` (non-index write)"
+            rows.append((label, *interleaved([py, str(HOOK)], stdin, floor, args.runs)))
     version = subprocess.run(
         [py, "--version"], capture_output=True, text=True, check=True
     ).stdout.strip()
-    print(f"{version}, median of {args.runs} runs")
-    for name, seconds in rows:
-        print(f"{name:<48} {seconds * 1000:7.1f} ms  {seconds / floor:5.2f}x floor")
-    limits = {
-        "hook: non-index Write": 1.5,
-        "hook: non-index Bash": 1.5,
-        "hook: Edit of a 150-line index": 2.0,
-        "hook: denied 250-line Write": 2.0,
-    }
+    print(f"{version}, medians of {args.runs} runs, each interleaved with `python -I -S -c pass`")
     failed = False
-    print()
-    for name, seconds in rows:
-        if name in limits:
-            ratio = seconds / floor
-            ok = ratio <= limits[name]
-            failed |= not ok
-            print(f"{'PASS' if ok else 'FAIL'}  {name} <= {limits[name]}x floor ({ratio:.2f}x)")
+    for name, seconds, floor_seconds in rows:
+        ratio = seconds / floor_seconds
+        limit = LIMITS.get(name.split(": ", 1)[1]) if ": " in name else None
+        verdict = "" if limit is None else ("PASS" if ratio <= limit else "FAIL") + f" <= {limit}x"
+        failed |= verdict.startswith("FAIL")
+        print(f"{name:<48} {seconds * 1000:7.1f} ms  {ratio:5.2f}x floor  {verdict}")
     return 1 if failed and args.check else 0
 
 
