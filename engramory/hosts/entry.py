@@ -29,7 +29,13 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only: the hook should not pay for importing it
     from types import ModuleType
 
-GUARD_DIALECTS = {"claude": "engramory.hosts.claude"}  # host name -> its guard dialect
+GUARD_DIALECTS = {  # host name -> its guard dialect
+    "claude": "engramory.hosts.claude",
+    "gemini": "engramory.hosts.gemini",
+    "copilot": "engramory.hosts.copilot",
+    "cursor": "engramory.hosts.cursor",
+}
+BOM = b"\xef\xbb\xbf"  # Cursor may send one before the JSON
 DEFAULT_HOST = "claude"
 EVENTS = ("pre", "post")
 
@@ -74,6 +80,8 @@ def answer(
     if len(payload_bytes) > service.PAYLOAD_LIMIT:
         call = host_dialect.oversized_call(payload_bytes)
         return host_dialect.render(service.check_oversized(call, environ, index), event)
+    if payload_bytes.startswith(BOM):  # measured with it: a cut-off payload is still too large
+        payload_bytes = payload_bytes[len(BOM) :]
     if not host_dialect.may_concern_index(payload_bytes, environ, index):
         return "", 0
     from engramory import fastjson  # noqa: PLC0415 - only when the index may be involved
