@@ -144,7 +144,11 @@ def test_the_hook_dialects_match_the_hosts_that_get_hooks() -> None:
     assert registry.lifecycle_hosts() == ["claude", "codex"]
     # the hook paths keep their own light lists (they must not import the registry)
     # issue 13: Gemini's, Copilot's and Cursor's dialects may land before their installers do
-    assert set(entry.GUARD_DIALECTS) == set(registry.guard_hosts()) | {"gemini", "copilot", "cursor"}
+    assert set(entry.GUARD_DIALECTS) == set(registry.guard_hosts()) | {
+        "gemini",
+        "copilot",
+        "cursor",
+    }
     assert set(hosts.LIFECYCLE_HOSTS) == set(registry.lifecycle_hosts())
     for name in registry.lifecycle_hosts():
         assert set(registry.HOSTS[name].hook_groups("py", "g", "s", "/st", "explicit")) >= set(
