@@ -73,6 +73,8 @@ TABLE = [
     ("bash read", lines(10), camel("bash", {"command": "cat MEMORY.md"}), SILENT, ""),
     ("powershell Add-Content", None, camel("powershell", {"command": "Add-Content -Path .\\MEMORY.md -Value x"}), DENY, SHELL),
     ("powershell Get-Content", lines(10), camel("powershell", {"command": "Get-Content MEMORY.md"}), SILENT, ""),
+    ("powershell, the name hidden", None, camel("powershell", {"command": "sc M`EMORY.md x; ac ('MEM' + 'ORY.md') y"}, as_string=True), DENY, SHELL),
+    ("powershell wildcard", lines(10), camel("powershell", {"command": "Add-Content MEM*.md x"}), DENY, SHELL),
     ("toolArgs invalid JSON text", None, lambda d: {**camel("create", {})(d), "toolArgs": '{"path": "MEMORY.md", "file_text": "x'}, SILENT, ""),
     ("another tool", lines(10), camel("view", {"path": "MEMORY.md"}), SILENT, ""),
     ("Claude-style Write", None, claude_style("Write", CREATE_BIG), DENY, GROW),
@@ -210,6 +212,13 @@ def test_an_unrelated_payload_imports_only_the_hot_path(tmp_path: Path) -> None:
         names = imported("copilot", payload)
         assert {n for n in names if n.startswith("engramory")} == hot_path("copilot"), payload
         assert not names & HEAVY
+
+
+def test_a_powershell_read_imports_only_the_small_powershell_check(tmp_path: Path) -> None:
+    names = imported("copilot", camel("powershell", {"command": "Get-Content MEMORY.md"})(tmp_path))
+    ours = {n for n in names if n.startswith("engramory")}
+    assert ours == hot_path("copilot") | {"engramory.guard.pwsh"}
+    assert not names & HEAVY
 
 
 # --- in-process: payload -> ToolCall, Verdict -> output ----------------------------------

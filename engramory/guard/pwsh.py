@@ -36,11 +36,21 @@ def index_write(command: str, names: list[str]) -> str | None:
 
     ``names``: the index's file name and/or its full paths, as configured.
     """
-    low = command.lower().replace("`", "").translate(_QUOTES)
+    low = _plain(command)
     target = _named(low, names)
     if target is None or not may_write(low):
         return None
     return target
+
+
+def command_may_write(command: str) -> bool:
+    """Could ``command`` write any file? (``False`` only when it uses no writer at all)"""
+    return may_write(_plain(command))
+
+
+def _plain(command: str) -> str:
+    """The command lower-cased, without escape characters (backticks) or quotes."""
+    return command.lower().replace("`", "").translate(_QUOTES)
 
 
 def _named(low: str, names: list[str]) -> str | None:

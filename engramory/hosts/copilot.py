@@ -69,11 +69,28 @@ def may_concern_index(
     name = tool.decode("ascii", "replace")
     if name in SHELL_TOOLS:
         return fields.command_may_write(arguments)
-    if name in POWERSHELL_TOOLS or name in PATCH_TOOLS:
+    if name in POWERSHELL_TOOLS:
+        return _powershell_may_write(arguments)
+    if name in PATCH_TOOLS:
         return fields.text_may_name_index(arguments, environ, index)
     if name in WRITE_TOOLS or name in EDIT_TOOLS:
         return fields.path_may_be_index(arguments, _PATH_KEYS, fields.raw_cwd(raw), environ, index)
     return False
+
+
+def _powershell_may_write(arguments: bytes) -> bool:
+    """Could the PowerShell command in ``arguments`` write any file? (its index test needs more)
+
+    A wildcard, a backtick or a concatenation can hide the index's name from a test
+    on the bytes, so only a command that uses no writer at all is dismissed here.
+    """
+    command = json_string(arguments, b"command")
+    plain = unescaped(command) if command is not None else None
+    if plain is None:
+        return True
+    from engramory.guard import pwsh  # noqa: PLC0415 - small, and only for PowerShell
+
+    return pwsh.command_may_write(plain.decode("utf-8", "replace"))
 
 
 def _raw_arguments(raw: bytes) -> bytes | None:
