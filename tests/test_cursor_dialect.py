@@ -184,6 +184,21 @@ def test_patches_become_patch_calls(payload: dict) -> None:
     assert cursor.may_concern_index(json.dumps(payload).encode(), {})
 
 
+def test_the_cheap_test_reads_the_path_the_parse_reads(tmp_path: Path) -> None:
+    def raw(tool_input: dict, cwd: str | None = None) -> bytes:
+        return json.dumps(tool("Write", tool_input, cwd)(tmp_path)).encode()
+
+    assert cursor.may_concern_index(raw({"file_path": "", "path": "MEMORY.md"}), {})
+    assert not cursor.may_concern_index(raw({"file_path": "", "path": "a.md"}), {})
+    alias = {"file_path": "notes.md", "content": "x"}
+    index = str(tmp_path / "MEMORY.md")
+    (tmp_path / "MEMORY.md").write_text("x\n")
+    (tmp_path / "notes.md").symlink_to(tmp_path / "MEMORY.md")
+    assert cursor.may_concern_index(raw(alias, cwd=""), {}, index)  # via workspace_roots
+    assert not cursor.may_concern_index(raw({"file_path": "a.md"}, cwd=""), {}, index)
+    assert not cursor.may_concern_index(raw(alias), {})  # by name only: not the index
+
+
 def test_tool_calls() -> None:
     d = Path("/w")
     (call,) = cursor.tool_calls(tool("Write", {"target_file": "M.md", "contents": "x"})(d))

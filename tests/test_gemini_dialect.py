@@ -137,6 +137,7 @@ def test_an_unrelated_payload_imports_only_the_hot_path(tmp_path: Path) -> None:
         write_file("/x/app.py", "print(1)")(tmp_path),
         shell("pytest -q tests/")(tmp_path),
         base(tmp_path, "read_file", {"file_path": "MEMORY.md"}),
+        {**write_file("app.py", "x")(tmp_path), "cwd": "C:\\proj"},  # escapes, never decoded
     ):
         names = imported("gemini", payload)
         assert {n for n in names if n.startswith("engramory")} == hot_path("gemini"), payload

@@ -74,7 +74,7 @@ def may_concern_index(
     if name in PATCH_TOOLS:
         return fields.text_may_name_index(arguments, environ, index)
     if name in WRITE_TOOLS or name in EDIT_TOOLS:
-        return fields.path_may_be_index(arguments, _PATH_KEYS, fields.raw_cwd(raw), environ, index)
+        return fields.path_may_be_index(arguments, _PATH_KEYS, environ, index, raw)
     return False
 
 

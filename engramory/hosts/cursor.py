@@ -60,7 +60,7 @@ def may_concern_index(
     if tool == SHELL_TOOL.encode() or json_string(raw, b"hook_event_name") == SHELL_EVENT.encode():
         return fields.command_may_write(raw)
     if tool in _EDIT_TOOLS:
-        return fields.path_may_be_index(raw, _PATH_KEYS, fields.raw_cwd(raw), environ, index)
+        return fields.path_may_be_index(raw, _PATH_KEYS, environ, index)
     if tool == PATCH_TOOL.encode():
         return fields.text_may_name_index(raw, environ, index)
     if tool is None:

@@ -41,26 +41,26 @@ def raw_cwd(raw: bytes) -> str | None:
 def path_may_be_index(
     raw: bytes,
     keys: tuple[bytes, ...],
-    cwd: str | None,
     environ: dict[str, str] | os._Environ[str],
     index: str | None,
+    cwd_raw: bytes | None = None,
 ) -> bool:
-    """Could the edit in ``raw`` target the index? Its path is the first of ``keys`` present.
+    """Could the edit in ``raw`` target the index? Its path is the first of ``keys`` set.
 
-    ``True`` whenever that cannot be told cheaply (no path, escapes, no ``cwd`` for a
-    relative path while the index is known by its path).
+    ``cwd_raw``: where the ``cwd`` member is (default: ``raw``); read only when the
+    index is known by its path (else the name decides). ``True`` whenever that cannot
+    be told cheaply (no path, escapes, no ``cwd`` found).
     """
     for key in keys:
         value = json_string(raw, key)
-        if value is None:
+        if not value:
             continue
         path = decoded(value)
         if path is None:
             return True
-        if service.is_index(path, cwd or "", environ, index):
-            return True
         known = index is not None or service.index_path(environ) is not None
-        return cwd is None and known and not os.path.isabs(os.path.expanduser(path))
+        cwd = raw_cwd(raw if cwd_raw is None else cwd_raw) if known else ""
+        return cwd is None or service.is_index(path, cwd, environ, index)
     return True
 
 

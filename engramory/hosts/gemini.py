@@ -50,7 +50,7 @@ def may_concern_index(
     if tool == SHELL_TOOL.encode():
         return fields.command_may_write(raw)
     if tool in _EDIT_TOOLS:
-        return fields.path_may_be_index(raw, _PATH_KEYS, fields.raw_cwd(raw), environ, index)
+        return fields.path_may_be_index(raw, _PATH_KEYS, environ, index)
     return tool is None or b"\\" in tool
 
 
