@@ -112,10 +112,12 @@ def message_of(output: dict | None) -> str:
 def test_decision_table_through_the_real_hook(
     tmp_path: Path, index: str | None, payload: Callable[[Path], dict], kind: str, phrase: str
 ) -> None:
+    elsewhere = tmp_path / "elsewhere"  # the process's cwd: not where the files are
+    elsewhere.mkdir()
     if index is not None:
         (tmp_path / "MEMORY.md").write_text(index)
     sent = payload(tmp_path)
-    output = answer(run_hook("copilot", sent))
+    output = answer(run_hook("copilot", sent, cwd=elsewhere))
     message = message_of(output)
     assert output == expected_output(sent, kind, message)
     assert phrase in message

@@ -242,3 +242,34 @@ def test_a_crash_exits_zero_silently(monkeypatch, capsys, tmp_path: Path) -> Non
     monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(payload.encode())))
     assert entry.main(["--host", "cursor"]) == 0
     assert capsys.readouterr() == ("", "")
+
+
+def test_the_deny_reason_is_the_same_on_every_host(tmp_path: Path) -> None:
+    content = lines(250)
+    payloads = {
+        "claude": {
+            "tool_name": "Write",
+            "tool_input": {"file_path": "MEMORY.md", "content": content},
+        },
+        "gemini": {
+            "tool_name": "write_file",
+            "tool_input": {"file_path": "MEMORY.md", "content": content},
+        },
+        "copilot": {"toolName": "create", "toolArgs": {"path": "MEMORY.md", "file_text": content}},
+        "cursor": {"tool_name": "Write", "tool_input": {"path": "MEMORY.md", "content": content}},
+    }
+    reasons = set()
+    for host, payload in payloads.items():
+        text, code = entry.answer(
+            ["--host", host], json.dumps({**payload, "cwd": str(tmp_path)}).encode(), {}
+        )
+        assert code == 0 and text, host
+        output = json.loads(text)
+        inner = output.get("hookSpecificOutput", {})
+        reasons.add(
+            output.get("reason")
+            or output.get("permissionDecisionReason")
+            or output.get("agent_message")
+            or inner.get("permissionDecisionReason")
+        )
+    assert len(reasons) == 1 and next(iter(reasons)).startswith("Engramory: this would GROW")

@@ -98,9 +98,11 @@ def test_decision_table_through_the_real_hook(
 ) -> None:
     (tmp_path / "store").mkdir()
     (tmp_path / "store" / "MEMORY.md").write_text("- [a](a.md)\n")
+    elsewhere = tmp_path / "elsewhere"  # the process's cwd: not where the files are
+    elsewhere.mkdir()
     if index is not None:
         (tmp_path / "MEMORY.md").write_text(index)
-    output = answer(run_hook("gemini", payload(tmp_path)))
+    output = answer(run_hook("gemini", payload(tmp_path), cwd=elsewhere))
     message = (output.get("reason") or output.get("systemMessage", "")) if output else ""
     assert output == expected_output(kind, message)
     assert phrase in message
