@@ -73,10 +73,10 @@ def command_may_write(raw: bytes) -> bool:
 def text_may_name_index(
     raw: bytes, environ: dict[str, str] | os._Environ[str], index: str | None
 ) -> bool:
-    """Could ``raw`` name the index at all? (for patches and PowerShell: by its name only)
+    """Could ``raw`` name the index at all? (for a patch, or a payload without a tool name)
 
-    ``True`` when the index is known by its path (an alias may have any name) or
-    an escape could hide the name.
+    By the index's name, case-insensitively; ``True`` when the index is known by its
+    path (an alias may have any name) or a ``\\u`` escape could hide the name.
     """
     if index is not None or service.index_path(environ) is not None or b"\\u" in raw:
         return True
