@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import re
@@ -9,7 +10,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from conftest import REPO
+from engramory.guard import service
+from engramory.hosts import entry
 
 HOOK = REPO / "hooks" / "engramory_index_guard.py"
 # What a payload that cannot concern the index may import (Claude's dialect's own list,
@@ -91,3 +96,19 @@ def imported(host: str, payload: object, *args: str) -> set[str]:
 def hot_path(host: str) -> set[str]:
     """The engramory modules a dismissed payload may import for ``host``."""
     return SHARED_HOT_PATH | {f"engramory.hosts.{host}", "engramory.hosts.fields"}
+
+
+def crash_is_silent(
+    host: str, payload: bytes, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A crash anywhere after the payload is read (the service, the dialect): exit 0, no output."""
+
+    def broken(*_: object) -> None:
+        raise RuntimeError("boom")
+
+    for module, name in ((service, "check"), (entry.dialect(host), "tool_calls")):
+        with monkeypatch.context() as patch:
+            patch.setattr(module, name, broken)
+            patch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(payload)))
+            assert entry.main(["--host", host]) == 0
+        assert capsys.readouterr() == ("", "")

@@ -4,14 +4,24 @@ then parsing and rendering in-process. PowerShell's check: tests/test_pwsh.py.""
 
 from __future__ import annotations
 
-import io
 import json
 import os
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from hookkit import DENY, HEAVY, NUDGE, SILENT, answer, hot_path, imported, lines, run_hook
+from hookkit import (
+    DENY,
+    HEAVY,
+    NUDGE,
+    SILENT,
+    answer,
+    crash_is_silent,
+    hot_path,
+    imported,
+    lines,
+    run_hook,
+)
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -292,14 +302,7 @@ def test_render_follows_the_payload_dialect() -> None:
 def test_a_crash_exits_zero_silently(monkeypatch, capsys, tmp_path: Path) -> None:
     """Copilot denies the call on any non-zero exit: a crash must not block the agent."""
     payload = json.dumps(camel("create", CREATE_BIG)(tmp_path)).encode()
-
-    def broken(*_: object) -> None:
-        raise RuntimeError("boom")
-
-    monkeypatch.setattr(service, "check", broken)
-    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(payload)))
-    assert entry.main(["--host", "copilot"]) == 0
-    assert capsys.readouterr() == ("", "")
+    crash_is_silent("copilot", payload, monkeypatch, capsys)
 
 
 # --- the cheap unescape of a JSON string argument ------------------------------------------

@@ -3,13 +3,22 @@ real hook process, then parsing and rendering in-process. The decisions: tests/t
 
 from __future__ import annotations
 
-import io
 import json
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from hookkit import DENY, HEAVY, SILENT, answer, hot_path, imported, lines, run_hook
+from hookkit import (
+    DENY,
+    HEAVY,
+    SILENT,
+    answer,
+    crash_is_silent,
+    hot_path,
+    imported,
+    lines,
+    run_hook,
+)
 
 from engramory.guard import decision as guard
 from engramory.guard import service
@@ -233,15 +242,8 @@ def test_first_string_reads_a_string_or_the_first_of_an_array() -> None:
 
 
 def test_a_crash_exits_zero_silently(monkeypatch, capsys, tmp_path: Path) -> None:
-    payload = json.dumps(tool("Write", {"file_path": "MEMORY.md", "content": "x"})(tmp_path))
-
-    def broken(*_: object) -> None:
-        raise RuntimeError("boom")
-
-    monkeypatch.setattr(service, "check", broken)
-    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(payload.encode())))
-    assert entry.main(["--host", "cursor"]) == 0
-    assert capsys.readouterr() == ("", "")
+    payload = json.dumps(tool("Write", {"file_path": "MEMORY.md", "content": lines(300)})(tmp_path))
+    crash_is_silent("cursor", payload.encode(), monkeypatch, capsys)
 
 
 def test_the_deny_reason_is_the_same_on_every_host(tmp_path: Path) -> None:

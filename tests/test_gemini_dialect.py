@@ -3,13 +3,23 @@ then payload parsing and rendering in-process. The decisions: tests/test_guard_s
 
 from __future__ import annotations
 
-import io
 import json
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from hookkit import DENY, HEAVY, NUDGE, SILENT, answer, hot_path, imported, lines, run_hook
+from hookkit import (
+    DENY,
+    HEAVY,
+    NUDGE,
+    SILENT,
+    answer,
+    crash_is_silent,
+    hot_path,
+    imported,
+    lines,
+    run_hook,
+)
 
 from engramory.guard import decision as guard
 from engramory.guard import service
@@ -211,11 +221,4 @@ def test_an_oversized_payload_is_judged_by_its_target(tmp_path: Path, monkeypatc
 def test_a_crash_never_exits_non_zero(monkeypatch, capsys, tmp_path: Path) -> None:
     """Gemini CLI BLOCKS on exit 2 and up (and allows on 1): the entry must exit 0."""
     payload = json.dumps(write_file("MEMORY.md", lines(300))(tmp_path)).encode()
-
-    def broken(*_: object) -> None:
-        raise RuntimeError("boom")
-
-    monkeypatch.setattr(service, "check", broken)
-    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(payload)))
-    assert entry.main(["--host", "gemini"]) == 0
-    assert capsys.readouterr() == ("", "")
+    crash_is_silent("gemini", payload, monkeypatch, capsys)
