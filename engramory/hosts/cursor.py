@@ -71,9 +71,8 @@ def may_concern_index(
 def oversized_call(raw: bytes) -> ToolCall:
     """The kind, target and cwd of a payload too large to parse, by a bounded scan."""
     tool = json_string(raw, b"tool_name")
-    kind = service.WRITE if tool == WRITE_TOOL.encode() else None
-    if tool in _EDIT_TOOLS[1:]:
-        kind = service.EDIT
+    name = tool.decode("ascii", "replace") if tool is not None else ""
+    kind = service.WRITE if name == WRITE_TOOL else service.EDIT if name in EDIT_TOOLS else None
     return fields.oversized_call(raw, kind, _PATH_KEYS)
 
 
