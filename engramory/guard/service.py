@@ -47,15 +47,21 @@ EDIT = "edit"
 MULTIEDIT = "multiedit"
 SHELL = "shell"
 PATCH = "patch"
+POWERSHELL = "powershell"
+COUNTED_EDIT = "counted-edit"
 UNKNOWN = "unknown"
-EDIT_KINDS = (WRITE, EDIT, MULTIEDIT)
+EDIT_KINDS = (WRITE, EDIT, MULTIEDIT, COUNTED_EDIT)
 
 
 class ToolCall:
     """One tool call as the guard sees it, whatever host sent it.
 
     ``kind``: :data:`WRITE`, :data:`EDIT`, :data:`MULTIEDIT`, :data:`SHELL`,
-    :data:`PATCH` or :data:`UNKNOWN`. ``path``: the file an edit targets, as written (relative to
+    :data:`PATCH`, :data:`POWERSHELL` (a PowerShell command line in ``command``),
+    :data:`COUNTED_EDIT` (Gemini CLI's ``replace``: one ``(old, new, count)`` step that
+    replaces all of exactly ``count`` occurrences, or of at least one when ``count`` is
+    ``None``; any other count cannot be predicted, as the host may rewrite ``old``
+    itself) or :data:`UNKNOWN`. ``path``: the file an edit targets, as written (relative to
     ``cwd``). ``cwd``: the call's working directory (``None``: this process's).
     ``content``: the text a write leaves (``None`` when not carried). ``edits``:
     for an edit or multi-edit, ``(old, new, replace_all)`` steps applied in order
@@ -203,6 +209,8 @@ def check(
         return check_shell(call.command, cwd, environ, index)
     if call.kind == PATCH:
         return check_patch(call.command, cwd, environ, index)
+    if call.kind == POWERSHELL:
+        return check_powershell(call.command, environ, index)
     if call.kind not in EDIT_KINDS or not call.path:
         return silent()
     if not is_index(call.path, cwd, environ, index):
@@ -230,6 +238,8 @@ def predict(call: ToolCall, current: str) -> str | None:
         return None
     from engramory.guard.edits import apply_edits  # noqa: PLC0415
 
+    if call.kind == COUNTED_EDIT:  # the count was checked: every occurrence is replaced
+        return apply_edits(current, [(old, new, True) for old, new, _count in call.edits])
     return apply_edits(current, call.edits)
 
 
@@ -243,11 +253,42 @@ def check_edit(call: ToolCall, path: str, caps: Caps) -> Verdict:
     if status == "unreadable":
         return unverified("the memory index exists but could not be read in full")
     current = decode_index(raw) if raw is not None else ""
+    if call.kind == COUNTED_EDIT and not _count_matches(current, call.edits):
+        return unverified(
+            "the edit's old text does not occur in the index as often as the tool expects "
+            "(the host may correct it itself)"
+        )
     predicted = predict(call, current)
     if predicted is None:
         return unverified("the tool call does not carry the new content")
     before = Measurement.of_raw(raw) if raw is not None else None
     return decide(before, Measurement.of_text(predicted), caps)
+
+
+def _count_matches(current: str, steps: list[tuple[object, object, object]] | None) -> bool:
+    """Whether a counted edit's old text occurs as often as it says (then it is predictable)."""
+    if not steps:
+        return False
+    old, _new, count = steps[0]
+    if not isinstance(old, str) or not old:
+        return False
+    found = current.count(old)
+    return found >= 1 if count is None else found == count
+
+
+def check_powershell(
+    command: str | None, environ: dict[str, str] | os._Environ[str], index: str | None = None
+) -> Verdict:
+    """Deny a PowerShell command that names the index and may write a file (a textual check)."""
+    if not isinstance(command, str):
+        return silent()
+    from engramory.guard import pwsh  # noqa: PLC0415
+    from engramory.guard.decision import shell_write  # noqa: PLC0415
+
+    pinned = index_path(environ)
+    names = [pinned] if pinned is not None else [index_name(environ), *([index] if index else [])]
+    target = pwsh.index_write(command, names)
+    return shell_write(target) if target is not None else silent()
 
 
 def check_shell(

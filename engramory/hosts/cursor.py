@@ -1,15 +1,139 @@
 """Cursor: its preToolUse / beforeShellExecution hook dialect for the index guard, and the host
-for the installer."""
+for the installer.
+
+Every payload carries ``conversation_id, generation_id, hook_event_name,
+workspace_roots, cwd``; ``cwd`` may be empty, and then a relative path is
+resolved against the first of ``workspace_roots`` (none: this process's
+directory). A UTF-8 BOM may precede the JSON (the hook entry drops it).
+
+``preToolUse`` adds ``tool_name`` (sometimes absent: the tool is then told by
+its fields) and ``tool_input``: ``Write`` (its field names are not settled, so
+several are read), ``StrReplace {path, old_string, new_string}``,
+``ApplyPatch`` (free-form input: the patch itself, or an object holding it) and
+``Shell {command}``. ``beforeShellExecution`` is ``{command, cwd}``.
+
+Answers: a deny is ``{"permission": "deny", "user_message": ...,
+"agent_message": ...}``, exit 0. Cursor has no channel for a nudge: a nudge
+(including "not verified") is silence.
+"""
 
 from __future__ import annotations
 
+import os
+
+from engramory.guard import service
+from engramory.guard.service import ToolCall
+from engramory.hosts import fields
+from engramory.hosts.rawjson import json_string
+
 TYPE_CHECKING = False  # not ``typing.TYPE_CHECKING``: the guard's path never imports typing
 if TYPE_CHECKING:
+    from engramory.guard.decision import Verdict
     from engramory.hosts.base import Host
 
 
 # --- the guard dialect ------------------------------------------------------------------
 # (on the hook's hot path: imports nothing heavy at module level)
+
+SHELL_EVENT = "beforeShellExecution"
+WRITE_TOOL = "Write"
+EDIT_TOOLS = ("StrReplace", "Edit")
+PATCH_TOOL = "ApplyPatch"
+SHELL_TOOL = "Shell"
+PATH_KEYS = ("file_path", "path", "filePath", "target_file", "targetFile")
+TEXT_KEYS = ("content", "contents", "file_text", "fileText", "text", "code_edit", "codeEdit")
+OLD_KEYS = ("old_string", "old_str", "oldString")
+NEW_KEYS = ("new_string", "new_str", "newString")
+_PATH_KEYS = tuple(key.encode() for key in PATH_KEYS)
+_EDIT_TOOLS = tuple(tool.encode() for tool in (WRITE_TOOL, *EDIT_TOOLS))
+
+
+def may_concern_index(
+    raw: bytes, environ: dict[str, str] | os._Environ[str], index: str | None = None
+) -> bool:
+    """A cheap test on the raw payload: could this call touch the index at all?
+
+    Without a ``tool_name``: only a payload that names the index (or while the
+    index is known by its path) or whose command may write is parsed.
+    """
+    tool = json_string(raw, b"tool_name")
+    if tool == SHELL_TOOL.encode() or json_string(raw, b"hook_event_name") == SHELL_EVENT.encode():
+        return fields.command_may_write(raw)
+    if tool in _EDIT_TOOLS:
+        return fields.path_may_be_index(raw, _PATH_KEYS, environ, index)
+    if tool == PATCH_TOOL.encode():
+        return fields.text_may_name_index(raw, environ, index)
+    if tool is None:
+        return fields.text_may_name_index(raw, environ, index) or fields.command_may_write(raw)
+    return b"\\" in tool
+
+
+def oversized_call(raw: bytes) -> ToolCall:
+    """The kind, target and cwd of a payload too large to parse, by a bounded scan."""
+    tool = json_string(raw, b"tool_name")
+    name = tool.decode("ascii", "replace") if tool is not None else ""
+    kind = service.WRITE if name == WRITE_TOOL else service.EDIT if name in EDIT_TOOLS else None
+    return fields.oversized_call(raw, kind, _PATH_KEYS)
+
+
+def tool_calls(payload: object) -> list[ToolCall]:
+    """The tool call in one preToolUse or beforeShellExecution payload (decoded from JSON)."""
+    if not isinstance(payload, dict):
+        return []
+    cwd = fields.payload_cwd(payload)
+    if payload.get("hook_event_name") == SHELL_EVENT:
+        return [fields.shell_call(service.SHELL, payload, cwd)]
+    tool_input = payload.get("tool_input")
+    tool = payload.get("tool_name")
+    if not isinstance(tool, str) or not tool:
+        tool = _inferred_tool(tool_input)
+    if tool == PATCH_TOOL:
+        return [ToolCall(service.PATCH, cwd=cwd, command=fields.patch_text(tool_input))]
+    if not isinstance(tool_input, dict):
+        return []
+    if tool == SHELL_TOOL:
+        return [fields.shell_call(service.SHELL, tool_input, cwd)]
+    path = fields.path(tool_input, PATH_KEYS)
+    if tool == WRITE_TOOL:
+        return [ToolCall(service.WRITE, path, cwd=cwd, content=fields.text(tool_input, TEXT_KEYS))]
+    if tool not in EDIT_TOOLS:
+        return [ToolCall(service.UNKNOWN, cwd=cwd)]
+    step = (
+        fields.text(tool_input, OLD_KEYS),
+        fields.text(tool_input, NEW_KEYS),
+        tool_input.get("replace_all", tool_input.get("replaceAll")),
+    )
+    return [ToolCall(service.EDIT, path, cwd=cwd, edits=[step])]
+
+
+def _inferred_tool(tool_input: object) -> str | None:
+    """The tool a payload without ``tool_name`` is for, told by its input's fields."""
+    if isinstance(tool_input, str):
+        return PATCH_TOOL
+    if not isinstance(tool_input, dict):
+        return None
+    patch = fields.patch_text(tool_input)
+    if patch is not None and patch.lstrip().startswith(fields.PATCH_START):
+        return PATCH_TOOL
+    if isinstance(tool_input.get("command"), str):
+        return SHELL_TOOL
+    if fields.path(tool_input, PATH_KEYS) is None:
+        return None
+    if fields.text(tool_input, OLD_KEYS) is not None:
+        return EDIT_TOOLS[0]
+    return WRITE_TOOL
+
+
+def render(verdict: Verdict, event: str) -> tuple[str, int]:
+    """What to print for a verdict (only a deny says anything) and the exit code (always 0)."""
+    from engramory.guard import decision  # noqa: PLC0415 - only once there is a verdict
+
+    if verdict.kind != decision.DENY or event == "post":
+        return "", 0
+    message = verdict.message
+    return fields.dumps(
+        {"permission": "deny", "user_message": message, "agent_message": message}
+    ), 0
 
 
 # --- Cursor for the installer ---

@@ -29,10 +29,13 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only: the hook should not pay for importing it
     from types import ModuleType
 
-GUARD_DIALECTS = {
+GUARD_DIALECTS = {  # host name -> its guard dialect
     "claude": "engramory.hosts.claude",
     "codex": "engramory.hosts.codex",
-}  # host name -> its guard dialect
+    "gemini": "engramory.hosts.gemini",
+    "copilot": "engramory.hosts.copilot",
+    "cursor": "engramory.hosts.cursor",
+}
 DEFAULT_HOST = "claude"
 EVENTS = ("pre", "post")
 BOM = b"\xef\xbb\xbf"  # Cursor sends one before the JSON when it runs Claude's hooks
@@ -75,11 +78,11 @@ def answer(
         verdict = service.check_after(index or service.index_path(environ), environ)
         return host_dialect.render(verdict, event)
     payload_bytes = _read_stdin() if raw is None else raw
-    if payload_bytes[:3] == BOM:
-        payload_bytes = payload_bytes[3:]
     if len(payload_bytes) > service.PAYLOAD_LIMIT:
         call = host_dialect.oversized_call(payload_bytes)
         return host_dialect.render(service.check_oversized(call, environ, index), event)
+    if payload_bytes.startswith(BOM):  # measured with it: a cut-off payload is still too large
+        payload_bytes = payload_bytes[len(BOM) :]
     if not host_dialect.may_concern_index(payload_bytes, environ, index):
         return "", 0
     from engramory import fastjson  # noqa: PLC0415 - only when the index may be involved

@@ -16,6 +16,12 @@ def json_string(raw: bytes, key: bytes) -> bytes | None:
     A key inside a string value is escaped (``\\"key\\"``), so a quote not
     preceded by a backslash starts a real key. One left-to-right pass.
     """
+    at = json_string_start(raw, key)
+    return string_at(raw, at) if at >= 0 else None
+
+
+def json_string_start(raw: bytes, key: bytes) -> int:
+    """Where the value of the first real ``"key":`` member starts (``-1``: no such member)."""
     needle = b'"' + key + b'"'
     at = raw.find(needle)
     while at >= 0:
@@ -27,9 +33,9 @@ def json_string(raw: bytes, key: bytes) -> bytes | None:
                 j += 1
                 while raw[j : j + 1] in (b" ", b"\t", b"\r", b"\n"):
                     j += 1
-                return string_at(raw, j)
+                return j
         at = raw.find(needle, j)
-    return None
+    return -1
 
 
 def string_at(raw: bytes, start: int) -> bytes | None:
@@ -60,3 +66,51 @@ def decoded(value: bytes) -> str | None:
     except (ValueError, RecursionError):
         return None
     return decoded if isinstance(decoded, str) else None
+
+
+def unescaped(value: bytes) -> bytes | None:
+    """A raw JSON string value unescaped without a parser (``None`` when it holds a ``\\u`` escape).
+
+    For a JSON document carried inside a JSON string (Copilot's ``toolArgs``):
+    after this, :func:`json_string` reads the inner document. ``\\\\`` pairs are
+    split off first, so each remaining backslash starts a one-character escape.
+    """
+    if b"\\" not in value:
+        return value
+    pieces = value.split(b"\\\\")
+    for i, piece in enumerate(pieces):
+        if b"\\u" in piece:
+            return None
+        plain = piece
+        for escape, char in _ESCAPES:
+            plain = plain.replace(escape, char)
+        pieces[i] = plain
+    return b"\\".join(pieces)
+
+
+_ESCAPES = (
+    (b'\\"', b'"'),
+    (b"\\/", b"/"),
+    (b"\\n", b"\n"),
+    (b"\\t", b"\t"),
+    (b"\\r", b"\r"),
+    (b"\\b", b"\b"),
+    (b"\\f", b"\f"),
+)
+
+
+def first_string(raw: bytes, key: bytes) -> bytes | None:
+    """The raw value of ``"key":`` when a string, or the first string of an array (else ``None``).
+
+    ``"workspace_roots": ["/a", "/b"]`` gives ``/a``.
+    """
+    value = json_string(raw, key)
+    if value is not None:
+        return value
+    at = json_string_start(raw, key)
+    if at < 0 or raw[at : at + 1] != b"[":
+        return None
+    at += 1
+    while raw[at : at + 1] in (b" ", b"\t", b"\r", b"\n"):
+        at += 1
+    return string_at(raw, at)

@@ -1,0 +1,161 @@
+"""What the guard dialects of Gemini CLI, GitHub Copilot and Cursor share.
+
+Each of those hosts names a tool's fields its own way, and some names are not
+settled (research: host-hooks-2026-12.md), so a dialect lists the field names
+it accepts and these helpers read them: cheaply on the raw payload bytes
+(before any JSON is parsed: the hook's hot path), then on the parsed payload.
+On the hot path: imports only :mod:`~engramory.guard.service` and
+:mod:`~engramory.hosts.rawjson` at module level.
+"""
+
+from __future__ import annotations
+
+import os
+
+from engramory.guard import service
+from engramory.guard.service import ToolCall
+from engramory.hosts.rawjson import decoded, first_string, json_string
+
+PATCH_START = "*** Begin Patch"
+# Where a patch tool's object argument keeps the patch text, most likely first.
+PATCH_KEYS = ("input", "patch", "command", "patchText", "patch_text", "content", "text")
+
+
+# --- on the raw bytes -------------------------------------------------------------------
+
+
+def raw_cwd(raw: bytes) -> str | None:
+    """The payload's working directory, read cheaply (``None``: not known without parsing).
+
+    An empty or missing ``cwd`` means the first of ``workspace_roots`` (Cursor),
+    then this process's directory.
+    """
+    value = json_string(raw, b"cwd")
+    if not value:
+        value = first_string(raw, b"workspace_roots")
+        if value is None:
+            return os.getcwd() if b'"workspace_roots"' not in raw else None
+    return decoded(value) if value else None
+
+
+def path_may_be_index(
+    raw: bytes,
+    keys: tuple[bytes, ...],
+    environ: dict[str, str] | os._Environ[str],
+    index: str | None,
+    cwd_raw: bytes | None = None,
+) -> bool:
+    """Could the edit in ``raw`` target the index? Its path is the first of ``keys`` set.
+
+    ``cwd_raw``: where the ``cwd`` member is (default: ``raw``); read only when the
+    index is known by its path (else the name decides). ``True`` whenever that cannot
+    be told cheaply (no path, escapes, no ``cwd`` found).
+    """
+    for key in keys:
+        value = json_string(raw, key)
+        if not value:
+            continue
+        path = decoded(value)
+        if path is None:
+            return True
+        known = index is not None or service.index_path(environ) is not None
+        cwd = raw_cwd(raw if cwd_raw is None else cwd_raw) if known else ""
+        return cwd is None or service.is_index(path, cwd, environ, index)
+    return True
+
+
+def command_may_write(raw: bytes) -> bool:
+    """Could the shell command in ``raw`` (its ``command`` member) write a file?"""
+    command = json_string(raw, b"command")
+    return command is None or service.shell_may_write(command)
+
+
+def text_may_name_index(
+    raw: bytes, environ: dict[str, str] | os._Environ[str], index: str | None
+) -> bool:
+    """Could ``raw`` name the index at all? (for a patch, or a payload without a tool name)
+
+    By the index's name, case-insensitively; ``True`` when the index is known by its
+    path (an alias may have any name) or a ``\\u`` escape could hide the name.
+    """
+    if index is not None or service.index_path(environ) is not None or b"\\u" in raw:
+        return True
+    name = service.index_name(environ)
+    return not name.isascii() or name.lower().encode() in raw.lower()
+
+
+def oversized_call(
+    raw: bytes, kind: str | None, keys: tuple[bytes, ...], cwd_raw: bytes | None = None
+) -> ToolCall:
+    """The kind, target and cwd of a payload too large to parse (a bounded scan of ``raw``).
+
+    ``cwd_raw``: where the ``cwd`` member is (default: ``raw``).
+    """
+    if kind not in service.EDIT_KINDS:
+        return ToolCall(service.UNKNOWN)
+    for key in keys:
+        value = json_string(raw, key)
+        path = decoded(value) if value is not None else None
+        if path:
+            return ToolCall(kind, path, cwd=raw_cwd(raw if cwd_raw is None else cwd_raw))
+    return ToolCall(kind)
+
+
+# --- on the parsed payload --------------------------------------------------------------
+
+
+def text(mapping: dict[str, object], keys: tuple[str, ...]) -> str | None:
+    """The first of ``keys`` whose value is a string (``None``: none is)."""
+    for key in keys:
+        value = mapping.get(key)
+        if isinstance(value, str):
+            return value
+    return None
+
+
+def path(mapping: dict[str, object], keys: tuple[str, ...]) -> str | None:
+    """The first non-empty string among ``keys``: a tool's target file."""
+    for key in keys:
+        value = mapping.get(key)
+        if isinstance(value, str) and value:
+            return value
+    return None
+
+
+def payload_cwd(payload: dict[str, object]) -> str | None:
+    """The call's working directory: ``cwd``, else the first of ``workspace_roots``."""
+    cwd = payload.get("cwd")
+    if isinstance(cwd, str) and cwd:
+        return cwd
+    roots = payload.get("workspace_roots")
+    if isinstance(roots, list) and roots and isinstance(roots[0], str) and roots[0]:
+        return roots[0]
+    return None
+
+
+def patch_text(value: object) -> str | None:
+    """A patch tool's patch: the argument itself, or its object's patch member."""
+    if isinstance(value, str):
+        return value
+    if not isinstance(value, dict):
+        return None
+    found = text(value, PATCH_KEYS)
+    if found is not None:
+        return found
+    return next(
+        (v for v in value.values() if isinstance(v, str) and v.lstrip().startswith(PATCH_START)),
+        None,
+    )
+
+
+def shell_call(kind: str, arguments: dict[str, object], cwd: str | None) -> ToolCall:
+    """A shell tool's call: its ``command`` (``None`` when not a string)."""
+    command = arguments.get("command")
+    return ToolCall(kind, cwd=cwd, command=command if isinstance(command, str) else None)
+
+
+def dumps(output: dict[str, object]) -> str:
+    """One answer object as JSON text (fastjson: only once there is something to say)."""
+    from engramory import fastjson  # noqa: PLC0415
+
+    return fastjson.dumps(output)
