@@ -83,7 +83,7 @@ def test_shell_write_is_denied_and_read_passes() -> None:
     deny = {"tool_name": "Bash", "tool_input": {"command": "echo x >> ~/mem/MEMORY.md"}}
     output = answer(hook(deny))
     assert output["hookSpecificOutput"]["permissionDecision"] == "deny"
-    assert "Edit or Write tool" in output["hookSpecificOutput"]["permissionDecisionReason"]
+    assert "file-edit tool (Edit/Write" in output["hookSpecificOutput"]["permissionDecisionReason"]
     read = {"tool_name": "Bash", "tool_input": {"command": "wc -l MEMORY.md > /tmp/n"}}
     assert answer(hook(read)) is None
 

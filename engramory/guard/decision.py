@@ -27,6 +27,10 @@ NUDGE = "nudge"
 SILENT = "silent"
 
 SHRINKING_PASSES = "Edits that shrink the index are always allowed."
+EDIT_TOOLS = (
+    "your file-edit tool (Edit/Write, apply_patch, write_file/replace, create/edit, "
+    "StrReplace: whichever this agent has)"
+)
 SCOPE_HINT = (
     "If this file is not your Engramory memory index, scope the guard to the real "
     "one with ENGRAMORY_INDEX_PATH=/path/to/store/MEMORY.md."
@@ -150,8 +154,8 @@ def shell_write(target: str) -> Verdict:
         DENY,
         f"Engramory: this shell command would write the memory index ({target}), and a "
         "shell write cannot be checked against the index's size cap before it lands. Use "
-        "the Edit or Write tool on the index instead (those are checked; shrinking edits "
-        "always pass). Reading it (cat, grep, wc) is fine. " + SCOPE_HINT,
+        f"{EDIT_TOOLS} on the index instead: those are checked, and shrinking edits "
+        "always pass. Reading it (cat, grep, wc) is fine. " + SCOPE_HINT,
     )
 
 

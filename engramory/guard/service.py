@@ -311,11 +311,13 @@ def check_shell(
     )
     target = shellwrite.index_write(command, matcher, cwd)
     if target in (shellwrite.TOO_DEEP, shellwrite.TOO_LONG):
+        from engramory.guard.decision import EDIT_TOOLS  # noqa: PLC0415
+
         return Verdict(
             DENY,
             f"Engramory: this shell command is {target.strip('()')}"
             ": the guard cannot tell whether it writes the memory index, so it is denied. "
-            "Split it into simpler commands (and use the Edit or Write tool for the index).",
+            f"Split it into simpler commands (and use {EDIT_TOOLS} for the index).",
         )
     verdict = shell_write(target) if target is not None else silent()
     if "apply_patch" not in command and "applypatch" not in command:
