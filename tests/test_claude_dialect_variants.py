@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from engramory.guard import service
-from engramory.hosts import claude
+from engramory.hosts import claude, fields
 
 HOOK = Path(__file__).resolve().parents[1] / "hooks" / "engramory_index_guard.py"
 GROWN = "x\n" * 260  # past the 200-line hard cap
@@ -194,10 +194,10 @@ def test_field_spellings_are_read_in_claude_first_order() -> None:
 
 
 def test_cwd_falls_back_to_the_first_workspace_root_only_when_empty() -> None:
-    assert claude.payload_cwd({"cwd": "/a", "workspace_roots": ["/b"]}) == "/a"
-    assert claude.payload_cwd({"cwd": "", "workspace_roots": ["/b", "/c"]}) == "/b"
-    assert claude.payload_cwd({"cwd": "", "workspace_roots": []}) is None
-    assert claude.payload_cwd({"workspace_roots": [3]}) is None
+    assert fields.payload_cwd({"cwd": "/a", "workspace_roots": ["/b"]}) == "/a"
+    assert fields.payload_cwd({"cwd": "", "workspace_roots": ["/b", "/c"]}) == "/b"
+    assert fields.payload_cwd({"cwd": "", "workspace_roots": []}) is None
+    assert fields.payload_cwd({"workspace_roots": [3]}) is None
 
 
 def test_an_edit_that_cannot_be_predicted_is_a_nudge_not_a_deny(tmp_path: Path) -> None:

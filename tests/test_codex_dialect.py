@@ -97,11 +97,28 @@ def test_a_patch_of_other_files_is_silent_and_never_parsed(tmp_path: Path) -> No
     assert run(payload)[0] == "silent"
 
 
-def test_a_patch_is_parsed_when_the_index_is_known_by_path(tmp_path: Path) -> None:
-    raw = json.dumps(call("apply_patch", {"command": patch("*** Add File: a.md\n+x\n")}, tmp_path))
-    assert codex.may_concern_index(raw.encode(), {}, str(tmp_path / "MEMORY.md"))
-    env = {"ENGRAMORY_INDEX_PATH": str(tmp_path / "MEMORY.md")}
-    assert codex.may_concern_index(raw.encode(), env, None)
+def test_a_patch_is_parsed_when_it_names_the_index_under_another_name(tmp_path: Path) -> None:
+    index = tmp_path / "MEMORY.md"
+    index.write_text("# Memory\n")
+    (tmp_path / "alias.md").symlink_to(index)
+    for target, expected in [("alias.md", True), ("other.md", False), ("sub/MEMORY.md", True)]:
+        text = patch(f"*** Add File: {target}\n+x\n")
+        raw = json.dumps(call("apply_patch", {"command": text}, tmp_path)).encode()
+        assert codex.may_concern_index(raw, {}, str(index)) is expected, target
+        env = {"ENGRAMORY_INDEX_PATH": str(index)}
+        assert codex.may_concern_index(raw, env, None) is (target == "alias.md"), target
+    moved = patch("*** Update File: notes.md\n*** Move to: alias.md\n@@\n-a\n+b\n")
+    raw = json.dumps(call("apply_patch", {"command": moved}, tmp_path)).encode()
+    assert codex.may_concern_index(raw, {}, str(index))
+
+
+def test_a_patch_target_the_raw_scan_cannot_read_is_parsed(tmp_path: Path) -> None:
+    for target in [r"caf\u00e9.md", r"a\\b.md", " padded.md"]:
+        raw = (
+            '{"tool_name": "apply_patch", "cwd": "/p", "tool_input": {"command": '
+            f'"*** Begin Patch\\n*** Add File: {target}\\n+x\\n*** End Patch"}}}}'
+        ).encode()
+        assert codex.may_concern_index(raw, {}, "/p/MEMORY.md"), target
 
 
 def test_a_shell_write_of_the_index_is_denied(tmp_path: Path) -> None:

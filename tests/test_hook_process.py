@@ -23,6 +23,7 @@ HOT_PATH_MODULES = {
     "engramory.hosts.entry",
     "engramory.hosts.claude",
     "engramory.hosts.rawjson",
+    "engramory.hosts.fields",
     "engramory.guard",
     "engramory.guard.service",
 }

@@ -38,6 +38,7 @@ import os
 
 from engramory.guard import service
 from engramory.guard.service import ToolCall
+from engramory.hosts import fields
 from engramory.hosts.rawjson import decoded, json_string
 
 TYPE_CHECKING = False  # not ``typing.TYPE_CHECKING``: the guard's path never imports typing
@@ -73,8 +74,6 @@ CONTENT_KEYS = ("content", "file_text")
 OLD_KEYS = ("old_string", "oldString", "old_str")
 NEW_KEYS = ("new_string", "newString", "new_str")
 ALL_KEYS = ("replace_all", "replaceAll")
-PATCH_KEYS = ("input", "patch", "command")
-PATCH_START = "*** Begin Patch"
 _EDIT_TOOLS = frozenset(name.encode() for name in KINDS)
 _SHELL_TOOLS = frozenset(name.encode() for name in SHELL_TOOLS)
 _PATH_KEYS = tuple(key.encode() for key in PATH_KEYS)
@@ -99,9 +98,11 @@ def may_concern_index(
         return command is None or service.shell_may_write(command)
     if tool not in _EDIT_TOOLS:
         return False
+    if KINDS[tool.decode("ascii")] == service.PATCH:
+        return fields.patch_may_touch_index(raw, environ, index)
     paths = [value for value in (json_string(raw, key) for key in _PATH_KEYS) if value is not None]
     if not paths:
-        return True  # no path member: a patch, or a shape read in full
+        return fields.patch_may_touch_index(raw, environ, index)  # an Edit carrying a patch
     cwd = json_string(raw, b"cwd")
     if cwd == b"":
         return True  # relative paths resolve against workspace_roots: parsed in full
@@ -118,26 +119,6 @@ def _first(mapping: dict[str, object], keys: tuple[str, ...]) -> object:
     for key in keys:
         if key in mapping:
             return mapping[key]
-    return None
-
-
-def _text(mapping: dict[str, object], keys: tuple[str, ...]) -> str | None:
-    """The first of ``keys`` holding a non-empty string (``None`` if none)."""
-    for key in keys:
-        value = mapping.get(key)
-        if isinstance(value, str) and value:
-            return value
-    return None
-
-
-def payload_cwd(payload: dict[str, object]) -> str | None:
-    """The call's working directory: ``cwd``, else (an empty one) the first workspace root."""
-    cwd = payload.get("cwd")
-    if isinstance(cwd, str) and cwd:
-        return cwd
-    roots = payload.get("workspace_roots")
-    if isinstance(roots, list) and roots and isinstance(roots[0], str) and roots[0]:
-        return roots[0]
     return None
 
 
@@ -162,8 +143,8 @@ def tool_calls(payload: object) -> list[ToolCall]:
         return []
     tool = payload.get("tool_name")
     tool_input = payload.get("tool_input")
-    cwd = payload_cwd(payload)
-    if isinstance(tool_input, str) and tool_input.lstrip().startswith(PATCH_START):
+    cwd = fields.payload_cwd(payload)
+    if isinstance(tool_input, str) and tool_input.lstrip().startswith(fields.PATCH_START):
         return [ToolCall(service.PATCH, cwd=cwd, command=tool_input)]
     if not isinstance(tool_input, dict):
         return []
@@ -179,7 +160,9 @@ def tool_calls(payload: object) -> list[ToolCall]:
     if isinstance(replacements, list):
         return _replacement_calls(replacements, cwd)
     if tool in UNPREDICTABLE:
-        return [ToolCall(kind, _text(tool_input, PATH_KEYS), cwd=cwd)]  # no edits: not predicted
+        return [
+            ToolCall(kind, fields.path(tool_input, PATH_KEYS), cwd=cwd)
+        ]  # no edits: not predicted
     return [_edit_call(kind, tool_input, cwd)]
 
 
@@ -188,7 +171,7 @@ def _replacement_calls(replacements: list[object], cwd: str | None) -> list[Tool
     by_path: dict[str, list[tuple[object, object, object]]] = {}
     for item in replacements:
         if isinstance(item, dict):
-            path = _text(item, PATH_KEYS)
+            path = fields.path(item, PATH_KEYS)
             if path is not None:
                 by_path.setdefault(path, []).append(_step(item))
     return [
@@ -198,9 +181,10 @@ def _replacement_calls(replacements: list[object], cwd: str | None) -> list[Tool
 
 def _edit_call(kind: str, tool_input: dict[str, object], cwd: str | None) -> ToolCall:
     """A write, edit, multi-edit or patch call from its arguments, whatever their spelling."""
-    path = _text(tool_input, PATH_KEYS)
-    patch = _text(tool_input, PATCH_KEYS)
-    if kind == service.PATCH or (path is None and patch and patch.lstrip().startswith(PATCH_START)):
+    path = fields.path(tool_input, PATH_KEYS)
+    patch = fields.patch_text(tool_input)
+    carries_patch = path is None and patch and patch.lstrip().startswith(fields.PATCH_START)
+    if kind == service.PATCH or carries_patch:
         return ToolCall(service.PATCH, cwd=cwd, command=patch)
     call = ToolCall(kind, path, cwd=cwd)
     if kind == service.WRITE:

@@ -14,7 +14,8 @@ import os
 
 from engramory.guard import service
 from engramory.guard.service import ToolCall
-from engramory.hosts.claude import payload_cwd, render
+from engramory.hosts import fields
+from engramory.hosts.claude import render
 from engramory.hosts.rawjson import json_string
 
 TYPE_CHECKING = False  # not ``typing.TYPE_CHECKING``: the guard's path never imports typing
@@ -44,9 +45,8 @@ def may_concern_index(
 ) -> bool:
     """A cheap test on the raw payload: could this call touch the index at all?
 
-    A shell call: when the command may write something. A patch: when the
-    guard knows the index by path (it may be patched under another name),
-    else when the index's file name appears in the payload at all.
+    A shell call: when the command may write something. A patch: when a file
+    it adds, updates or moves to may be the index.
     """
     tool = json_string(raw, b"tool_name")
     if tool is None or b"\\" in tool:
@@ -56,9 +56,7 @@ def may_concern_index(
         return command is None or service.shell_may_write(command)
     if tool not in _PATCH_TOOLS:
         return False
-    if index is not None or service.index_path(environ) is not None:
-        return True
-    return service.index_name(environ).lower().encode("utf-8") in raw.lower()
+    return fields.patch_may_touch_index(raw, environ, index)
 
 
 def oversized_call(raw: bytes) -> ToolCall:
@@ -74,7 +72,7 @@ def tool_calls(payload: object) -> list[ToolCall]:
     tool_input = payload.get("tool_input")
     if not isinstance(tool_input, dict):
         return []
-    cwd = payload_cwd(payload)
+    cwd = fields.payload_cwd(payload)
     command = tool_input.get("command", tool_input.get("cmd"))
     if tool in SHELL_TOOLS:
         return [ToolCall(service.SHELL, cwd=cwd, command=_command_line(command))]

@@ -72,7 +72,7 @@ def may_concern_index(
     if name in POWERSHELL_TOOLS:
         return _powershell_may_write(arguments)
     if name in PATCH_TOOLS:
-        return fields.text_may_name_index(arguments, environ, index)
+        return fields.patch_may_touch_index(arguments, environ, index, raw)
     if name in WRITE_TOOLS or name in EDIT_TOOLS:
         return fields.path_may_be_index(arguments, _PATH_KEYS, environ, index, raw)
     return False

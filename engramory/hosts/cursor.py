@@ -62,7 +62,7 @@ def may_concern_index(
     if tool in _EDIT_TOOLS:
         return fields.path_may_be_index(raw, _PATH_KEYS, environ, index)
     if tool == PATCH_TOOL.encode():
-        return fields.text_may_name_index(raw, environ, index)
+        return fields.patch_may_touch_index(raw, environ, index)
     if tool is None:
         return fields.text_may_name_index(raw, environ, index) or fields.command_may_write(raw)
     return b"\\" in tool

@@ -84,6 +84,47 @@ def text_may_name_index(
     return not name.isascii() or name.lower().encode() in raw.lower()
 
 
+# The V4A lines that name a file a patch writes (Delete only shrinks: it cannot grow an index).
+_PATCH_TARGETS = (b"*** Add File: ", b"*** Update File: ", b"*** Move to: ")
+_LINE_ENDS = (b"\\n", b"\\r", b'"', b"\n", b"\r")
+
+
+def patch_may_touch_index(
+    raw: bytes,
+    environ: dict[str, str] | os._Environ[str],
+    index: str | None,
+    cwd_raw: bytes | None = None,
+) -> bool:
+    """Could the V4A patch in ``raw`` write the index? By the files its lines name.
+
+    Every ``Add File``, ``Update File`` and ``Move to`` target is read off the raw
+    bytes and tested as an edit's path is; ``True`` whenever a target cannot be read
+    cheaply (an escape in it, whitespace at its ends, no end of line, no ``cwd``).
+    ``cwd_raw``: where the ``cwd`` member is (default: ``raw``).
+    """
+    if not text_may_name_index(raw, environ, index):
+        return False
+    known = index is not None or service.index_path(environ) is not None
+    cwd = raw_cwd(raw if cwd_raw is None else cwd_raw) if known else ""
+    if cwd is None:
+        return True
+    for marker in _PATCH_TARGETS:
+        at = raw.find(marker)
+        while at >= 0:
+            start = at + len(marker)
+            ends = [end for end in (raw.find(e, start) for e in _LINE_ENDS) if end >= 0]
+            if not ends:
+                return True
+            end = min(ends)
+            target = raw[start:end]
+            if not target or b"\\" in target or target != target.strip():
+                return True
+            if service.is_index(target.decode("utf-8", "replace"), cwd, environ, index):
+                return True
+            at = raw.find(marker, end)
+    return False
+
+
 def oversized_call(
     raw: bytes, kind: str | None, keys: tuple[bytes, ...], cwd_raw: bytes | None = None
 ) -> ToolCall:
