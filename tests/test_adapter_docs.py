@@ -239,10 +239,12 @@ def test_a_readme_with_a_wrong_path_or_global_claim_is_caught(tmp_path: Path) ->
 def test_an_overview_claiming_hooks_for_the_wrong_host_is_caught(tmp_path: Path) -> None:
     overview = copy_of(tmp_path, "README.md")
     text = overview.read_text(encoding="utf-8")
-    wrong = text.replace("(continuity hooks, no pre-write guard, with `--install-hooks`)", "")
+    wrong = text.replace(
+        "deny hook with `--install-hooks`, once trusted", "deny hook, once trusted"
+    )
     wrong = wrong.replace(
-        "| block in `~/.gemini/GEMINI.md` | rules + `engramory check` |",
-        "| not supported | rules + `engramory check` with `--install-hooks` |",
+        "| block in `~/.gemini/GEMINI.md` | deny hook with `--install-hooks` (runs in",
+        "| not supported | rules + `engramory check` (runs in",
     )
     overview.write_text(wrong, encoding="utf-8")
     problems = overview_problems(overview.read_text(encoding="utf-8"))

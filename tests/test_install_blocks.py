@@ -17,6 +17,7 @@ from installkit import (
 
 from engramory.hosts.base import BLOCK
 from engramory.hosts.registry import HOSTS
+from engramory.install import blocks
 
 
 @pytest.mark.parametrize("host", [h for h in WRITE_HOSTS if HOSTS[h].rules_kind == BLOCK])
@@ -131,3 +132,25 @@ def test_damaged_markers_refuse_init_and_survive_uninstall(cli, project: Path) -
     assert (project / "CLAUDE.md").read_text() == damaged
     dry = cli("uninstall", "claude", "--dry-run")
     assert dry.code == 1 and "would leave 1 file(s) to fix by hand" in dry.out
+
+
+# The edit tools each guarded host's agent is sent to when the guard turns a shell write away.
+OWN_EDIT_TOOLS = {
+    "claude": "Edit/Write",
+    "codex": "apply_patch",
+    "gemini": "write_file/replace",
+    "copilot": "create/edit",
+    "cursor": "Write/StrReplace",
+}
+
+
+def test_every_guarded_host_has_its_edit_tools_listed_here() -> None:
+    assert set(OWN_EDIT_TOOLS) == {name for name, spec in HOSTS.items() if spec.pre_write_hook}
+
+
+@pytest.mark.parametrize("host", sorted(OWN_EDIT_TOOLS))
+def test_the_host_note_names_the_hosts_own_edit_tools(host: str) -> None:
+    note = blocks.host_note(HOSTS[host], False, ".engramory-memory", hooks=True)
+    assert f"(use {OWN_EDIT_TOOLS[host]})" in note
+    others = {tools for name, tools in OWN_EDIT_TOOLS.items() if tools != OWN_EDIT_TOOLS[host]}
+    assert not any(f"(use {tools})" in note for tools in others)

@@ -61,7 +61,9 @@ class Host:
     ``--install-hooks`` merges handlers; ``hook_config_ignore`` (``IGNORE_*``) says
     whether init git-ignores the project's hook config; ``hook_format`` is its shape and how
     Engramory's handlers are recognised in it. ``cap_enforcement`` (``DENY_HOOK``...) says how
-    the index cap is enforced; :attr:`pre_write_hook` follows from it. ``runs_hooks_of``:
+    the index cap is enforced; :attr:`pre_write_hook` follows from it. ``edit_tools``: the
+    host's own tools for editing a file, which the rules name when the guard turns a shell
+    write of the index away (default: Claude Code's). ``runs_hooks_of``:
     (host name, path) of other hosts' hook configs this host also runs, so a guard there runs
     twice; ``double_guard_hint`` says how to keep one. ``store_may_be_native``: whether the
     host's own memory folder is a plain directory Engramory may use as the store.
@@ -90,6 +92,7 @@ class Host:
     hook_config_ignore: str | None = None
     hook_format: hookconfig.HookFormat = hookwiring.STATUS_FORMAT
     cap_enforcement: str = RULES_AND_CHECK
+    edit_tools: tuple[str, ...] = ("Edit", "Write")
     runs_hooks_of: tuple[tuple[str, str], ...] = ()
     double_guard_hint: str = ""
     lifecycle_hooks: tuple[str, ...] = ()

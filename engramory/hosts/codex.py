@@ -211,6 +211,7 @@ def host() -> Host:
         global_hook_config="$CODEX_HOME/hooks.json",
         hook_config_ignore=IGNORE_WHILE_OURS,
         cap_enforcement=DENY_HOOK,
+        edit_tools=("apply_patch",),
         lifecycle_hooks=hookwiring.LIFECYCLE_EVENTS,
         native_memory="Codex Memories, which Codex generates and manages",
     )

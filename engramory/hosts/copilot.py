@@ -261,6 +261,7 @@ def host() -> Host:
         hook_config_ignore=IGNORE_ALWAYS,
         hook_format=hookwiring.SCRIPT_FORMAT,
         cap_enforcement=DENY_HOOK,
+        edit_tools=("create", "edit"),
         runs_hooks_of=(
             *(("claude", path) for path in CLAUDE_SETTINGS),
             ("claude", "~/.claude/settings.json"),  # VS Code's agent reads the user's too

@@ -220,6 +220,7 @@ def host() -> Host:
         hook_config_ignore=IGNORE_WHILE_OURS,
         hook_format=hookwiring.SCRIPT_FORMAT,
         cap_enforcement=DENY_HOOK_UNVERIFIED,
+        edit_tools=("Write", "StrReplace"),
         runs_hooks_of=tuple(("claude", path) for path in CLAUDE_SETTINGS),
         double_guard_hint='or leave Cursor\'s "include third-party configs" setting off',
         notes=("Cursor's user-wide rules live in its settings, not in a file: no --global.",),

@@ -205,5 +205,6 @@ def host() -> Host:
         hook_config_ignore=IGNORE_WHILE_OURS,
         hook_format=hookwiring.NAME_FORMAT,
         cap_enforcement=DENY_HOOK,
+        edit_tools=("write_file", "replace"),
         native_memory="the private project memory the CLI keeps under ~/.gemini/tmp/",
     )

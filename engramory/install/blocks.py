@@ -79,7 +79,8 @@ def host_note(
         lines.append(
             "- The index cap is enforced by Engramory's guard hook: an edit that would grow "
             "the index past the hard cap is denied, and so is a shell command that writes "
-            "it (use Edit/Write). MCP file tools and outside editors are not covered: run "
+            f"it (use {'/'.join(spec.edit_tools)}). MCP file tools and outside editors are not "
+            "covered: run "
             f"`{command} check {memory}` after any other kind of write."
         )
     else:
