@@ -15,6 +15,7 @@ from pathlib import Path
 
 import jsonschema
 import pytest
+from hookkit import HEAVY, hot_path, imported
 
 from engramory.guard import service
 from engramory.hosts import codex
@@ -163,3 +164,15 @@ def test_payload_to_tool_calls() -> None:
     text = patch("*** Add File: a\n+x\n")
     (call_,) = codex.tool_calls({"tool_name": "apply_patch", "tool_input": {"command": text}})
     assert (call_.kind, call_.command, call_.cwd) == (service.PATCH, text, None)
+
+
+def test_unrelated_payloads_import_only_the_hot_path(tmp_path: Path) -> None:
+    patch_text = patch("*** Add File: src/app.py\n+print(1)\n")
+    for payload in [
+        call("apply_patch", {"command": patch_text}, tmp_path),
+        call("Bash", {"command": "pytest -q tests/"}, tmp_path),
+        call("read_file", {"path": "MEMORY.md"}, tmp_path),
+    ]:
+        names = imported("codex", payload, "--index", str(tmp_path / "MEMORY.md"))
+        assert {n for n in names if n.startswith("engramory")} == hot_path("codex"), payload
+        assert not names & HEAVY

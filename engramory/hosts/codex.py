@@ -15,16 +15,14 @@ import os
 from engramory.guard import service
 from engramory.guard.service import ToolCall
 from engramory.hosts import fields
-from engramory.hosts.claude import render
 from engramory.hosts.rawjson import json_string
 
 TYPE_CHECKING = False  # not ``typing.TYPE_CHECKING``: the guard's path never imports typing
 if TYPE_CHECKING:
     from engramory.continuity.policy import Reply
+    from engramory.guard.decision import Verdict
     from engramory.hosts.base import Host
     from engramory.install.hookconfig import Document
-
-__all__ = ["may_concern_index", "oversized_call", "render", "tool_calls"]
 
 
 # --- the guard dialect ------------------------------------------------------------------
@@ -57,6 +55,13 @@ def may_concern_index(
     if tool not in _PATCH_TOOLS:
         return False
     return fields.patch_may_touch_index(raw, environ, index)
+
+
+def render(verdict: Verdict, event: str) -> tuple[str, int]:
+    """Claude Code's answer (:func:`engramory.hosts.claude.render`), imported only to answer."""
+    from engramory.hosts import claude  # noqa: PLC0415 - not needed to dismiss a call
+
+    return claude.render(verdict, event)
 
 
 def oversized_call(raw: bytes) -> ToolCall:
