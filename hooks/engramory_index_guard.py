@@ -18,11 +18,16 @@ import os
 import sys
 
 _BROKEN = (
-    '{"hookSpecificOutput": {"hookEventName": "PreToolUse", "additionalContext": '
-    '"Engramory: the index guard could not load its package, so edits of MEMORY.md are NOT '
+    "Engramory: the index guard could not load its package, so edits of MEMORY.md are NOT "
     "being checked against the cap. Reinstall Engramory and re-run "
-    '`engramory init claude --install-hooks`."}}'
+    "`engramory init HOST --install-hooks`."
 )
+# How each host shows the agent a note before a tool call (the others show none).
+_NOTE_FORMATS = {
+    "claude": '{"hookSpecificOutput": {"hookEventName": "PreToolUse", "additionalContext": "%s"}}',
+    "codex": '{"hookSpecificOutput": {"hookEventName": "PreToolUse", "additionalContext": "%s"}}',
+    "gemini": '{"systemMessage": "%s"}',
+}
 
 
 # The same rule as engramory.hosts.claude.may_concern_index, in a cheap form: a
@@ -64,6 +69,16 @@ def _package_root():
     return None
 
 
+def _host(argv):
+    """The ``--host`` argument (``claude`` when absent), as the package's entry reads it."""
+    for i, arg in enumerate(argv):
+        if arg == "--host" and i + 1 < len(argv):
+            return argv[i + 1]
+        if arg.startswith("--host="):
+            return arg.split("=", 1)[1]
+    return "claude"
+
+
 def main():
     root = _package_root()
     if root is not None:
@@ -71,8 +86,11 @@ def main():
     try:
         from engramory.hosts.entry import main as entry_main  # noqa: PLC0415 - after the path is set
     except Exception:  # a broken install: say so when the index may be involved, never crash
-        if "--event" not in sys.argv and _may_concern_index(sys.stdin.buffer.read(), sys.argv):
-            sys.stdout.write(_BROKEN + "\n")
+        host = _host(sys.argv)
+        note = _NOTE_FORMATS.get(host)
+        checked = note and "--event" not in sys.argv
+        if checked and _may_concern_index(sys.stdin.buffer.read(), sys.argv):
+            sys.stdout.write(note % _BROKEN.replace("HOST", host) + "\n")
         return 0
     return entry_main(sys.argv[1:])
 

@@ -238,6 +238,44 @@ def test_broken_install_says_so_when_the_index_is_involved(tmp_path: Path) -> No
     assert proc.returncode == 0 and proc.stdout == b""
 
 
+@pytest.mark.parametrize(
+    ("host", "payload", "where"),
+    [
+        ("codex", {"tool_name": "Bash", "tool_input": {"command": "echo x >> MEMORY.md"}}, "hook"),
+        ("gemini", {"tool_name": "write_file", "tool_input": {"file_path": "MEMORY.md"}}, "system"),
+        ("copilot", {"toolName": "create", "toolArgs": '{"path": "MEMORY.md"}'}, None),
+        ("cursor", {"tool_name": "Write", "tool_input": {"file_path": "MEMORY.md"}}, None),
+    ],
+)
+def test_broken_install_answers_in_each_hosts_own_shape(
+    tmp_path: Path, host: str, payload: dict, where: str | None
+) -> None:
+    """A broken install never blocks: a note where the host shows one, else silence."""
+    lonely = tmp_path / "hooks"
+    lonely.mkdir()
+    script = lonely / "engramory_index_guard.py"
+    script.write_bytes(HOOK.read_bytes())
+    proc = subprocess.run(
+        [sys.executable, "-I", "-S", str(script), "--host", host],
+        input=json.dumps(payload).encode(),
+        capture_output=True,
+        timeout=60,
+        check=False,
+    )
+    assert proc.returncode == 0 and proc.stderr == b""
+    if where is None:
+        assert proc.stdout == b""
+        return
+    output = json.loads(proc.stdout)
+    text = (
+        output["hookSpecificOutput"]["additionalContext"]
+        if where == "hook"
+        else output["systemMessage"]
+    )
+    assert "could not load its package" in text
+    assert f"engramory init {host} --install-hooks" in text
+
+
 def test_alias_of_the_index_through_the_real_hook(tmp_path: Path) -> None:
     """Issue 10 item 7: a 300-line Write to a symlink or hard link of the index is denied."""
     store = tmp_path / ".engramory-memory"
