@@ -229,14 +229,14 @@ def allowed(small: float) -> float:
     return GROWTH * max(small, FLOOR)
 
 
-def _child(name: str, tmp: str) -> None:
+def child_row(cases: list[Case], name: str, tmp: str) -> None:
     """In the child process: time one row at both sizes, print ``[small, large]`` as JSON.
 
     The 1 MiB time is the best of :data:`RUNS`; the 4 MiB input runs once, and
     again only when that one run looks too slow (a busy machine), to keep the
     suite quick.
     """
-    (case,) = [c for c in CASES if c.name == name]
+    (case,) = [c for c in cases if c.name == name]
     small = measure(case, SMALL, Path(tmp), RUNS)
     large = measure(case, LARGE, Path(tmp), 1)
     if large > 0.75 * allowed(small):
@@ -244,13 +244,14 @@ def _child(name: str, tmp: str) -> None:
     print(json.dumps([small, large]))
 
 
-@pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
-def test_time_grows_linearly(case: Case, tmp_path: Path) -> None:
+def assert_linear_row(script: str, case: Case, tmp_path: Path) -> None:
+    """Run one row in a fresh process (``script NAME TMP``, which calls :func:`child_row`)
+    and assert that its 4 MiB time is within :func:`allowed` of its 1 MiB time."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("ENGRAMORY_")}
     env["PYTHONPATH"] = str(REPO)
     try:
         proc = subprocess.run(
-            [sys.executable, __file__, case.name, str(tmp_path)],
+            [sys.executable, script, case.name, str(tmp_path)],
             check=False,
             capture_output=True,
             text=True,
@@ -266,6 +267,11 @@ def test_time_grows_linearly(case: Case, tmp_path: Path) -> None:
         f"({large / max(small, 1e-9):.1f}x; linear is 4x)"
     )
     assert large < BACKSTOP, f"{case.name}: {large:.1f} s at 4 MiB"
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
+def test_time_grows_linearly(case: Case, tmp_path: Path) -> None:
+    assert_linear_row(__file__, case, tmp_path)
 
 
 # --- the scans that replaced patterns find exactly what the patterns found ---------------------
@@ -352,4 +358,4 @@ def test_labels_and_near_misses_are_the_patterns(body: str) -> None:
 
 
 if __name__ == "__main__":
-    _child(sys.argv[1], sys.argv[2])
+    child_row(CASES, sys.argv[1], sys.argv[2])

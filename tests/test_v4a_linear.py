@@ -9,9 +9,6 @@ search fails the growth check (or the timeout) instead of hanging the suite.
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
 import sys
 from pathlib import Path
 
@@ -21,16 +18,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from test_linear_time import (
-    BACKSTOP,
-    LARGE,
     MIB,
-    REPO,
-    RUNS,
-    SMALL,
-    TIMEOUT,
     Case,
-    allowed,
-    measure,
+    assert_linear_row,
+    child_row,
 )
 
 from engramory.guard import service, v4a
@@ -132,39 +123,10 @@ def test_the_cases_do_what_they_say(tmp_path: Path) -> None:
     assert from_command(CASES[6].build(900), tmp_path) == [1]
 
 
-def _child(name: str, tmp: str) -> None:
-    """In the child process: time one row at both sizes, print ``[small, large]`` as JSON."""
-    (case,) = [c for c in CASES if c.name == name]
-    small = measure(case, SMALL, Path(tmp), RUNS)
-    large = measure(case, LARGE, Path(tmp), 1)
-    if large > 0.75 * allowed(small):
-        large = min(large, measure(case, LARGE, Path(tmp), RUNS - 1))
-    print(json.dumps([small, large]))
-
-
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
 def test_time_grows_linearly(case: Case, tmp_path: Path) -> None:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("ENGRAMORY_")}
-    env["PYTHONPATH"] = str(REPO)
-    try:
-        proc = subprocess.run(
-            [sys.executable, __file__, case.name, str(tmp_path)],
-            check=False,
-            capture_output=True,
-            text=True,
-            env=env,
-            timeout=TIMEOUT,
-        )
-    except subprocess.TimeoutExpired:
-        pytest.fail(f"{case.name}: not done in {TIMEOUT} s at 1 MiB and 4 MiB (super-linear)")
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    small, large = json.loads(proc.stdout.strip().splitlines()[-1])
-    assert large <= allowed(small), (
-        f"{case.name}: {small:.3f} s at 1 MiB, {large:.3f} s at 4 MiB "
-        f"({large / max(small, 1e-9):.1f}x; linear is 4x)"
-    )
-    assert large < BACKSTOP, f"{case.name}: {large:.1f} s at 4 MiB"
+    assert_linear_row(__file__, case, tmp_path)
 
 
 if __name__ == "__main__":
-    _child(sys.argv[1], sys.argv[2])
+    child_row(CASES, sys.argv[1], sys.argv[2])

@@ -71,13 +71,10 @@ def oversized_call(raw: bytes) -> ToolCall:
 
 def tool_calls(payload: object) -> list[ToolCall]:
     """The tool call in one PreToolUse payload (already decoded from JSON)."""
-    if not isinstance(payload, dict):
+    request = fields.tool_request(payload)
+    if request is None:
         return []
-    tool = payload.get("tool_name")
-    tool_input = payload.get("tool_input")
-    if not isinstance(tool_input, dict):
-        return []
-    cwd = fields.payload_cwd(payload)
+    tool, tool_input, cwd = request
     command = tool_input.get("command", tool_input.get("cmd"))
     if tool in SHELL_TOOLS:
         return [ToolCall(service.SHELL, cwd=cwd, command=_command_line(command))]

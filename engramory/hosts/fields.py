@@ -174,6 +174,19 @@ def payload_cwd(payload: dict[str, object]) -> str | None:
     return None
 
 
+def tool_request(payload: object) -> tuple[object, dict[str, object], str | None] | None:
+    """``(tool name, its arguments, cwd)`` of a ``{tool_name, tool_input, cwd}`` payload.
+
+    ``None`` when the payload is not an object or its ``tool_input`` is not one.
+    """
+    if not isinstance(payload, dict):
+        return None
+    tool_input = payload.get("tool_input")
+    if not isinstance(tool_input, dict):
+        return None
+    return payload.get("tool_name"), tool_input, payload_cwd(payload)
+
+
 def patch_text(value: object) -> str | None:
     """A patch tool's patch: the argument itself, or its object's patch member."""
     if isinstance(value, str):

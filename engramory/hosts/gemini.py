@@ -65,13 +65,10 @@ def oversized_call(raw: bytes) -> ToolCall:
 
 def tool_calls(payload: object) -> list[ToolCall]:
     """The tool call in one BeforeTool payload (already decoded from JSON)."""
-    if not isinstance(payload, dict):
+    request = fields.tool_request(payload)
+    if request is None:
         return []
-    tool = payload.get("tool_name")
-    tool_input = payload.get("tool_input")
-    if not isinstance(tool_input, dict):
-        return []
-    cwd = fields.payload_cwd(payload)
+    tool, tool_input, cwd = request
     if tool == SHELL_TOOL:
         dir_path = tool_input.get("dir_path")
         if isinstance(dir_path, str) and dir_path:
