@@ -17,30 +17,20 @@ import sys
 from pathlib import Path
 
 import pytest
+from hookkit import HOOK, answer, run_hook
 
 from engramory.guard import service
 from engramory.hosts import claude, fields
 
-HOOK = Path(__file__).resolve().parents[1] / "hooks" / "engramory_index_guard.py"
 GROWN = "x\n" * 260  # past the 200-line hard cap
 SMALL = "- [a](a.md) — a\n"
 
 
 def run(raw: bytes, *args: str) -> tuple[str, dict | None]:
     """``(verdict, output)`` of the hook for one stdin payload; asserts exit 0, quiet stderr."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("ENGRAMORY_")}
-    proc = subprocess.run(
-        [sys.executable, "-I", "-S", str(HOOK), *args],
-        input=raw,
-        capture_output=True,
-        env=env,
-        timeout=60,
-        check=False,
-    )
-    assert proc.returncode == 0 and proc.stderr == b""
-    if not proc.stdout.strip():
+    output = answer(run_hook("claude", None, *args, raw=raw))
+    if output is None:
         return "silent", None
-    output = json.loads(proc.stdout)
     inner = output["hookSpecificOutput"]
     assert inner.get("permissionDecision") in (None, "deny")  # never allow, never ask
     return ("deny" if inner.get("permissionDecision") == "deny" else "nudge"), output

@@ -8,20 +8,16 @@ against Codex's published PreToolUse output schema and exit 0.
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import jsonschema
 import pytest
-from hookkit import HEAVY, hot_path, imported
+from hookkit import HEAVY, answer, hot_path, imported, run_hook
 
 from engramory.guard import service
 from engramory.hosts import codex
 
 ROOT = Path(__file__).resolve().parents[1]
-HOOK = ROOT / "hooks" / "engramory_index_guard.py"
 SCHEMA = json.loads(
     (
         ROOT.parent / "shared" / "schemas" / "codex" / "pre-tool-use.command.output.schema.json"
@@ -32,19 +28,9 @@ GROWN = "".join(f"+line {n}\n" for n in range(260))
 
 def run(payload: object, *args: str, raw: bytes | None = None) -> tuple[str, dict | None]:
     """``(verdict, output)``: exit 0, empty stderr and a schema-valid answer are asserted."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("ENGRAMORY_")}
-    proc = subprocess.run(
-        [sys.executable, "-I", "-S", str(HOOK), "--host", "codex", *args],
-        input=raw if raw is not None else json.dumps(payload).encode(),
-        capture_output=True,
-        env=env,
-        timeout=60,
-        check=False,
-    )
-    assert proc.returncode == 0 and proc.stderr == b""
-    if not proc.stdout.strip():
+    output = answer(run_hook("codex", payload, *args, raw=raw))
+    if output is None:
         return "silent", None
-    output = json.loads(proc.stdout)
     jsonschema.validate(output, SCHEMA)
     inner = output["hookSpecificOutput"]
     assert inner["hookEventName"] == "PreToolUse"
