@@ -99,6 +99,15 @@ def test_a_patch_is_parsed_when_it_names_the_index_under_another_name(tmp_path: 
     assert codex.may_concern_index(raw, {}, str(index))
 
 
+def test_a_target_with_unicode_whitespace_around_the_index_name_is_denied(tmp_path: Path) -> None:
+    """Codex trims Unicode whitespace off a patch's file line: ``MEMORY.md\u3000`` is the index."""
+    text = patch("*** Add File: MEMORY.md\u3000\n" + GROWN)
+    payload = call("apply_patch", {"command": text}, tmp_path)
+    raw = json.dumps(payload, ensure_ascii=False).encode()
+    assert codex.may_concern_index(raw, {}, None)
+    assert run(None, raw=raw)[0] == "deny"
+
+
 def test_a_patch_target_the_raw_scan_cannot_read_is_parsed(tmp_path: Path) -> None:
     for target in [r"caf\u00e9.md", r"a\\b.md", " padded.md"]:
         raw = (

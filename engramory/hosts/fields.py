@@ -99,7 +99,8 @@ def patch_may_touch_index(
 
     Every ``Add File``, ``Update File`` and ``Move to`` target is read off the raw
     bytes and tested as an edit's path is; ``True`` whenever a target cannot be read
-    cheaply (an escape in it, whitespace at its ends, no end of line, no ``cwd``).
+    cheaply (an escape or a non-ASCII byte in it, whitespace at its ends, no end
+    of line, no ``cwd``).
     ``cwd_raw``: where the ``cwd`` member is (default: ``raw``).
     """
     if not text_may_name_index(raw, environ, index):
@@ -117,8 +118,10 @@ def patch_may_touch_index(
                 return True
             end = min(ends)
             target = raw[start:end]
-            if not target or b"\\" in target or target != target.strip():
-                return True
+            if not target or not target.isascii() or b"\\" in target or target != target.strip():
+                return (
+                    True  # the host trims Unicode whitespace too: leave such a name to the parser
+                )
             if service.is_index(target.decode("utf-8", "replace"), cwd, environ, index):
                 return True
             at = raw.find(marker, end)
