@@ -197,3 +197,18 @@ def test_an_edit_that_cannot_be_predicted_is_a_nudge_not_a_deny(tmp_path: Path) 
     verdict, output = run(payload("insert_edit_into_file", arguments, str(tmp_path)))
     assert verdict == "nudge"
     assert "not" in output["hookSpecificOutput"]["additionalContext"]
+
+
+def test_a_multi_replace_whose_later_replacement_targets_the_index_is_denied(
+    tmp_path: Path,
+) -> None:
+    index = tmp_path / "MEMORY.md"
+    index.write_text("seed\n")
+    (tmp_path / "app.py").write_text("a = 1\n")
+    replacements = [
+        {"filePath": str(tmp_path / "app.py"), "oldString": "a = 1", "newString": "a = 2"},
+        {"filePath": str(index), "oldString": "seed", "newString": GROWN},
+    ]
+    raw = payload("multi_replace_string_in_file", {"replacements": replacements}, str(tmp_path))
+    assert claude.may_concern_index(raw, {}, None)
+    assert run(raw)[0] == "deny"

@@ -100,6 +100,8 @@ def may_concern_index(
         return False
     if KINDS[tool.decode("ascii")] == service.PATCH:
         return fields.patch_may_touch_index(raw, environ, index)
+    if b'"replacements"' in raw:
+        return True  # each replacement names its own file: the first path says nothing of the rest
     paths = [value for value in (json_string(raw, key) for key in _PATH_KEYS) if value is not None]
     if not paths:
         return fields.patch_may_touch_index(raw, environ, index)  # an Edit carrying a patch
