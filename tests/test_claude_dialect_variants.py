@@ -212,3 +212,17 @@ def test_a_multi_replace_whose_later_replacement_targets_the_index_is_denied(
     raw = payload("multi_replace_string_in_file", {"replacements": replacements}, str(tmp_path))
     assert claude.may_concern_index(raw, {}, None)
     assert run(raw)[0] == "deny"
+
+
+@pytest.mark.parametrize("host", ["claude", "gemini", "cursor"])
+def test_a_path_key_repeated_deeper_in_the_arguments_does_not_hide_the_index(
+    tmp_path: Path, host: str
+) -> None:
+    """The raw pre-check reads every member with a path key, not only the first one."""
+    index = tmp_path / "MEMORY.md"
+    tool = {"claude": "Write", "gemini": "write_file", "cursor": "Write"}[host]
+    tool_input = {"meta": {"file_path": str(tmp_path / "app.py")}, "file_path": str(index)}
+    tool_input["content"] = GROWN
+    raw = payload(tool, tool_input, str(tmp_path))
+    output = answer(run_hook(host, None, raw=raw))
+    assert output is not None and "deny" in json.dumps(output), host

@@ -39,7 +39,7 @@ import os
 from engramory.guard import service
 from engramory.guard.service import ToolCall
 from engramory.hosts import fields
-from engramory.hosts.rawjson import decoded, json_string
+from engramory.hosts.rawjson import decoded, json_string, json_strings
 
 TYPE_CHECKING = False  # not ``typing.TYPE_CHECKING``: the guard's path never imports typing
 if TYPE_CHECKING:  # annotations only: a call dismissed early does not import the decision
@@ -102,18 +102,9 @@ def may_concern_index(
         return fields.patch_may_touch_index(raw, environ, index)
     if b'"replacements"' in raw:
         return True  # each replacement names its own file: the first path says nothing of the rest
-    paths = [value for value in (json_string(raw, key) for key in _PATH_KEYS) if value is not None]
-    if not paths:
+    if not any(value for key in _PATH_KEYS for value in json_strings(raw, key)):
         return fields.patch_may_touch_index(raw, environ, index)  # an Edit carrying a patch
-    cwd = json_string(raw, b"cwd")
-    if cwd == b"":
-        return True  # relative paths resolve against workspace_roots: parsed in full
-    cwd_text = decoded(cwd) if cwd is not None else os.getcwd()
-    for value in paths:
-        path = decoded(value)
-        if path is None or cwd_text is None or service.is_index(path, cwd_text, environ, index):
-            return True
-    return False
+    return fields.path_may_be_index(raw, _PATH_KEYS, environ, index)
 
 
 def _first(mapping: dict[str, object], keys: tuple[str, ...]) -> object:

@@ -14,7 +14,7 @@ import os
 
 from engramory.guard import service
 from engramory.guard.service import ToolCall
-from engramory.hosts.rawjson import decoded, first_string, json_string
+from engramory.hosts.rawjson import decoded, first_string, json_string, json_strings
 
 PATCH_START = "*** Begin Patch"
 # Where a patch tool's object argument keeps the patch text, most likely first.
@@ -45,23 +45,24 @@ def path_may_be_index(
     index: str | None,
     cwd_raw: bytes | None = None,
 ) -> bool:
-    """Could the edit in ``raw`` target the index? Its path is the first of ``keys`` set.
+    """Could the edit in ``raw`` target the index? By every value of every one of ``keys``.
 
     ``cwd_raw``: where the ``cwd`` member is (default: ``raw``); read only when the
     index is known by its path (else the name decides). ``True`` whenever that cannot
-    be told cheaply (no path, escapes, no ``cwd`` found).
+    be told cheaply (no path, a path that is not a plain string, no ``cwd`` found).
     """
-    for key in keys:
-        value = json_string(raw, key)
-        if not value:
-            continue
-        path = decoded(value)
-        if path is None:
+    values = [value for key in keys for value in json_strings(raw, key)]
+    if not any(values):
+        return True
+    known = index is not None or service.index_path(environ) is not None
+    cwd = raw_cwd(raw if cwd_raw is None else cwd_raw) if known else ""
+    if cwd is None:
+        return True
+    for value in values:
+        path = decoded(value) if value is not None else None
+        if path is None or (path and service.is_index(path, cwd, environ, index)):
             return True
-        known = index is not None or service.index_path(environ) is not None
-        cwd = raw_cwd(raw if cwd_raw is None else cwd_raw) if known else ""
-        return cwd is None or service.is_index(path, cwd, environ, index)
-    return True
+    return False
 
 
 def command_may_write(raw: bytes) -> bool:

@@ -20,10 +20,10 @@ def json_string(raw: bytes, key: bytes) -> bytes | None:
     return string_at(raw, at) if at >= 0 else None
 
 
-def json_string_start(raw: bytes, key: bytes) -> int:
-    """Where the value of the first real ``"key":`` member starts (``-1``: no such member)."""
+def json_string_start(raw: bytes, key: bytes, at: int = 0) -> int:
+    """Where the value of the first real ``"key":`` member from ``at`` starts (``-1``: none)."""
     needle = b'"' + key + b'"'
-    at = raw.find(needle)
+    at = raw.find(needle, at)
     while at >= 0:
         j = at + len(needle)
         if at == 0 or raw[at - 1] != 0x5C:
@@ -36,6 +36,20 @@ def json_string_start(raw: bytes, key: bytes) -> int:
                 return j
         at = raw.find(needle, j)
     return -1
+
+
+def json_strings(raw: bytes, key: bytes) -> list[bytes | None]:
+    """The raw values of every real ``"key":`` member, in order (``None``: not a string).
+
+    A payload's tool arguments may hold the same key twice at different depths; a
+    cheap test that read only the first could miss the one the host acts on.
+    """
+    values: list[bytes | None] = []
+    start = json_string_start(raw, key)
+    while start >= 0:
+        values.append(string_at(raw, start))
+        start = json_string_start(raw, key, start)
+    return values
 
 
 def string_at(raw: bytes, start: int) -> bytes | None:
