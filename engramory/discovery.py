@@ -13,16 +13,19 @@ Order:
    holding ``.git``, a directory or a file; git itself is never run), or up to
    the file-system root outside a work tree.
 
-Later steps (Claude Code's auto-memory folder, DESIGN §4) join
-:data:`FALLBACK_STEPS`. Every :class:`Location` says how it was found, so the
-commands can name the store and why.
+4. The project's Claude Code auto-memory folder (:mod:`engramory.automemory`),
+   when it holds a ``MEMORY.md``; the project is the git work tree's top, else
+   the current directory.
+
+Every :class:`Location` says how it was found, so the commands can name the
+store and why.
 """
 
 from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -218,7 +221,7 @@ def git_work_tree(path: Path) -> Path | None:
     return searched[-1] if at_git_top else None
 
 
-def _from_ancestors(here: Path) -> tuple[Location | None, str]:
+def _from_ancestors(here: Path, environ: Mapping[str, str]) -> tuple[Location | None, str]:
     """Search ``here`` and its parents up to the work-tree top; the store, or what was tried."""
     searched, at_git_top = _ancestors(here)
     for depth, directory in enumerate(searched):
@@ -235,7 +238,32 @@ def _from_ancestors(here: Path) -> tuple[Location | None, str]:
     return None, f"./{DEFAULT_STORE_DIR}/ or {INDEX_NAME} in {start} and each parent {limit}: none"
 
 
-FALLBACK_STEPS: tuple[Callable[[Path], tuple[Location | None, str]], ...] = (_from_ancestors,)
+def project_root(here: Path) -> Path:
+    """The project a directory belongs to: its git work tree's top, else the directory itself."""
+    start = _absolute(here) or here
+    return git_work_tree(start) or start
+
+
+def _from_claude_auto_memory(here: Path, environ: Mapping[str, str]) -> tuple[Location | None, str]:
+    """The project's Claude Code auto-memory folder, when it holds an index (DESIGN §4)."""
+    from engramory import automemory  # noqa: PLC0415 - only when the steps before found nothing
+
+    project = project_root(here)
+    resolution = automemory.resolve(project, environ)
+    folder = resolution.path
+    if _kind(folder / INDEX_NAME) == "file":
+        why = {
+            automemory.OVERRIDE: f"${automemory.OVERRIDE_ENV}",
+            automemory.SETTINGS: f"autoMemoryDirectory in {resolution.settings_file}",
+            automemory.DEFAULT: f"the host's folder for {project}",
+        }[resolution.rule]
+        source = f"Claude Code's auto-memory folder ({why})"
+        return Location(folder, folder / INDEX_NAME, source), ""
+    return None, f"Claude Code's auto-memory folder {folder}: no {INDEX_NAME}"
+
+
+Step = Callable[[Path, Mapping[str, str]], "tuple[Location | None, str]"]
+FALLBACK_STEPS: tuple[Step, ...] = (_from_ancestors, _from_claude_auto_memory)
 """The steps after ``$ENGRAMORY_MEMORY_ROOT``, in order: each gives the store, or what it tried."""
 
 
@@ -260,7 +288,7 @@ def locate(
         return _from_environment(configured, here)
     tried = [f"${ENV_MEMORY_ROOT}: unset"]
     for step in FALLBACK_STEPS:
-        found, attempt = step(here)
+        found, attempt = step(here, env)
         if found is not None:
             return found
         tried.append(attempt)
