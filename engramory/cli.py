@@ -32,6 +32,7 @@ COMMAND_MODULES = {
     "uninstall": "engramory.commands.install",
     "hosts": "engramory.commands.install",
     "sync": "engramory.commands.sync",
+    "where": "engramory.commands.where",
 }
 
 DESCRIPTION = """\

@@ -22,6 +22,9 @@ from typing import TYPE_CHECKING
 from engramory.install import hookconfig, hookwiring
 
 if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping
+
+    from engramory.automemory import Resolution
     from engramory.install.hookconfig import Document
 
 BLOCK = "block"  # a marked block inside a shared rules file
@@ -66,7 +69,8 @@ class Host:
     write of the index away (default: Claude Code's). ``runs_hooks_of``:
     (host name, path) of other hosts' hook configs this host also runs, so a guard there runs
     twice; ``double_guard_hint`` says how to keep one. ``store_may_be_native``: whether the
-    host's own memory folder is a plain directory Engramory may use as the store.
+    host's own memory folder is a plain directory Engramory may use as the store;
+    ``native_folder(project, environ)`` finds that folder for a project, as the host does.
     ``own_home``: a host whose home folder is also its project (dsh's ``$DSH_HOME``):
     ``--global`` installs there, and an install in that folder names absolute
     paths and writes its rules there, as a global one does.
@@ -98,6 +102,7 @@ class Host:
     lifecycle_hooks: tuple[str, ...] = ()
     native_memory: str = ""
     store_may_be_native: bool = False
+    native_folder: Callable[[Path, Mapping[str, str]], Resolution] | None = None
     candidates: tuple[str, ...] = ()
     notes: tuple[str, ...] = field(default=())
 

@@ -267,6 +267,7 @@ def host() -> Host:
     Its hooks are the default form (exec-form handlers in its settings file):
     the index guard and the continuity hooks.
     """
+    from engramory import automemory  # noqa: PLC0415
     from engramory.hosts.base import (  # noqa: PLC0415
         BLOCK,
         DENY_HOOK,
@@ -294,4 +295,5 @@ def host() -> Host:
         lifecycle_hooks=hookwiring.LIFECYCLE_EVENTS,
         native_memory="auto-memory in ~/.claude/projects/<project>/memory/ (plain files)",
         store_may_be_native=True,
+        native_folder=automemory.resolve,
     )
