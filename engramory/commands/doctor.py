@@ -107,25 +107,25 @@ def profile_severity(profile: Profile, rule: Rule) -> str:
     return QUIET if rule.id in profile.quiet else profile.severity(rule)
 
 
-def _profile_marks(rule: Rule, shown: Profile | None) -> str:
-    """`` [claude-native: info]`` for each other profile that treats the rule differently."""
+def _profile_marks(rule: Rule, severity: str) -> str:
+    """`` [claude-native: info]`` for each profile under which the rule is not ``severity``."""
     marks = [
         f" [{p.name}: {profile_severity(p, rule)}]"
         for p in PROFILES.values()
-        if p is not shown and p.differs(rule)
+        if profile_severity(p, rule) != severity
     ]
     return "".join(marks)
 
 
 def catalogue_text(profile: Profile | None = None) -> str:
     """The catalogue, one rule a line: id, severity (under ``profile``, default the
-    catalogue's), summary, then markers: schema, and the profiles that differ."""
+    catalogue's), summary, then markers: schema, and the profiles where the severity differs."""
     width = max(len(rule_id) for rule_id in RULES)
     lines = []
     for rule in RULES.values():
         marker = " [schema]" if rule.schema else ""
         severity = profile_severity(profile, rule) if profile else rule.severity
-        marks = _profile_marks(rule, profile) if profile is None or profile.differs(rule) else ""
+        marks = _profile_marks(rule, severity)
         lines.append(f"{rule.id:<{width}}  {severity:<7}  {rule.summary}{marker}{marks}")
     return "\n".join(lines)
 
