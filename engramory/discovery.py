@@ -28,10 +28,14 @@ import stat
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from engramory import fsutil
 from engramory.caps import INDEX_NAME  # named in caps, on the hook's path; used from here
 from engramory.errors import InputMissingError
+
+if TYPE_CHECKING:
+    from engramory import automemory
 
 DEFAULT_STORE_DIR = ".engramory-memory"
 ENV_MEMORY_ROOT = "ENGRAMORY_MEMORY_ROOT"
@@ -252,14 +256,20 @@ def _from_claude_auto_memory(here: Path, environ: Mapping[str, str]) -> tuple[Lo
     resolution = automemory.resolve(project, environ)
     folder = resolution.path
     if _kind(folder / INDEX_NAME) == "file":
-        why = {
-            automemory.OVERRIDE: f"${automemory.OVERRIDE_ENV}",
-            automemory.SETTINGS: f"autoMemoryDirectory in {resolution.settings_file}",
-            automemory.DEFAULT: f"the host's folder for {project}",
-        }[resolution.rule]
-        source = f"Claude Code's auto-memory folder ({why})"
+        source = f"Claude Code's auto-memory folder ({native_reason(resolution, project)})"
         return Location(folder, folder / INDEX_NAME, source), ""
     return None, f"Claude Code's auto-memory folder {folder}: no {INDEX_NAME}"
+
+
+def native_reason(resolution: automemory.Resolution, project: Path) -> str:
+    """Which of the host's rules chose a project's auto-memory folder, in words."""
+    from engramory import automemory  # noqa: PLC0415 - only for the auto-memory folder
+
+    return {
+        automemory.OVERRIDE: f"${automemory.OVERRIDE_ENV}",
+        automemory.SETTINGS: f"autoMemoryDirectory in {resolution.settings_file}",
+        automemory.DEFAULT: f"the host's folder for {project}",
+    }[resolution.rule]
 
 
 Step = Callable[[Path, Mapping[str, str]], "tuple[Location | None, str]"]

@@ -62,7 +62,7 @@ def test_text_output_format_and_order(cli, tmp_path: Path) -> None:
         "c.md: info: no scope: does this feedback note hold in every repo (global) or only "
         "this one (repo)? [missing-scope]",
         "engramory doctor: 2 errors, 1 warning, 1 info — 3 notes, index 6 lines / 73 B "
-        "(hard cap 200 lines / 24.4 KB)",
+        "(hard cap 200 lines / 24.4 KB), profile engramory",
     ]
     assert lines[5:] == [
         f"  fix {rule}: {RULES[rule].fix}"
@@ -75,8 +75,17 @@ def test_json_output_shape(cli, tmp_path: Path) -> None:
     result = cli("doctor", str(store), "--format", "json")
     assert result.code == 1
     report = json.loads(result.out)
-    assert set(report) == {"engramory", "store", "index", "notes", "summary", "findings"}
+    assert set(report) == {
+        "engramory",
+        "store",
+        "profile",
+        "index",
+        "notes",
+        "summary",
+        "findings",
+    }
     assert report["store"] == str(store.resolve())
+    assert report["profile"] == "engramory"
     assert report["index"] == {
         "path": "MEMORY.md",
         "lines": 6,

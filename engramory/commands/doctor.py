@@ -7,9 +7,10 @@ import json
 import sys
 from collections.abc import Iterator
 from datetime import date
+from pathlib import Path
 from typing import Any
 
-from engramory import __version__, breach, discovery
+from engramory import __version__, automemory, breach, discovery
 from engramory.caps import Measurement
 from engramory.commands.options import (
     add_cap_flags,
@@ -29,8 +30,9 @@ from engramory.doctor.model import (
     Finding,
     Rule,
 )
+from engramory.doctor.profiles import PROFILES, Profile, automatic
 from engramory.doctor.rules import RULES
-from engramory.errors import EXIT_FINDINGS, EXIT_OK, UsageError
+from engramory.errors import EXIT_FINDINGS, EXIT_OK, InputMissingError, UsageError
 from engramory.textfmt import plural, printable
 
 JSON_BATCH = 2000  # findings encoded per json.dumps call: fast, and memory stays flat
@@ -53,13 +55,25 @@ note in it is not a store (exit 66). Without STORE the store is
 $ENGRAMORY_MEMORY_ROOT, else the first .engramory-memory/ or MEMORY.md in the
 current directory or a parent, up to the git work-tree top. When the store
 is not STORE itself, the first line names it and why:
-"checking the store PATH (found in ...)"."""
+"checking the store PATH (found in ...)". --native checks the current
+project's Claude Code auto-memory folder wherever it is (exit 66 when it
+does not exist).
+
+The profile is the dialect the store is judged in, named in the summary
+line (and as "profile" in JSON). A Claude Code auto-memory folder (a
+<config dir>/projects/*/memory folder, or the folder Claude Code uses for
+the current project) gets claude-native: the host writes no dates (missing
+ones are info, to add at the next edit) and titles as names (name-mismatch
+is quiet); every other rule applies unchanged. Any other store gets
+engramory. --profile overrides the choice."""
 EPILOG = """\
 examples:
   engramory doctor examples/store
   engramory doctor ~/notes/memory --format json
   engramory doctor --no-schema              # structure only, when adopting a store
   engramory doctor --select orphan,pointer-missing
+  engramory doctor --native                 # this project's Claude Code memory folder
+  engramory doctor ~/notes/memory --profile claude-native
   engramory doctor --ignore missing-scope,name-mismatch --strict
   engramory doctor big-store --jobs 1       # one process, no workers
   engramory doctor --list-rules
@@ -85,24 +99,48 @@ def selection(select: list[str] | None, ignore: list[str] | None) -> set[str]:
     return (set(RULES) if chosen is None else chosen) - ignored
 
 
-def catalogue_text() -> str:
+QUIET = "quiet"  # a rule's "severity" under a profile that does not run it
+
+
+def profile_severity(profile: Profile, rule: Rule) -> str:
+    """The rule's severity under ``profile``, or ``quiet`` when the profile does not run it."""
+    return QUIET if rule.id in profile.quiet else profile.severity(rule)
+
+
+def _profile_marks(rule: Rule, severity: str) -> str:
+    """`` [claude-native: info]`` for each profile under which the rule is not ``severity``."""
+    marks = [
+        f" [{p.name}: {profile_severity(p, rule)}]"
+        for p in PROFILES.values()
+        if profile_severity(p, rule) != severity
+    ]
+    return "".join(marks)
+
+
+def catalogue_text(profile: Profile | None = None) -> str:
+    """The catalogue, one rule a line: id, severity (under ``profile``, default the
+    catalogue's), summary, then markers: schema, and the profiles where the severity differs."""
     width = max(len(rule_id) for rule_id in RULES)
     lines = []
     for rule in RULES.values():
         marker = " [schema]" if rule.schema else ""
-        lines.append(f"{rule.id:<{width}}  {rule.severity:<7}  {rule.summary}{marker}")
+        severity = profile_severity(profile, rule) if profile else rule.severity
+        marks = _profile_marks(rule, severity)
+        lines.append(f"{rule.id:<{width}}  {severity:<7}  {rule.summary}{marker}{marks}")
     return "\n".join(lines)
 
 
-def catalogue_json() -> str:
+def catalogue_json(profile: Profile | None = None) -> str:
+    """The catalogue as JSON; ``severity`` under ``profile``, ``profiles`` under each."""
     return json.dumps(
         [
             {
                 "rule": r.id,
-                "severity": r.severity,
+                "severity": profile_severity(profile, r) if profile else r.severity,
                 "summary": r.summary,
                 "schema": r.schema,
-                "fix": r.fix,
+                "fix": profile.fix(r, r.fix) if profile else r.fix,
+                "profiles": {p.name: profile_severity(p, r) for p in PROFILES.values()},
             }
             for r in RULES.values()
         ],
@@ -147,11 +185,27 @@ def _example_text(example: Example) -> Iterator[str]:
         yield f"      {rel} (mode {mode:03o})"
 
 
+def _profile_lines(rule: Rule) -> Iterator[str]:
+    """How each profile that differs from the catalogue treats the rule."""
+    for profile in PROFILES.values():
+        if not profile.differs(rule):
+            continue
+        if rule.id in profile.quiet:
+            yield f"  profile {profile.name}: quiet (the rule does not run)"
+        else:
+            yield f"  profile {profile.name}: {profile.severity(rule)}"
+        if profile.fix(rule, rule.fix) != rule.fix:
+            yield f"    fix there: {profile.fix(rule, rule.fix)}"
+
+
 def explain_text(rule: Rule) -> str:
-    """A rule's page: id, severity, summary, the stores it fires and stays quiet on, the fix."""
+    """A rule's page: id, severity, summary, how each profile differs, the stores it fires
+    and stays quiet on (with the engramory profile unless an example's flags say otherwise),
+    the fix."""
     lines = [f"{rule.id} ({rule.severity})", f"  {rule.summary}"]
     if rule.schema:
         lines.append("  a schema rule: --no-schema skips it")
+    lines += _profile_lines(rule)
     lines += ["", "Fires:"]
     for example in rule.fires:
         lines += _example_text(example)
@@ -182,6 +236,7 @@ def explain_json(rule: Rule) -> str:
             "summary": rule.summary,
             "schema": rule.schema,
             "fix": rule.fix,
+            "profiles": {p.name: profile_severity(p, rule) for p in PROFILES.values()},
             "fires": [_example_dict(example) for example in rule.fires],
             "quiet": [_example_dict(example) for example in rule.quiet],
         },
@@ -232,7 +287,10 @@ def render_text(report: engine.Report) -> Iterator[str]:
                 f"{totals[INFO]} info",
             )
         )
-    yield f"engramory doctor: {verdict} — {plural(report.notes, 'note')}, {_index_text(report)}"
+    yield (
+        f"engramory doctor: {verdict} — {plural(report.notes, 'note')}, {_index_text(report)}, "
+        f"profile {report.profile.name}"
+    )
     for rule_id, hint in report.hints.items():
         yield f"  fix {rule_id}: {hint}"
 
@@ -248,6 +306,7 @@ def render_json(report: engine.Report) -> Iterator[str]:
     head = {
         "engramory": __version__,
         "store": report.root,
+        "profile": report.profile.name,
         "index": {
             "path": discovery.INDEX_NAME,
             "lines": index.measured.lines if read and index.measured else None,
@@ -281,6 +340,19 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument(
         "store", nargs="?", metavar="STORE", help="store directory or its MEMORY.md"
+    )
+    parser.add_argument(
+        "--native",
+        action="store_true",
+        help="check the current project's Claude Code auto-memory folder, wherever it is "
+        "(not with STORE)",
+    )
+    parser.add_argument(
+        "--profile",
+        choices=tuple(PROFILES),
+        metavar="|".join(PROFILES),
+        help="the dialect to judge the store in (default: claude-native for a Claude Code "
+        "auto-memory folder, else engramory); with --list-rules, the severities under it",
     )
     add_format_flag(parser)
     parser.add_argument("--strict", action="store_true", help="warnings fail too (exit 1)")
@@ -332,12 +404,22 @@ def run(args: argparse.Namespace) -> int:
         print(explain_json(rule) if args.format == "json" else explain_text(rule))
         return EXIT_OK
     if args.list_rules:
-        print(catalogue_json() if args.format == "json" else catalogue_text())
+        shown = PROFILES[args.profile] if args.profile else None
+        print(catalogue_json(shown) if args.format == "json" else catalogue_text(shown))
         return EXIT_OK
     caps = caps_from_args(args)
-    location = discovery.locate(args.store)
+    if args.native and args.store is not None:
+        raise UsageError(
+            "--native checks the current project's Claude Code auto-memory folder: give STORE "
+            "or --native, not both"
+        )
+    location = native_location() if args.native else discovery.locate(args.store)
+    profile = PROFILES[args.profile] if args.profile else automatic(location.root, _native_folder())
     options = Options(
-        schema=not args.no_schema, max_index_line=args.max_index_line, today=date.today()
+        schema=not args.no_schema,
+        max_index_line=args.max_index_line,
+        today=date.today(),
+        profile=profile,
     )
     report = engine.run(str(location.root), caps, options, chosen, args.jobs)
     if args.format == "json":
@@ -350,3 +432,39 @@ def run(args: argparse.Namespace) -> int:
             )
         sys.stdout.writelines(line + "\n" for line in render_text(report))
     return exit_code(report.findings, args.strict)
+
+
+def _current_project() -> Path:
+    """The project of the current directory (its git work tree's top, else itself)."""
+    try:
+        here = Path.cwd()
+    except OSError as exc:
+        raise InputMissingError(
+            f"the current directory is gone ({exc.strerror or exc}): cd into the project"
+        ) from None
+    return discovery.project_root(here)
+
+
+def _native_folder() -> Path | None:
+    """The folder Claude Code uses for the current project (``None`` when it cannot be told)."""
+    try:
+        return automemory.resolve(_current_project()).path
+    except (InputMissingError, OSError):
+        return None
+
+
+def native_location() -> discovery.Location:
+    """``--native``: the current project's Claude Code auto-memory folder, which must exist."""
+    project = _current_project()
+    resolution = automemory.resolve(project)
+    reason = discovery.native_reason(resolution, project)
+    if not resolution.exists:
+        raise InputMissingError(
+            f"Claude Code's auto-memory folder for {project} is {resolution.path} ({reason}), "
+            "which does not exist or is not a folder: Claude Code creates it when it first saves "
+            "a memory (run the doctor from inside the project, or pass the store's path)"
+        )
+    folder = resolution.path
+    return discovery.Location(
+        folder, folder / discovery.INDEX_NAME, f"Claude Code's auto-memory folder ({reason})"
+    )

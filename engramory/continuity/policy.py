@@ -3,8 +3,10 @@
 It reminds and gates; it never curates:
 
 * SessionStart: records the session and adds a short context (at most 4 KB):
-  where the index is, whether this or an earlier session left unsynced work,
-  the mode, and the exact ``mark-synced`` command. No note content, no titles.
+  where the index is, its size against the hard caps once it is past a soft
+  cap (so the agent compacts before the guard has to deny a write), whether
+  this or an earlier session left unsynced work, the mode, and the exact
+  ``mark-synced`` command. No note content, no titles.
 * UserPromptSubmit: marks the session as having unsynced work (``/compact`` and
   ``/clear`` do not). The prompt itself is never stored.
 * PreCompact: a *manual* compaction of a session with unsynced (or unknown)
@@ -27,11 +29,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from engramory import breach, discovery
-from engramory.caps import Caps, Measurement
+from engramory.caps import OK, Caps, Measurement, caps_from
 from engramory.continuity import state as continuity
 from engramory.install.hookwiring import SYNC_SCRIPT, powershell_quote
 from engramory.resources import shipped_path
-from engramory.textfmt import plural
+from engramory.textfmt import human_size, plural
 
 CONTEXT_LIMIT = 4096
 
@@ -121,19 +123,80 @@ def _bounded(text: str) -> str:
     return data[: CONTEXT_LIMIT - 3].decode("utf-8", "ignore") + "..."
 
 
+def index_size_warning(index: continuity.IndexInfo, caps: Caps) -> str:
+    """The index's size against the hard caps once it is past a soft cap ("" below them).
+
+    "Memory index: 182 of 200 lines, 21.3 KB of 24.4 KB (past the soft cap) — compact it
+    before adding a pointer". Figures come from the one measurement (:mod:`engramory.caps`);
+    an index too large to read is given by its size alone, and one that could not be
+    measured at all gets no figure. A missing index says nothing (a new store).
+    """
+    measured = index.measured
+    if measured is None:
+        if index.ok or index.error == continuity.INDEX_MISSING:
+            return ""
+        return (
+            f"Memory index size unknown ({index.error}): run engramory check before adding a "
+            "pointer."
+        )
+    verdict, _dims = measured.verdict(caps)
+    if verdict == OK:
+        return ""
+    size = f"{human_size(measured.bytes)} of {human_size(caps.hard_bytes)}"
+    if measured.lines is None:
+        figures = f"{size} (lines not counted: too large to read)"
+    else:
+        figures = f"{measured.lines} of {plural(caps.hard_lines, 'line')}, {size}"
+    if index.ok:
+        return (
+            f"Memory index: {figures}, past the soft cap "
+            f"({breach.limits_text(caps.warn_lines, caps.warn_bytes)}) — compact it (merge, "
+            "shorten, archive cold pointers) before adding a pointer; a write past the hard cap "
+            "is denied."
+        )
+    return (
+        f"Memory index: {figures}, over the hard cap — the host stops loading it there, so "
+        "its tail is invisible: compact it before anything else."
+    )
+
+
+def measured_index_warning(store: Path) -> str:
+    """:func:`index_size_warning` for the store's index, with the caps from the environment.
+
+    Never raises: a SessionStart must not lose its context over a measurement.
+    """
+    try:
+        caps = caps_from()
+        return index_size_warning(continuity.inspect_index(store, caps), caps)
+    except Exception:
+        return ""
+
+
 def session_context(
-    store: Path, sid: str, mode: str, state: continuity.State | None, state_error: str = ""
+    store: Path,
+    sid: str,
+    mode: str,
+    state: continuity.State | None,
+    state_error: str = "",
+    size_warning: str = "",
 ) -> str:
-    """The SessionStart context: navigation, sync state, mode, the acknowledgement command.
+    """The SessionStart context: navigation, the index's size when it nears the cut, sync
+    state, mode, the acknowledgement command.
 
     ``state`` is ``None`` when it could not be read; ``state_error`` then says why.
+    ``size_warning`` (see :func:`index_size_warning`) comes right after the index's path,
+    so the 4 KB bound never cuts it.
     """
     lines = [
         "Engramory continuity (this context holds no note content).",
         f"Memory index: {store.resolve() / discovery.INDEX_NAME}",
-        "Read it when a task could depend on memory, and open only the notes it points to that "
-        "matter.",
     ]
+    if size_warning:
+        lines.append(size_warning)
+    lines.append(
+        "Read it when a task could depend on memory, and open only the notes it points to that "
+        "matter."
+    )
     if state is None:
         lines.append("The sync state could not be read:")
         lines.append(_fence(state_error))
@@ -281,12 +344,14 @@ def handle(payload: object, store: Path, host: str, mode: str) -> Reply:
 
 
 def _session_start(store: Path, sid: str, host: str, mode: str, source: object) -> Reply:
+    warning = measured_index_warning(store)
     try:
         continuity.record_session_start(store, sid, host, mode, source)
     except continuity.StateError as exc:
-        return Reply(CONTEXT, session_context(store, sid, mode, None, str(exc)), "SessionStart")
+        text = session_context(store, sid, mode, None, str(exc), warning)
+        return Reply(CONTEXT, text, "SessionStart")
     state = continuity.load(store)
-    return Reply(CONTEXT, session_context(store, sid, mode, state), "SessionStart")
+    return Reply(CONTEXT, session_context(store, sid, mode, state, "", warning), "SessionStart")
 
 
 # --- status ---------------------------------------------------------------------------------------

@@ -346,6 +346,9 @@ def prune(state: State, current: str | None) -> None:
 # --- the index ------------------------------------------------------------------------------
 
 
+INDEX_MISSING = "MEMORY.md does not exist in the store"
+
+
 @dataclass(frozen=True)
 class IndexInfo:
     """The index as ``mark-synced`` and ``status`` see it."""
@@ -363,7 +366,7 @@ def inspect_index(store: Path, caps: Caps) -> IndexInfo:
     if os.path.islink(path):
         return IndexInfo(False, path, error="MEMORY.md is a symlink")
     if not os.path.isfile(path):
-        return IndexInfo(False, path, error="MEMORY.md does not exist in the store")
+        return IndexInfo(False, path, error=INDEX_MISSING)
     if fsutil.escapes(path, store) is not None:
         return IndexInfo(False, path, error="MEMORY.md resolves outside the store")
     try:

@@ -15,6 +15,7 @@ from datetime import date
 from typing import Any
 
 from engramory.caps import Caps
+from engramory.doctor.profiles import ENGRAMORY, Profile
 from engramory.frontmatter import NOTE_TYPES, Frontmatter
 from engramory.markdown import IndexLine
 from engramory.store import IndexFile, NoteFile, Read, Target, Walk
@@ -24,11 +25,13 @@ DEFAULT_MAX_INDEX_LINE = 200
 
 @dataclass(frozen=True)
 class Options:
-    """How the doctor runs: schema rules on or off, the long-line limit, today's date."""
+    """How the doctor runs: schema rules on or off, the long-line limit, today's date, and
+    the profile (the store's dialect: how loud each rule is)."""
 
     schema: bool = True
     max_index_line: int = DEFAULT_MAX_INDEX_LINE
     today: date = field(default_factory=date.today)
+    profile: Profile = ENGRAMORY
 
 
 class NoteCheck:

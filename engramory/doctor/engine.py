@@ -31,6 +31,7 @@ from engramory.doctor.context import (
     StoreView,
 )
 from engramory.doctor.model import NOTE, STORE, Finding, Rule, capped
+from engramory.doctor.profiles import ENGRAMORY, Profile
 from engramory.doctor.rules import RULES
 from engramory.doctor.workers import map_ranges, worker_count
 from engramory.frontmatter import parse_bytes
@@ -67,6 +68,7 @@ class Report:
     notes: int
     findings: list[Finding]
     hints: dict[str, str]
+    profile: Profile = ENGRAMORY
 
 
 def _strip_md(target: str) -> str:
@@ -166,7 +168,7 @@ class _Gatherer:
 
     def absorb(self, part: _Part) -> None:
         for rule_id, path, line, message in part.findings:
-            self.findings.append(Finding(rule_id, RULES[rule_id].severity, path, line, message))
+            self.findings.append(_finding(self.options.profile, rule_id, path, line, message))
         files = self.files
         self.summaries.extend(
             NoteSummary(files[number], status, note_type, links)
@@ -295,11 +297,22 @@ def _pointers(lines: list[markdown.IndexLine], resolver: _PointerResolver) -> li
     return pointers
 
 
+def _finding(profile: Profile, rule_id: str, path: str, line: int | None, message: str) -> Finding:
+    """A rule's issue as a finding, at the severity and with the wording of the profile."""
+    rule = RULES[rule_id]
+    return Finding(rule_id, profile.severity(rule), path, line, profile.message(rule_id, message))
+
+
 def _active(scope: str, selected: set[str], options: Options) -> list[Rule]:
+    """The rules of ``scope`` that run: selected, not quiet in the profile, schema if wanted."""
+    quiet = options.profile.quiet
     return [
         r
         for r in RULES.values()
-        if r.scope == scope and r.id in selected and (options.schema or not r.schema)
+        if r.scope == scope
+        and r.id in selected
+        and r.id not in quiet
+        and (options.schema or not r.schema)
     ]
 
 
@@ -376,17 +389,18 @@ def _run(
     findings = gathered.findings
     for rule in _active(STORE, chosen, options):
         for path, line, message in capped(rule.id, rule.check(view)):
-            findings.append(Finding(rule.id, rule.severity, path, line, message))
+            findings.append(_finding(options.profile, rule.id, path, line, message))
     findings.sort(key=Finding.sort_key)
     live = sum(1 for note in summaries if note.status != ESCAPES)
-    return Report(root, caps, index, live, findings, _hints(findings, view))
+    return Report(root, caps, index, live, findings, _hints(findings, view), options.profile)
 
 
 def _hints(findings: list[Finding], view: StoreView) -> dict[str, str]:
-    """One how-to-fix line per rule that fired, in catalogue order."""
+    """One how-to-fix line per rule that fired, in catalogue order (worded for the profile)."""
     fired = {finding.rule for finding in findings}
+    profile = view.options.profile
     return {
-        rule.id: rule.fix_for(view) if rule.fix_for else rule.fix
+        rule.id: profile.fix(rule, rule.fix_for(view) if rule.fix_for else rule.fix)
         for rule in RULES.values()
         if rule.id in fired
     }

@@ -346,7 +346,15 @@ def invalid_scope(notes: Sequence[NoteCheck]) -> Iterator[Issue]:
     "missing-date",
     ERROR,
     "created or updated missing or empty",
-    fires=(Example("no `updated:` line", {"x.md": sample_note("x", updated="")}),),
+    fires=(
+        Example("no `updated:` line", {"x.md": sample_note("x", updated="")}),
+        Example(
+            "no dates in a Claude Code note (with --profile claude-native: info, to add them at "
+            "the next edit)",
+            {"x.md": sample_note("x", created="", updated="")},
+            flags=("--profile", "claude-native"),
+        ),
+    ),
     quiet=(
         Example(
             "`created: 2026-01-15` and `updated: 2026-02-01`",
@@ -696,6 +704,12 @@ def _without_type_prefix(name: str) -> str:
             "type prefix are forgiven)",
             {"feedback_audit_methodology.md": sample_note("audit-methodology", "feedback")},
         ),
+        Example(
+            "`name: Release checklist` (a title, as Claude Code writes it) with --profile "
+            "claude-native",
+            {"release-checklist.md": sample_note("release-checklist", name="Release checklist")},
+            flags=("--profile", "claude-native"),
+        ),
     ),
     scope=NOTE,
     schema=True,
@@ -772,6 +786,14 @@ def missing_scope(notes: Sequence[NoteCheck]) -> Iterator[Issue]:
                 "x.md": sample_note(
                     "x", metadata="m", originSessionId="s", node_type="n", modified="2026-01-12"
                 )
+            },
+        ),
+        Example(
+            "Claude Code's nested block: `metadata:` then indented `type:` and `originSessionId:`",
+            {
+                "x.md": "---\nname: x\ndescription: when to open x\ncreated: 2026-01-10\n"
+                "updated: 2026-01-12\nmetadata:\n  type: user\n  originSessionId: 1b2c\n---\n\n"
+                "A fact.\n"
             },
         ),
     ),
