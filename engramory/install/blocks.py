@@ -76,9 +76,9 @@ def host_note(
     lines = [f"### Engramory on {spec.label}", ""]
     if native:
         lines.append(
-            f"- The store `{memory}/` is {spec.label}'s own memory ({spec.native_memory}): "
-            f"{spec.label} loads its `MEMORY.md` at every session start and drops what is past "
-            "the cap, so keep the index under it; the notes it writes there are part of the store."
+            f"- The store `{memory}/` is {spec.label}'s own memory folder: {spec.label} loads "
+            "its `MEMORY.md` at every session start and drops what is past the cap, so keep the "
+            f"index under it; the notes {spec.label} writes there itself are part of the store."
         )
     elif spec.native_memory and not spec.store_may_be_native:
         lines.append(

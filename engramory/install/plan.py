@@ -426,9 +426,8 @@ def _native_store_step(layout: Layout, index: Path) -> Step:
             "write the index that points at them",
         )
     template = shipped_path("templates/MEMORY.md").read_text(encoding="utf-8")
-    why = "from templates/MEMORY.md (the folder is " + (
-        "empty)" if os.path.isdir(folder) else "missing)"
-    )
+    state = "empty" if os.path.isdir(folder) else "missing"
+    why = f"from templates/MEMORY.md; the folder is {state}"
     return Step("create", str(index), why, _write(index, template))
 
 
@@ -450,8 +449,8 @@ def _store_ignore(layout: Layout) -> IgnoreEdit | str | None:
         return None
     if layout.native is not None:
         return (
-            f"the store is {layout.spec.label}'s own memory folder, outside the repository: "
-            "nothing to ignore"
+            f"no entry for the store: it is {layout.spec.label}'s own memory folder, outside "
+            "the repository"
         )
     if not fsutil.is_within(str(layout.store), str(layout.root)):
         return (
