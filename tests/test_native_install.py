@@ -382,3 +382,12 @@ def test_post_check_is_silent_on_bad_input(guard, project: Path, tmp_path: Path)
     huge += b"x" * (70 * 1024 * 1024) + b'"}'
     assert run(post, raw=huge) is None
     assert run(post, bash_done(project)) is not None  # the same index, a normal payload: reported
+
+
+def test_post_check_never_blocks_on_a_fifo_index(guard, project: Path) -> None:
+    _pre, post, folder = guard
+    (folder / "MEMORY.md").write_text(index_lines(230))
+    own = project / ".engramory-memory"
+    own.mkdir()
+    os.mkfifo(own / "MEMORY.md")  # the store found first; reading it would block
+    assert run(post, bash_done(project)) is None
