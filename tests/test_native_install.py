@@ -391,3 +391,16 @@ def test_post_check_never_blocks_on_a_fifo_index(guard, project: Path) -> None:
     own.mkdir()
     os.mkfifo(own / "MEMORY.md")  # the store found first; reading it would block
     assert run(post, bash_done(project)) is None
+
+
+def test_native_long_key_without_a_folder_is_refused(
+    cli, home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    project = tmp_path / ("a" * 120) / ("b" * 120)
+    (project / ".git").mkdir(parents=True)
+    monkeypatch.chdir(project)
+    before = digest(tmp_path)
+    result = cli("init", "claude", "--native")
+    assert result.code == 1, result
+    assert "a hash that differs between its builds" in result.err
+    assert digest(tmp_path) == before  # no folder the host would never read

@@ -405,6 +405,7 @@ def _native_store_step(layout: Layout, index: Path) -> Step:
     """The host's own memory folder as the store: its index is never modified, and one is
     created from the template only when the folder is missing or empty."""
     folder = layout.store
+    _check_native_name_known(layout)
     if os.path.islink(index):
         raise Refusal(f"{index} is a symlink: Engramory will not write through it")
     if os.path.lexists(index):
@@ -429,6 +430,23 @@ def _native_store_step(layout: Layout, index: Path) -> Step:
     state = "empty" if os.path.isdir(folder) else "missing"
     why = f"from templates/MEMORY.md; the folder is {state}"
     return Step("create", str(index), why, _write(index, template))
+
+
+def _check_native_name_known(layout: Layout) -> None:
+    """Refuse a default folder whose real name cannot be known yet: past 200 characters the
+    host appends a hash that differs between its builds, so only an existing folder tells it."""
+    native = layout.native
+    if native is None or native.rule != automemory.DEFAULT or native.candidates:
+        return
+    if len(automemory.project_key(layout.root)) <= automemory.KEY_LIMIT:
+        return
+    raise Refusal(
+        f"the project's path is over {automemory.KEY_LIMIT} characters once encoded, so "
+        f"{layout.spec.label} names its memory folder with a hash that differs between its "
+        f"builds, and no such folder exists yet in {layout.store.parent.parent}; start "
+        f"{layout.spec.label} in this project once so it creates the folder, then run init "
+        "again (or pass --memory-root FOLDER instead of --native); nothing was written"
+    )
 
 
 def _is_empty_dir(folder: Path) -> bool:
