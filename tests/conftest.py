@@ -79,11 +79,13 @@ def run_engramory(
 
 @pytest.fixture
 def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A throw-away home directory (global installs, $DSH_HOME unset)."""
+    """A throw-away home directory (global installs; $DSH_HOME and $CLAUDE_CONFIG_DIR unset,
+    so Claude Code's configuration folder is the throw-away ~/.claude)."""
     path = tmp_path / "home"
     path.mkdir()
     monkeypatch.setenv("HOME", str(path))
     monkeypatch.delenv("DSH_HOME", raising=False)
+    monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
     return path
 
 

@@ -40,7 +40,7 @@ if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
 GOLDEN = REPO / "tests" / "data" / "install_golden.json"
-HOST_HOME_VARIABLES = ("DSH_HOME", "CODEX_HOME", "HERMES_HOME")
+HOST_HOME_VARIABLES = ("DSH_HOME", "CODEX_HOME", "HERMES_HOME", "CLAUDE_CONFIG_DIR")
 # The store a reader install recalls from: another agent's, already there (``{TMP}`` is the sandbox).
 SHARED_STORE = "{TMP}/shared-store"
 SHARED_INDEX = "# Memory index\n\n- [Build](build.md) - how the project builds\n"

@@ -58,6 +58,8 @@ examples:
   engramory init codex --install-hooks --mode assisted
   engramory init cursor --memory-root ../shared-memory --dry-run
   engramory init claude --global --install-hooks
+  engramory init claude --native --install-hooks
+  engramory init claude --global --guard-only
   engramory init codex-reader --memory-root ~/.claude/projects/app/memory
 
 `engramory hosts` lists every host and where its rules go."""
@@ -73,6 +75,7 @@ UNINSTALL_EPILOG = """\
 examples:
   engramory uninstall claude --dry-run
   engramory uninstall claude
+  engramory uninstall claude --global
   engramory uninstall codex --project-root ~/src/app --memory-root ~/notes/memory"""
 HOSTS_HELP = "list every host: rules file, skill directory, hooks, verified or documented"
 HOSTS_EPILOG = """\
@@ -99,6 +102,12 @@ def _common(parser: argparse.ArgumentParser) -> None:
         "and the project root, else .engramory-memory under the project root; relative = under "
         "the project root)",
     )
+    parser.add_argument(
+        "--native",
+        action="store_true",
+        help="the store is the host's own memory folder for the project (claude: its "
+        "auto-memory folder, found as Claude Code finds it; no --memory-root, no --global)",
+    )
     parser.add_argument("--dry-run", action="store_true", help="print the plan, write nothing")
 
 
@@ -121,6 +130,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="interpreter baked into the hooks (default: this interpreter's absolute path)",
     )
     init.add_argument("--force", action="store_true", help=FORCE_HELP)
+    init.add_argument(
+        "--guard-only",
+        action="store_true",
+        help="with --global: register ONLY the index guard in the user-wide hook settings "
+        "(claude: $CLAUDE_CONFIG_DIR/settings.json, default ~/.claude/settings.json), for "
+        "every project; no rules, store, skill or continuity hooks (--install-hooks is implied)",
+    )
     init.add_argument(
         "--mode",
         choices=continuity.MODES,
@@ -152,12 +168,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def _layout(args: argparse.Namespace) -> layout.Layout:
     spec, reader = resolve(args.host)
+    if args.native:
+        install.check_native_flags(spec, reader, global_=args.global_, memory_root=args.memory_root)
     return layout.resolve(
         spec,
         reader,
         global_=args.global_,
         project_root=args.project_root,
         memory_root=args.memory_root,
+        native=args.native,
     )
 
 
@@ -174,6 +193,17 @@ def run_init(args: argparse.Namespace) -> int:
         force=args.force,
         mode=args.mode,
     )
+    if args.guard_only:
+        spec, reader = resolve(args.host)
+        install.check_guard_only_flags(
+            spec,
+            reader,
+            options,
+            global_=args.global_,
+            memory_root=args.memory_root,
+            native=args.native,
+        )
+        return install.execute(install.plan_guard_only(_layout(args), options), args.dry_run, _say)
     plan = install.plan_init(_layout(args), options)
     return install.execute(plan, args.dry_run, _say)
 

@@ -527,6 +527,48 @@ def strongest(verdicts: list[Verdict]) -> Verdict:
 # --- after a call ----------------------------------------------------------------------
 
 
+def index_after(
+    cwd: str | None, environ: dict[str, str] | os._Environ[str]
+) -> tuple[str, str] | None:
+    """The index to measure after a call whose handler names none: ``(path, how it was found)``.
+
+    ``ENGRAMORY_INDEX_PATH`` when set; else the store :mod:`engramory.discovery` finds
+    from the call's working directory ``cwd`` (its ``.engramory-memory/`` or ``MEMORY.md``
+    up to the git top, then the host's own memory folder for the project). A hook in a
+    user-wide config serves every project, so the index is found per call (DESIGN §4).
+    No process is started; ``None`` when there is no index to measure or anything fails.
+    """
+    pinned = index_path(environ)
+    if pinned is not None:
+        return pinned, "pinned by $ENGRAMORY_INDEX_PATH"
+    if not cwd or "\0" in cwd or not os.path.isabs(cwd) or not os.path.isdir(cwd):
+        return None
+    from pathlib import Path  # noqa: PLC0415 - only after a call, without --index
+
+    from engramory import discovery  # noqa: PLC0415
+
+    try:
+        location = discovery.locate(environ=environ, cwd=Path(cwd))  # type: ignore[arg-type]
+    except Exception:  # the check after a call never fails
+        return None
+    return str(location.index), f"{location.source}, looking from {cwd}"
+
+
+def check_after_call(cwd: str | None, environ: dict[str, str] | os._Environ[str]) -> Verdict:
+    """After a tool ran, for a handler without ``--index``: the index found from ``cwd``.
+
+    The verdict's message names the index measured and how it was found.
+    """
+    found = index_after(cwd, environ)
+    if found is None:
+        return silent()
+    path, how = found
+    verdict = check_after(path, environ)
+    if verdict.message:
+        verdict.message += f" (Index measured: {path}, {how}.)"
+    return verdict
+
+
 def check_after(path: str | None, environ: dict[str, str] | os._Environ[str]) -> Verdict:
     """After a tool ran: is the index at ``path`` over a hard cap now? (a deny if so)"""
     from engramory.caps import Measurement, caps_from  # noqa: PLC0415

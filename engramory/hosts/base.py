@@ -70,7 +70,10 @@ class Host:
     (host name, path) of other hosts' hook configs this host also runs, so a guard there runs
     twice; ``double_guard_hint`` says how to keep one. ``store_may_be_native``: whether the
     host's own memory folder is a plain directory Engramory may use as the store;
-    ``native_folder(project, environ)`` finds that folder for a project, as the host does.
+    ``native_folder(project, environ)`` finds that folder for a project, as the host does
+    (``init --native``; ``None``: the host has none). ``guard_only``: whether ``init
+    --global --guard-only`` can register the index guard alone in
+    :attr:`global_hook_config`, naming no store.
     ``own_home``: a host whose home folder is also its project (dsh's ``$DSH_HOME``):
     ``--global`` installs there, and an install in that folder names absolute
     paths and writes its rules there, as a global one does.
@@ -103,6 +106,7 @@ class Host:
     native_memory: str = ""
     store_may_be_native: bool = False
     native_folder: Callable[[Path, Mapping[str, str]], Resolution] | None = None
+    guard_only: bool = False
     candidates: tuple[str, ...] = ()
     notes: tuple[str, ...] = field(default=())
 
@@ -175,8 +179,16 @@ class Host:
             )
         return groups
 
-    def guard_argv(self, python: str, guard: str, store: str) -> list[str]:
-        """The index guard's command as registered (argv): Claude Code's dialect is the default."""
+    def guard_only_groups(self, python: str, guard: str) -> dict[str, hookwiring.Group]:
+        """The groups of ``init --global --guard-only``: the index guard alone, naming no index
+        (a user-wide handler serves every project). Default: Claude Code's settings form."""
+        return hookwiring.guard_groups(python, guard, None)
+
+    def guard_argv(self, python: str, guard: str, store: str | None) -> list[str]:
+        """The index guard's command as registered (argv): Claude Code's dialect is the default.
+
+        ``store`` ``None``: the guard alone, registered without ``--index``.
+        """
         return hookwiring.guard_argv(python, guard, store)
 
     def shell_payload(self, command: str, cwd: str) -> dict[str, object]:

@@ -265,7 +265,10 @@ def host() -> Host:
     """Claude Code as ``engramory init`` and ``engramory hosts`` see it.
 
     Its hooks are the default form (exec-form handlers in its settings file):
-    the index guard and the continuity hooks.
+    the index guard and the continuity hooks. Its auto-memory folder may be the
+    store (``init claude --native``), and the guard alone may be registered in
+    the user's settings (``$CLAUDE_CONFIG_DIR/settings.json``, default
+    ``~/.claude/settings.json``: ``init claude --global --guard-only``).
     """
     from engramory import automemory  # noqa: PLC0415
     from engramory.hosts.base import (  # noqa: PLC0415
@@ -289,11 +292,12 @@ def host() -> Host:
         enforcement="pre-write deny hook (PreToolUse guard on Write|Edit|MultiEdit|Bash) "
         "plus a PostToolUse size check",
         hook_config=".claude/settings.local.json",
-        global_hook_config="~/.claude/settings.json",
+        global_hook_config="$CLAUDE_CONFIG_DIR/settings.json",
         hook_config_ignore=IGNORE_ALWAYS,
         cap_enforcement=DENY_HOOK,
         lifecycle_hooks=hookwiring.LIFECYCLE_EVENTS,
         native_memory="auto-memory in ~/.claude/projects/<project>/memory/ (plain files)",
         store_may_be_native=True,
         native_folder=automemory.resolve,
+        guard_only=True,
     )

@@ -6,7 +6,9 @@ pre|post`` (default ``pre``), ``--index PATH``. Before a tool call the payload
 is read from stdin (at most :data:`~engramory.guard.service.PAYLOAD_LIMIT` plus
 one byte), read by the host's dialect into tool calls, judged by
 :mod:`engramory.guard.service`, and answered in the host's format. After a tool
-call stdin is not read: the index is measured.
+call the index is measured: the one ``--index`` or ``ENGRAMORY_INDEX_PATH`` names (stdin is
+then not read), else the one store discovery finds from the payload's ``cwd`` (a handler in
+a user-wide config, which serves every project).
 
 A dialect is a module in ``engramory.hosts`` with ``may_concern_index(raw,
 environ, index)`` (a cheap test on the raw bytes), ``oversized_call(raw)`` (a
@@ -28,6 +30,8 @@ from engramory.guard import service
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only: the hook should not pay for importing it
     from types import ModuleType
+
+    from engramory.guard.decision import Verdict
 
 GUARD_DIALECTS = {  # host name -> its guard dialect
     "claude": "engramory.hosts.claude",
@@ -75,8 +79,10 @@ def answer(
     if host_dialect is None:
         return "", 0
     if event == "post":
-        verdict = service.check_after(index or service.index_path(environ), environ)
-        return host_dialect.render(verdict, event)
+        pinned = index or service.index_path(environ)
+        if pinned is None:
+            return host_dialect.render(_after_call(raw, environ), event)
+        return host_dialect.render(service.check_after(pinned, environ), event)
     payload_bytes = _read_stdin() if raw is None else raw
     if len(payload_bytes) > service.PAYLOAD_LIMIT:
         call = host_dialect.oversized_call(payload_bytes)
@@ -94,6 +100,29 @@ def answer(
     calls = host_dialect.tool_calls(payload)
     verdict = service.strongest([service.check(call, environ, index) for call in calls])
     return host_dialect.render(verdict, event)
+
+
+def _after_call(raw: bytes | None, environ: dict[str, str] | os._Environ[str]) -> Verdict:
+    """The check after a call whose handler names no index: found from the payload's ``cwd``.
+
+    Stdin is read with the same bound as before a call; a payload over it, or one
+    that is not a JSON object, is answered with silence.
+    """
+    payload_bytes = _read_stdin() if raw is None else raw
+    if len(payload_bytes) > service.PAYLOAD_LIMIT:
+        return service.silent()
+    if payload_bytes.startswith(BOM):
+        payload_bytes = payload_bytes[len(BOM) :]
+    from engramory import fastjson  # noqa: PLC0415 - only after a call, without --index
+    from engramory.hosts.fields import payload_cwd  # noqa: PLC0415
+
+    try:
+        payload = fastjson.loads(payload_bytes.decode("utf-8", "replace"))
+    except (ValueError, RecursionError):
+        return service.silent()
+    if not isinstance(payload, dict):
+        return service.silent()
+    return service.check_after_call(payload_cwd(payload), environ)
 
 
 def main(argv: list[str] | None = None) -> int:

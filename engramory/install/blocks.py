@@ -57,20 +57,30 @@ def host_note(
     protocol: str | None = None,
     mode: str = EXPLICIT,
     command: str = COMMAND,
+    native: bool = False,
 ) -> str:
     """The short host-specific note that follows the rules.
 
     ``protocol`` is the path of the ``SKILL.md`` the agent can open;
-    ``command`` runs Engramory in the agent's shell (quoted already).
+    ``command`` runs Engramory in the agent's shell (quoted already);
+    ``native``: the store is the host's own memory folder (``init --native``).
     """
-    setup = f"engramory init {spec.name}{'-reader' if reader else ''}"
+    setup = (
+        f"engramory init {spec.name}{'-reader' if reader else ''}{' --native' if native else ''}"
+    )
     if reader:
         return (
             f"_{spec.label}, read-only: set up by `{setup}`. The store at `{memory}/` "
             "belongs to another agent; this one only reads it._"
         )
     lines = [f"### Engramory on {spec.label}", ""]
-    if spec.native_memory and not spec.store_may_be_native:
+    if native:
+        lines.append(
+            f"- The store `{memory}/` is {spec.label}'s own memory folder: {spec.label} loads "
+            "its `MEMORY.md` at every session start and drops what is past the cap, so keep the "
+            f"index under it; the notes {spec.label} writes there itself are part of the store."
+        )
+    elif spec.native_memory and not spec.store_may_be_native:
         lines.append(
             f"- The store `{memory}/` is not {spec.label}'s own memory "
             f"({spec.native_memory}): keep the two apart."
@@ -119,6 +129,7 @@ def body(
     protocol: str | None = None,
     mode: str = EXPLICIT,
     command: str = COMMAND,
+    native: bool = False,
 ) -> str:
     """The rules text for a host (no markers, no file header)."""
     text = with_command(snippet(reader).replace(PLACEHOLDER, memory), command)
@@ -128,7 +139,14 @@ def body(
     if addendum:
         text += "\n\n" + addendum
     note = host_note(
-        spec, reader, memory, hooks=hooks, protocol=protocol, mode=mode, command=command
+        spec,
+        reader,
+        memory,
+        hooks=hooks,
+        protocol=protocol,
+        mode=mode,
+        command=command,
+        native=native,
     )
     return text + "\n\n" + note
 

@@ -96,34 +96,40 @@ def exec_handler(python: str, args: list[str], status: str) -> dict[str, object]
     }
 
 
-def guard_groups(python: str, guard: str, store: str) -> dict[str, Group]:
+def _index_args(store: str | None) -> list[str]:
+    """``--index STORE/MEMORY.md``, or nothing for a handler that serves every project."""
+    return [] if store is None else ["--index", os.path.join(store, INDEX_NAME)]
+
+
+def guard_groups(python: str, guard: str, store: str | None) -> dict[str, Group]:
     """The index guard's groups (PreToolUse, PostToolUse), in exec form.
 
     Both handlers name the store's index (``--index``), so the guard also
-    knows it under another name (a symlink or hard link to it).
+    knows it under another name (a symlink or hard link to it). Without a
+    ``store`` (a user-wide guard alone, serving every project) they name none:
+    the guard then knows the index by its name, and the check after a call
+    finds it from the call's working directory.
     """
-    index = os.path.join(store, INDEX_NAME)
+    index = _index_args(store)
     return {
         "PreToolUse": {
             "matcher": "Write|Edit|MultiEdit|Bash",
-            "hooks": [exec_handler(python, [guard, "--index", index], GUARD_STATUS)],
+            "hooks": [exec_handler(python, [guard, *index], GUARD_STATUS)],
         },
         "PostToolUse": {
             "matcher": "Bash",
-            "hooks": [
-                exec_handler(python, [guard, "--event", "post", "--index", index], MEASURE_STATUS)
-            ],
+            "hooks": [exec_handler(python, [guard, "--event", "post", *index], MEASURE_STATUS)],
         },
     }
 
 
-def guard_argv(python: str, guard: str, store: str, host: str | None = None) -> list[str]:
-    """The index guard's command: ``python -I -S GUARD [--host HOST] --index STORE/MEMORY.md``.
+def guard_argv(python: str, guard: str, store: str | None, host: str | None = None) -> list[str]:
+    """The index guard's command: ``python -I -S GUARD [--host HOST] [--index STORE/MEMORY.md]``.
 
     Without ``host`` the guard speaks Claude Code's dialect (its default).
     """
     where = ["--host", host] if host is not None else []
-    return [python, "-I", "-S", guard, *where, "--index", os.path.join(store, INDEX_NAME)]
+    return [python, "-I", "-S", guard, *where, *_index_args(store)]
 
 
 def never_failing_line(argv: list[str]) -> str:

@@ -1,10 +1,11 @@
 """Where an install of one host puts things: rules file, store, skill, hook config.
 
 A pure function of the host table, the command-line choices and the
-environment (``HOME``, ``DSH_HOME``, ``CODEX_HOME``, ``HERMES_HOME``), plus a
-look at the file system: which of Hermes's candidate files exist, the git
-work tree around the current directory, and an existing store in it. Nothing
-here writes.
+environment (``HOME``, ``DSH_HOME``, ``CODEX_HOME``, ``HERMES_HOME``,
+``CLAUDE_CONFIG_DIR``), plus a look at the file system: which of Hermes's
+candidate files exist, the git work tree around the current directory, an
+existing store in it, and (``--native``) the host's own memory folder for the
+project. Nothing here writes.
 
 A home that is unset, empty or relative is refused rather than guessed: an
 empty ``HOME`` would otherwise put user-wide files at the filesystem root.
@@ -19,6 +20,10 @@ from pathlib import Path
 from engramory.discovery import DEFAULT_STORE_DIR, INDEX_NAME, git_work_tree
 from engramory.errors import EngramoryError
 from engramory.hosts.base import FILE, Host
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from engramory.automemory import Resolution
 
 DEFAULT_STORE = DEFAULT_STORE_DIR
 
@@ -37,6 +42,8 @@ class Layout:
     host's own home (dsh's ``$DSH_HOME``): the block then names absolute
     paths. ``found`` says, for the report, what was worked out rather than
     given (the project root from the git work tree, an existing store in it).
+    ``native``: with ``--native``, how the host's own memory folder (the store)
+    was found.
     """
 
     spec: Host
@@ -52,6 +59,8 @@ class Layout:
     hook_config: Path | None
     candidates: tuple[Path, ...] = ()
     found: tuple[str, ...] = ()
+    native: Resolution | None = None
+    user_home: Path | None = None
 
     @property
     def host(self) -> str:
@@ -59,8 +68,19 @@ class Layout:
 
     @property
     def store_text(self) -> str:
-        """The store's path as the rules name it: relative to the project when inside it."""
-        return self.display(self.store)
+        """The store's path as the rules name it: relative to the project when inside it.
+
+        The host's own memory folder (``--native``) is named by absolute path, with
+        ``~`` for the home directory when it is under it.
+        """
+        if self.native is None:
+            return self.display(self.store)
+        if self.user_home is not None:
+            try:
+                return "~/" + self.store.relative_to(self.user_home).as_posix()
+            except ValueError:
+                pass
+        return self.store.as_posix()
 
     def display(self, path: Path) -> str:
         """A path as the rules name it (POSIX separators)."""
@@ -100,7 +120,12 @@ def home(environ: dict[str, str] | os._Environ[str] | None = None) -> Path:
 
 
 # Host homes that an environment variable may move, and where they are otherwise.
-HOST_HOMES = {"DSH_HOME": ".dsh", "CODEX_HOME": ".codex", "HERMES_HOME": ".hermes"}
+HOST_HOMES = {
+    "DSH_HOME": ".dsh",
+    "CODEX_HOME": ".codex",
+    "HERMES_HOME": ".hermes",
+    "CLAUDE_CONFIG_DIR": ".claude",
+}
 
 
 def expand(value: str, environ: dict[str, str] | os._Environ[str] | None = None) -> Path:
@@ -194,13 +219,16 @@ def resolve(
     global_: bool = False,
     project_root: str | None = None,
     memory_root: str | None = None,
+    native: bool = False,
     environ: dict[str, str] | os._Environ[str] | None = None,
 ) -> Layout:
     """Every target of one install, from the host table and the command line.
 
     Without ``--project-root`` a host whose project is the current directory
     uses the top of the git work tree holding it, and an existing store
-    between the two is used rather than a second one created.
+    between the two is used rather than a second one created. With ``native``
+    the store is the host's own memory folder for the project
+    (:attr:`Host.native_folder`; the caller checked that the host has one).
     """
     env = os.environ if environ is None else environ
     found: list[str] = []
@@ -218,7 +246,11 @@ def resolve(
         discovered = True
     own_home = expand(spec.own_home, env) if spec.own_home else None
     home_install = global_ or (own_home is not None and root == own_home)
-    if memory_root is not None:
+    resolution = None
+    if native and spec.native_folder is not None:
+        resolution = spec.native_folder(root, env)
+        store = Path(os.path.abspath(resolution.path))
+    elif memory_root is not None:
         store = expand(memory_root, env) if memory_root.startswith("~") else Path(memory_root)
         store = Path(os.path.abspath(root / store))
     else:
@@ -250,4 +282,14 @@ def resolve(
         hook_config=hook_config,
         candidates=tuple(rules_root / name for name in spec.candidates) if not global_ else (),
         found=tuple(found),
+        native=resolution,
+        user_home=_home_or_none(env) if resolution is not None else None,
     )
+
+
+def _home_or_none(env) -> Path | None:  # type: ignore[no-untyped-def]
+    """The user's home when it can be placed (for naming a path with ``~``), else ``None``."""
+    try:
+        return home(env)
+    except EnvironmentRefusal:
+        return None

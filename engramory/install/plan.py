@@ -30,7 +30,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from engramory import fsutil
+from engramory import automemory, fsutil
 from engramory.continuity.state import EXPLICIT
 from engramory.discovery import INDEX_NAME, git_work_tree
 from engramory.errors import EXIT_USAGE, EngramoryError
@@ -126,6 +126,7 @@ class Options:
     hook_python: str | None = None
     force: bool = False
     mode: str | None = None
+    guard_only: bool = False
     command: selfcommand.AgentCommand | None = None  # decided by plan_init when not given
     hook_runner: HookRunner | None = None
 
@@ -295,6 +296,67 @@ def _check_flags(layout: Layout, options: Options) -> None:
             raise Refusal(refusal)
 
 
+def check_native_flags(spec: Host, reader: bool, *, global_: bool, memory_root: str | None) -> None:
+    """Refuse ``--native`` where it cannot apply (usage errors, exit 64): checked before the
+    layout, which resolves the folder."""
+    if spec.native_folder is None or reader:
+        natives = ", ".join(h.name for h in HOSTS.values() if h.native_folder is not None)
+        host = spec.name + ("-reader" if reader else "")
+        raise FlagRefusal(
+            f"--native uses the host's own memory folder as the store, which only {natives} "
+            f"offers (as a writer); {host} does not: drop --native"
+        )
+    if memory_root is not None:
+        raise FlagRefusal(
+            "--native and --memory-root both choose the store: --native takes "
+            f"{spec.label}'s own memory folder, --memory-root another; pass one of them"
+        )
+    if global_:
+        raise FlagRefusal(
+            f"--native uses one project's {spec.label} memory folder, and --global has no "
+            "project: drop --global (and run it in the project), or drop --native"
+        )
+
+
+def check_guard_only_flags(
+    spec: Host,
+    reader: bool,
+    options: Options,
+    *,
+    global_: bool,
+    memory_root: str | None,
+    native: bool,
+) -> None:
+    """Refuse ``--guard-only`` with anything it does not install (usage errors, exit 64).
+
+    ``--install-hooks`` is accepted: the guard is a hook, so it is implied.
+    """
+    if not spec.guard_only or reader:
+        offered = ", ".join(h.name for h in HOSTS.values() if h.guard_only)
+        host = spec.name + ("-reader" if reader else "")
+        raise FlagRefusal(f"--guard-only is available for {offered}, not for {host}")
+    if not global_:
+        raise FlagRefusal(
+            "--guard-only registers the index guard in the user-wide settings, for every "
+            f"project: add --global (e.g. engramory init {spec.name} --global --guard-only)"
+        )
+    conflicts = [
+        flag
+        for flag, given in (
+            ("--native", native),
+            ("--memory-root", memory_root is not None),
+            ("--install-skill", options.install_skill),
+            ("--mode", options.mode is not None),
+        )
+        if given
+    ]
+    if conflicts:
+        raise FlagRefusal(
+            f"--guard-only installs the index guard and nothing else (no store, no rules, no "
+            f"skill, no continuity hooks): drop {', '.join(conflicts)}"
+        )
+
+
 def _check_sources(layout: Layout, options: Options) -> None:
     names = [blocks.READER_SNIPPET if layout.reader else blocks.WRITER_SNIPPET]
     if not layout.reader:
@@ -315,6 +377,8 @@ def _check_sources(layout: Layout, options: Options) -> None:
 def _store_step(layout: Layout) -> Step:
     index = layout.store / INDEX_NAME
     shown = _shown(layout, index)
+    if layout.native is not None:
+        return _native_store_step(layout, index)
     if layout.reader:
         if not os.path.isdir(layout.store):
             raise Refusal(
@@ -337,6 +401,63 @@ def _store_step(layout: Layout) -> Step:
     return Step("create", shown, "from templates/MEMORY.md", _write(index, template))
 
 
+def _native_store_step(layout: Layout, index: Path) -> Step:
+    """The host's own memory folder as the store: its index is never modified, and one is
+    created from the template only when the folder is missing or empty."""
+    folder = layout.store
+    _check_native_name_known(layout)
+    if os.path.islink(index):
+        raise Refusal(f"{index} is a symlink: Engramory will not write through it")
+    if os.path.lexists(index):
+        if not os.path.isfile(index):
+            raise Refusal(f"{index} exists but is not a regular file")
+        return Step("keep", str(index), "existing index, left exactly as it is")
+    if os.path.lexists(folder) and not os.path.isdir(folder):
+        raise Refusal(
+            f"{folder} exists but is not a directory: {layout.spec.label}'s memory folder "
+            "cannot be the store; move it aside, then run init again"
+        )
+    if os.path.isdir(folder) and not _is_empty_dir(folder):
+        return Step(
+            "skip",
+            str(index),
+            f"NOT created: the folder holds files but no {INDEX_NAME}, and an index from the "
+            "template would leave them out; run `engramory doctor "
+            f"{selfcommand.quote(str(folder), windows=os.name == 'nt')}` to see them, then "
+            "write the index that points at them",
+        )
+    template = shipped_path("templates/MEMORY.md").read_text(encoding="utf-8")
+    state = "empty" if os.path.isdir(folder) else "missing"
+    why = f"from templates/MEMORY.md; the folder is {state}"
+    return Step("create", str(index), why, _write(index, template))
+
+
+def _check_native_name_known(layout: Layout) -> None:
+    """Refuse a default folder whose real name cannot be known yet: past 200 characters the
+    host appends a hash that differs between its builds, so only an existing folder tells it."""
+    native = layout.native
+    if native is None or native.rule != automemory.DEFAULT or native.candidates:
+        return
+    if len(automemory.project_key(layout.root)) <= automemory.KEY_LIMIT:
+        return
+    raise Refusal(
+        f"the project's path is over {automemory.KEY_LIMIT} characters once encoded, so "
+        f"{layout.spec.label} names its memory folder with a hash that differs between its "
+        f"builds, and no such folder exists yet in {layout.store.parent.parent}; start "
+        f"{layout.spec.label} in this project once so it creates the folder, then run init "
+        "again (or pass --memory-root FOLDER instead of --native); nothing was written"
+    )
+
+
+def _is_empty_dir(folder: Path) -> bool:
+    """Whether ``folder`` holds no entry at all (an unreadable one counts as not empty)."""
+    try:
+        with os.scandir(folder) as entries:
+            return next(entries, None) is None
+    except OSError:
+        return False
+
+
 IgnoreEdit = Callable[[str], tuple[str, str]]
 
 
@@ -344,6 +465,11 @@ def _store_ignore(layout: Layout) -> IgnoreEdit | str | None:
     """The edit that ignores the store, or why the store's entry is skipped."""
     if layout.reader:
         return None
+    if layout.native is not None:
+        return (
+            f"no entry for the store: it is {layout.spec.label}'s own memory folder, outside "
+            "the repository"
+        )
     if not fsutil.is_within(str(layout.store), str(layout.root)):
         return (
             "the store is outside the project; if it sits in a shared git work tree, "
@@ -481,6 +607,8 @@ def _guard_script(layout: Layout) -> str:
 
 def _wanted_groups(layout: Layout, options: Options) -> dict[str, object]:
     python = _python(options)
+    if options.guard_only:
+        return layout.spec.guard_only_groups(python, _guard_script(layout))
     sync = str(shipped_path(hookwiring.SYNC_SCRIPT).resolve())
     store = str(layout.store.resolve())
     mode = options.mode or EXPLICIT
@@ -567,6 +695,7 @@ def _rules_text(layout: Layout, options: Options) -> str:
         protocol=None if layout.reader else _protocol_path(layout, options),
         mode=options.mode or EXPLICIT,
         command=command,
+        native=layout.native is not None,
     )
     if layout.rules_kind == BLOCK:
         return blocks.block(layout.spec, layout.reader, text)
@@ -664,12 +793,44 @@ def plan_init(layout: Layout, options: Options) -> Plan:
     return plan
 
 
+def plan_guard_only(layout: Layout, options: Options) -> Plan:
+    """``init HOST --global --guard-only``: the index guard alone in the user-wide hook config.
+
+    No rules, no store, no skill, no continuity hooks; the handlers name no index
+    (DESIGN §4: a user-wide hook serves every project). ``uninstall HOST --global``
+    removes exactly these handlers.
+    """
+    if layout.hook_config is None:
+        raise FlagRefusal(f"{layout.spec.label} has no user-wide hook configuration")
+    options = replace(options, install_hooks=True, guard_only=True)
+    try:
+        shipped_path(hookwiring.GUARD_SCRIPT)
+    except ShippedDocumentMissingError as exc:
+        raise Refusal(str(exc)) from None
+    hooks = _plan_hooks(layout, options)
+    steps = [_hooks_step(layout, hooks), _guard_check_step(layout, options, hooks)]
+    plan = Plan(f"engramory init {layout.host} --global --guard-only: {layout.spec.label}")
+    plan.steps = [step for step in steps if step is not None]
+    plan.closing = [
+        "only the index guard is registered: no rules block, no store, no skill, no "
+        "continuity hooks",
+        f"every project's {INDEX_NAME} ({layout.spec.label}'s own memory index included) is "
+        "held under its caps before each write; after each shell command, the index found "
+        "from the command's directory is measured",
+        f"interpreter baked into the hooks: {_python(options)}",
+        *_verification_lines(layout, options),
+        f"next: start a new {layout.spec.label} session so the settings load. To remove the "
+        f"guard: `engramory uninstall {layout.spec.name} --global`.",
+    ]
+    return plan
+
+
 # --- the installed guard: checked once, and a command to verify it ---------------------------
 
 
 def _guard_argv(layout: Layout, options: Options) -> list[str]:
-    """The index guard's command as the host runs it."""
-    store = str(layout.store.resolve())
+    """The index guard's command as the host runs it (without ``--index`` when guard-only)."""
+    store = None if options.guard_only else str(layout.store.resolve())
     return layout.spec.guard_argv(_python(options), _guard_script(layout), store)
 
 
@@ -733,7 +894,8 @@ def _said(output: bytes, limit: int = 200) -> str:
 def _verification_lines(layout: Layout, options: Options) -> list[str]:
     """A command that pipes a shell write of the index, in the host's shape, into the guard."""
     argv = _guard_argv(layout, options)
-    index = os.path.join(str(layout.store.resolve()), INDEX_NAME)
+    store = layout.root / "any-project" if options.guard_only else layout.store.resolve()
+    index = os.path.join(str(store), INDEX_NAME)
     payload = layout.spec.shell_payload(f"echo x >> {shlex.quote(index)}", str(layout.root))
     command = hookwiring.verification_command(argv, payload, windows=os.name == "nt")
     return [
@@ -806,8 +968,41 @@ def _double_guard_line(runner: Host, owner: Host, path: Path, shown: str) -> str
     )
 
 
+NATIVE_RULES = {
+    automemory.OVERRIDE: "override",
+    automemory.SETTINGS: "settings file",
+    automemory.DEFAULT: "default",
+}
+
+
+def _native_lines(layout: Layout) -> list[str]:
+    """Which folder ``--native`` chose and by which rule; the other candidates, if any."""
+    native = layout.native
+    assert native is not None
+    label = layout.spec.label
+    why = {
+        automemory.OVERRIDE: f"${automemory.OVERRIDE_ENV} names it",
+        automemory.SETTINGS: f"{automemory.SETTING} in {native.settings_file}",
+        automemory.DEFAULT: "the folder the host derives from the project's path",
+    }.get(native.rule, native.rule)
+    lines = [
+        f"store: {label}'s own memory folder {layout.store} "
+        f"(rule: {NATIVE_RULES.get(native.rule, native.rule)} - {why})"
+    ]
+    if len(native.candidates) > 1:
+        names = ", ".join(str(c) for c in native.candidates)
+        lines.append(
+            f"note: the project's folder name is over 200 characters, so the host adds a hash "
+            f"that differs between its builds; {len(native.candidates)} folders share the first "
+            f"200 characters ({names}): using {layout.store.parent}, whose {INDEX_NAME} changed "
+            "last. To use another, run init with --memory-root FOLDER instead of --native."
+        )
+    return lines
+
+
 def _init_closing(layout: Layout, options: Options) -> list[str]:
-    lines = [*layout.found, f"store: {layout.store}"]
+    store_lines = _native_lines(layout) if layout.native else [f"store: {layout.store}"]
+    lines = [*layout.found, *store_lines]
     if layout.reader:
         lines.append(
             f"next: start a new {layout.spec.label} session; it will recall from the store "
@@ -1016,7 +1211,12 @@ def plan_uninstall(layout: Layout) -> Plan:
         steps += _uninstall_hooks(layout)
     plan = Plan(f"engramory uninstall {layout.host}: {layout.spec.label} in {layout.root}", steps)
     plan.closing += layout.found
-    if os.path.isdir(layout.store):
+    if layout.native is not None:
+        plan.closing.append(
+            f"memory store: NOT touched - {layout.spec.label}'s own memory folder "
+            f"{layout.store} (notes and index left exactly as they are)"
+        )
+    elif os.path.isdir(layout.store):
         plan.closing.append(
             f"memory store: NOT touched - {layout.store} (notes and index left exactly as they "
             "are; its .gitignore entry too)"
