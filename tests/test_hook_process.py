@@ -11,6 +11,7 @@ from pathlib import Path
 
 import jsonschema
 import pytest
+from hookkit import run_hook
 
 from conftest import REPO
 
@@ -32,17 +33,8 @@ HOT_PATH_MODULES = {
 def hook(
     payload: object, *args: str, env: dict[str, str] | None = None, raw: bytes | None = None
 ) -> subprocess.CompletedProcess[bytes]:
-    data = raw if raw is not None else json.dumps(payload).encode()
-    full_env = {k: v for k, v in os.environ.items() if not k.startswith("ENGRAMORY_")}
-    full_env.update(env or {})
-    return subprocess.run(
-        [sys.executable, "-I", "-S", str(HOOK), *args],
-        input=data,
-        capture_output=True,
-        env=full_env,
-        timeout=60,
-        check=False,
-    )
+    """The hook as Claude Code runs it (``--host claude``), with ``payload`` as JSON on stdin."""
+    return run_hook("claude", payload, *args, raw=raw, env=env)
 
 
 def answer(proc: subprocess.CompletedProcess[bytes]) -> dict | None:
