@@ -149,6 +149,8 @@ class StoreView:
 
     ``odd_links`` and ``missing_links`` hold ``(note number, target, line)``
     for body links that are paths rather than slugs, or name no note.
+    ``facts`` maps the id of a store rule that gathers facts (see
+    :func:`..model.rule`) to one fact per note, by note number.
     """
 
     root: str
@@ -162,6 +164,7 @@ class StoreView:
     names: NameTable
     odd_links: list[tuple[int, str, int]] = field(default_factory=list)
     missing_links: list[tuple[int, str, int]] = field(default_factory=list)
+    facts: dict[str, list[Any]] = field(default_factory=dict)
     _reach: tuple[set[int], set[int]] | None = None
 
     @property

@@ -15,10 +15,10 @@ from __future__ import annotations
 
 import gc
 import os
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import closing, contextmanager
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from engramory import markdown
 from engramory.caps import Caps
@@ -85,7 +85,8 @@ class _Part(NamedTuple):
     ``findings``: ``(rule id, path, line, message)``; ``notes``: ``(status,
     type, linked note numbers)`` per note of the range, in order;
     ``identities``: ``((device, inode), note number)``; ``odd_links`` and
-    ``missing_links``: ``(note number, target, line)``.
+    ``missing_links``: ``(note number, target, line)``; ``facts``: per store
+    rule that gathers them, one fact per note of the range, in order.
     """
 
     start: int
@@ -94,6 +95,7 @@ class _Part(NamedTuple):
     identities: list[tuple[tuple[int, int], int]]
     odd_links: list[tuple[int, str, int]]
     missing_links: list[tuple[int, str, int]]
+    facts: dict[str, list[Any]]
 
 
 class _Gatherer:
@@ -118,10 +120,12 @@ class _Gatherer:
         names: NameTable,
         archived: frozenset[str],
         wanted: frozenset[tuple[int, int]] | None,
+        gatherers: Sequence[Rule] = (),
     ) -> None:
         self.root = root
         self.files = files
         self.rules = rules
+        self.gatherers = list(gatherers)
         self.options = options
         self.names = names
         self.archived = archived
@@ -131,6 +135,7 @@ class _Gatherer:
         self.identities: dict[tuple[int, int], list[int]] = {}
         self.odd_links: list[tuple[int, str, int]] = []
         self.missing_links: list[tuple[int, str, int]] = []
+        self.facts: dict[str, list[Any]] = {rule.id: [] for rule in self.gatherers}
 
     def run(
         self, jobs: int, resolve_index: Callable[[], frozenset[tuple[int, int]]]
@@ -149,11 +154,15 @@ class _Gatherer:
         return self.summaries
 
     def check_range(self, start: int, stop: int) -> _Part:
-        part = _Part(start, [], [], [], [], [])
+        part = _Part(start, [], [], [], [], [], {})
         checks = [self.read(number) for number in range(start, stop)]
         for rule in self.rules:
             issues = capped(rule.id, rule.check(checks))
             part.findings.extend((rule.id, *issue) for issue in issues)
+        for rule in self.gatherers:
+            gather = rule.gather
+            assert gather is not None
+            part.facts[rule.id] = [gather(check) for check in checks]
         for number, check in enumerate(checks, start):
             file, read, parsed = check.file, check.read, check.fm
             wanted = self.wanted
@@ -181,6 +190,8 @@ class _Gatherer:
             self.identities.setdefault(identity, []).append(number)
         self.odd_links.extend(part.odd_links)
         self.missing_links.extend(part.missing_links)
+        for rule_id, facts in part.facts.items():
+            self.facts[rule_id].extend(facts)
 
     def read(self, number: int) -> NoteCheck:
         file = self.files[number]
@@ -367,8 +378,10 @@ def _run(
     names = NameTable(files.notes, [f.status != ESCAPES for f in files.notes])
     resolver = _PointerResolver(root, names, archived, plain_notes(files))
     rules = _active(NOTE, chosen, options)
+    store_rules = _active(STORE, chosen, options)
+    gatherers = [rule for rule in store_rules if rule.gather is not None]
     unknown = None if index.text is not None else frozenset()  # no index: no identity needed
-    gathered = _Gatherer(root, files.notes, rules, options, names, archived, unknown)
+    gathered = _Gatherer(root, files.notes, rules, options, names, archived, unknown, gatherers)
     summaries = gathered.run(jobs, lambda: resolver.resolve_index(index.text))
     resolver.identities = gathered.identities
     lines = resolver.lines
@@ -385,9 +398,10 @@ def _run(
         gathered.names,
         gathered.odd_links,
         gathered.missing_links,
+        gathered.facts,
     )
     findings = gathered.findings
-    for rule in _active(STORE, chosen, options):
+    for rule in store_rules:
         for path, line, message in capped(rule.id, rule.check(view)):
             findings.append(_finding(options.profile, rule.id, path, line, message))
     findings.sort(key=Finding.sort_key)

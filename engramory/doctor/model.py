@@ -185,6 +185,7 @@ class Rule:
     fix_for: Callable[[Any], str] | None = None
     fires: tuple[Example, ...] = ()
     quiet: tuple[Example, ...] = ()
+    gather: Callable[[Any], Any] | None = None
 
 
 def rule(
@@ -198,6 +199,7 @@ def rule(
     quiet: tuple[Example, ...],
     schema: bool = False,
     fix_for: Callable[[Any], str] | None = None,
+    gather: Callable[[Any], Any] | None = None,
 ) -> Callable[[Callable[..., Iterator[Any]]], Rule]:
     """Make a rule function a :class:`Rule` under a stable kebab-case id (the catalogue
     in :mod:`engramory.doctor.rules` lists it).
@@ -205,12 +207,20 @@ def rule(
     ``fix`` is the catalogue's how-to-fix line; ``fix_for(view)``, when given,
     words it for the store at hand (e.g. naming which cap is breached).
     ``fires`` and ``quiet`` are its examples (at least one of each).
+    ``gather(note)``, for a store rule, works out a small fact about each note in
+    the per-note pass, while its text is in memory (in worker processes on a
+    large store): it must return plain, picklable data, the same in any process.
+    The store pass finds them in ``view.facts[rule id]``, by note number.
     """
 
     def make(check: Callable[..., Iterator[Any]]) -> Rule:
         if severity not in SEVERITIES or scope not in (NOTE, STORE) or not (fires and quiet):
             raise ValueError(f"bad rule definition for {rule_id}")
-        return Rule(rule_id, severity, summary, scope, schema, fix, check, fix_for, fires, quiet)
+        if gather is not None and scope != STORE:
+            raise ValueError(f"only a store rule gathers facts: {rule_id}")
+        return Rule(
+            rule_id, severity, summary, scope, schema, fix, check, fix_for, fires, quiet, gather
+        )
 
     return make
 
