@@ -130,7 +130,11 @@ def fingerprint(note: NoteCheck) -> bytes:
     """
     if note.fm is None or note.read.data is None:
         return b""
-    description, body = note_parts(note.fm, note.read.data)
+    return fingerprint_of(*note_parts(note.fm, note.read.data))
+
+
+def fingerprint_of(description: str, body: str) -> bytes:
+    """The fingerprint of a note with this normalised description and body."""
     words = body_words(body)
     bands = band_keys(words) if len(words) >= MIN_WORDS else [0] * BANDS
     described = _crc(description) if description else 0
@@ -151,8 +155,8 @@ class Work:
 
 
 def _agreeing_bands(one: bytes, other: bytes) -> int:
-    mine, theirs = _FACT.unpack(one), _FACT.unpack(other)
-    return sum(1 for a, b in zip(mine[1:], theirs[1:]) if a and a == b)
+    """How many band keys two fingerprints share (a band key is never 0)."""
+    return sum(map(int.__eq__, _FACT.unpack(one)[1:], _FACT.unpack(other)[1:]))
 
 
 def candidates(facts: Sequence[bytes], work: Work | None = None) -> dict[int, set[int]]:
@@ -180,12 +184,27 @@ def candidates(facts: Sequence[bytes], work: Work | None = None) -> dict[int, se
             crowded = column > 0 and len(members) > CROWD
             heads = members[:CROWD]
             for place, later in enumerate(members[1:], 1):
+                mine = found.get(later)
                 for earlier in heads[:place]:
                     work.pairs += 1
+                    if mine is not None and earlier in mine:
+                        continue
                     if crowded and _agreeing_bands(facts[later], facts[earlier]) < 2:
                         continue
-                    found.setdefault(later, set()).add(earlier)
+                    if mine is None:
+                        mine = found[later] = set()
+                    mine.add(earlier)
     return found
+
+
+class Parts(NamedTuple):
+    """What the exact comparison needs of a note: its normalised description, its set of
+    shingles (``None`` when the body is too short) and its file identity (a symlink to a
+    note is that note, not a copy of it)."""
+
+    description: str
+    shingles: frozenset[str] | None
+    identity: tuple[int, int] | None = None
 
 
 class Likeness(NamedTuple):
@@ -195,21 +214,21 @@ class Likeness(NamedTuple):
     shared: float
 
 
-Parts = tuple[str, "frozenset[str] | None"]  # normalised description, shingles (None: too short)
-
-
-def text_parts(data: bytes) -> Parts:
+def text_parts(data: bytes, identity: tuple[int, int] | None = None) -> Parts:
     """What the exact comparison needs of a note's bytes."""
     description, body = note_parts(parse_bytes(data), data)
     words = body_words(body)
-    return description, frozenset(shingles(words)) if len(words) >= MIN_WORDS else None
+    kept = frozenset(shingles(words)) if len(words) >= MIN_WORDS else None
+    return Parts(description, kept, identity)
 
 
 def likeness(one: Parts, other: Parts) -> Likeness | None:
     """How alike two notes are, exactly, or ``None`` when they are not near-duplicates."""
-    if one[0] and one[0] == other[0]:
+    if one.identity is not None and one.identity == other.identity:
+        return None  # one file under two names
+    if one.description and one.description == other.description:
         return Likeness(True, 1.0)
-    mine, theirs = one[1], other[1]
+    mine, theirs = one.shingles, other.shingles
     if mine is None or theirs is None:
         return None
     shared = len(mine & theirs)
@@ -258,14 +277,16 @@ class _Rereader:
             return self.kept[number]
         file = self.view.notes[number].file
         read = read_file(file.path(self.view.root), NOTE_READ_LIMIT)
-        parts = text_parts(read.data) if read.status == READ_OK and read.data is not None else None
-        size = len(parts[1] or ()) if parts is not None else 0
+        parts = None
+        if read.status == READ_OK and read.data is not None:
+            parts = text_parts(read.data, read.identity)
+        size = len(parts.shingles or ()) if parts is not None else 0
         if size <= CACHE_SHINGLES:
             self.kept[number] = parts
             self.size += size
             while self.size > CACHE_SHINGLES:
                 _, dropped = self.kept.popitem(last=False)
-                self.size -= len(dropped[1] or ()) if dropped is not None else 0
+                self.size -= len(dropped.shingles or ()) if dropped is not None else 0
         return parts
 
 
