@@ -16,7 +16,9 @@ the end unless ``--keep``):
   equal shares (no frontmatter, a malformed frontmatter line, no description,
   ``type: Feedback``, a date ``2026-13-45``, a feedback note without Why, an
   orphan, a ``[[link]]`` to a missing note, a note in ``topics/``, a key set
-  twice), plus index pointers to missing files and one to ``../escape.md``.
+  twice), plus index pointers to missing files and one to ``../escape.md``,
+  and one note in a hundred a near-duplicate of the next one (its body
+  copied with one word changed: ``near-duplicate``).
 * ``runaway``: the broken store's notes under an index that lists every note,
   one pointer line each (the runaway index the doctor exists to catch), with
   one pointer in ten naming a file that does not exist. Such an index passes
@@ -25,6 +27,11 @@ the end unless ``--keep``):
   reported as too large, unparsed. ``--parse-runaway`` checks this store with
   ``--hard-bytes`` raised to an eighth of the index's size, so that every
   pointer is resolved at every size (the worst case, past the default limit).
+
+Every body is made of words drawn from a made-up vocabulary by a generator
+seeded with the note's number, so distinct notes share almost no word
+3-grams (as distinct notes of a real store do) and the near-duplicate search
+does its real work: every note fingerprinted, every shared key checked.
 
 Each store is measured in the same run, each measurement in its own child
 process, baseline and doctor alternately after one untimed warm-up read (so
@@ -50,6 +57,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import random
 import shutil
 import statistics
 import subprocess
@@ -82,6 +90,16 @@ TOPICS = (
     "api",
     "storage",
 )
+
+# Near-duplicates (broken and runaway stores): note i copies note i + 1's body, one
+# word changed, when i % NEAR_EVERY == NEAR_SLOT (never a note broken otherwise).
+NEAR_EVERY = 100
+NEAR_SLOT = 37
+NEAR_CHANGED_WORD = 7  # the word of the first sentence that differs in the copy
+
+# Body text: words drawn from a made-up vocabulary, seeded by the note's number.
+VOCABULARY_SIZE = 5000
+SYLLABLES = ("ka", "lo", "mi", "ne", "su", "ta", "ri", "po", "de", "gu", "ba", "ze", "vo", "xi")
 
 # Store layout.
 LINKS_PER_HUB = 400  # [[slug]] lines in one hub note's body
@@ -130,6 +148,7 @@ EXPECTED_RULES = frozenset(
         "duplicate-key",
         "pointer-missing",
         "pointer-escapes-store",
+        "near-duplicate",
     }
 )
 
@@ -182,6 +201,7 @@ class NotePlan:
     note_type: str
     breakage: str
     neighbour: str = ""
+    source: int = -1  # the note whose body this one nearly copies (-1: none)
 
     @property
     def rel(self) -> str:
@@ -208,20 +228,32 @@ def breakage_of(i: int, variant: str) -> str:
     return BREAKAGES[(i // 10) % len(BREAKAGES)]
 
 
+def source_of(i: int, count: int, variant: str) -> int:
+    """The note whose body note ``i`` nearly copies (-1: none; broken stores only)."""
+    if variant != BROKEN or i % NEAR_EVERY != NEAR_SLOT or i + 1 >= count:
+        return -1
+    return i + 1
+
+
 def plan_notes(count: int, variant: str) -> list[NotePlan]:
-    """The content notes, each linking one neighbour that is never an orphan."""
+    """The content notes, each linking one neighbour that is never an orphan (a near copy
+    links the same neighbour as the note it copies)."""
     bare = []
     for i in range(count):
         breakage = breakage_of(i, variant)
         note_type = "feedback" if breakage == NO_WHY else TYPES[i % len(TYPES)]
         slug = f"{note_type}-{TOPICS[i % len(TOPICS)]}-{i:06d}"
-        bare.append(NotePlan(i, slug, note_type, breakage))
+        bare.append(NotePlan(i, slug, note_type, breakage, source=source_of(i, count, variant)))
     planned = []
     for note in bare:
-        j = (note.index + 1) % count
+        j = (max(note.index, note.source) + 1) % count
         if bare[j].breakage == ORPHAN:
             j = (j + 1) % count
-        planned.append(NotePlan(note.index, note.slug, note.note_type, note.breakage, bare[j].slug))
+        planned.append(
+            NotePlan(
+                note.index, note.slug, note.note_type, note.breakage, bare[j].slug, note.source
+            )
+        )
     return planned
 
 
@@ -313,24 +345,39 @@ def frontmatter_lines(note: NotePlan) -> list[str]:
     return lines
 
 
+def vocabulary() -> list[str]:
+    """``VOCABULARY_SIZE`` distinct made-up words, the same in every run."""
+    pick = random.Random(14)
+    words: set[str] = set()
+    while len(words) < VOCABULARY_SIZE:
+        words.add("".join(pick.choice(SYLLABLES) for _ in range(pick.randint(2, 4))))
+    return sorted(words)
+
+
+WORDS = vocabulary()
+
+
+def words_of(seed: int, count: int) -> list[str]:
+    pick = random.Random(seed)
+    return [pick.choice(WORDS) for _ in range(count)]
+
+
 def body_text(note: NotePlan) -> str:
-    """A body of a few hundred bytes; feedback and project notes carry Why and How to apply."""
-    topic = note.slug.split("-")[1]
-    parts = [
-        f"The {topic} work follows one settled rule, recorded here so that a later "
-        f"session does not have to rediscover it from the history of note {note.index}. "
-        f"It holds until the {topic} owners say otherwise; related: [[{note.neighbour}]].",
-    ]
+    """A body of a few hundred bytes; feedback and project notes carry Why and How to apply.
+
+    The words come from a generator seeded with the note's number, or with the
+    number of the note it nearly copies (then one word differs).
+    """
+    number = note.index if note.source < 0 else note.source
+    topic = TOPICS[number % len(TOPICS)]
+    first = words_of(3 * number, 30)
+    if note.source >= 0:
+        first[NEAR_CHANGED_WORD] = "revised"
+    parts = [f"The {topic} rule: {' '.join(first)}; related: [[{note.neighbour}]]."]
     if note.note_type in NEEDS_WHY:
         if note.breakage != NO_WHY:
-            parts.append(
-                f"**Why:** the last time this was skipped, the {topic} rollout had to be "
-                "reverted and a day of work was lost."
-            )
-        parts.append(
-            f"**How to apply:** before changing anything in {topic}, re-read this note "
-            "and check the current state first; never trust the figures quoted here."
-        )
+            parts.append(f"**Why:** {' '.join(words_of(3 * number + 1, 14))}.")
+        parts.append(f"**How to apply:** {' '.join(words_of(3 * number + 2, 14))}.")
     if note.breakage == MISSING_LINK:
         parts.append(f"See also [[not-written-yet-{note.index}]].")
     return "\n\n".join(parts) + "\n"

@@ -50,6 +50,7 @@ from bisect import bisect_left
 from collections import Counter, OrderedDict
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from itertools import compress, repeat
 from typing import NamedTuple
 
 from engramory.doctor.context import NoteCheck, StoreView
@@ -72,7 +73,7 @@ CHECKS = 8  # exact comparisons per later note, at most
 CACHE_SHINGLES = 200_000  # shingles kept in memory across re-read notes, at most
 
 _FACT = struct.Struct(f"<{COLUMNS}I")
-_BAND = struct.Struct(f"<{ROWS}I")
+_ARC_STARTS = tuple(band * ARC for band in range(BANDS))
 _U32 = next(code for code in "IL" if array(code).itemsize == 4)
 
 
@@ -101,17 +102,19 @@ def _crc(text: str) -> int:
 
 def band_keys(words: Sequence[str]) -> list[int]:
     """The :data:`BANDS` band keys of a body's words (see the module docstring)."""
-    # map() all the way: no Python-level loop per shingle (this runs on every note).
+    # map() all the way: no Python-level loop per shingle or band (this runs on every note).
     points = sorted(
         set(map(zlib.crc32, map(str.encode, map(" ".join, zip(words, words[1:], words[2:])))))
     )
     count = len(points)
+    if not count:
+        return [0] * BANDS
+    # The ring read past its end wraps to its start (repeated when it is shorter than a band).
     ring = points * (1 + -(-ROWS // count)) if count < ROWS else points + points[:ROWS]
-    keys = []
-    for band in range(BANDS):
-        start = bisect_left(points, band * ARC) % count
-        keys.append(zlib.crc32(_BAND.pack(*ring[start : start + ROWS])) or 1)
-    return keys
+    packed = struct.pack(f"<{len(ring)}I", *ring)
+    starts = map(bisect_left, repeat(points, BANDS), _ARC_STARTS)
+    keys = list(map(zlib.crc32, [packed[4 * k : 4 * (k + ROWS)] for k in starts]))
+    return keys if 0 not in keys else [key or 1 for key in keys]
 
 
 def note_parts(parsed: Frontmatter, data: bytes) -> tuple[str, str]:
@@ -177,9 +180,8 @@ def candidates(facts: Sequence[bytes], work: Work | None = None) -> dict[int, se
         if not shared:
             continue
         holders: dict[int, list[int]] = {}
-        for position, key in enumerate(keys):
-            if key in shared:
-                holders.setdefault(key, []).append(numbers[position])
+        for position in compress(range(len(keys)), map(shared.__contains__, keys)):
+            holders.setdefault(keys[position], []).append(numbers[position])
         for members in holders.values():
             crowded = column > 0 and len(members) > CROWD
             heads = members[:CROWD]
