@@ -410,3 +410,24 @@ def test_jobs_1_and_jobs_2_give_the_same_findings(
         monkeypatch.setattr(workers, "CHUNK", 3)
         jobs = 2
     assert engine.run(str(store), Caps(), options, {RULE}, jobs).findings == whole
+
+
+def test_ascii_and_unicode_bodies_give_the_same_words() -> None:
+    """The fingerprint finds an ASCII body's words in its bytes: the same words as the
+    exact comparison finds in its text."""
+    ascii_body = "Snake_case, CamelCase and 3-part words: x1 Y2 -- __init__ done."
+    assert duplicates.encoded_words(ascii_body) == [
+        word.encode() for word in duplicates.body_words(ascii_body)
+    ]
+    unicode_body = ascii_body + " Größe STRASSE élan"
+    words = duplicates.encoded_words(unicode_body)
+    assert words[-3:] == ["grösse".encode(), b"strasse", "élan".encode()]
+
+
+def test_non_ascii_near_copies_fire(tmp_path: Path) -> None:
+    body = " ".join(f"{word}é" for word in text(40, 19).split())
+    store = make_store(
+        tmp_path / "s",
+        {"a.md": note("a", body=body), "b.md": note("b", body=body.upper() + " fin")},
+    )
+    assert [path for path, _ in messages(store)] == ["b.md"]

@@ -61,6 +61,7 @@ from engramory.store import NOTE_READ_LIMIT, READ_OK, read_file
 RULE_ID = "near-duplicate"
 
 WORD = re.compile(r"\w+")  # one character class, no nesting: linear on any input
+_ASCII_WORD = re.compile(rb"\w+")  # the same on the bytes of an ASCII text
 MIN_WORDS = 20  # a body shorter than this is not compared
 SIMILAR = (4, 5)  # Jaccard >= 4/5, compared in integers: 5 * shared >= 4 * union
 
@@ -100,12 +101,18 @@ def _crc(text: str) -> int:
     return zlib.crc32(text.encode("utf-8", "surrogatepass")) or 1
 
 
-def band_keys(words: Sequence[str]) -> list[int]:
-    """The :data:`BANDS` band keys of a body's words (see the module docstring)."""
+def encoded_words(body: str) -> list[bytes]:
+    """:func:`body_words`, UTF-8 encoded (for an ASCII body, found in its bytes: faster,
+    and the same words, as ``\\w`` and case-folding agree with their byte forms on ASCII)."""
+    if body.isascii():
+        return _ASCII_WORD.findall(body.encode("ascii").lower())
+    return list(map(str.encode, body_words(body)))
+
+
+def band_keys(words: Sequence[bytes]) -> list[int]:
+    """The :data:`BANDS` band keys of a body's (encoded) words (see the module docstring)."""
     # map() all the way: no Python-level loop per shingle or band (this runs on every note).
-    points = sorted(
-        set(map(zlib.crc32, map(str.encode, map(" ".join, zip(words, words[1:], words[2:])))))
-    )
+    points = sorted(set(map(zlib.crc32, map(b" ".join, zip(words, words[1:], words[2:])))))
     count = len(points)
     if not count:
         return [0] * BANDS
@@ -138,7 +145,7 @@ def fingerprint(note: NoteCheck) -> bytes:
 
 def fingerprint_of(description: str, body: str) -> bytes:
     """The fingerprint of a note with this normalised description and body."""
-    words = body_words(body)
+    words = encoded_words(body)
     bands = band_keys(words) if len(words) >= MIN_WORDS else [0] * BANDS
     described = _crc(description) if description else 0
     if not described and not bands[0]:
@@ -173,7 +180,8 @@ def candidates(facts: Sequence[bytes], work: Work | None = None) -> dict[int, se
     if len(numbers) < 2:
         return found
     table = array(_U32)
-    table.frombytes(b"".join(facts[number] for number in numbers))
+    for number in numbers:  # not b"".join(): no second copy of every fingerprint at once
+        table.frombytes(facts[number])
     for column in range(COLUMNS):
         keys = table[column::COLUMNS]
         shared = {key for key, held in Counter(keys).items() if held > 1 and key}
