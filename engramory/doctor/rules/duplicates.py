@@ -303,15 +303,17 @@ class _Rereader:
 # --- the rule -------------------------------------------------------------------------------
 
 _SIXTY = (
-    "Deploys to the staging cluster go through the release pipeline and never from a laptop, "
-    "because the pipeline signs the image, runs the smoke tests against a copy of production "
-    "data and records who shipped what, so a rollback can find the last good build in "
-    "minutes instead of an afternoon of guessing which commit was actually live in production."
+    "Deploys to the staging cluster go through the release pipeline and never\n"
+    "from a laptop, because the pipeline signs the image, runs the smoke tests\n"
+    "against a copy of production data and records who shipped what, so a\n"
+    "rollback can find the last good build in minutes instead of an afternoon\n"
+    "of guessing which commit was actually live in production."
 )
 _UNRELATED = (
-    "The billing service rounds every invoice line to whole cents before it sums them, which "
-    "is what the finance team reconciles against; summing first and rounding once gives "
-    "totals that differ by a cent on long invoices and triggers a manual review each month."
+    "The billing service rounds every invoice line to whole cents before it sums\n"
+    "them, which is what the finance team reconciles against; summing first and\n"
+    "rounding once gives totals that differ by a cent on long invoices and\n"
+    "triggers a manual review each month."
 )
 _NINETEEN = (
     "Run the linter before each commit so that style problems never reach review and "
