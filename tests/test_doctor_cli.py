@@ -23,6 +23,7 @@ no-frontmatter frontmatter-syntax duplicate-key missing-field invalid-type inval
 missing-date invalid-date date-order future-date missing-why missing-how-to-apply empty-label
 name-mismatch missing-scope unknown-key
 """.split()
+ISSUE_CATALOGUE += ["secret-value", "personal-data"]  # issue 14: secrets
 
 
 def broken_store(root: Path) -> Path:

@@ -390,6 +390,10 @@ def _run(
     for rule in _active(STORE, chosen, options):
         for path, line, message in capped(rule.id, rule.check(view)):
             findings.append(_finding(options.profile, rule.id, path, line, message))
+    for rule in rules:
+        if rule.store_check is not None:
+            for path, line, message in capped(rule.id, rule.store_check(view)):
+                findings.append(_finding(options.profile, rule.id, path, line, message))
     findings.sort(key=Finding.sort_key)
     live = sum(1 for note in summaries if note.status != ESCAPES)
     return Report(root, caps, index, live, findings, _hints(findings, view), options.profile)

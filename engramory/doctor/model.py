@@ -185,6 +185,9 @@ class Rule:
     fix_for: Callable[[Any], str] | None = None
     fires: tuple[Example, ...] = ()
     quiet: tuple[Example, ...] = ()
+    # A note rule that also looks at files outside the live notes (the index, archived
+    # notes) does so here, once, in the store pass: ``store_check(view)``.
+    store_check: Callable[[Any], Iterator[Any]] | None = None
 
 
 def rule(
@@ -198,19 +201,33 @@ def rule(
     quiet: tuple[Example, ...],
     schema: bool = False,
     fix_for: Callable[[Any], str] | None = None,
+    store_check: Callable[[Any], Iterator[Any]] | None = None,
 ) -> Callable[[Callable[..., Iterator[Any]]], Rule]:
     """Make a rule function a :class:`Rule` under a stable kebab-case id (the catalogue
     in :mod:`engramory.doctor.rules` lists it).
 
     ``fix`` is the catalogue's how-to-fix line; ``fix_for(view)``, when given,
     words it for the store at hand (e.g. naming which cap is breached).
-    ``fires`` and ``quiet`` are its examples (at least one of each).
+    ``fires`` and ``quiet`` are its examples (at least one of each). A note rule's
+    ``store_check(view)``, when given, runs once in the store pass as well.
     """
 
     def make(check: Callable[..., Iterator[Any]]) -> Rule:
         if severity not in SEVERITIES or scope not in (NOTE, STORE) or not (fires and quiet):
             raise ValueError(f"bad rule definition for {rule_id}")
-        return Rule(rule_id, severity, summary, scope, schema, fix, check, fix_for, fires, quiet)
+        return Rule(
+            rule_id,
+            severity,
+            summary,
+            scope,
+            schema,
+            fix,
+            check,
+            fix_for,
+            fires,
+            quiet,
+            store_check,
+        )
 
     return make
 

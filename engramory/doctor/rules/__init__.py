@@ -10,7 +10,7 @@ its id, severity, summary, fix and examples (see :func:`..model.rule`).
 from __future__ import annotations
 
 from engramory.doctor.model import Rule, catalogue
-from engramory.doctor.rules import index, notes, schema
+from engramory.doctor.rules import index, notes, schema, secrets
 
 REGISTRY: tuple[Rule, ...] = (
     index.no_index,
@@ -54,6 +54,9 @@ REGISTRY: tuple[Rule, ...] = (
     schema.name_mismatch,
     schema.missing_scope,
     schema.unknown_key,
+    # issue 14: secrets
+    secrets.secret_value,
+    secrets.personal_data,
 )
 
 RULES: dict[str, Rule] = catalogue(REGISTRY)
