@@ -32,7 +32,7 @@ What does not (DESIGN §4 "Secrets: what is not one"): placeholders
 ``example``, ``redacted``, ``your-...``: anywhere in the value), pointers to
 where a secret lives (``op://...`` and other URLs without a password, ``$VAR``,
 ``arn:...``, vault and file paths, ``get_secret()``, ``os.environ[...]``,
-dotted names), git remotes, hashes, commit ids, UUIDs, ``data:`` URIs, a PEM
+dotted names and names of letters only: a variable in code), git remotes, hashes, commit ids, UUIDs, ``data:`` URIs, a PEM
 header named in prose with no key body, AWS's documented example key. Every
 pattern is anchored on a literal or a run boundary and bounded, so a scan is
 linear in the text's length.
@@ -134,6 +134,7 @@ _HEX = frozenset("0123456789abcdefABCDEF")
 _UUID = re.compile(r"[0-9a-fA-F]{8}-(?:[0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}\Z")
 _ENV_REFERENCE = re.compile(r"\$[A-Z_][A-Z0-9_]*\Z|%[A-Za-z_][A-Za-z0-9_]*%\Z")
 _DOTTED_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+\Z")
+_LETTERS_NAME = re.compile(r"[A-Za-z_]+\Z")  # ``{c.clientSecret}``, ``refreshToken``: code
 _CALL = re.compile(r"[A-Za-z_][A-Za-z0-9_.]*[(\[]")
 _SCP_REMOTE = re.compile(r"[A-Za-z0-9_.-]+@[A-Za-z0-9.-]+:[A-Za-z0-9_./~-]+\Z")
 _URL_WITH_PASSWORD = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^/@:\s]+:[^/@\s]+@")
@@ -220,9 +221,11 @@ def is_pointer(value: str) -> bool:
         return True
     if all(ch in _HEX for ch in value) or _UUID.match(value):
         return True  # a hash, a commit id, a UUID
+    name = value.strip("{}()[],;")
     return bool(
         _ENV_REFERENCE.match(value)
-        or _DOTTED_NAME.match(value)
+        or _DOTTED_NAME.match(name)
+        or _LETTERS_NAME.match(name)
         or _CALL.match(value)
         or _SCP_REMOTE.match(value)
         or _is_pathlike(value)

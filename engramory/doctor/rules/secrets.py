@@ -109,7 +109,7 @@ def secret_value(notes: Sequence[NoteCheck]) -> Iterator[Issue]:
 # beginning of its run, and every repetition is bounded.
 _EMAIL = re.compile(
     r"(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]{1,64}@(?P<domain>[A-Za-z0-9-]{1,63}"
-    r"(?:\.[A-Za-z0-9-]{1,63}){0,8}\.(?P<tld>[A-Za-z]{2,24}))(?![A-Za-z0-9-]|\.[A-Za-z0-9])"
+    r"(?:\.[A-Za-z0-9-]{1,63}){0,8}\.(?P<tld>[A-Za-z]{2,24}))(?![A-Za-z0-9_-]|\.[A-Za-z0-9])"
 )
 # ``+`` and 8 to 15 digits, single spaces or dashes between them, the number ending there.
 _PHONE = re.compile(r"(?<![\w+])\+\d(?:[ -]?\d){7,14}(?![ -]?\d)")
