@@ -31,11 +31,11 @@ What does not (DESIGN §4 "Secrets: what is not one"): placeholders
 (``<...>``, ``${...}``, ``{{...}}``, ``xxx...``, ``***``, ``changeme``,
 ``example``, ``redacted``, ``your-...``: anywhere in the value), pointers to
 where a secret lives (``op://...`` and other URLs without a password, ``$VAR``,
-``arn:...``, vault and file paths, ``get_secret()``, ``os.environ[...]``,
-dotted names and names of letters only: a variable in code), git remotes, hashes, commit ids, UUIDs, ``data:`` URIs, a PEM
-header named in prose with no key body, AWS's documented example key. Every
-pattern is anchored on a literal or a run boundary and bounded, so a scan is
-linear in the text's length.
+``arn:...``, vault and file paths, ``get_secret()``, ``os.environ[...]``),
+names in code (``c.clientSecret``, ``refreshToken``: letters only or dotted),
+git remotes, hashes, commit ids, UUIDs, ``data:`` URIs, a PEM header named in
+prose with no key body, AWS's documented example key. Every pattern starts on
+a literal and is bounded, so a scan is linear in the text's length.
 """
 
 from __future__ import annotations
@@ -325,17 +325,11 @@ def _assignment_at(text: str, separator: int) -> int | None:
     return start
 
 
-def _candidates(text: str) -> list[tuple[int, str, int, re.Match[str] | None]]:
-    """``(start, kind, end, match)`` of every provider match and keyword assignment, by
-    start. For an assignment (kind :data:`ASSIGNMENT`) ``end`` is where its value starts
-    and ``match`` is ``None``."""
-    found: list[tuple[int, str, int, re.Match[str] | None]] = []
+def _provider_candidates(text: str) -> list[tuple[int, str, re.Match[str]]]:
+    """``(start, kind, match)`` of every provider pattern's match, by start."""
+    found: list[tuple[int, str, re.Match[str]]] = []
     for kind, pattern, lead in _PROVIDER_PATTERNS:
-        found.extend((m.start() - lead, kind, m.end(), m) for m in pattern.finditer(text))
-    for m in _SEPARATOR.finditer(text):
-        value = _assignment_at(text, m.start())
-        if value is not None:
-            found.append((m.start(), ASSIGNMENT, value, None))
+        found.extend((m.start() - lead, kind, m) for m in pattern.finditer(text))
     if len(found) > 1:
         found.sort(key=lambda c: c[0])
     return found
@@ -356,20 +350,35 @@ def _inner_provider(text: str, start: int, end: int) -> tuple[str, int] | None:
 def _spans(text: str) -> Iterator[tuple[str, int, int]]:
     """``(kind, start, end)`` of every secret in ``text``, in order, never overlapping.
 
-    A candidate inside a value already read is skipped: a value is read once, which
-    keeps the scan linear however often the text repeats a keyword.
+    Provider matches and keyword assignments are taken in text order; one that starts
+    inside a value already read is skipped (the separator search jumps past it), so a
+    value is read once, however often the text repeats a keyword.
     """
+    providers = _provider_candidates(text)
+    taken = 0
     done = 0
-    for start, kind, end, match in _candidates(text):
-        if start < done:
-            continue
-        if match is not None:
+    separator = _SEPARATOR.search(text)
+    while True:
+        while taken < len(providers) and providers[taken][0] < done:
+            taken += 1
+        if separator is not None and separator.start() < done:
+            separator = _SEPARATOR.search(text, done)
+        provider = providers[taken] if taken < len(providers) else None
+        if provider is not None and (separator is None or provider[0] < separator.start()):
+            taken += 1
+            start, kind, match = provider
             secret = _provider_secret(kind, match, text)
             if secret is not None:
                 yield secret[0], start, secret[1]
                 done = secret[1]
             continue
-        value_start = end
+        if separator is None:
+            return
+        at = separator.start()
+        separator = _SEPARATOR.search(text, at + 1)
+        value_start = _assignment_at(text, at)
+        if value_start is None:
+            continue
         value_end = _VALUE.match(text, value_start).end()
         done = max(value_end, value_start)
         inner = _inner_provider(text, value_start, value_end)

@@ -16,7 +16,6 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from doctorkit import fired, make_store, note
-
 from engramory import secrets
 from engramory.textfmt import excerpt
 
