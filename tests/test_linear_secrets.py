@@ -33,6 +33,7 @@ def personal(text: str, tmp: Path) -> object:
 
 
 KEYED = "token: " + "Hx9kQ2m" + "Z7pL4Xw9 "  # a secret found at every repetition
+HIGH_ENTROPY = "aB3$xY7!kQ"  # ten distinct characters: 3.3 bits each
 PEM_HEAD = "-----BEGIN " + "PRIVATE KEY-----\n"
 
 CASES: list[Case] = [
@@ -43,7 +44,7 @@ CASES: list[Case] = [
     Case("secrets: a secret assignment repeated", lambda n: repeat(KEYED, n), scanned),
     Case(
         "secrets: one huge value of high entropy",
-        lambda n: repeat("aB3$", n, "password: "),
+        lambda n: repeat(HIGH_ENTROPY, n, "password: "),
         scanned,
     ),
     Case("secrets: 'eyJ-' repeated (JWT prefix)", lambda n: repeat("eyJ-", n), scanned),
@@ -78,7 +79,7 @@ def test_the_cases_do_what_they_say(tmp_path: Path) -> None:
     assert scanned(repeat("pwd=", 400), tmp_path)[0] == 0  # one value, of low entropy
     assert scanned(repeat("pwd= ", 400), tmp_path)[0] == 0
     assert scanned(repeat(KEYED, 400), tmp_path)[0] == 400 // len(KEYED)
-    assert scanned(repeat("aB3$", 400, "password: "), tmp_path)[0] == 1
+    assert scanned(repeat(HIGH_ENTROPY, 400, "password: "), tmp_path)[0] == 1
     assert scanned(repeat(PEM_HEAD, 400), tmp_path)[0] == 0
     assert scanned(repeat(PEM_HEAD + "A" * 48 + "\n", 400), tmp_path)[0] == 400 // 76
     assert personal(repeat("a.b@c.", 400), tmp_path) == 0
