@@ -111,7 +111,8 @@ _GROUP_KINDS = (("google", GOOGLE), ("gitlab", GITLAB), ("ant", ANTHROPIC))
 # The generic rule: a keyword right before the separator (``tokenizer:`` and
 # ``secret_name:`` are not assignments). Found from the separator back: a ``:`` or ``=``
 # right after a keyword's last letter, a quote or a blank, then the words before it.
-_SEPARATOR = re.compile(r"[:=](?<=[dtnyDTNY\"' \t][:=])")
+# One pattern per separator: a literal first char makes the search far faster than a set.
+_SEPARATORS = tuple(re.compile(f"{sep}(?<=[dtnyDTNY\"' \t]{sep})") for sep in ":=")
 _KEYWORDS = ("password", "passwd", "pwd", "secret", "token")
 _KEYWORDS += tuple(f"{word}{joint}key" for word in ("api", "access") for joint in ("", "_", "-"))
 _KEYWORDS += ("client_secret", "client-secret", "clientsecret")
@@ -310,9 +311,9 @@ def _assignment_at(text: str, separator: int) -> int | None:
     if before[-1:] in ("'", '"'):
         before = before[:-1]
     lower = before.lower()
-    keyword = next((k for k in _KEYWORDS if lower.endswith(k)), None)
-    if keyword is None:
+    if not lower.endswith(_KEYWORDS):
         return None
+    keyword = next(k for k in _KEYWORDS if lower.endswith(k))
     at = head + len(before) - len(keyword)
     if at > 0 and text[at - 1] in _WORD_BEFORE:
         return None
@@ -357,12 +358,19 @@ def _spans(text: str) -> Iterator[tuple[str, int, int]]:
     providers = _provider_candidates(text)
     taken = 0
     done = 0
-    separator = _SEPARATOR.search(text)
+    pending = [pattern.search(text) for pattern in _SEPARATORS]  # the next ':' and '='
     while True:
         while taken < len(providers) and providers[taken][0] < done:
             taken += 1
-        if separator is not None and separator.start() < done:
-            separator = _SEPARATOR.search(text, done)
+        for number, match in enumerate(pending):
+            if match is not None and match.start() < done:
+                pending[number] = _SEPARATORS[number].search(text, done)
+        nearest = min(
+            (n for n, m in enumerate(pending) if m is not None),
+            key=lambda n: pending[n].start(),  # type: ignore[union-attr]
+            default=None,
+        )
+        separator = None if nearest is None else pending[nearest]
         provider = providers[taken] if taken < len(providers) else None
         if provider is not None and (separator is None or provider[0] < separator.start()):
             taken += 1
@@ -372,10 +380,10 @@ def _spans(text: str) -> Iterator[tuple[str, int, int]]:
                 yield secret[0], start, secret[1]
                 done = secret[1]
             continue
-        if separator is None:
+        if separator is None or nearest is None:
             return
         at = separator.start()
-        separator = _SEPARATOR.search(text, at + 1)
+        pending[nearest] = _SEPARATORS[nearest].search(text, at + 1)
         value_start = _assignment_at(text, at)
         if value_start is None:
             continue
