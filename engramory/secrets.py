@@ -65,48 +65,47 @@ SHOWN_CHARS = 4
 MIN_VALUE = 12
 MIN_ENTROPY = 3.0
 
-# Each provider pattern starts on a literal, so the search skips ahead fast (one pass
-# per pattern is far cheaper than one alternation), then a look-behind over that literal
-# keeps it from starting inside a longer run of its own characters (a key inside a base64
+# Five passes find every provider's key. Each pattern starts on one literal character
+# or string (a literal start lets the search skip ahead fast: one pass per anchor is far
+# cheaper than one alternation of every prefix), then a look-behind over the prefix keeps
+# a match from starting inside a longer run of its own characters (a key inside a base64
 # blob, or the same prefix repeated): every position costs a bounded amount of work.
-# ``(kind, pattern, lead)``: a named group ``google``, ``gitlab`` or ``ant`` that took
-# part names the kind instead; ``lead`` characters before the match belong to the value.
-_PROVIDERS = (
-    (
-        AWS,
-        r"A(?<![A-Za-z0-9/+=_-]A)(?:(?:KIA|SIA|BIA|CCA)[A-Z2-7]{16}(?![A-Za-z0-9/+=])"
-        r"|(?P<google>Iza)[A-Za-z0-9_-]{35}(?![A-Za-z0-9_-]))",
-        0,
-    ),
-    (
-        GITHUB,
-        r"g(?<![A-Za-z0-9_-]g)(?:h[pousr]_[A-Za-z0-9]{36}(?![A-Za-z0-9_])"
-        r"|ithub_pat_[A-Za-z0-9_]{82}(?![A-Za-z0-9_])|(?P<gitlab>lpat-)[A-Za-z0-9_-]{20,200})",
-        0,
-    ),
-    (SLACK, r"xox[abprs]-(?<![A-Za-z0-9_-].{5})[A-Za-z0-9-]{10,250}", 0),
-    (
-        SLACK_WEBHOOK,
-        r"hooks\.slack\.com/services/T[A-Za-z0-9_]{4,40}/B[A-Za-z0-9_]{4,40}/[A-Za-z0-9_]{8,80}",
-        0,
-    ),
-    (
-        OPENAI,
-        r"sk-(?<![A-Za-z0-9_-].{3})(?:(?P<ant>ant-)|proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,300}",
-        0,
-    ),
-    (STRIPE, r"k_live_(?<![A-Za-z0-9_][rs].{7})(?<=[rs].{7})[A-Za-z0-9]{10,250}", 1),
-    (NPM, r"npm_(?<![A-Za-z0-9_].{4})[A-Za-z0-9]{36}(?![A-Za-z0-9_])", 0),
-    (PYPI, r"pypi-AgEIcHlwaS5vcmc(?<![A-Za-z0-9_-].{20})[A-Za-z0-9_-]{20,2000}", 0),
-    (PEM, r"-----BEGIN[A-Z0-9 ]{0,40}PRIVATE KEY-----", 0),
-    (
-        JWT,
-        r"eyJ(?<![A-Za-z0-9_-].{3})[A-Za-z0-9_-]{4,4000}\.[A-Za-z0-9_-]{2,16000}\.[A-Za-z0-9_-]{1,4000}",
-        0,
-    ),
+# Each alternative is a named group; ``_GROUPS`` gives its kind and how many characters
+# of the value come before the anchor the match starts on.
+_PASSES = (
+    r"A(?<![A-Za-z0-9/+=_-]A)(?:(?P<aws>(?:KIA|SIA|BIA|CCA)[A-Z2-7]{16}(?![A-Za-z0-9/+=]))"
+    r"|(?P<google>Iza[A-Za-z0-9_-]{35}(?![A-Za-z0-9_-])))",
+    r"-(?:(?<=glpat-)(?<![A-Za-z0-9_-]glpat-)(?P<gitlab>[A-Za-z0-9_-]{20,200})"
+    r"|(?<=xox[abprs]-)(?<![A-Za-z0-9_-]xox[abprs]-)(?P<slack>[A-Za-z0-9-]{10,250})"
+    r"|(?<=sk-)(?<![A-Za-z0-9_-]sk-)"
+    r"(?P<openai>(?:(?P<ant>ant-)|proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,300})"
+    r"|(?<=pypi-)(?<![A-Za-z0-9_-]pypi-)(?P<pypi>AgEIcHlwaS5vcmc[A-Za-z0-9_-]{20,2000})"
+    r"|(?P<pem>----BEGIN[A-Z0-9 ]{0,40}PRIVATE KEY-----))",
+    r"_(?:(?<=gh[pousr]_)(?<![A-Za-z0-9_]gh[pousr]_)(?P<github>[A-Za-z0-9]{36}(?![A-Za-z0-9_]))"
+    r"|(?<=github_)(?<![A-Za-z0-9_]github_)(?P<github_pat>pat_[A-Za-z0-9_]{82}(?![A-Za-z0-9_]))"
+    r"|(?<=[rs]k_)(?<![A-Za-z0-9_][rs]k_)(?P<stripe>live_[A-Za-z0-9]{10,250})"
+    r"|(?<=npm_)(?<![A-Za-z0-9_]npm_)(?P<npm>[A-Za-z0-9]{36}(?![A-Za-z0-9_])))",
+    r"hooks\.slack\.com/services/"
+    r"(?P<slack_hook>T[A-Za-z0-9_]{4,40}/B[A-Za-z0-9_]{4,40}/[A-Za-z0-9_]{8,80})",
+    r"eyJ(?<![A-Za-z0-9_-]eyJ)"
+    r"(?P<jwt>[A-Za-z0-9_-]{4,4000}\.[A-Za-z0-9_-]{2,16000}\.[A-Za-z0-9_-]{1,4000})",
 )
-_PROVIDER_PATTERNS = tuple((kind, re.compile(pattern), lead) for kind, pattern, lead in _PROVIDERS)
-_GROUP_KINDS = (("google", GOOGLE), ("gitlab", GITLAB), ("ant", ANTHROPIC))
+_PROVIDER_PATTERNS = tuple(re.compile(pattern) for pattern in _PASSES)
+_GROUPS = {
+    "aws": (AWS, 0),
+    "google": (GOOGLE, 0),
+    "gitlab": (GITLAB, 5),
+    "slack": (SLACK, 4),
+    "openai": (OPENAI, 2),
+    "pypi": (PYPI, 4),
+    "pem": (PEM, 0),
+    "github": (GITHUB, 3),
+    "github_pat": (GITHUB, 6),
+    "stripe": (STRIPE, 2),
+    "npm": (NPM, 3),
+    "slack_hook": (SLACK_WEBHOOK, 0),
+    "jwt": (JWT, 0),
+}
 
 # The generic rule: a keyword right before the separator (``tokenizer:`` and
 # ``secret_name:`` are not assignments). Found from the separator back: a ``:`` or ``=``
@@ -284,20 +283,22 @@ def _pem_end(text: str, header_end: int) -> int | None:
     return run.end() if run else body.end()
 
 
-def _provider_secret(kind: str, match: re.Match[str], text: str) -> tuple[str, int] | None:
-    """``(kind, end)`` when a provider pattern's match is a secret's value, else ``None``."""
-    start, end = match.span()
+def _provider_secret(start: int, match: re.Match[str], text: str) -> tuple[str, int] | None:
+    """``(kind, end)`` when a provider pattern's match (its value starting at ``start``) is
+    a secret's value, else ``None``."""
+    kind = _GROUPS[match.lastgroup or ""][0]
+    end = match.end()
     if kind == PEM:
         pem_end = _pem_end(text, end)
         return None if pem_end is None else (PEM, pem_end)
-    for group, group_kind in _GROUP_KINDS:
-        if group in match.re.groupindex and match.group(group):
-            kind = group_kind
     token = text[start:end]
     if is_placeholder(token) or token in _AWS_DOCUMENTED_EXAMPLES:
         return None
-    if kind == OPENAI and not _openai_shaped(token):
-        return None
+    if kind == OPENAI:
+        if match.group("ant"):
+            return ANTHROPIC, end
+        if not _openai_shaped(token):
+            return None
     if kind == JWT and not _is_jwt(token):
         return None
     return kind, end
@@ -326,11 +327,16 @@ def _assignment_at(text: str, separator: int) -> int | None:
     return start
 
 
-def _provider_candidates(text: str) -> list[tuple[int, str, re.Match[str]]]:
-    """``(start, kind, match)`` of every provider pattern's match, by start."""
-    found: list[tuple[int, str, re.Match[str]]] = []
-    for kind, pattern, lead in _PROVIDER_PATTERNS:
-        found.extend((m.start() - lead, kind, m) for m in pattern.finditer(text))
+def _provider_start(match: re.Match[str]) -> int:
+    """Where the value of a provider match starts (its prefix may precede the anchor)."""
+    return match.start() - _GROUPS[match.lastgroup or ""][1]
+
+
+def _provider_candidates(text: str) -> list[tuple[int, re.Match[str]]]:
+    """``(start, match)`` of every provider pattern's match, by start."""
+    found: list[tuple[int, re.Match[str]]] = []
+    for pattern in _PROVIDER_PATTERNS:
+        found.extend((_provider_start(m), m) for m in pattern.finditer(text))
     if len(found) > 1:
         found.sort(key=lambda c: c[0])
     return found
@@ -339,12 +345,14 @@ def _provider_candidates(text: str) -> list[tuple[int, str, re.Match[str]]]:
 def _inner_provider(text: str, start: int, end: int) -> tuple[str, int] | None:
     """The first provider secret inside ``text[start:end]`` (an assignment's value)."""
     best: tuple[int, str, int] | None = None
-    for kind, pattern, _lead in _PROVIDER_PATTERNS:
+    for pattern in _PROVIDER_PATTERNS:
         match = pattern.search(text, start, end)
-        if match is not None and (best is None or match.start() < best[0]):
-            secret = _provider_secret(kind, match, text)
-            if secret is not None:
-                best = (match.start(), *secret)
+        if match is not None:
+            at = _provider_start(match)
+            if at >= start and (best is None or at < best[0]):
+                secret = _provider_secret(at, match, text)
+                if secret is not None:
+                    best = (at, *secret)
     return None if best is None else best[1:]
 
 
@@ -374,8 +382,8 @@ def _spans(text: str) -> Iterator[tuple[str, int, int]]:
         provider = providers[taken] if taken < len(providers) else None
         if provider is not None and (separator is None or provider[0] < separator.start()):
             taken += 1
-            start, kind, match = provider
-            secret = _provider_secret(kind, match, text)
+            start, match = provider
+            secret = _provider_secret(start, match, text)
             if secret is not None:
                 yield secret[0], start, secret[1]
                 done = secret[1]
