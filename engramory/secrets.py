@@ -134,6 +134,7 @@ _HEX = frozenset("0123456789abcdefABCDEF")
 _UUID = re.compile(r"[0-9a-fA-F]{8}-(?:[0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}\Z")
 _ENV_REFERENCE = re.compile(r"\$[A-Z_][A-Z0-9_]*\Z|%[A-Za-z_][A-Za-z0-9_]*%\Z")
 _DOTTED_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+\Z")
+_INTERPOLATION = re.compile(r"\{[A-Za-z_][A-Za-z0-9_.]*\}")  # f"{password}", a template
 _LETTERS_NAME = re.compile(r"[A-Za-z_]+\Z")  # ``{c.clientSecret}``, ``refreshToken``: code
 _CALL = re.compile(r"[A-Za-z_][A-Za-z0-9_.]*[(\[]")
 _SCP_REMOTE = re.compile(r"[A-Za-z0-9_.-]+@[A-Za-z0-9.-]+:[A-Za-z0-9_./~-]+\Z")
@@ -224,6 +225,7 @@ def is_pointer(value: str) -> bool:
     name = value.strip("{}()[],;")
     return bool(
         _ENV_REFERENCE.match(value)
+        or _INTERPOLATION.match(value)
         or _DOTTED_NAME.match(name)
         or _LETTERS_NAME.match(name)
         or _CALL.match(value)

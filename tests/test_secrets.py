@@ -129,6 +129,7 @@ def test_a_provider_key_assigned_to_a_keyword_is_named_by_its_provider() -> None
         "token = os.environ['TOKEN']",
         "token: process.env.GITHUB_TOKEN",
         '"client_secret": {c.clientSecret},',
+        'body=f"export GH_TOKEN={_GITHUB_TOKEN}\\n```"',
         "token: git@github.com:org/repo.git",
         "token: " + "0123456789abcdef" * 4,  # a hash
         "secret: 89dfab34-1de0-4da5-8f71-a42bbfe0e98f",  # a UUID
