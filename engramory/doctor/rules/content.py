@@ -44,9 +44,7 @@ _ENGLISH_RELATIVE = (
     r"|in[ \t]{1,4}\d{1,4}[ \t]{1,4}(?:days?|weeks?|months?)"
 )
 _CHINESE_RELATIVE = "昨天|今天|明天|前天|后天|上周|下周|本周|上个月|下个月|去年|明年|今年"
-RELATIVE_DATE = re.compile(
-    rf"\b(?:{_ENGLISH_RELATIVE})\b|(?:{_CHINESE_RELATIVE})", re.IGNORECASE
-)
+RELATIVE_DATE = re.compile(rf"\b(?:{_ENGLISH_RELATIVE})\b|(?:{_CHINESE_RELATIVE})", re.IGNORECASE)
 ABSOLUTE_DATE = re.compile(r"(?<!\d)\d{4}-\d{2}-\d{2}(?!\d)")
 
 _HEX_ID = r"[0-9a-fA-F]{7,40}"
@@ -100,21 +98,39 @@ def _line_starts(text: str, positions: Iterator[int], first: int) -> Iterator[in
         yield line
 
 
-def relative_date_lines(text: str, first: int) -> list[int]:
-    """Lines of ``text`` (numbered from ``first``) holding a relative date outside code and
-    without an absolute ``YYYY-MM-DD`` beside it; each line once, ascending."""
+def _first_unquoted(line: str) -> str | None:
+    """The first relative date on ``line`` that is not inside a quotation (``"..."``,
+    ``“...”``): a quoted phrase is cited text, not the note's own claim."""
+    straight, opened, closed, pos = 0, 0, 0, 0
+    last_straight, last_close = line.rfind('"'), line.rfind("”")
+    for match in RELATIVE_DATE.finditer(line):
+        straight += line.count('"', pos, match.start())
+        opened += line.count("“", pos, match.start())
+        closed += line.count("”", pos, match.start())
+        pos = match.start()
+        quoted = (straight % 2 == 1 and last_straight >= match.end()) or (
+            opened > closed and last_close >= match.end()
+        )
+        if not quoted:
+            return match.group()
+    return None
+
+
+def relative_date_lines(text: str, first: int) -> list[tuple[int, str]]:
+    """``(line, words)`` for each line of ``text`` (numbered from ``first``) holding a
+    relative date outside code and quotations, without an absolute ``YYYY-MM-DD`` beside it."""
     if RELATIVE_DATE.search(text) is None:
         return []
-    visible = markdown.strip_code(text)
-    hits: list[int] = []
-    positions = (m.start() for m in RELATIVE_DATE.finditer(visible))
-    for line in _line_starts(visible, positions, first):
-        if not hits or hits[-1] != line:
-            hits.append(line)
-    if not hits:
-        return []
-    lines = text.split("\n")
-    return [n for n in hits if ABSOLUTE_DATE.search(lines[n - first]) is None]
+    visible = markdown.strip_code(text).split("\n")  # the same lines, code blanked
+    raw = text.split("\n")
+    found: list[tuple[int, str]] = []
+    for number, line in enumerate(visible):
+        if RELATIVE_DATE.search(line) is None or ABSOLUTE_DATE.search(raw[number]):
+            continue
+        words = _first_unquoted(line)
+        if words is not None:
+            found.append((number + first, words))
+    return found
 
 
 @rule(
@@ -142,6 +158,10 @@ def relative_date_lines(text: str, first: int) -> list[int]:
             {"x.md": sample_note("x", body="Run `make today`.\n\n```\ntoday\n```\n")},
         ),
         Example(
+            'a quoted phrase: `the prompt "looks off this morning"`',
+            {"x.md": sample_note("x", body='Demo the prompt "looks off this morning".\n')},
+        ),
+        Example(
             "`todays_report` (not a word on its own)",
             {"x.md": sample_note("x", body="See todays_report.\n")},
         ),
@@ -156,17 +176,18 @@ def relative_date(notes: Sequence[NoteCheck]) -> Iterator[Issue]:
         found = _body(note)
         if found is None:
             continue
-        lines: list[int] = []
+        lines: list[tuple[int, str]] = []
         description = note.fm.fields.get("description", "") if note.fm is not None else ""
         line = note.fm.key_lines.get("description") if note.fm is not None else None
-        if description and line is not None and relative_date_lines(description, line):
-            lines.append(line)
+        if description and line is not None:
+            lines.extend((line, words) for _, words in relative_date_lines(description, line)[:1])
         lines.extend(relative_date_lines(*found))
-        for number in lines:
+        for number, words in lines:
             yield (
                 note.rel,
                 number,
-                "a relative date: write the absolute date (YYYY-MM-DD) it means",
+                f"{excerpt(words)} is a relative date: write the absolute date (YYYY-MM-DD) "
+                "it means",
             )
 
 
