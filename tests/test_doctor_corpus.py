@@ -22,7 +22,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from conftest import run_engramory
 from doctorkit import doctor
-
 from engramory.doctor.context import DEFAULT_STALE_DAYS
 from engramory.doctor.rules import RULES
 
