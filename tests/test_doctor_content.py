@@ -13,8 +13,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from doctorkit import doctor, fired, make_store, note
 
+from doctorkit import doctor, fired, make_store, note
 from engramory.doctor import workers
 
 GIT = shutil.which("git")
