@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
-import subprocess
+from bisect import bisect_right
 from collections.abc import Iterator, Sequence
 from datetime import date
+from typing import TYPE_CHECKING
 
 from engramory import markdown
 from engramory.discovery import INDEX_NAME
@@ -35,16 +35,32 @@ from engramory.frontmatter import decode
 from engramory.store import ARCHIVE, ESCAPES, HANDOFF_PREFIXES, area_of
 from engramory.textfmt import excerpt
 
-_ENGLISH_RELATIVE = (
-    r"yesterday|today|tonight|tomorrow"
+if TYPE_CHECKING:
+    import subprocess
+
+# Relative dates are found from their keywords with ``str.find`` on the lower-cased text
+# (a scan with the whole pattern costs tens of microseconds per note), then each candidate
+# is confirmed by an anchored pattern at, or in a short window before, the keyword.
+_WORD_STARTS = ("yesterday", "today", "tonight", "tomorrow", "this", "last", "next", "past")
+_WORD_STARTS += ("coming",)
+_AT_WORD = re.compile(
+    r"(?:yesterday|today|tonight|tomorrow"
     r"|this[ \t]{1,4}(?:morning|afternoon|evening|week|month|quarter|year)"
     r"|(?:last|next|past|coming)[ \t]{1,4}(?:week|month|quarter|year"
-    r"|monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
-    r"|\d{1,4}[ \t]{1,4}(?:days?|weeks?|months?|years?)[ \t]{1,4}ago"
-    r"|in[ \t]{1,4}\d{1,4}[ \t]{1,4}(?:days?|weeks?|months?)"
+    r"|monday|tuesday|wednesday|thursday|friday|saturday|sunday))\b"
 )
-_CHINESE_RELATIVE = "昨天|今天|明天|前天|后天|上周|下周|本周|上个月|下个月|去年|明年|今年"
-RELATIVE_DATE = re.compile(rf"\b(?:{_ENGLISH_RELATIVE})\b|(?:{_CHINESE_RELATIVE})", re.IGNORECASE)
+_UNIT_ENDS = ("ago", "days", "weeks", "months")
+_UNIT_WINDOW = 24  # the longest "NNNN    months    " before "ago", or "in    NNNN    "
+_WITH_NUMBER = re.compile(
+    r"(?:(?<!\w)\d{1,4}[ \t]{1,4}(?:days?|weeks?|months?|years?)[ \t]{1,4}ago"
+    r"|(?<!\w)in[ \t]{1,4}\d{1,4}[ \t]{1,4}(?:days|weeks|months))\b"
+)
+CHINESE_RELATIVE = ("昨天", "今天", "明天", "前天", "后天", "上周", "下周", "本周", "上个月")
+CHINESE_RELATIVE += ("下个月", "去年", "明年", "今年")
+# Every English form holds one of these (a quick gate before the full search).
+_GATE_WORDS = ("yesterday", "today", "tonight", "tomorrow", "ago", "days", "weeks", "months")
+_GATE_WORDS += ("week", "month", "quarter", "year", "morning", "afternoon", "evening")
+_GATE_WORDS += ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 ABSOLUTE_DATE = re.compile(r"(?<!\d)\d{4}-\d{2}-\d{2}(?!\d)")
 
 _HEX_ID = r"[0-9a-fA-F]{7,40}"
@@ -57,6 +73,9 @@ CURRENT_STATE = re.compile(
     r"[ \t]{0,3})v?\d)",
     re.IGNORECASE,
 )
+COMMIT_ID = re.compile(r"(?P<commit>(?<![0-9a-zA-Z])[0-9a-fA-F]{40}(?![0-9a-zA-Z]))")
+_HEX40 = re.compile("[0-9a-f]{40}")  # on lower-cased text: a quick gate for COMMIT_ID
+_STATE_WORDS = ("head", "tip", "test", "currently", "version")  # the other forms need one
 _STATE_KINDS = {
     "commit": "a commit id",
     "head": "a commit id at HEAD",
@@ -98,36 +117,89 @@ def _line_starts(text: str, positions: Iterator[int], first: int) -> Iterator[in
         yield line
 
 
-def _first_unquoted(line: str) -> str | None:
-    """The first relative date on ``line`` that is not inside a quotation (``"..."``,
+def _is_word_char(ch: str) -> bool:
+    return ch.isalnum() or ch == "_"
+
+
+def _find_all(text: str, word: str) -> Iterator[int]:
+    pos = text.find(word)
+    while pos >= 0:
+        yield pos
+        pos = text.find(word, pos + 1)
+
+
+def may_hold_relative(low: str) -> bool:
+    """False when lower-cased ``low`` certainly holds no relative date."""
+    for word in _GATE_WORDS:
+        if word in low:
+            return True
+    return not low.isascii() and any(word in low for word in CHINESE_RELATIVE)
+
+
+def relative_spans(low: str) -> list[tuple[int, int]]:
+    """``(start, end)`` of every relative date in lower-cased ``low``, sorted (English
+    words on word boundaries, the Chinese ones anywhere)."""
+    spans: set[tuple[int, int]] = set()
+    if not may_hold_relative(low):
+        return []
+    for word in [w for w in _WORD_STARTS if w in low]:
+        for pos in _find_all(low, word):
+            if pos == 0 or not _is_word_char(low[pos - 1]):
+                match = _AT_WORD.match(low, pos)
+                if match is not None:
+                    spans.add(match.span())
+    for unit in [u for u in _UNIT_ENDS if u in low]:
+        for pos in _find_all(low, unit):
+            end = pos + len(unit)
+            if end < len(low) and _is_word_char(low[end]):
+                continue
+            offset = max(0, pos - _UNIT_WINDOW)
+            match = _WITH_NUMBER.search(low[offset:end])
+            if match is not None:
+                spans.add((offset + match.start(), offset + match.end()))
+    if not low.isascii():
+        for word in [w for w in CHINESE_RELATIVE if w in low]:
+            spans.update((pos, pos + len(word)) for pos in _find_all(low, word))
+    return sorted(spans)
+
+
+def _first_unquoted(line: str, spans: list[tuple[int, int]]) -> str | None:
+    """The first of ``spans`` on ``line`` that is not inside a quotation (``"..."``,
     ``“...”``): a quoted phrase is cited text, not the note's own claim."""
     straight, opened, closed, pos = 0, 0, 0, 0
     last_straight, last_close = line.rfind('"'), line.rfind("”")
-    for match in RELATIVE_DATE.finditer(line):
-        straight += line.count('"', pos, match.start())
-        opened += line.count("“", pos, match.start())
-        closed += line.count("”", pos, match.start())
-        pos = match.start()
-        quoted = (straight % 2 == 1 and last_straight >= match.end()) or (
-            opened > closed and last_close >= match.end()
+    for start, end in spans:
+        straight += line.count('"', pos, start)
+        opened += line.count("“", pos, start)
+        closed += line.count("”", pos, start)
+        pos = start
+        quoted = (straight % 2 == 1 and last_straight >= end) or (
+            opened > closed and last_close >= end
         )
         if not quoted:
-            return match.group()
+            return line[start:end]
     return None
 
 
 def relative_date_lines(text: str, first: int) -> list[tuple[int, str]]:
     """``(line, words)`` for each line of ``text`` (numbered from ``first``) holding a
     relative date outside code and quotations, without an absolute ``YYYY-MM-DD`` beside it."""
-    if RELATIVE_DATE.search(text) is None:
+    if not relative_spans(text.lower()):
         return []
-    visible = markdown.strip_code(text).split("\n")  # the same lines, code blanked
+    visible = markdown.strip_code(text).lower()  # the same lines, code blanked
+    starts = [0]
+    starts.extend(pos + 1 for pos in _find_all(visible, "\n"))
+    by_line: dict[int, list[tuple[int, int]]] = {}
+    for start, end in relative_spans(visible):
+        number = bisect_right(starts, start) - 1
+        by_line.setdefault(number, []).append((start - starts[number], end - starts[number]))
     raw = text.split("\n")
     found: list[tuple[int, str]] = []
-    for number, line in enumerate(visible):
-        if RELATIVE_DATE.search(line) is None or ABSOLUTE_DATE.search(raw[number]):
+    for number, held in sorted(by_line.items()):
+        if ABSOLUTE_DATE.search(raw[number]):
             continue
-        words = _first_unquoted(line)
+        line_end = starts[number + 1] - 1 if number + 1 < len(starts) else len(visible)
+        words = _first_unquoted(visible[starts[number] : line_end], held)
         if words is not None:
             found.append((number + first, words))
     return found
@@ -194,7 +266,14 @@ def relative_date(notes: Sequence[NoteCheck]) -> Iterator[Issue]:
 def current_state_lines(text: str, first: int) -> list[tuple[int, str]]:
     """``(line, kind)`` of the first current-state statement on each line of ``text``."""
     found: list[tuple[int, str]] = []
-    matches = [m for m in CURRENT_STATE.finditer(text) if _is_state(m)]
+    low = text.lower()
+    if any(word in low for word in _STATE_WORDS):
+        scan = CURRENT_STATE
+    elif _HEX40.search(low) is not None:
+        scan = COMMIT_ID
+    else:
+        return []
+    matches = [m for m in scan.finditer(text) if _is_state(m)]
     for match, line in zip(matches, _line_starts(text, (m.start() for m in matches), first)):
         if not found or found[-1][0] != line:
             found.append((line, _STATE_KINDS[match.lastgroup or "commit"]))
@@ -291,6 +370,8 @@ def current_state(notes: Sequence[NoteCheck]) -> Iterator[Issue]:
 def first_log_line(text: str, first: int) -> int | None:
     """The first timestamped line of ``text`` when it has :data:`LOG_LINES` or more
     (fenced code blocks are not counted: a pasted log excerpt is a quote, not a log)."""
+    if text.count("-") + 2 * text.count(":") < 2 * LOG_LINES:
+        return None  # each timestamp holds two dashes or a colon
     positions = [m.start() for m in TIMESTAMP_LINE.finditer(text)]
     if len(positions) < LOG_LINES:
         return None
@@ -542,6 +623,9 @@ def handoff_store(view: StoreView) -> Iterator[Issue]:
 
 def _git(args: list[str], cwd: str) -> subprocess.CompletedProcess[str] | None:
     """Run git without a shell and with a timeout; ``None`` when it cannot run at all."""
+    import shutil  # noqa: PLC0415 - only this rule needs them; every command imports the rules
+    import subprocess  # noqa: PLC0415
+
     git = shutil.which("git")
     if git is None:
         return None
