@@ -394,3 +394,13 @@ def test_allow_in_notes_checked_by_workers(tmp_path: Path, tiny_ranges: None) ->
         "n4.md",
         "n6.md",
     ]
+
+
+def test_the_comment_itself_is_never_a_finding(tmp_path: Path) -> None:
+    comment = "<!-- engramory: allow orphan, no-such-rule -->\n"
+    store = make_store(
+        tmp_path,
+        {"x.md": note("x", body="A fact.\n" + comment)},
+        index="# Memory index\n\n" + comment + "- [x](x.md) — when it matters\n" + comment,
+    )
+    assert doctor(store).findings == []
