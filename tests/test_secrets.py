@@ -265,3 +265,18 @@ def test_personal_data(tmp_path: Path) -> None:
         (11, "a phone number"),
     ]
     assert all(address not in f.message and "+44 20" not in f.message for f in found)
+
+
+def test_the_allow_comment_silences_secret_value_in_a_note_and_the_index(tmp_path: Path) -> None:
+    key = "AKIA" + "Q" * 16
+    store = make_store(
+        tmp_path / "s",
+        {"a.md": note("a", body=f"<!-- engramory: allow secret-value -->\n{key}\n{key}\n")},
+        index=None,
+    )
+    (store / "MEMORY.md").write_text(
+        f"- [a](a.md) — {key} <!-- engramory: allow secret-value -->\n- {key} [a](a.md)\n",
+        encoding="utf-8",
+    )
+    found = {(f.path, f.line) for f in fired(store, "secret-value")}
+    assert found == {("a.md", 11), ("MEMORY.md", 2)}
