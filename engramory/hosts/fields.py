@@ -45,7 +45,8 @@ def path_may_be_index(
     index: str | None,
     cwd_raw: bytes | None = None,
 ) -> bool:
-    """Could the edit in ``raw`` target the index? By every value of every one of ``keys``.
+    """Could the edit in ``raw`` concern the guard? By every value of every one of ``keys``:
+    the index, or a markdown file of a store (where a secret is refused).
 
     ``cwd_raw``: where the ``cwd`` member is (default: ``raw``); read only when the
     index is known by its path (else the name decides). ``True`` whenever that cannot
@@ -54,15 +55,22 @@ def path_may_be_index(
     values = [value for key in keys for value in json_strings(raw, key)]
     if not any(values):
         return True
+    paths = [decoded(value) if value is not None else None for value in values]
+    if None in paths:
+        return True
     known = index is not None or service.index_path(environ) is not None
-    cwd = raw_cwd(raw if cwd_raw is None else cwd_raw) if known else ""
+    notes = any(path and path.lower().endswith(".md") for path in paths)
+    cwd = raw_cwd(raw if cwd_raw is None else cwd_raw) if known or notes else ""
     if cwd is None:
         return True
-    for value in values:
-        path = decoded(value) if value is not None else None
-        if path is None or (path and service.is_index(path, cwd, environ, index)):
-            return True
-    return False
+    return any(
+        path
+        and (
+            service.is_index(path, cwd, environ, index)
+            or service.is_store_note(path, cwd, environ, index)
+        )
+        for path in paths
+    )
 
 
 def command_may_write(raw: bytes) -> bool:

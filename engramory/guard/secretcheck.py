@@ -1,0 +1,91 @@
+"""The guard's refusal of a secret written into the memory store (issue 14).
+
+Before a write, edit or multi-edit of a store's markdown file (its index, a
+note beside it, or one in its ``archive/``), the text the call would leave is
+scanned with :mod:`engramory.secrets`. A match whose value the file does not
+already hold is a deny that names the kind of credential and shows at most its
+first four characters: removing a secret, or editing elsewhere in a note that
+already holds one, passes; replacing one key with another is denied. An
+``<!-- engramory: allow secret-value -->`` comment on the match's line, or alone
+on the line above, lets it through (as it silences the doctor's finding).
+
+A file that cannot be read in full is not compared (the edit cannot be
+predicted): the call passes, as every unverifiable call does.
+"""
+
+from __future__ import annotations
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from engramory.guard.decision import Verdict
+    from engramory.guard.service import ToolCall
+
+RULE_ID = "secret-value"
+ALLOW_OPEN = "<!-- engramory: allow "
+NOTE_LIMIT = 4 * 1024 * 1024  # store.NOTE_READ_LIMIT: the doctor reads no more of a note
+
+
+def _current(path: str) -> str | None:
+    """The file's text now ("" when it does not exist; ``None`` when it cannot be read)."""
+    from engramory import fsutil  # noqa: PLC0415
+
+    try:
+        raw = fsutil.read_bounded(path, NOTE_LIMIT)
+    except (FileNotFoundError, NotADirectoryError):
+        return ""
+    except (OSError, MemoryError, OverflowError):
+        return None
+    return raw.decode("utf-8", "surrogateescape")
+
+
+def allows(lines: list[str], line: int, rule_id: str) -> bool:
+    """Whether an allow comment for ``rule_id`` is on 1-based ``line`` or alone on the one above."""
+    here = lines[line - 1] if 0 < line <= len(lines) else ""
+    above = lines[line - 2].strip() if 1 < line <= len(lines) + 1 else ""
+    if _names(here, rule_id):
+        return True
+    return above.startswith(ALLOW_OPEN) and above.endswith("-->") and _names(above, rule_id)
+
+
+def _names(text: str, rule_id: str) -> bool:
+    at = text.find(ALLOW_OPEN)
+    while at >= 0:
+        end = text.find("-->", at)
+        if end < 0:
+            return False
+        listed = text[at + len(ALLOW_OPEN) : end].replace(" ", "").split(",")
+        if rule_id in listed:
+            return True
+        at = text.find(ALLOW_OPEN, end)
+    return False
+
+
+def check_secrets(call: ToolCall, path: str) -> Verdict:
+    """Deny a call that would write a new secret into the store file at ``path``."""
+    from engramory import secrets  # noqa: PLC0415
+    from engramory.guard.decision import DENY, Verdict  # noqa: PLC0415
+    from engramory.guard.service import predict, silent  # noqa: PLC0415
+
+    current = _current(path)
+    if current is None:
+        return silent()
+    predicted = predict(call, current)
+    if not isinstance(predicted, str):
+        return silent()
+    found = secrets.find(predicted)
+    if not found:
+        return silent()
+    held = {current[s.start : s.end] for s in secrets.find(current)} if current else set()
+    lines = predicted.split("\n")
+    for secret in found:
+        if predicted[secret.start : secret.end] in held or allows(lines, secret.line, RULE_ID):
+            continue
+        return Verdict(
+            DENY,
+            f"Engramory: this write would put a {secret.kind} ({secret.shown}) into the memory "
+            f"store ({call.path}, line {secret.line}). The store is plain text on disk and "
+            "must never hold a secret's value: write where the secret lives instead (for "
+            "example 'the deploy token is in the password manager under ci'), and rotate the "
+            "credential if it was real.",
+        )
+    return silent()

@@ -1,0 +1,147 @@
+"""The guard refuses a secret written into the memory store (issue 14), run as a host runs it.
+
+Every credential below is assembled at run time from pieces, so the repository itself
+never holds one a secret scanner would flag.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from hookkit import HEAVY, answer, hot_path, imported, run_hook
+
+from engramory.guard import service
+
+AWS = "AKIA" + "QWERTYUIOPASDFGH"[::-1]  # AKIA + 16 of [A-Z2-7]
+OTHER_AWS = "AKIA" + "ZXCVBNMLKJHGFDSA"
+NOTE = "---\nname: deploy\ndescription: how we deploy\ntype: reference\n---\n\nDeploy with make.\n"
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Path:
+    folder = tmp_path / ".engramory-memory"
+    (folder / "archive").mkdir(parents=True)
+    (folder / "MEMORY.md").write_text("# Memory index\n\n- [deploy](deploy.md) — how we deploy\n")
+    (folder / "deploy.md").write_text(NOTE)
+    return folder
+
+
+def verdict(payload: dict, *args: str, env: dict[str, str] | None = None) -> tuple[str, str]:
+    """``(deny|nudge|silent, the reason or context)`` of Claude's hook for one payload."""
+    output = answer(run_hook("claude", payload, *args, env=env))
+    if output is None:
+        return "silent", ""
+    inner = output["hookSpecificOutput"]
+    if inner.get("permissionDecision") == "deny":
+        return "deny", inner["permissionDecisionReason"]
+    return "nudge", inner.get("additionalContext", "")
+
+
+def write(path: Path, content: str) -> dict:
+    return {"tool_name": "Write", "tool_input": {"file_path": str(path), "content": content}}
+
+
+def edit(path: Path, old: str, new: str) -> dict:
+    return {
+        "tool_name": "Edit",
+        "tool_input": {"file_path": str(path), "old_string": old, "new_string": new},
+    }
+
+
+def test_a_fresh_key_written_into_a_note_is_denied_without_echoing_it(store: Path) -> None:
+    kind, reason = verdict(write(store / "deploy.md", NOTE + f"\naws key: {AWS}\n"))
+    assert kind == "deny"
+    assert "AWS access key id" in reason and "line 9" in reason
+    assert AWS not in reason and AWS[4:] not in reason
+
+
+def test_the_same_write_without_the_key_passes(store: Path) -> None:
+    assert verdict(write(store / "deploy.md", NOTE + "\nThe key is in the vault under ci.\n"))[
+        0
+    ] == ("silent")
+
+
+def test_removing_a_key_and_editing_elsewhere_pass(store: Path) -> None:
+    (store / "deploy.md").write_text(NOTE + f"\naws key: {AWS}\n")
+    assert verdict(edit(store / "deploy.md", f"aws key: {AWS}\n", ""))[0] == "silent"
+    assert (
+        verdict(edit(store / "deploy.md", "Deploy with make.", "Deploy with tox."))[0] == "silent"
+    )
+
+
+def test_replacing_one_key_with_another_is_denied(store: Path) -> None:
+    (store / "deploy.md").write_text(NOTE + f"\naws key: {AWS}\n")
+    assert verdict(edit(store / "deploy.md", AWS, OTHER_AWS))[0] == "deny"
+
+
+@pytest.mark.parametrize("where", ["MEMORY.md", "archive/old.md", "new-note.md"])
+def test_every_markdown_file_of_the_store_is_guarded(store: Path, where: str) -> None:
+    target = store / where
+    content = (target.read_text() if target.exists() else "") + f"\ntoken: {AWS}\n"
+    assert verdict(write(target, content))[0] == "deny"
+
+
+def test_a_markdown_file_outside_any_store_is_not_the_guards_business(tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    payload = write(docs / "setup.md", f"aws key: {AWS}\n")
+    assert verdict(payload)[0] == "silent"
+    assert verdict(write(tmp_path / "app.py", f"KEY = '{AWS}'\n"))[0] == "silent"
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        f"aws key: {AWS} <!-- engramory: allow secret-value -->\n",
+        f"<!-- engramory: allow secret-value -->\naws key: {AWS}\n",
+        f"<!-- engramory: allow orphan, secret-value -->\naws key: {AWS}\n",
+    ],
+)
+def test_the_allow_comment_lets_a_value_through(store: Path, content: str) -> None:
+    assert verdict(write(store / "deploy.md", NOTE + content))[0] == "silent"
+
+
+def test_an_allow_comment_for_another_rule_does_not(store: Path) -> None:
+    content = NOTE + f"<!-- engramory: allow orphan -->\naws key: {AWS}\n"
+    assert verdict(write(store / "deploy.md", content))[0] == "deny"
+
+
+def test_a_pinned_index_limits_the_guard_to_its_own_store(store: Path, tmp_path: Path) -> None:
+    other = tmp_path / "other-store"
+    other.mkdir()
+    (other / "MEMORY.md").write_text("# other\n")
+    env = {"ENGRAMORY_INDEX_PATH": str(store / "MEMORY.md")}
+    assert verdict(write(other / "n.md", f"key: {AWS}\n"), env=env)[0] == "silent"
+    assert verdict(write(store / "n.md", f"key: {AWS}\n"), env=env)[0] == "deny"
+
+
+def test_the_registered_index_names_its_store_under_any_folder_name(tmp_path: Path) -> None:
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    (folder / "INDEX.md").write_text("# index\n")
+    args = ("--index", str(folder / "INDEX.md"))
+    assert verdict(write(folder / "n.md", f"key: {AWS}\n"), *args)[0] == "deny"
+
+
+def test_store_note_detection_needs_no_read() -> None:
+    assert not service.is_store_note("app.py", "/nonexistent", {}, None)
+    assert not service.is_store_note("notes.md", "/nonexistent", {}, None)
+
+
+def test_a_non_markdown_write_stays_on_the_hot_path(store: Path) -> None:
+    payload = write(store.parent / "app.py", "print(1)\n")
+    names = imported("claude", payload)
+    assert {n for n in names if n.startswith("engramory")} <= hot_path("claude")
+    assert not names & HEAVY
+
+
+def test_a_note_write_without_a_secret_imports_no_doctor(store: Path) -> None:
+    names = imported("claude", write(store / "deploy.md", NOTE + "More.\n"))
+    assert not any(name.startswith("engramory.doctor") for name in names)
+
+
+def test_payload_with_an_allow_comment_is_json_safe(store: Path) -> None:
+    raw = json.dumps(write(store / "deploy.md", NOTE + "<!-- x -->\n")).encode()
+    assert answer(run_hook("claude", None, raw=raw)) is None
