@@ -145,3 +145,41 @@ def test_a_note_write_without_a_secret_imports_no_doctor(store: Path) -> None:
 def test_payload_with_an_allow_comment_is_json_safe(store: Path) -> None:
     raw = json.dumps(write(store / "deploy.md", NOTE + "<!-- x -->\n")).encode()
     assert answer(run_hook("claude", None, raw=raw)) is None
+
+
+def codex_patch(store: Path, body: str) -> dict:
+    patch = "*** Begin Patch\n" + body + "*** End Patch\n"
+    return {
+        "hook_event_name": "PreToolUse",
+        "cwd": str(store),
+        "tool_name": "apply_patch",
+        "tool_input": {"command": patch},
+    }
+
+
+def codex_verdict(payload: dict) -> str:
+    output = answer(run_hook("codex", payload))
+    if output is None:
+        return "silent"
+    return output["hookSpecificOutput"].get("permissionDecision") or "nudge"
+
+
+def test_a_codex_patch_adding_a_key_to_a_store_note_is_denied(store: Path) -> None:
+    added = codex_patch(store, f"*** Add File: keys.md\n+aws key: {AWS}\n")
+    assert codex_verdict(added) == "deny"
+    updated = codex_patch(
+        store, f"*** Update File: deploy.md\n@@\n Deploy with make.\n+aws key: {AWS}\n"
+    )
+    assert codex_verdict(updated) == "deny"
+    plain = codex_patch(store, "*** Update File: deploy.md\n@@\n Deploy with make.\n+More.\n")
+    assert codex_verdict(plain) == "silent"
+
+
+def test_a_codex_patch_that_keeps_or_removes_a_key_passes(store: Path) -> None:
+    (store / "deploy.md").write_text(NOTE + f"aws key: {AWS}\n")
+    removed = codex_patch(store, f"*** Update File: deploy.md\n@@\n-aws key: {AWS}\n")
+    assert codex_verdict(removed) == "silent"
+    context = codex_patch(
+        store, f"*** Update File: deploy.md\n@@\n aws key: {AWS}\n+See also ci.md.\n"
+    )
+    assert codex_verdict(context) == "silent"

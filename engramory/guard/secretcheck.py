@@ -19,6 +19,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from engramory.guard.decision import Verdict
     from engramory.guard.service import ToolCall
+    from engramory.guard.v4a import FileOp
 
 RULE_ID = "secret-value"
 ALLOW_OPEN = "<!-- engramory: allow "
@@ -60,10 +61,58 @@ def _names(text: str, rule_id: str) -> bool:
     return False
 
 
+def refusal(kind: str, shown: str, where: str) -> Verdict:
+    """The deny: names the kind of credential and at most its first characters, never the value."""
+    from engramory.guard.decision import DENY, Verdict  # noqa: PLC0415
+
+    return Verdict(
+        DENY,
+        f"Engramory: this write would put a {kind} ({shown}) into the memory store ({where}). "
+        "The store is plain text on disk and must never hold a secret's value: write where "
+        "the secret lives instead (for example 'the deploy token is in the password manager "
+        "under ci'), and rotate the credential if it was real.",
+    )
+
+
+def check_patch_secrets(ops: list[FileOp], cwd: str) -> Verdict:
+    """Deny a V4A patch whose added text brings a new secret into a store file.
+
+    Only what the patch adds is scanned: an added file's text, an update's new side
+    (its context and added lines). A value already in the hunk's old side, or in the
+    file as it is now, is not new.
+    """
+    import os  # noqa: PLC0415
+
+    from engramory import secrets  # noqa: PLC0415
+    from engramory.guard import v4a  # noqa: PLC0415
+    from engramory.guard.service import silent  # noqa: PLC0415
+
+    for op in ops:
+        if op.kind == v4a.DELETE:
+            continue
+        pieces = (
+            [(op.content, "")]
+            if op.kind == v4a.ADD
+            else [("\n".join(h.new), "\n".join(h.old)) for h in op.hunks]
+        )
+        current: str | None = None
+        for text, old in pieces:
+            lines = text.split("\n")
+            for secret in secrets.find(text):
+                value = text[secret.start : secret.end]
+                if value in old or allows(lines, secret.line, RULE_ID):
+                    continue
+                if current is None:
+                    current = _current(os.path.join(cwd, op.path)) or ""
+                if value in current:
+                    continue
+                return refusal(secret.kind, secret.shown, f"{op.destination}, added by the patch")
+    return silent()
+
+
 def check_secrets(call: ToolCall, path: str) -> Verdict:
     """Deny a call that would write a new secret into the store file at ``path``."""
     from engramory import secrets  # noqa: PLC0415
-    from engramory.guard.decision import DENY, Verdict  # noqa: PLC0415
     from engramory.guard.service import predict, silent  # noqa: PLC0415
 
     current = _current(path)
@@ -80,12 +129,5 @@ def check_secrets(call: ToolCall, path: str) -> Verdict:
     for secret in found:
         if predicted[secret.start : secret.end] in held or allows(lines, secret.line, RULE_ID):
             continue
-        return Verdict(
-            DENY,
-            f"Engramory: this write would put a {secret.kind} ({secret.shown}) into the memory "
-            f"store ({call.path}, line {secret.line}). The store is plain text on disk and "
-            "must never hold a secret's value: write where the secret lives instead (for "
-            "example 'the deploy token is in the password manager under ci'), and rotate the "
-            "credential if it was real.",
-        )
+        return refusal(secret.kind, secret.shown, f"{call.path}, line {secret.line}")
     return silent()

@@ -382,7 +382,9 @@ def check_patch(
 ) -> Verdict:
     """The verdict for a V4A patch (``apply_patch``) whose paths are relative to ``cwd``.
 
-    Silent when the patch does not parse or names no index. Otherwise its operations
+    A patch that writes a store's markdown file is also checked for a new secret
+    (:mod:`engramory.guard.secretcheck`). Silent when the patch does not parse or
+    names no index and no store file. Otherwise its operations
     are simulated in order, each seeing the earlier ones' results, on the files that
     can end up in an index (an index, or a file moved onto one); nothing is written.
     Every index the patch leaves behind is judged against the index as it is now,
@@ -405,11 +407,17 @@ def check_patch(
 
     if parsed.error is not None:
         return silent()
-    if not any(guarded(op.path) or guarded(op.destination) for op in parsed.ops):
-        return silent()
-    from engramory.caps import caps_from  # noqa: PLC0415
+    verdicts = []
+    if any(guarded(op.path) or guarded(op.destination) for op in parsed.ops):
+        from engramory.caps import caps_from  # noqa: PLC0415
 
-    return _PatchRun(cwd, caps_from(dict(environ)), guarded).judge(parsed.ops)
+        verdicts.append(_PatchRun(cwd, caps_from(dict(environ)), guarded).judge(parsed.ops))
+    notes = [op for op in parsed.ops if is_store_note(op.destination, cwd, environ, index)]
+    if notes:
+        from engramory.guard.secretcheck import check_patch_secrets  # noqa: PLC0415
+
+        verdicts.append(check_patch_secrets(notes, cwd))
+    return strongest(verdicts)
 
 
 class _PatchRun:
