@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 from hookkit import HEAVY, answer, hot_path, imported, run_hook
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from engramory.guard import service
 
@@ -183,3 +185,54 @@ def test_a_codex_patch_that_keeps_or_removes_a_key_passes(store: Path) -> None:
         store, f"*** Update File: deploy.md\n@@\n aws key: {AWS}\n+See also ci.md.\n"
     )
     assert codex_verdict(context) == "silent"
+
+
+# --- the pre-check that spares the detector's import --------------------------------------
+
+
+def _samples() -> list[str]:
+    """One text per kind the detector knows, assembled from pieces."""
+    alnum = "aB3dE5gH7jK9mN1pQ2rS4tU6vW8xY0zAbCdEfGh"
+    return [
+        "AKIA" + "QWERTYUIOPASDFGH",
+        "AIza" + (alnum * 2)[:35],
+        "glpat-" + alnum[:20],
+        "xoxb-" + "1234567890-" + alnum[:20],
+        "sk-" + "proj-" + alnum * 2,
+        "sk-" + "ant-" + alnum * 2,
+        "pypi-" + "AgEIcHlwaS5vcmc" + alnum,
+        "-----BEGIN RSA " + "PRIVATE KEY-----\n" + "MIIE" + alnum * 2 + "\n",
+        "gh" + "p_" + (alnum * 2)[:36],
+        "github_" + "pat_" + (alnum * 3)[:82],
+        "sk_" + "live_" + alnum,
+        "npm_" + (alnum * 2)[:36],
+        "https://hooks.slack.com/services/" + "T0123ABCD/B0123ABCD/" + alnum[:24],
+        "eyJ" + "hbGciOiJIUzI1NiJ9" + "." + "eyJzdWIiOiIxIn0" + "." + alnum[:30],
+        "password: " + "Zx8#qL2!vR9@mT4$",
+        "API_KEY=" + "Zx8qL2vR9mT4wP7n",
+        "Client_Secret = " + "Zx8qL2vR9mT4wP7n",
+    ]
+
+
+def test_every_kind_the_detector_finds_passes_the_pre_check() -> None:
+    from engramory import secrets
+    from engramory.guard.secretcheck import may_hold_secret
+
+    found_kinds = set()
+    for sample in _samples():
+        text = f"note text\n{sample}\nmore"
+        found = secrets.find(text)
+        found_kinds.update(secret.kind for secret in found)
+        assert may_hold_secret(text) or not found, sample
+    assert found_kinds == set(secrets.KINDS)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.characters(codec="utf-8"), max_size=200), st.sampled_from(_samples()))
+def test_the_pre_check_never_hides_a_secret(noise: str, sample: str) -> None:
+    from engramory import secrets
+    from engramory.guard.secretcheck import may_hold_secret
+
+    for text in (noise, noise + sample, sample + noise, noise[:50] + sample + noise[50:]):
+        if secrets.find(text):
+            assert may_hold_secret(text)

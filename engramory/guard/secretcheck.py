@@ -22,8 +22,29 @@ if TYPE_CHECKING:
     from engramory.guard.v4a import FileOp
 
 RULE_ID = "secret-value"
+# Every secret engramory.secrets finds holds one of these: a provider's literal prefix, a
+# JWT's encoded header, or (compared in lower case) a generic keyword. A text holding none
+# is answered without importing the detector (``re`` and its patterns cost more than the
+# whole hook); tests/test_guard_secrets.py checks the list against the detector.
+ANCHORS = (
+    "AKIA", "ASIA", "ABIA", "ACCA", "AIza", "glpat-", "xoxa-", "xoxb-", "xoxp-", "xoxr-",
+    "xoxs-", "sk-", "pypi-", "PRIVATE KEY-----", "ghp_", "gho_", "ghu_", "ghs_", "ghr_",
+    "github_pat_", "k_live_", "npm_", "hooks.slack.com", "eyJ",
+)  # fmt: skip
+KEYWORDS = (
+    "password", "passwd", "pwd", "secret", "token",
+    "apikey", "api_key", "api-key", "accesskey", "access_key", "access-key",
+)  # fmt: skip
 ALLOW_OPEN = "<!-- engramory: allow "
 NOTE_LIMIT = 4 * 1024 * 1024  # store.NOTE_READ_LIMIT: the doctor reads no more of a note
+
+
+def may_hold_secret(text: str) -> bool:
+    """``False`` only when ``text`` surely holds no secret the detector would find."""
+    if any(anchor in text for anchor in ANCHORS):
+        return True
+    low = text.lower()
+    return any(word in low for word in KEYWORDS)
 
 
 def _current(path: str) -> str | None:
@@ -97,6 +118,8 @@ def check_patch_secrets(ops: list[FileOp], cwd: str) -> Verdict:
         )
         current: str | None = None
         for text, old in pieces:
+            if not may_hold_secret(text):
+                continue
             lines = text.split("\n")
             for secret in secrets.find(text):
                 value = text[secret.start : secret.end]
@@ -112,15 +135,16 @@ def check_patch_secrets(ops: list[FileOp], cwd: str) -> Verdict:
 
 def check_secrets(call: ToolCall, path: str) -> Verdict:
     """Deny a call that would write a new secret into the store file at ``path``."""
-    from engramory import secrets  # noqa: PLC0415
     from engramory.guard.service import predict, silent  # noqa: PLC0415
 
     current = _current(path)
     if current is None:
         return silent()
     predicted = predict(call, current)
-    if not isinstance(predicted, str):
+    if not isinstance(predicted, str) or not may_hold_secret(predicted):
         return silent()
+    from engramory import secrets  # noqa: PLC0415 - only for a text that may hold one
+
     found = secrets.find(predicted)
     if not found:
         return silent()
