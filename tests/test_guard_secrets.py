@@ -211,7 +211,15 @@ def _samples() -> list[str]:
         "password: " + "Zx8#qL2!vR9@mT4$",
         "API_KEY=" + "Zx8qL2vR9mT4wP7n",
         "Client_Secret = " + "Zx8qL2vR9mT4wP7n",
+        '{"token": "' + "Zx8qL2vR9mT4wP7n" + '"}',
+        "PASSWD\t=\t'" + "Zx8#qL2!vR9@mT4$" + "'",
     ]
+
+
+def test_a_keyword_in_prose_does_not_load_the_detector(store: Path) -> None:
+    prose = NOTE + "The deploy token is in the vault under ci; the password manager has it.\n"
+    names = imported("claude", write(store / "deploy.md", prose))
+    assert "engramory.secrets" not in names and "re" not in names
 
 
 def test_every_kind_the_detector_finds_passes_the_pre_check() -> None:

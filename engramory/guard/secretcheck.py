@@ -39,12 +39,34 @@ ALLOW_OPEN = "<!-- engramory: allow "
 NOTE_LIMIT = 4 * 1024 * 1024  # store.NOTE_READ_LIMIT: the doctor reads no more of a note
 
 
+_BETWEEN = "\"'` \t"  # what may stand between a keyword and its ``:`` or ``=``
+_BETWEEN_MAX = 9
+
+
 def may_hold_secret(text: str) -> bool:
-    """``False`` only when ``text`` surely holds no secret the detector would find."""
+    """``False`` only when ``text`` surely holds no secret the detector would find.
+
+    A provider's anchor anywhere, or a generic keyword followed (after quotes and
+    blanks) by ``:`` or ``=``, as the detector's assignment rule needs.
+    """
     if any(anchor in text for anchor in ANCHORS):
         return True
     low = text.lower()
-    return any(word in low for word in KEYWORDS)
+    return any(_assigned(low, word) for word in KEYWORDS)
+
+
+def _assigned(low: str, word: str) -> bool:
+    """Whether ``word`` occurs in ``low`` right before a ``:`` or ``=``."""
+    at = low.find(word)
+    while at >= 0:
+        j = at + len(word)
+        limit = j + _BETWEEN_MAX
+        while j < len(low) and j < limit and low[j] in _BETWEEN:
+            j += 1
+        if j < len(low) and low[j] in ":=":
+            return True
+        at = low.find(word, at + 1)
+    return False
 
 
 def _current(path: str) -> str | None:
