@@ -22,6 +22,7 @@ duplicate-slug nested-note orphan linked-not-indexed wikilink-missing wikilink-n
 no-frontmatter frontmatter-syntax duplicate-key missing-field invalid-type invalid-scope
 missing-date invalid-date date-order future-date missing-why missing-how-to-apply empty-label
 name-mismatch missing-scope unknown-key
+relative-date current-state per-turn-log stale-project dated-series handoff-store not-gitignored
 """.split()
 
 

@@ -21,17 +21,20 @@ from engramory.markdown import IndexLine
 from engramory.store import IndexFile, NoteFile, Read, Target, Walk
 
 DEFAULT_MAX_INDEX_LINE = 200
+DEFAULT_STALE_DAYS = 90
 
 
 @dataclass(frozen=True)
 class Options:
-    """How the doctor runs: schema rules on or off, the long-line limit, today's date, and
-    the profile (the store's dialect: how loud each rule is)."""
+    """How the doctor runs: schema rules on or off, the long-line limit, today's date, the
+    profile (the store's dialect: how loud each rule is), and the age in days past which
+    a project note is stale (``0``: never)."""
 
     schema: bool = True
     max_index_line: int = DEFAULT_MAX_INDEX_LINE
     today: date = field(default_factory=date.today)
     profile: Profile = ENGRAMORY
+    stale_days: int = DEFAULT_STALE_DAYS
 
 
 class NoteCheck:
