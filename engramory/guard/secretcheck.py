@@ -35,7 +35,7 @@ KEYWORDS = (
     "password", "passwd", "pwd", "secret", "token",
     "apikey", "api_key", "api-key", "accesskey", "access_key", "access-key",
 )  # fmt: skip
-ALLOW_OPEN = "<!-- engramory: allow "
+MARKER = "engramory:"  # allowcomment.MARKER: a text without it has no allow comment
 NOTE_LIMIT = 4 * 1024 * 1024  # store.NOTE_READ_LIMIT: the doctor reads no more of a note
 
 
@@ -82,26 +82,13 @@ def _current(path: str) -> str | None:
     return raw.decode("utf-8", "surrogateescape")
 
 
-def allows(lines: list[str], line: int, rule_id: str) -> bool:
-    """Whether an allow comment for ``rule_id`` is on 1-based ``line`` or alone on the one above."""
-    here = lines[line - 1] if 0 < line <= len(lines) else ""
-    above = lines[line - 2].strip() if 1 < line <= len(lines) + 1 else ""
-    if _names(here, rule_id):
-        return True
-    return above.startswith(ALLOW_OPEN) and above.endswith("-->") and _names(above, rule_id)
+def allowed(text: str, line: int) -> bool:
+    """Whether an allow comment for ``secret-value`` covers 1-based ``line`` of ``text``."""
+    if MARKER not in text:
+        return False
+    from engramory.allowcomment import line_allows  # noqa: PLC0415
 
-
-def _names(text: str, rule_id: str) -> bool:
-    at = text.find(ALLOW_OPEN)
-    while at >= 0:
-        end = text.find("-->", at)
-        if end < 0:
-            return False
-        listed = text[at + len(ALLOW_OPEN) : end].replace(" ", "").split(",")
-        if rule_id in listed:
-            return True
-        at = text.find(ALLOW_OPEN, end)
-    return False
+    return RULE_ID in line_allows(text).get(line, frozenset())
 
 
 def refusal(kind: str, shown: str, where: str) -> Verdict:
@@ -142,10 +129,9 @@ def check_patch_secrets(ops: list[FileOp], cwd: str) -> Verdict:
         for text, old in pieces:
             if not may_hold_secret(text):
                 continue
-            lines = text.split("\n")
             for secret in secrets.find(text):
                 value = text[secret.start : secret.end]
-                if value in old or allows(lines, secret.line, RULE_ID):
+                if value in old or allowed(text, secret.line):
                     continue
                 if current is None:
                     current = _current(os.path.join(cwd, op.path)) or ""
@@ -171,9 +157,8 @@ def check_secrets(call: ToolCall, path: str) -> Verdict:
     if not found:
         return silent()
     held = {current[s.start : s.end] for s in secrets.find(current)} if current else set()
-    lines = predicted.split("\n")
     for secret in found:
-        if predicted[secret.start : secret.end] in held or allows(lines, secret.line, RULE_ID):
+        if predicted[secret.start : secret.end] in held or allowed(predicted, secret.line):
             continue
         return refusal(secret.kind, secret.shown, f"{call.path}, line {secret.line}")
     return silent()
