@@ -11,7 +11,8 @@ installer registers it (``python -I -S hooks/engramory_index_guard.py --host
 HOST --index STORE/MEMORY.md``) on that host's own payloads: a write to
 another file, a shell command that cannot write, an edit of a 150-line index
 (for Codex an ``apply_patch`` of it), and a denied write of 250 lines to the
-index. Runs are interleaved with ``python -I -S -c pass`` (one floor run before
+index (and, for Claude Code, a write of a note beside the index: scanned for a
+secret). Runs are interleaved with ``python -I -S -c pass`` (one floor run before
 each hook run), and each row is the median of the hook's times over the median
 of the floor's, so a machine that slows down for a while slows both alike.
 Claude Code also gets a Bash command parsed in full, a denied Bash write, and
@@ -58,6 +59,9 @@ def host_payloads(store: Path) -> dict[str, dict[str, object]]:
     index = store / "MEMORY.md"
     app, cwd = str(store.parent / "app.py"), str(store.parent)
     code, grown = "print(1)\n" * 50, "- [x](x.md)\n" * 250
+    note = "---\nname: deploy\ndescription: how we deploy\ntype: reference\n---\n\n" + (
+        "Deploy with make; the token is in the vault under ci.\n" * 20
+    )
     tests = "pytest -q tests/"
 
     def claude_like(tool: str, tool_input: dict[str, object]) -> dict[str, object]:
@@ -87,6 +91,9 @@ def host_payloads(store: Path) -> dict[str, dict[str, object]]:
             "non-index shell": claude_like("Bash", {"command": tests}),
             "index edit": claude_like("Edit", {"file_path": str(index), **edit}),
             "denied index write": claude_like("Write", {"file_path": str(index), "content": grown}),
+            "store note write": claude_like(
+                "Write", {"file_path": str(store / "deploy.md"), "content": note}
+            ),
             "shell parsed in full": claude_like(
                 "Bash", {"command": "pytest -q tests/ 2>&1 | tee build.log > /dev/null"}
             ),
@@ -148,6 +155,7 @@ LIMITS = {
     "non-index shell": 1.5,
     "index edit": 2.0,
     "denied index write": 2.0,
+    "store note write": 2.0,
 }
 
 

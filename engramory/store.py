@@ -101,11 +101,22 @@ class NoteFile:
 
 @dataclass
 class Walk:
-    """The store's files: live notes, archived note names, unreadable directories."""
+    """The store's files: live notes, archived note names, unreadable directories.
+
+    ``dirs`` are the directories found (hidden ones are skipped; ``templates/``
+    is listed but not entered); ``loose`` the files outside ``archive/`` that are not notes
+    and are named like a handoff (``handoff*``, ``hand-off*``, any case): the
+    content rules look for a parallel store in both.
+    """
 
     notes: list[NoteFile] = field(default_factory=list)
     archived: list[str] = field(default_factory=list)
     bad_dirs: list[tuple[str, str]] = field(default_factory=list)
+    dirs: list[str] = field(default_factory=list)
+    loose: list[str] = field(default_factory=list)
+
+
+HANDOFF_PREFIXES = ("handoff", "hand-off")
 
 
 def _classify_file_entry(entry: os.DirEntry[str], rel: str, root: str) -> NoteFile:
@@ -154,10 +165,15 @@ def walk(root: str) -> Walk:
             except OSError:
                 is_dir = False
             if is_dir:
+                found.dirs.append(rel)
                 if area_of(rel + "/x") != TEMPLATES:
                     subdirs.append((entry.path, rel))
                 continue
-            if not name.lower().endswith(".md") or (not rel_dir and name == INDEX_NAME):
+            if not name.lower().endswith(".md"):
+                if area != ARCHIVE and name.casefold().startswith(HANDOFF_PREFIXES):
+                    found.loose.append(rel)
+                continue
+            if not rel_dir and name == INDEX_NAME:
                 continue
             if area == ARCHIVE:
                 found.archived.append(rel)

@@ -1,8 +1,9 @@
 """Small text helpers for messages: sizes, plurals, and safe excerpts of user content.
 
 Messages quote files that an attacker may have written, so every fragment of
-user content goes through :func:`excerpt`, which truncates it and hides long
-token-like runs (keys, passwords, hashes) instead of echoing them.
+user content goes through :func:`excerpt`, which truncates it, redacts every
+secret :mod:`engramory.secrets` finds and hides other long token-like runs
+(keys, hashes) instead of echoing them.
 
 Every line of text output that can carry file-derived text (a path, a title, a
 message quoting either) goes through :func:`printable` where it is printed, so
@@ -158,10 +159,15 @@ def _escape_unprintable(ch: str) -> str:
 def excerpt(text: str, limit: int = 40) -> str:
     """A short, quoted, single-line rendering of untrusted text for a message.
 
-    Control characters are escaped, credential-like runs of 20+ characters
-    are cut to their first four, and the result is truncated to ``limit`` characters.
+    Every value :mod:`engramory.secrets` finds is cut to its first four characters
+    (a password in a malformed line is never echoed), control characters are
+    escaped, the remaining credential-like runs of 20+ characters are cut to their
+    first four too, and the result is truncated to ``limit`` characters.
     """
-    cleaned = "".join(_escape_unprintable(ch) for ch in text[: limit * 4])
+    # Imported here: textfmt is on the guard's hook path, which must not load ``re``.
+    from engramory.secrets import redact  # noqa: PLC0415
+
+    cleaned = "".join(_escape_unprintable(ch) for ch in redact(text[: limit * 4]))
     cleaned = _mask_secret_runs(cleaned)
     if len(cleaned) > limit or len(text) > limit * 4:
         cleaned = cleaned[:limit].rstrip() + "…"

@@ -29,7 +29,7 @@ from conftest import REPO
 PACKAGE = REPO / "engramory"
 CORE = (
     "caps breach frontmatter markdown store discovery fsutil textfmt resources errors console fastjson"
-    " automemory"
+    " automemory allowcomment secrets"
 ).split()
 UPPER_PACKAGES = ("commands", "hosts", "install", "doctor", "guard", "continuity")
 # Package -> the packages it must not import.

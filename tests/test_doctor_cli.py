@@ -22,7 +22,9 @@ duplicate-slug nested-note orphan linked-not-indexed wikilink-missing wikilink-n
 no-frontmatter frontmatter-syntax duplicate-key missing-field invalid-type invalid-scope
 missing-date invalid-date date-order future-date missing-why missing-how-to-apply empty-label
 name-mismatch missing-scope unknown-key
+relative-date current-state per-turn-log stale-project dated-series handoff-store not-gitignored
 """.split()
+ISSUE_CATALOGUE += ["secret-value", "personal-data"]  # issue 14: secrets
 ISSUE_CATALOGUE += ["near-duplicate"]  # issue 14: dupes
 
 

@@ -19,7 +19,7 @@ from engramory.commands.options import (
     positive_int_arg,
 )
 from engramory.doctor import engine
-from engramory.doctor.context import DEFAULT_MAX_INDEX_LINE, Options
+from engramory.doctor.context import DEFAULT_MAX_INDEX_LINE, DEFAULT_STALE_DAYS, Options
 from engramory.doctor.model import (
     ERROR,
     FINDINGS_PER_FILE,
@@ -76,6 +76,8 @@ examples:
   engramory doctor ~/notes/memory --profile claude-native
   engramory doctor --ignore missing-scope,name-mismatch --strict
   engramory doctor big-store --jobs 1       # one process, no workers
+  engramory doctor --stale-days 30          # project notes untouched for 30+ days are stale
+  engramory doctor --stale-days 0           # stale-project off
   engramory doctor --list-rules
   engramory doctor --explain pointer-missing   # what it checks, examples, the fix"""
 
@@ -329,6 +331,14 @@ def exit_code(findings: list[Finding], strict: bool) -> int:
     return EXIT_FINDINGS if any(f.severity in failing for f in findings) else EXIT_OK
 
 
+def non_negative_int_arg(raw: str) -> int:
+    """argparse ``type=`` for ``--stale-days``: ``0`` or a positive integer in ASCII digits."""
+    text = raw.strip()
+    if text and text.isascii() and text.isdigit():
+        return int(text)
+    raise argparse.ArgumentTypeError(f"expected 0 or a positive integer, got {raw!r}")
+
+
 def register(subparsers: argparse._SubParsersAction) -> None:
     """Add the ``doctor`` subcommand."""
     parser = subparsers.add_parser(
@@ -385,6 +395,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help=f"longest pointer line before index-line-too-long (default: {DEFAULT_MAX_INDEX_LINE})",
     )
     parser.add_argument(
+        "--stale-days",
+        type=non_negative_int_arg,
+        default=DEFAULT_STALE_DAYS,
+        metavar="N",
+        help="a project note whose 'updated' is more than N days before today is "
+        f"stale-project (default: {DEFAULT_STALE_DAYS}; 0: off)",
+    )
+    parser.add_argument(
         "--jobs",
         type=positive_int_arg,
         default=0,
@@ -420,6 +438,7 @@ def run(args: argparse.Namespace) -> int:
         max_index_line=args.max_index_line,
         today=date.today(),
         profile=profile,
+        stale_days=args.stale_days,
     )
     report = engine.run(str(location.root), caps, options, chosen, args.jobs)
     if args.format == "json":

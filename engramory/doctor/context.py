@@ -9,6 +9,7 @@ a 100,000-note store is never held in memory at once.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import date
@@ -18,20 +19,31 @@ from engramory.caps import Caps
 from engramory.doctor.profiles import ENGRAMORY, Profile
 from engramory.frontmatter import NOTE_TYPES, Frontmatter
 from engramory.markdown import IndexLine
-from engramory.store import IndexFile, NoteFile, Read, Target, Walk
+from engramory.store import (
+    NOTE_READ_LIMIT,
+    IndexFile,
+    NoteFile,
+    Read,
+    Target,
+    Walk,
+    read_file,
+)
 
 DEFAULT_MAX_INDEX_LINE = 200
+DEFAULT_STALE_DAYS = 90
 
 
 @dataclass(frozen=True)
 class Options:
-    """How the doctor runs: schema rules on or off, the long-line limit, today's date, and
-    the profile (the store's dialect: how loud each rule is)."""
+    """How the doctor runs: schema rules on or off, the long-line limit, today's date, the
+    profile (the store's dialect: how loud each rule is), and the age in days past which
+    a project note is stale (``0``: never)."""
 
     schema: bool = True
     max_index_line: int = DEFAULT_MAX_INDEX_LINE
     today: date = field(default_factory=date.today)
     profile: Profile = ENGRAMORY
+    stale_days: int = DEFAULT_STALE_DAYS
 
 
 class NoteCheck:
@@ -166,6 +178,14 @@ class StoreView:
     missing_links: list[tuple[int, str, int]] = field(default_factory=list)
     facts: dict[str, list[Any]] = field(default_factory=dict)
     _reach: tuple[set[int], set[int]] | None = None
+
+    def archived_notes(self) -> Iterator[tuple[str, bytes]]:
+        """``(path, bytes)`` of each archived note that reads as a regular file, one at a
+        time, bounded like a live note (a symlink, FIFO or oversized file is skipped)."""
+        for rel in self.walk.archived:
+            read = read_file(os.path.join(self.root, *rel.split("/")), NOTE_READ_LIMIT)
+            if read.data is not None:
+                yield rel, read.data
 
     @property
     def index_read(self) -> bool:

@@ -22,6 +22,7 @@ from typing import Any, NamedTuple
 
 from engramory import markdown
 from engramory.caps import Caps
+from engramory.doctor.allow import Allowances, LineAllows, line_allows
 from engramory.doctor.context import (
     NameTable,
     NoteCheck,
@@ -30,11 +31,11 @@ from engramory.doctor.context import (
     Pointer,
     StoreView,
 )
-from engramory.doctor.model import NOTE, STORE, Finding, Rule, capped
+from engramory.doctor.model import NOTE, STORE, Finding, Issue, More, Rule, capped
 from engramory.doctor.profiles import ENGRAMORY, Profile
 from engramory.doctor.rules import RULES
 from engramory.doctor.workers import map_ranges, worker_count
-from engramory.frontmatter import parse_bytes
+from engramory.frontmatter import decode, parse_bytes
 from engramory.store import (
     ANCHOR,
     ARCHIVE,
@@ -85,8 +86,9 @@ class _Part(NamedTuple):
     ``findings``: ``(rule id, path, line, message)``; ``notes``: ``(status,
     type, linked note numbers)`` per note of the range, in order;
     ``identities``: ``((device, inode), note number)``; ``odd_links`` and
-    ``missing_links``: ``(note number, target, line)``; ``facts``: per store
-    rule that gathers them, one fact per note of the range, in order.
+    ``missing_links``: ``(note number, target, line)``; ``allows``: the allow
+    comments of the notes that hold one, ``(path, rule ids per line)``; ``facts``:
+    per store rule that gathers them, one fact per note of the range, in order.
     """
 
     start: int
@@ -95,7 +97,23 @@ class _Part(NamedTuple):
     identities: list[tuple[tuple[int, int], int]]
     odd_links: list[tuple[int, str, int]]
     missing_links: list[tuple[int, str, int]]
+    allows: list[tuple[str, LineAllows]]
     facts: dict[str, list[Any]]
+
+
+def unsilenced(rule_id: str, issues: Iterable[Issue], allowances: Allowances) -> Iterator[Issue]:
+    """``issues`` less those an allow comment silences (a count of more findings stays)."""
+    for issue in issues:
+        if isinstance(issue[2], More) or not allowances.silences(rule_id, issue[0], issue[1]):
+            yield issue
+
+
+def _note_allows(read: Read) -> LineAllows:
+    """The allow comments of one note read from disk (cheap when it holds none)."""
+    data = read.data
+    if data is None or b"engramory:" not in data:
+        return {}
+    return line_allows(decode(data))
 
 
 class _Gatherer:
@@ -120,9 +138,11 @@ class _Gatherer:
         names: NameTable,
         archived: frozenset[str],
         wanted: frozenset[tuple[int, int]] | None,
+        allowances: Allowances,
         gatherers: Sequence[Rule] = (),
     ) -> None:
         self.root = root
+        self.allowances = allowances
         self.files = files
         self.rules = rules
         self.gatherers = list(gatherers)
@@ -154,10 +174,17 @@ class _Gatherer:
         return self.summaries
 
     def check_range(self, start: int, stop: int) -> _Part:
-        part = _Part(start, [], [], [], [], [], {})
+        part = _Part(start, [], [], [], [], [], [], {})
         checks = [self.read(number) for number in range(start, stop)]
+        allowances = Allowances()
+        allowances.anywhere = self.allowances.anywhere
+        for check in checks:
+            found = _note_allows(check.read)
+            if found:
+                allowances.add(check.rel, found)
+                part.allows.append((check.rel, found))
         for rule in self.rules:
-            issues = capped(rule.id, rule.check(checks))
+            issues = capped(rule.id, unsilenced(rule.id, rule.check(checks), allowances))
             part.findings.extend((rule.id, *issue) for issue in issues)
         for rule in self.gatherers:
             gather = rule.gather
@@ -190,6 +217,8 @@ class _Gatherer:
             self.identities.setdefault(identity, []).append(number)
         self.odd_links.extend(part.odd_links)
         self.missing_links.extend(part.missing_links)
+        for path, allows in part.allows:
+            self.allowances.add(path, allows)
         for rule_id, facts in part.facts.items():
             self.facts[rule_id].extend(facts)
 
@@ -381,7 +410,10 @@ def _run(
     store_rules = _active(STORE, chosen, options)
     gatherers = [rule for rule in store_rules if rule.gather is not None]
     unknown = None if index.text is not None else frozenset()  # no index: no identity needed
-    gathered = _Gatherer(root, files.notes, rules, options, names, archived, unknown, gatherers)
+    allowances = Allowances(index.text)
+    gathered = _Gatherer(
+        root, files.notes, rules, options, names, archived, unknown, allowances, gatherers
+    )
     summaries = gathered.run(jobs, lambda: resolver.resolve_index(index.text))
     resolver.identities = gathered.identities
     lines = resolver.lines
@@ -402,8 +434,14 @@ def _run(
     )
     findings = gathered.findings
     for rule in store_rules:
-        for path, line, message in capped(rule.id, rule.check(view)):
+        issues = unsilenced(rule.id, rule.check(view), allowances)
+        for path, line, message in capped(rule.id, issues):
             findings.append(_finding(options.profile, rule.id, path, line, message))
+    for rule in rules:
+        if rule.store_check is not None:
+            issues = unsilenced(rule.id, rule.store_check(view), allowances)
+            for path, line, message in capped(rule.id, issues):
+                findings.append(_finding(options.profile, rule.id, path, line, message))
     findings.sort(key=Finding.sort_key)
     live = sum(1 for note in summaries if note.status != ESCAPES)
     return Report(root, caps, index, live, findings, _hints(findings, view), options.profile)

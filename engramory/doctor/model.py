@@ -185,6 +185,9 @@ class Rule:
     fix_for: Callable[[Any], str] | None = None
     fires: tuple[Example, ...] = ()
     quiet: tuple[Example, ...] = ()
+    # A note rule that also looks at files outside the live notes (the index, archived
+    # notes) does so here, once, in the store pass: ``store_check(view)``.
+    store_check: Callable[[Any], Iterator[Any]] | None = None
     gather: Callable[[Any], Any] | None = None
 
 
@@ -199,6 +202,7 @@ def rule(
     quiet: tuple[Example, ...],
     schema: bool = False,
     fix_for: Callable[[Any], str] | None = None,
+    store_check: Callable[[Any], Iterator[Any]] | None = None,
     gather: Callable[[Any], Any] | None = None,
 ) -> Callable[[Callable[..., Iterator[Any]]], Rule]:
     """Make a rule function a :class:`Rule` under a stable kebab-case id (the catalogue
@@ -206,7 +210,8 @@ def rule(
 
     ``fix`` is the catalogue's how-to-fix line; ``fix_for(view)``, when given,
     words it for the store at hand (e.g. naming which cap is breached).
-    ``fires`` and ``quiet`` are its examples (at least one of each).
+    ``fires`` and ``quiet`` are its examples (at least one of each). A note rule's
+    ``store_check(view)``, when given, runs once in the store pass as well.
     ``gather(note)``, for a store rule, works out a small fact about each note in
     the per-note pass, while its text is in memory (in worker processes on a
     large store): it must return plain, picklable data, the same in any process.
@@ -219,7 +224,18 @@ def rule(
         if gather is not None and scope != STORE:
             raise ValueError(f"only a store rule gathers facts: {rule_id}")
         return Rule(
-            rule_id, severity, summary, scope, schema, fix, check, fix_for, fires, quiet, gather
+            rule_id,
+            severity,
+            summary,
+            scope,
+            schema,
+            fix,
+            check,
+            fix_for,
+            fires,
+            quiet,
+            store_check,
+            gather,
         )
 
     return make

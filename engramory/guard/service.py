@@ -122,6 +122,43 @@ def is_index(
     return same_file(os.path.join(cwd, os.path.expanduser(path)), os.path.expanduser(pinned))
 
 
+ARCHIVE_DIR = "archive"
+
+
+def is_store_note(
+    path: str, cwd: str, environ: dict[str, str] | os._Environ[str], index: str | None = None
+) -> bool:
+    """Whether ``path`` (relative to ``cwd``) is a ``.md`` file of a memory store.
+
+    A store's markdown files are its index, the files beside it and those in its
+    ``archive/``. With ``ENGRAMORY_INDEX_PATH`` only that index's store counts; else
+    any folder holding a file named like the index (two ``stat`` calls at most), and
+    the store of ``--index``. Nothing is read: a file that is not ``.md`` costs nothing.
+    """
+    if not path.lower().endswith(".md"):
+        return False
+    folder = os.path.dirname(os.path.join(cwd, os.path.expanduser(path)))
+    above = os.path.dirname(folder) if os.path.basename(folder).lower() == ARCHIVE_DIR else None
+    pinned = index_path(environ)
+    if pinned is None:
+        name = index_name(environ)
+        for store in (folder, above):
+            if store is not None and os.path.isfile(os.path.join(store, name)):
+                return True
+        if index is None:
+            return False
+        pinned = index
+    store = os.path.dirname(os.path.expanduser(pinned))
+    return any(place is not None and _same_folder(place, store) for place in (folder, above))
+
+
+def _same_folder(a: str, b: str) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except (OSError, ValueError):
+        return False
+
+
 def same_file(target: str, index: str) -> bool:
     """Whether ``target`` is ``index``: one file (device and inode) or one resolved path.
 
@@ -213,9 +250,15 @@ def check(
         return check_powershell(call.command, environ, index)
     if call.kind not in EDIT_KINDS or not call.path:
         return silent()
-    if not is_index(call.path, cwd, environ, index):
-        return silent()
-    return check_edit(call, os.path.join(cwd, call.path), caps_from(dict(environ)))
+    target = os.path.join(cwd, call.path)
+    verdicts = []
+    if is_index(call.path, cwd, environ, index):
+        verdicts.append(check_edit(call, target, caps_from(dict(environ))))
+    if is_store_note(call.path, cwd, environ, index):
+        from engramory.guard.secretcheck import check_secrets  # noqa: PLC0415
+
+        verdicts.append(check_secrets(call, target))
+    return strongest(verdicts)
 
 
 def read_index(path: str, caps: Caps) -> tuple[str, bytes | None]:
@@ -339,7 +382,9 @@ def check_patch(
 ) -> Verdict:
     """The verdict for a V4A patch (``apply_patch``) whose paths are relative to ``cwd``.
 
-    Silent when the patch does not parse or names no index. Otherwise its operations
+    A patch that writes a store's markdown file is also checked for a new secret
+    (:mod:`engramory.guard.secretcheck`). Silent when the patch does not parse or
+    names no index and no store file. Otherwise its operations
     are simulated in order, each seeing the earlier ones' results, on the files that
     can end up in an index (an index, or a file moved onto one); nothing is written.
     Every index the patch leaves behind is judged against the index as it is now,
@@ -362,11 +407,17 @@ def check_patch(
 
     if parsed.error is not None:
         return silent()
-    if not any(guarded(op.path) or guarded(op.destination) for op in parsed.ops):
-        return silent()
-    from engramory.caps import caps_from  # noqa: PLC0415
+    verdicts = []
+    if any(guarded(op.path) or guarded(op.destination) for op in parsed.ops):
+        from engramory.caps import caps_from  # noqa: PLC0415
 
-    return _PatchRun(cwd, caps_from(dict(environ)), guarded).judge(parsed.ops)
+        verdicts.append(_PatchRun(cwd, caps_from(dict(environ)), guarded).judge(parsed.ops))
+    notes = [op for op in parsed.ops if is_store_note(op.destination, cwd, environ, index)]
+    if notes:
+        from engramory.guard.secretcheck import check_patch_secrets  # noqa: PLC0415
+
+        verdicts.append(check_patch_secrets(notes, cwd))
+    return strongest(verdicts)
 
 
 class _PatchRun:

@@ -45,7 +45,8 @@ def path_may_be_index(
     index: str | None,
     cwd_raw: bytes | None = None,
 ) -> bool:
-    """Could the edit in ``raw`` target the index? By every value of every one of ``keys``.
+    """Could the edit in ``raw`` concern the guard? By every value of every one of ``keys``:
+    the index, or a markdown file of a store (where a secret is refused).
 
     ``cwd_raw``: where the ``cwd`` member is (default: ``raw``); read only when the
     index is known by its path (else the name decides). ``True`` whenever that cannot
@@ -54,15 +55,22 @@ def path_may_be_index(
     values = [value for key in keys for value in json_strings(raw, key)]
     if not any(values):
         return True
+    paths = [decoded(value) if value is not None else None for value in values]
+    if None in paths:
+        return True
     known = index is not None or service.index_path(environ) is not None
-    cwd = raw_cwd(raw if cwd_raw is None else cwd_raw) if known else ""
+    notes = any(path and path.lower().endswith(".md") for path in paths)
+    cwd = raw_cwd(raw if cwd_raw is None else cwd_raw) if known or notes else ""
     if cwd is None:
         return True
-    for value in values:
-        path = decoded(value) if value is not None else None
-        if path is None or (path and service.is_index(path, cwd, environ, index)):
-            return True
-    return False
+    return any(
+        path
+        and (
+            service.is_index(path, cwd, environ, index)
+            or service.is_store_note(path, cwd, environ, index)
+        )
+        for path in paths
+    )
 
 
 def command_may_write(raw: bytes) -> bool:
@@ -96,37 +104,52 @@ def patch_may_touch_index(
     index: str | None,
     cwd_raw: bytes | None = None,
 ) -> bool:
-    """Could the V4A patch in ``raw`` write the index? By the files its lines name.
+    """Could the V4A patch in ``raw`` concern the guard? By the files its lines name.
 
     Every ``Add File``, ``Update File`` and ``Move to`` target is read off the raw
-    bytes and tested as an edit's path is; ``True`` whenever a target cannot be read
-    cheaply (an escape or a non-ASCII byte in it, whitespace at its ends, no end
-    of line, no ``cwd``).
+    bytes and tested as an edit's path is (the index, or a markdown file of a store);
+    ``True`` whenever a target cannot be read cheaply (:func:`_patch_targets`) or the
+    ``cwd`` cannot be found.
     ``cwd_raw``: where the ``cwd`` member is (default: ``raw``).
     """
-    if not text_may_name_index(raw, environ, index):
+    targets = _patch_targets(raw)
+    if targets is None:
+        return True  # a target the raw scan cannot read: the parser decides
+    notes = any(target.lower().endswith(".md") for target in targets)
+    if not notes and not text_may_name_index(raw, environ, index):
         return False
     known = index is not None or service.index_path(environ) is not None
-    cwd = raw_cwd(raw if cwd_raw is None else cwd_raw) if known else ""
+    cwd = raw_cwd(raw if cwd_raw is None else cwd_raw) if known or notes else ""
     if cwd is None:
         return True
+    return any(
+        service.is_index(target, cwd, environ, index)
+        or service.is_store_note(target, cwd, environ, index)
+        for target in targets
+    )
+
+
+def _patch_targets(raw: bytes) -> list[str] | None:
+    """The files a patch's Add/Update/Move lines name, read off the raw bytes.
+
+    ``None`` when one cannot be read cheaply (an escape or a non-ASCII byte in it,
+    whitespace at its ends -- the host trims Unicode whitespace too --, no end of line).
+    """
+    targets = []
     for marker in _PATCH_TARGETS:
         at = raw.find(marker)
         while at >= 0:
             start = at + len(marker)
             ends = [end for end in (raw.find(e, start) for e in _LINE_ENDS) if end >= 0]
             if not ends:
-                return True
+                return None
             end = min(ends)
             target = raw[start:end]
             if not target or not target.isascii() or b"\\" in target or target != target.strip():
-                return (
-                    True  # the host trims Unicode whitespace too: leave such a name to the parser
-                )
-            if service.is_index(target.decode("utf-8", "replace"), cwd, environ, index):
-                return True
+                return None
+            targets.append(target.decode("ascii"))
             at = raw.find(marker, end)
-    return False
+    return targets
 
 
 def oversized_call(

@@ -10,7 +10,7 @@ its id, severity, summary, fix and examples (see :func:`..model.rule`).
 from __future__ import annotations
 
 from engramory.doctor.model import Rule, catalogue
-from engramory.doctor.rules import duplicates, index, notes, schema
+from engramory.doctor.rules import content, duplicates, index, notes, schema, secrets
 
 REGISTRY: tuple[Rule, ...] = (
     index.no_index,
@@ -54,6 +54,17 @@ REGISTRY: tuple[Rule, ...] = (
     schema.name_mismatch,
     schema.missing_scope,
     schema.unknown_key,
+    # issue 14: content
+    content.relative_date,
+    content.current_state,
+    content.per_turn_log,
+    content.stale_project,
+    content.dated_series,
+    content.handoff_store,
+    content.not_gitignored,
+    # issue 14: secrets
+    secrets.secret_value,
+    secrets.personal_data,
     # issue 14: dupes
     duplicates.near_duplicate,
 )

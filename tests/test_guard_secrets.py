@@ -1,0 +1,246 @@
+"""The guard refuses a secret written into the memory store (issue 14), run as a host runs it.
+
+Every credential below is assembled at run time from pieces, so the repository itself
+never holds one a secret scanner would flag.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from hookkit import HEAVY, answer, hot_path, imported, run_hook
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from engramory.guard import service
+
+AWS = "AKIA" + "QWERTYUIOPASDFGH"[::-1]  # AKIA + 16 of [A-Z2-7]
+OTHER_AWS = "AKIA" + "ZXCVBNMLKJHGFDSA"
+NOTE = "---\nname: deploy\ndescription: how we deploy\ntype: reference\n---\n\nDeploy with make.\n"
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Path:
+    folder = tmp_path / ".engramory-memory"
+    (folder / "archive").mkdir(parents=True)
+    (folder / "MEMORY.md").write_text("# Memory index\n\n- [deploy](deploy.md) — how we deploy\n")
+    (folder / "deploy.md").write_text(NOTE)
+    return folder
+
+
+def verdict(payload: dict, *args: str, env: dict[str, str] | None = None) -> tuple[str, str]:
+    """``(deny|nudge|silent, the reason or context)`` of Claude's hook for one payload."""
+    output = answer(run_hook("claude", payload, *args, env=env))
+    if output is None:
+        return "silent", ""
+    inner = output["hookSpecificOutput"]
+    if inner.get("permissionDecision") == "deny":
+        return "deny", inner["permissionDecisionReason"]
+    return "nudge", inner.get("additionalContext", "")
+
+
+def write(path: Path, content: str) -> dict:
+    return {"tool_name": "Write", "tool_input": {"file_path": str(path), "content": content}}
+
+
+def edit(path: Path, old: str, new: str) -> dict:
+    return {
+        "tool_name": "Edit",
+        "tool_input": {"file_path": str(path), "old_string": old, "new_string": new},
+    }
+
+
+def test_a_fresh_key_written_into_a_note_is_denied_without_echoing_it(store: Path) -> None:
+    kind, reason = verdict(write(store / "deploy.md", NOTE + f"\naws key: {AWS}\n"))
+    assert kind == "deny"
+    assert "AWS access key id" in reason and "line 9" in reason
+    assert AWS not in reason and AWS[4:] not in reason
+
+
+def test_the_same_write_without_the_key_passes(store: Path) -> None:
+    assert verdict(write(store / "deploy.md", NOTE + "\nThe key is in the vault under ci.\n"))[
+        0
+    ] == ("silent")
+
+
+def test_removing_a_key_and_editing_elsewhere_pass(store: Path) -> None:
+    (store / "deploy.md").write_text(NOTE + f"\naws key: {AWS}\n")
+    assert verdict(edit(store / "deploy.md", f"aws key: {AWS}\n", ""))[0] == "silent"
+    assert (
+        verdict(edit(store / "deploy.md", "Deploy with make.", "Deploy with tox."))[0] == "silent"
+    )
+
+
+def test_replacing_one_key_with_another_is_denied(store: Path) -> None:
+    (store / "deploy.md").write_text(NOTE + f"\naws key: {AWS}\n")
+    assert verdict(edit(store / "deploy.md", AWS, OTHER_AWS))[0] == "deny"
+
+
+@pytest.mark.parametrize("where", ["MEMORY.md", "archive/old.md", "new-note.md"])
+def test_every_markdown_file_of_the_store_is_guarded(store: Path, where: str) -> None:
+    target = store / where
+    content = (target.read_text() if target.exists() else "") + f"\ntoken: {AWS}\n"
+    assert verdict(write(target, content))[0] == "deny"
+
+
+def test_a_markdown_file_outside_any_store_is_not_the_guards_business(tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    payload = write(docs / "setup.md", f"aws key: {AWS}\n")
+    assert verdict(payload)[0] == "silent"
+    assert verdict(write(tmp_path / "app.py", f"KEY = '{AWS}'\n"))[0] == "silent"
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        f"aws key: {AWS} <!-- engramory: allow secret-value -->\n",
+        f"<!-- engramory: allow secret-value -->\naws key: {AWS}\n",
+        f"<!-- engramory: allow orphan, secret-value -->\naws key: {AWS}\n",
+    ],
+)
+def test_the_allow_comment_lets_a_value_through(store: Path, content: str) -> None:
+    assert verdict(write(store / "deploy.md", NOTE + content))[0] == "silent"
+
+
+def test_an_allow_comment_for_another_rule_does_not(store: Path) -> None:
+    content = NOTE + f"<!-- engramory: allow orphan -->\naws key: {AWS}\n"
+    assert verdict(write(store / "deploy.md", content))[0] == "deny"
+
+
+def test_a_pinned_index_limits_the_guard_to_its_own_store(store: Path, tmp_path: Path) -> None:
+    other = tmp_path / "other-store"
+    other.mkdir()
+    (other / "MEMORY.md").write_text("# other\n")
+    env = {"ENGRAMORY_INDEX_PATH": str(store / "MEMORY.md")}
+    assert verdict(write(other / "n.md", f"key: {AWS}\n"), env=env)[0] == "silent"
+    assert verdict(write(store / "n.md", f"key: {AWS}\n"), env=env)[0] == "deny"
+
+
+def test_the_registered_index_names_its_store_under_any_folder_name(tmp_path: Path) -> None:
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    (folder / "INDEX.md").write_text("# index\n")
+    args = ("--index", str(folder / "INDEX.md"))
+    assert verdict(write(folder / "n.md", f"key: {AWS}\n"), *args)[0] == "deny"
+
+
+def test_store_note_detection_needs_no_read() -> None:
+    assert not service.is_store_note("app.py", "/nonexistent", {}, None)
+    assert not service.is_store_note("notes.md", "/nonexistent", {}, None)
+
+
+def test_a_non_markdown_write_stays_on_the_hot_path(store: Path) -> None:
+    payload = write(store.parent / "app.py", "print(1)\n")
+    names = imported("claude", payload)
+    assert {n for n in names if n.startswith("engramory")} <= hot_path("claude")
+    assert not names & HEAVY
+
+
+def test_a_note_write_without_a_secret_imports_no_doctor(store: Path) -> None:
+    names = imported("claude", write(store / "deploy.md", NOTE + "More.\n"))
+    assert not any(name.startswith("engramory.doctor") for name in names)
+
+
+def test_payload_with_an_allow_comment_is_json_safe(store: Path) -> None:
+    raw = json.dumps(write(store / "deploy.md", NOTE + "<!-- x -->\n")).encode()
+    assert answer(run_hook("claude", None, raw=raw)) is None
+
+
+def codex_patch(store: Path, body: str) -> dict:
+    patch = "*** Begin Patch\n" + body + "*** End Patch\n"
+    return {
+        "hook_event_name": "PreToolUse",
+        "cwd": str(store),
+        "tool_name": "apply_patch",
+        "tool_input": {"command": patch},
+    }
+
+
+def codex_verdict(payload: dict) -> str:
+    output = answer(run_hook("codex", payload))
+    if output is None:
+        return "silent"
+    return output["hookSpecificOutput"].get("permissionDecision") or "nudge"
+
+
+def test_a_codex_patch_adding_a_key_to_a_store_note_is_denied(store: Path) -> None:
+    added = codex_patch(store, f"*** Add File: keys.md\n+aws key: {AWS}\n")
+    assert codex_verdict(added) == "deny"
+    updated = codex_patch(
+        store, f"*** Update File: deploy.md\n@@\n Deploy with make.\n+aws key: {AWS}\n"
+    )
+    assert codex_verdict(updated) == "deny"
+    plain = codex_patch(store, "*** Update File: deploy.md\n@@\n Deploy with make.\n+More.\n")
+    assert codex_verdict(plain) == "silent"
+
+
+def test_a_codex_patch_that_keeps_or_removes_a_key_passes(store: Path) -> None:
+    (store / "deploy.md").write_text(NOTE + f"aws key: {AWS}\n")
+    removed = codex_patch(store, f"*** Update File: deploy.md\n@@\n-aws key: {AWS}\n")
+    assert codex_verdict(removed) == "silent"
+    context = codex_patch(
+        store, f"*** Update File: deploy.md\n@@\n aws key: {AWS}\n+See also ci.md.\n"
+    )
+    assert codex_verdict(context) == "silent"
+
+
+# --- the pre-check that spares the detector's import --------------------------------------
+
+
+def _samples() -> list[str]:
+    """One text per kind the detector knows, assembled from pieces."""
+    alnum = "aB3dE5gH7jK9mN1pQ2rS4tU6vW8xY0zAbCdEfGh"
+    return [
+        "AKIA" + "QWERTYUIOPASDFGH",
+        "AIza" + (alnum * 2)[:35],
+        "glpat-" + alnum[:20],
+        "xoxb-" + "1234567890-" + alnum[:20],
+        "sk-" + "proj-" + alnum * 2,
+        "sk-" + "ant-" + alnum * 2,
+        "pypi-" + "AgEIcHlwaS5vcmc" + alnum,
+        "-----BEGIN RSA " + "PRIVATE KEY-----\n" + "MIIE" + alnum * 2 + "\n",
+        "gh" + "p_" + (alnum * 2)[:36],
+        "github_" + "pat_" + (alnum * 3)[:82],
+        "sk_" + "live_" + alnum,
+        "npm_" + (alnum * 2)[:36],
+        "https://hooks.slack.com/services/" + "T0123ABCD/B0123ABCD/" + alnum[:24],
+        "eyJ" + "hbGciOiJIUzI1NiJ9" + "." + "eyJzdWIiOiIxIn0" + "." + alnum[:30],
+        "password: " + "Zx8#qL2!vR9@mT4$",
+        "API_KEY=" + "Zx8qL2vR9mT4wP7n",
+        "Client_Secret = " + "Zx8qL2vR9mT4wP7n",
+        '{"token": "' + "Zx8qL2vR9mT4wP7n" + '"}',
+        "PASSWD\t=\t'" + "Zx8#qL2!vR9@mT4$" + "'",
+    ]
+
+
+def test_a_keyword_in_prose_does_not_load_the_detector(store: Path) -> None:
+    prose = NOTE + "The deploy token is in the vault under ci; the password manager has it.\n"
+    names = imported("claude", write(store / "deploy.md", prose))
+    assert "engramory.secrets" not in names and "re" not in names
+
+
+def test_every_kind_the_detector_finds_passes_the_pre_check() -> None:
+    from engramory import secrets
+    from engramory.guard.secretcheck import may_hold_secret
+
+    found_kinds = set()
+    for sample in _samples():
+        text = f"note text\n{sample}\nmore"
+        found = secrets.find(text)
+        found_kinds.update(secret.kind for secret in found)
+        assert may_hold_secret(text) or not found, sample
+    assert found_kinds == set(secrets.KINDS)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.characters(codec="utf-8"), max_size=200), st.sampled_from(_samples()))
+def test_the_pre_check_never_hides_a_secret(noise: str, sample: str) -> None:
+    from engramory import secrets
+    from engramory.guard.secretcheck import may_hold_secret
+
+    for text in (noise, noise + sample, sample + noise, noise[:50] + sample + noise[50:]):
+        if secrets.find(text):
+            assert may_hold_secret(text)
