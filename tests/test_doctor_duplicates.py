@@ -431,3 +431,14 @@ def test_non_ascii_near_copies_fire(tmp_path: Path) -> None:
         {"a.md": note("a", body=body), "b.md": note("b", body=body.upper() + " fin")},
     )
     assert [path for path, _ in messages(store)] == ["b.md"]
+
+
+def test_an_allow_comment_in_the_index_silences_it(tmp_path: Path) -> None:
+    """A finding without a line (DESIGN §4) is silenced by the comment in MEMORY.md."""
+    body = text(60, 20) + "\n"
+    notes = {"a.md": note("a", body=body), "b.md": note("b", body=body)}
+    store = make_store(tmp_path / "s", notes)
+    assert [path for path, _ in messages(store)] == ["b.md"]
+    index = (store / "MEMORY.md").read_text()
+    (store / "MEMORY.md").write_text("<!-- engramory: allow near-duplicate -->\n" + index)
+    assert messages(store) == []
