@@ -88,7 +88,9 @@ def test_a_patch_is_parsed_when_it_names_the_index_under_another_name(tmp_path: 
     index = tmp_path / "MEMORY.md"
     index.write_text("# Memory\n")
     (tmp_path / "alias.md").symlink_to(index)
-    for target, expected in [("alias.md", True), ("other.md", False), ("sub/MEMORY.md", True)]:
+    # other.txt: not the index, and not a store note (a .md beside MEMORY.md is one: it is
+    # scanned for a secret)
+    for target, expected in [("alias.md", True), ("other.txt", False), ("sub/MEMORY.md", True)]:
         text = patch(f"*** Add File: {target}\n+x\n")
         raw = json.dumps(call("apply_patch", {"command": text}, tmp_path)).encode()
         assert codex.may_concern_index(raw, {}, str(index)) is expected, target

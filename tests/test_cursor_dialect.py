@@ -199,13 +199,15 @@ def test_the_cheap_test_reads_the_path_the_parse_reads(tmp_path: Path) -> None:
 
     assert cursor.may_concern_index(raw({"file_path": "", "path": "MEMORY.md"}), {})
     assert not cursor.may_concern_index(raw({"file_path": "", "path": "a.md"}), {})
-    alias = {"file_path": "notes.md", "content": "x"}
+    alias = {"file_path": "notes.txt", "content": "x"}  # not .md: no store note either
     index = str(tmp_path / "MEMORY.md")
     (tmp_path / "MEMORY.md").write_text("x\n")
-    (tmp_path / "notes.md").symlink_to(tmp_path / "MEMORY.md")
+    (tmp_path / "notes.txt").symlink_to(tmp_path / "MEMORY.md")
     assert cursor.may_concern_index(raw(alias, cwd=""), {}, index)  # via workspace_roots
-    assert not cursor.may_concern_index(raw({"file_path": "a.md"}, cwd=""), {}, index)
+    assert not cursor.may_concern_index(raw({"file_path": "a.txt"}, cwd=""), {}, index)
     assert not cursor.may_concern_index(raw(alias), {})  # by name only: not the index
+    # a .md beside the index is a store note: parsed, to be checked for a secret
+    assert cursor.may_concern_index(raw({"file_path": "a.md"}, cwd=""), {}, index)
 
 
 def test_tool_calls() -> None:

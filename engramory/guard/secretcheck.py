@@ -97,7 +97,8 @@ def refusal(kind: str, shown: str, where: str) -> Verdict:
 
     return Verdict(
         DENY,
-        f"Engramory: this write would put a {kind} ({shown}) into the memory store ({where}). "
+        f"Engramory: this write would put a secret, {kind} '{shown}', into the memory store "
+        f"({where}). "
         "The store is plain text on disk and must never hold a secret's value: write where "
         "the secret lives instead (for example 'the deploy token is in the password manager "
         "under ci'), and rotate the credential if it was real.",
