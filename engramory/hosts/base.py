@@ -185,11 +185,15 @@ class Host:
         return hookwiring.guard_groups(python, guard, None)
 
     def guard_argv(self, python: str, guard: str, store: str | None) -> list[str]:
-        """The index guard's command as registered (argv): Claude Code's dialect is the default.
+        """The index guard's command as registered (argv), in this host's dialect: ``--host``
+        names it unless it is the guard's default dialect (Claude Code's).
 
         ``store`` ``None``: the guard alone, registered without ``--index``.
         """
-        return hookwiring.guard_argv(python, guard, store)
+        from engramory.hosts.entry import DEFAULT_HOST  # noqa: PLC0415
+
+        host = None if self.name == DEFAULT_HOST else self.name
+        return hookwiring.guard_argv(python, guard, store, host)
 
     def shell_payload(self, command: str, cwd: str) -> dict[str, object]:
         """A hook payload for a shell tool call running ``command``, in this host's shape.

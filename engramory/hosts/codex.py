@@ -178,9 +178,6 @@ def host() -> Host:
             )
             return groups
 
-        def guard_argv(self, python: str, guard: str, store: str) -> list[str]:
-            return hookwiring.guard_argv(python, guard, store, self.name)
-
         def clean_hook_config(self, document: Document) -> None:
             """Codex allows only ``hooks`` at the top: drop the earlier installer's note."""
             document.drop_key("description")

@@ -226,9 +226,6 @@ def host() -> Host:
             }
             return {"preToolUse": [handler]}
 
-        def guard_argv(self, python: str, guard: str, store: str) -> list[str]:
-            return hookwiring.guard_argv(python, guard, store, self.name)
-
         def shell_payload(self, command: str, cwd: str) -> dict[str, object]:
             return {"toolName": "bash", "toolArgs": json.dumps({"command": command}), "cwd": cwd}
 

@@ -184,9 +184,6 @@ def host() -> Host:
                 "beforeShellExecution": [{"command": line}],
             }
 
-        def guard_argv(self, python: str, guard: str, store: str) -> list[str]:
-            return hookwiring.guard_argv(python, guard, store, self.name)
-
         def shell_payload(self, command: str, cwd: str) -> dict[str, object]:
             return {"hook_event_name": "beforeShellExecution", "command": command, "cwd": cwd}
 

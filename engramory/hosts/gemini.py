@@ -166,9 +166,6 @@ def host() -> Host:
             }
             return {"BeforeTool": {"matcher": GUARD_MATCHER, "hooks": [handler]}}
 
-        def guard_argv(self, python: str, guard: str, store: str) -> list[str]:
-            return hookwiring.guard_argv(python, guard, store, self.name)
-
         def shell_payload(self, command: str, cwd: str) -> dict[str, object]:
             return {
                 "hook_event_name": "BeforeTool",
