@@ -13,9 +13,12 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from doctorkit import doctor, fired, make_store, note
 from engramory.doctor import workers
+from engramory.doctor.rules import content, schema
 
 GIT = shutil.which("git")
 needs_git = pytest.mark.skipif(GIT is None, reason="git is not installed")
@@ -71,6 +74,38 @@ def test_each_relative_form_fires(tmp_path: Path, body: str) -> None:
 )
 def test_relative_words_that_do_not_fire(tmp_path: Path, body: str) -> None:
     assert lines_of(body_store(tmp_path, body), "relative-date") == []
+
+
+_PIECES = st.sampled_from(
+    ["yesterday", "Today", "tonight", "this week", "last Friday", "next quarter", "past year",
+     "coming month", "3 days ago", "in 2 weeks", "12 months ago", "昨天", "mondays", "ago",
+     "day", "todays_report", "2026-01-11", "x", " ", "\n", ".", "`", "\t", "5", "in", "weeks"]
+)  # fmt: skip
+
+
+@given(st.lists(_PIECES, max_size=12).map("".join))
+def test_the_gate_never_hides_a_relative_date(text: str) -> None:
+    """The quick keyword gate only skips texts the full search finds nothing in."""
+    low = text.lower()
+    if not content.may_hold_relative(low):
+        gate = content.may_hold_relative
+        try:
+            content.may_hold_relative = lambda _low: True
+            assert content.relative_spans(low) == []
+        finally:
+            content.may_hold_relative = gate
+
+
+@given(st.lists(st.sampled_from(["Why", "why:", "HOW", "how to apply:", "wHy", "x", "\n", " "]),
+                max_size=16).map("".join))  # fmt: skip
+def test_the_label_search_agrees_with_a_case_blind_pattern(text: str) -> None:
+    """Found lower-cased with str.find, the lines holding a label word are the lines the
+    case-blind pattern finds (the non-ASCII path), for each word and for either."""
+    for word in ("why", "how", "label"):
+        lines = list(schema._lines_holding(text, word))
+        pattern = schema._WORDS[word]
+        expected = [number for number, line in enumerate(text.split("\n")) if pattern.search(line)]
+        assert [number for number, _offset, _line in lines] == expected
 
 
 def test_relative_word_in_the_description(tmp_path: Path) -> None:

@@ -16,6 +16,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from conftest import REPO
 from doctorkit import TODAY, doctor, fired, make_store, note
@@ -422,6 +424,13 @@ def test_ascii_and_unicode_bodies_give_the_same_words() -> None:
     unicode_body = ascii_body + " Größe STRASSE élan"
     words = duplicates.encoded_words(unicode_body)
     assert words[-3:] == ["grösse".encode(), b"strasse", "élan".encode()]
+
+
+@given(st.text(alphabet=st.characters(max_codepoint=127)))
+def test_ascii_words_from_bytes_match_the_regex(body: str) -> None:
+    """The byte translation finds exactly the words ``\\w+`` finds, case-folded, in any
+    ASCII text (control characters, punctuation and underscores included)."""
+    assert duplicates.encoded_words(body) == [word.encode() for word in duplicates.body_words(body)]
 
 
 def test_non_ascii_near_copies_fire(tmp_path: Path) -> None:

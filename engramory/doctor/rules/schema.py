@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from datetime import date, timedelta
-from functools import lru_cache
+from functools import lru_cache, partial
 
 from engramory import frontmatter as fm
 from engramory.doctor.context import NOTE_TYPES, NoteCheck
@@ -96,20 +96,50 @@ _WORDS = {
 }
 
 
+def _finder(text: str, word: str) -> Callable[[int], int]:
+    """``find(pos)``: where the next ``word`` (``why``, ``how`` or either: ``label``, any
+    case) starts at or after ``pos``, or -1. An ASCII text is searched lower-cased with
+    ``str.find`` (offsets unchanged, and far faster than a case-blind pattern)."""
+    if not text.isascii():
+        pattern = _WORDS[word]
+
+        def search(pos: int) -> int:
+            hit = pattern.search(text, pos)
+            return -1 if hit is None else hit.start()
+
+        return search
+    low = text.lower()
+    if word != "label":
+        return partial(low.find, word)
+
+    # Each word's next hit is kept until the search passes it: a word that is missing
+    # (or far ahead) is searched for once, not once per line of the other.
+    ahead = {"why": -2, "how": -2}  # -2: not searched yet; -1: no more
+
+    def either(pos: int) -> int:
+        for key, at in ahead.items():
+            if at != -1 and at < pos:
+                ahead[key] = low.find(key, pos)
+        hits = [at for at in ahead.values() if at >= 0]
+        return min(hits) if hits else -1
+
+    return either
+
+
 def _lines_holding(text: str, word: str) -> Iterator[tuple[int, int, str]]:
     """``(number, offset, line)`` of each line of ``text`` holding ``word`` (see ``_WORDS``).
 
     ``number`` is 0-based. A line is visited once however often the word occurs
     in it, and the search jumps to the next line: linear.
     """
-    pattern = _WORDS[word]
+    find = _finder(text, word)
     number, counted, pos = 0, 0, 0
     while True:
-        hit = pattern.search(text, pos)
-        if hit is None:
+        hit = find(pos)
+        if hit < 0:
             return
-        start = text.rfind("\n", 0, hit.start()) + 1
-        end = text.find("\n", hit.end())
+        start = text.rfind("\n", 0, hit) + 1
+        end = text.find("\n", hit + 3)
         end = len(text) if end < 0 else end
         number += text.count("\n", counted, start)
         counted = start
