@@ -80,9 +80,14 @@ import base64
 import bisect
 import json
 import math
+import os
 import random
 import re
+import shutil
+import statistics
+import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
@@ -1139,6 +1144,237 @@ def describe(manifest: dict) -> str:
     )
 
 
+# --- measuring -------------------------------------------------------------------
+
+# Runs the real command (argv[4:]) from the directory argv[3] with its stdout in the
+# file argv[1] and its stderr in argv[2]; prints its wall time, exit code and peak RSS.
+# The wrapper has no other child, so RUSAGE_CHILDREN is exactly the command's.
+WRAPPER = """\
+import json, resource, subprocess, sys, time
+with open(sys.argv[1], "wb") as out, open(sys.argv[2], "wb") as err:
+    start = time.perf_counter()
+    code = subprocess.call(sys.argv[4:], stdout=out, stderr=err, cwd=sys.argv[3])
+    wall = time.perf_counter() - start
+rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+print(json.dumps({"wall": wall, "code": code, "rss": rss}))
+"""
+RSS_UNIT = 1 if sys.platform == "darwin" else 1024  # ru_maxrss: bytes on macOS, else KiB
+SANITY_LIMIT = "1000000"  # --limit for the untimed runs that count every hit
+
+# Targets.
+MAX_RARE_RATIO = 2.0
+MAX_COMMON_RATIO = 5.0
+MAX_PEAK_MB = 150.0
+
+
+@dataclass(frozen=True)
+class Query:
+    """One measured search: its name, the words, extra flags, grep's word, the target."""
+
+    name: str
+    key: str  # the planted count it must find ("rare", "common", "two")
+    words: tuple[str, ...]
+    flags: tuple[str, ...]
+    grep_word: str
+    max_ratio: float
+
+
+QUERIES = (
+    Query("rare", "rare", (RARE,), (), RARE, MAX_RARE_RATIO),
+    Query("common", "common", (COMMON,), (), COMMON, MAX_COMMON_RATIO),
+    Query("two words", "two", TWO, (), TWO[0], MAX_COMMON_RATIO),
+    Query("json common", "common", (COMMON,), ("--format", "json"), COMMON, MAX_COMMON_RATIO),
+)
+
+
+@dataclass(frozen=True)
+class Run:
+    """One measured child: wall time (s), exit code, peak RSS (bytes)."""
+
+    wall: float
+    code: int
+    peak: int
+
+
+@dataclass
+class Result:
+    """The runs of one query: grep, the command, rg (when installed)."""
+
+    query: Query
+    grep: list[Run] = field(default_factory=list)
+    trace: list[Run] = field(default_factory=list)
+    rg: list[Run] = field(default_factory=list)
+    found: int | None = None  # hits the command reported (JSON lines), None: unknown
+
+    @property
+    def grep_time(self) -> float:
+        return statistics.median(r.wall for r in self.grep)
+
+    @property
+    def trace_time(self) -> float:
+        return statistics.median(r.wall for r in self.trace)
+
+    @property
+    def rg_time(self) -> float | None:
+        return statistics.median(r.wall for r in self.rg) if self.rg else None
+
+    @property
+    def ratio(self) -> float:
+        return self.trace_time / self.grep_time
+
+    @property
+    def peak_mb(self) -> float:
+        return max(r.peak for r in self.trace) / MB
+
+
+@dataclass(frozen=True)
+class Bench:
+    """Where the history is and how the command is run."""
+
+    history: Path
+    repo: Path
+    cwd: Path  # the command's working directory, outside the history
+    out: Path  # stdout of each measured child
+    err: Path  # its stderr
+    repeat: int
+
+    @property
+    def roots(self) -> list[str]:
+        """The transcript roots that exist (what trace reads, what grep is given)."""
+        candidates = (
+            self.history / CLAUDE / "projects",
+            self.history / CODEX / "sessions",
+            self.history / CODEX / "archived_sessions",
+        )
+        return [str(p) for p in candidates if p.is_dir()]
+
+    def env(self) -> dict[str, str]:
+        """The children's environment: the repository importable, home and roots in the
+        history, no ENGRAMORY_* settings, no colour."""
+        env = {k: v for k, v in os.environ.items() if not k.startswith("ENGRAMORY_")}
+        env.update(
+            PYTHONPATH=str(self.repo),
+            HOME=str(self.history),
+            CLAUDE_CONFIG_DIR=str(self.history / CLAUDE),
+            CODEX_HOME=str(self.history / CODEX),
+            NO_COLOR="1",
+        )
+        return env
+
+    def measure(self, command: list[str]) -> Run:
+        """Run ``command`` under the wrapper; its stdout goes to ``self.out``."""
+        done = subprocess.run(
+            [sys.executable, "-c", WRAPPER, str(self.out), str(self.err), str(self.cwd), *command],
+            env=self.env(),
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        figures = json.loads(done.stdout)
+        return Run(figures["wall"], figures["code"], figures["rss"] * RSS_UNIT)
+
+    def trace_command(self, words: tuple[str, ...], flags: tuple[str, ...]) -> list[str]:
+        command = [sys.executable, "-m", "engramory", "trace", "--all-projects"]
+        return [*command, *flags, *words]
+
+    def grep_command(self, word: str) -> list[str]:
+        return ["grep", "-c", "-F", "-r", "--include=*.jsonl", "-e", word, *self.roots]
+
+    def rg_command(self, word: str, rg: str) -> list[str]:
+        flags = ["-c", "-F", "--no-ignore", "--hidden", "-g", "*.jsonl"]
+        return [rg, *flags, "-e", word, *self.roots]
+
+
+def count_hits(bench: Bench, query: Query, warnings: list[str]) -> int | None:
+    """The command's hit count for ``query`` (every hit as a JSON line), or None with a
+    warning when its output is not JSON Lines."""
+    flags = ("--format", "json", "--limit", SANITY_LIMIT)
+    run = bench.measure(bench.trace_command(query.words, flags))
+    lines = [line for line in bench.out.read_bytes().splitlines() if line.strip()]
+    try:
+        hits = [json.loads(line) for line in lines]
+    except ValueError:
+        warnings.append(f"{query.name}: `--format json` output is not JSON Lines (exit {run.code})")
+        return None
+    if run.code not in (0, 1):
+        said = bench.err.read_text(encoding="utf-8", errors="replace").strip().splitlines()
+        warnings.append(f"{query.name}: the command exited {run.code}: {said[-1] if said else ''}")
+        return None
+    if not all(isinstance(hit, dict) and "session" in hit for hit in hits):
+        warnings.append(f"{query.name}: a JSON line has no 'session' key")
+    return len(hits)
+
+
+def bench_query(bench: Bench, query: Query, manifest: dict, warnings: list[str]) -> Result:
+    """Count the hits once (untimed), then grep, the command and rg alternately."""
+    result = Result(query)
+    result.found = count_hits(bench, query, warnings)
+    planted = manifest["hits"][query.key]
+    if result.found is not None and result.found != planted:
+        warnings.append(f"{query.name}: the command found {result.found} hits, {planted} planted")
+    rg = shutil.which("rg")
+    for _ in range(bench.repeat):
+        result.grep.append(bench.measure(bench.grep_command(query.grep_word)))
+        result.trace.append(bench.measure(bench.trace_command(query.words, query.flags)))
+        if rg:
+            result.rg.append(bench.measure(bench.rg_command(query.grep_word, rg)))
+    codes = sorted({r.code for r in result.trace})
+    if codes != [0] and result.found is not None:
+        warnings.append(f"{query.name}: the command exited {codes} (0 expected: hits were planted)")
+    return result
+
+
+# --- reporting -----------------------------------------------------------------
+
+
+def table(results: list[Result], manifest: dict, repeat: int) -> list[str]:
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    gib = manifest["bytes"] / (1024 * MB)
+    lines = [
+        f"python {sys.version.split()[0]} — median of {repeat} run{'s' if repeat > 1 else ''}, "
+        f"warm cache (peak = largest of the runs); {cpus} CPU(s)",
+        f"history {gib:.2f} GiB: {manifest['files']} files, {manifest['lines']} lines, "
+        f"{manifest['sessions'][CLAUDE]} Claude Code + {manifest['sessions'][CODEX]} Codex "
+        f"sessions, longest line {manifest['longest_line'] / MB:.1f} MB",
+        f"{'query':<12} {'grep -F':<8} {'trace':<8} {'ratio':<6} {'rg -F':<8} "
+        f"{'trace/rg':<8} {'peak MB':<8} {'s/GiB':<6} hits (planted)",
+    ]
+    for r in results:
+        grep, trace = f"{r.grep_time:.2f} s", f"{r.trace_time:.2f} s"
+        rg = f"{r.rg_time:.2f} s" if r.rg_time is not None else "-"
+        rg_ratio = f"{r.trace_time / r.rg_time:.1f}x" if r.rg_time else "-"
+        found = "?" if r.found is None else str(r.found)
+        lines.append(
+            f"{r.query.name:<12} {grep:<8} {trace:<8} {f'{r.ratio:.1f}x':<6} {rg:<8} "
+            f"{rg_ratio:<8} {r.peak_mb:<8.0f} {r.trace_time / gib:<6.2f} "
+            f"{found} ({manifest['hits'][r.query.key]})"
+        )
+    return lines
+
+
+def targets(results: list[Result]) -> list[tuple[str, bool]]:
+    """``(description, passed)`` for each target."""
+    checks = []
+    for r in results:
+        text = f"{r.query.name}: trace <= {r.query.max_ratio:g}x grep -F ({r.ratio:.1f}x)"
+        checks.append((text, r.ratio <= r.query.max_ratio))
+    for r in results:
+        text = f"{r.query.name}: peak memory <= {MAX_PEAK_MB:g} MB ({r.peak_mb:.0f} MB)"
+        checks.append((text, r.peak_mb <= MAX_PEAK_MB))
+    return checks
+
+
+def report(results: list[Result], manifest: dict, repeat: int, warnings: list[str]) -> bool:
+    """Print the table, warnings and targets; return whether every target passed."""
+    lines = table(results, manifest, repeat)
+    lines.extend(f"warning: {w}" for w in warnings)
+    checks = targets(results)
+    lines.append("")
+    lines.extend(f"{'PASS' if ok else 'FAIL'}  {text}" for text, ok in checks)
+    print("\n".join(lines))
+    return all(ok for _text, ok in checks)
+
+
 # --- main ------------------------------------------------------------------------
 
 
@@ -1147,9 +1383,26 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--generate", metavar="DIR", type=Path, help="only write a history in DIR")
     parser.add_argument("--size-mb", type=float, default=1024, help="history size (default: 1024)")
     parser.add_argument("--seed", type=int, default=15, help="generator seed (default: 15)")
+    parser.add_argument(
+        "--history", metavar="DIR", type=Path, help="measure on a history made by --generate"
+    )
+    parser.add_argument(
+        "--repo",
+        metavar="PATH",
+        type=Path,
+        default=REPO_ROOT,
+        help="repository root whose engramory package is measured (default: this one)",
+    )
+    parser.add_argument("--repeat", type=int, default=3, help="runs per measurement (default: 3)")
+    parser.add_argument("--keep", action="store_true", help="keep the generated history")
+    parser.add_argument("--check", action="store_true", help="exit 1 when a target fails")
     args = parser.parse_args(argv)
     if args.size_mb <= 0:
         parser.error("--size-mb must be positive")
+    if args.repeat < 1:
+        parser.error("--repeat must be at least 1")
+    if args.generate is not None and args.history is not None:
+        parser.error("--generate and --history do not go together")
     return args
 
 
@@ -1157,21 +1410,72 @@ def progress(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
 
 
+def generate_only(target: Path, size_mb: float, seed: int) -> int:
+    if target.exists() and (not target.is_dir() or any(target.iterdir())):
+        print(f"error: {target} is not an empty directory; give a new one", file=sys.stderr)
+        return 64
+    started = time.perf_counter()
+    manifest = generate(target, size_mb, seed)
+    print(describe(manifest))
+    print(f"written to {target} in {time.perf_counter() - started:.1f} s")
+    return 0
+
+
+def read_manifest(history: Path) -> dict | None:
+    try:
+        return json.loads((history / "planted.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        print(
+            f"error: cannot read {history / 'planted.json'} ({exc}); "
+            "make the history with --generate DIR",
+            file=sys.stderr,
+        )
+        return None
+
+
+def run_bench(args: argparse.Namespace, work: Path) -> int:
+    if args.history is not None:
+        history = args.history.resolve()
+        manifest = read_manifest(history)
+        if manifest is None:
+            return 66
+    else:
+        history = work / "history"
+        tick = time.perf_counter()
+        manifest = generate(history, args.size_mb, args.seed)
+        progress(f"generated in {time.perf_counter() - tick:.1f} s")
+    progress(describe(manifest))
+    (work / "cwd").mkdir()
+    repo = args.repo.resolve()
+    bench = Bench(history, repo, work / "cwd", work / "out", work / "err", args.repeat)
+    bench.measure(bench.grep_command(RARE))  # untimed warm-up read
+    warnings: list[str] = []
+    results = []
+    for query in QUERIES:
+        progress(f"measuring {query.name}")
+        results.append(bench_query(bench, query, manifest, warnings))
+    passed = report(results, manifest, args.repeat, warnings)
+    return 1 if args.check and not passed else 0
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     if args.generate is not None:
-        if args.generate.exists() and any(args.generate.iterdir()):
-            print(
-                f"error: {args.generate} is not empty; give a new or empty directory",
-                file=sys.stderr,
-            )
-            return 64
-        started = time.perf_counter()
-        manifest = generate(args.generate, args.size_mb, args.seed)
-        print(describe(manifest))
-        print(f"written to {args.generate} in {time.perf_counter() - started:.1f} s")
-        return 0
-    return 0
+        return generate_only(args.generate, args.size_mb, args.seed)
+    if shutil.which("grep") is None:
+        print("error: grep not found on PATH; it is the baseline", file=sys.stderr)
+        return 66
+    started = time.perf_counter()
+    work = Path(tempfile.mkdtemp(prefix="engramory-trace-bench-"))
+    try:
+        code = run_bench(args, work)
+    finally:
+        if args.keep and args.history is None:
+            progress(f"history kept in {work / 'history'}")
+        else:
+            shutil.rmtree(work, ignore_errors=True)
+    print(f"\nbenchmark wall time {time.perf_counter() - started:.0f} s")
+    return code
 
 
 if __name__ == "__main__":
