@@ -1179,12 +1179,16 @@ class Query:
     max_ratio: float
 
 
-QUERIES = (
-    Query("rare", "rare", (RARE,), (), RARE, MAX_RARE_RATIO),
-    Query("common", "common", (COMMON,), (), COMMON, MAX_COMMON_RATIO),
-    Query("two words", "two", TWO, (), TWO[0], MAX_COMMON_RATIO),
-    Query("json common", "common", (COMMON,), ("--format", "json"), COMMON, MAX_COMMON_RATIO),
-)
+def queries(words: dict[str, str]) -> tuple[Query, ...]:
+    """The measured queries, for the words a manifest records (``planted.json``)."""
+    rare, common, two = words["rare"], words["common"], tuple(words["two"].split())
+    json_flags = ("--format", "json")
+    return (
+        Query("rare", "rare", (rare,), (), rare, MAX_RARE_RATIO),
+        Query("common", "common", (common,), (), common, MAX_COMMON_RATIO),
+        Query("two words", "two", two, (), two[0], MAX_COMMON_RATIO),
+        Query("json common", "common", (common,), json_flags, common, MAX_COMMON_RATIO),
+    )
 
 
 @dataclass(frozen=True)
@@ -1448,10 +1452,10 @@ def run_bench(args: argparse.Namespace, work: Path) -> int:
     (work / "cwd").mkdir()
     repo = args.repo.resolve()
     bench = Bench(history, repo, work / "cwd", work / "out", work / "err", args.repeat)
-    bench.measure(bench.grep_command(RARE))  # untimed warm-up read
+    bench.measure(bench.grep_command(manifest["words"]["rare"]))  # untimed warm-up read
     warnings: list[str] = []
     results = []
-    for query in QUERIES:
+    for query in queries(manifest["words"]):
         progress(f"measuring {query.name}")
         results.append(bench_query(bench, query, manifest, warnings))
     passed = report(results, manifest, args.repeat, warnings)
