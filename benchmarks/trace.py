@@ -173,12 +173,11 @@ POOL_LINES = 60_000
 
 @dataclass
 class Pool:
-    """Tool-output lines, plain and ``cat -n``-numbered, with where COMMON and flaky sit."""
+    """Tool-output lines, plain and ``cat -n``-numbered, and the numbers of those with COMMON."""
 
     lines: list[str]
     numbered: list[str]
     common_at: list[int]
-    flaky_at: list[int]
 
     def holds(self, marks: list[int], start: int, count: int) -> bool:
         """Whether a line of ``marks`` lies in ``[start, start + count)``."""
@@ -223,7 +222,6 @@ def make_pool(seed: int) -> Pool:
     ids = identifiers(rng, 3000)
     lines: list[str] = []
     common_at: list[int] = []
-    flaky_at: list[int] = []
     for k in range(POOL_LINES):
         if rng.random() < 1 / COMMON_LINE_EVERY:
             common_at.append(k)
@@ -233,12 +231,11 @@ def make_pool(seed: int) -> Pool:
                 f" ({COMMON.title()}Warning)"
             )
         elif rng.random() < 1 / FLAKY_LINE_EVERY:
-            flaky_at.append(k)
             lines.append(f"FAILED tests/test_{rng.choice(ids)}.py::test_io - {TWO[0]}: retried 3x")
         else:
             lines.append(pool_line(rng, ids, k))
     numbered = [f"{k + 1:>6}→{line}" for k, line in enumerate(lines)]
-    return Pool(lines, numbered, common_at, flaky_at)
+    return Pool(lines, numbered, common_at)
 
 
 def make_base64(seed: int, size: int) -> str:
@@ -330,7 +327,6 @@ COMMANDS = (
 
 CLAUDE = "claude"
 CODEX = "codex"
-PLANT_KINDS = ("rare", "common-person", "common-agent", "two", "flaky-alone", "rollback-alone")
 
 
 @dataclass(frozen=True)
