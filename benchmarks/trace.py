@@ -64,8 +64,9 @@ and ``rg -c -F`` is measured too when installed. The command runs as ``python
 script's repository), ``HOME``, ``CLAUDE_CONFIG_DIR`` and ``CODEX_HOME``
 pointed into the history, from a working directory outside it.
 
-It prints the median wall times, their ratio, the cost per GB and the
-command's peak memory (max RSS of the child, largest of the runs), checks that
+It prints the median wall times, their ratio, the command's CPU time (user +
+system, all its processes), the cost per GiB (wall) and the command's peak
+memory (max RSS of its largest process, largest of the runs), checks that
 the command's hit counts equal the planted ones (one untimed run per query with
 ``--format json --limit 1000000``, counting lines; a warning otherwise), then
 the targets: RARE <= 2x grep; COMMON, the two-word query and JSON <= 5x grep;
@@ -1143,16 +1144,19 @@ def describe(manifest: dict) -> str:
 # --- measuring -------------------------------------------------------------------
 
 # Runs the real command (argv[4:]) from the directory argv[3] with its stdout in the
-# file argv[1] and its stderr in argv[2]; prints its wall time, exit code and peak RSS.
-# The wrapper has no other child, so RUSAGE_CHILDREN is exactly the command's.
+# file argv[1] and its stderr in argv[2]; prints its wall time, exit code, peak RSS and
+# CPU time. The wrapper has no other child, so RUSAGE_CHILDREN is exactly the command's
+# (with the processes it waited for: its peak RSS is its largest process's, its CPU time
+# the sum over all of them).
 WRAPPER = """\
 import json, resource, subprocess, sys, time
 with open(sys.argv[1], "wb") as out, open(sys.argv[2], "wb") as err:
     start = time.perf_counter()
     code = subprocess.call(sys.argv[4:], stdout=out, stderr=err, cwd=sys.argv[3])
     wall = time.perf_counter() - start
-rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-print(json.dumps({"wall": wall, "code": code, "rss": rss}))
+usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+cpu = usage.ru_utime + usage.ru_stime
+print(json.dumps({"wall": wall, "code": code, "rss": usage.ru_maxrss, "cpu": cpu}))
 """
 RSS_UNIT = 1 if sys.platform == "darwin" else 1024  # ru_maxrss: bytes on macOS, else KiB
 SANITY_LIMIT = "1000000"  # --limit for the untimed runs that count every hit
@@ -1189,11 +1193,12 @@ def queries(words: dict[str, str]) -> tuple[Query, ...]:
 
 @dataclass(frozen=True)
 class Run:
-    """One measured child: wall time (s), exit code, peak RSS (bytes)."""
+    """One measured child: wall time (s), exit code, peak RSS (bytes), CPU time (s)."""
 
     wall: float
     code: int
     peak: int
+    cpu: float
 
 
 @dataclass
@@ -1213,6 +1218,10 @@ class Result:
     @property
     def trace_time(self) -> float:
         return statistics.median(r.wall for r in self.trace)
+
+    @property
+    def trace_cpu(self) -> float:
+        return statistics.median(r.cpu for r in self.trace)
 
     @property
     def rg_time(self) -> float | None:
@@ -1271,7 +1280,7 @@ class Bench:
             check=True,
         )
         figures = json.loads(done.stdout)
-        return Run(figures["wall"], figures["code"], figures["rss"] * RSS_UNIT)
+        return Run(figures["wall"], figures["code"], figures["rss"] * RSS_UNIT, figures["cpu"])
 
     def trace_command(self, words: tuple[str, ...], flags: tuple[str, ...]) -> list[str]:
         command = [sys.executable, "-m", "engramory", "trace", "--all-projects"]
@@ -1337,7 +1346,7 @@ def table(results: list[Result], manifest: dict, repeat: int) -> list[str]:
         f"{manifest['sessions'][CLAUDE]} Claude Code + {manifest['sessions'][CODEX]} Codex "
         f"sessions, longest line {manifest['longest_line'] / MB:.1f} MB",
         f"{'query':<12} {'grep -F':<8} {'trace':<8} {'ratio':<6} {'rg -F':<8} "
-        f"{'trace/rg':<8} {'peak MB':<8} {'s/GiB':<6} hits (planted)",
+        f"{'trace/rg':<8} {'cpu':<8} {'peak MB':<8} {'s/GiB':<6} hits (planted)",
     ]
     for r in results:
         grep, trace = f"{r.grep_time:.2f} s", f"{r.trace_time:.2f} s"
@@ -1346,8 +1355,8 @@ def table(results: list[Result], manifest: dict, repeat: int) -> list[str]:
         found = "?" if r.found is None else str(r.found)
         lines.append(
             f"{r.query.name:<12} {grep:<8} {trace:<8} {f'{r.ratio:.1f}x':<6} {rg:<8} "
-            f"{rg_ratio:<8} {r.peak_mb:<8.0f} {r.trace_time / gib:<6.2f} "
-            f"{found} ({manifest['hits'][r.query.key]})"
+            f"{rg_ratio:<8} {f'{r.trace_cpu:.2f} s':<8} {r.peak_mb:<8.0f} "
+            f"{r.trace_time / gib:<6.2f} {found} ({manifest['hits'][r.query.key]})"
         )
     return lines
 
