@@ -159,3 +159,15 @@ def test_same_seed_same_bytes_other_seed_differs(bench, history, tmp_path):
     assert sorted(p.name for p in other.rglob("*.jsonl")) != sorted(
         p.name for p in root.rglob("*.jsonl")
     )
+
+
+def test_generate_refuses_a_non_empty_directory(bench, tmp_path, capsys):
+    (tmp_path / "keep.txt").write_text("mine\n", encoding="utf-8")
+    assert bench.main(["--generate", str(tmp_path), "--size-mb", "1"]) == 64
+    assert "not an empty directory" in capsys.readouterr().err
+    assert [p.name for p in tmp_path.iterdir()] == ["keep.txt"]
+
+
+def test_history_without_manifest_is_input_missing(bench, tmp_path, capsys):
+    assert bench.main(["--history", str(tmp_path)]) == 66
+    assert "planted.json" in capsys.readouterr().err
