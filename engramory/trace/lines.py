@@ -1,0 +1,125 @@
+"""A transcript's lines, read in bounded chunks, optionally only the lines worth parsing.
+
+Transcripts reach gigabytes and hold lines of many megabytes (tool output,
+base64 images), so a file is never read whole: it is read in chunks of
+:data:`CHUNK_SIZE`, and a line is only assembled when a *selector* points into
+it. A selector gets a block of whole lines (raw bytes) and returns offsets of
+interest; the lines holding them are yielded, each once, with their 1-based
+numbers. Without a selector every non-empty line is yielded.
+
+Memory stays bounded by the chunk size plus the longest line kept: a line
+longer than :data:`MAX_LINE` bytes is skipped (and counted) without ever being
+held whole. Files are opened read-only and without blocking, and only when
+they are regular files (a FIFO or device is refused, never read).
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Callable, Iterable, Iterator
+
+CHUNK_SIZE = 4 << 20
+MAX_LINE = 64 << 20
+
+Selector = Callable[[bytes], Iterable[int]]
+
+
+class ReadStats:
+    """Lines that could not be used: too long, or not a JSON record (set by the reader)."""
+
+    __slots__ = ("unreadable",)
+
+    def __init__(self) -> None:
+        self.unreadable = 0
+
+
+def open_regular(path: str) -> int:
+    """A read-only descriptor of ``path``; ``OSError`` unless it is a regular file.
+
+    A symbolic link is not followed (where the platform can refuse one), and the
+    open never blocks on a FIFO.
+    """
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0)
+    flags |= getattr(os, "O_BINARY", 0)
+    fd = os.open(path, flags)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(f"{path}: not a regular file")
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def _selected(block: bytes, first: int, select: Selector | None) -> Iterator[tuple[int, bytes]]:
+    """The lines of ``block`` (whole lines, ``first`` the number of its first) to yield."""
+    if select is None:
+        for number, line in enumerate(block.split(b"\n"), first):
+            if line.strip():
+                yield number, line
+        return
+    counted_at, number, done = 0, first, -1
+    for position in sorted(set(select(block))):
+        if position <= done:
+            continue
+        start = block.rfind(b"\n", 0, position) + 1
+        end = block.find(b"\n", position)
+        if end < 0:
+            end = len(block)
+        number += block.count(b"\n", counted_at, start)
+        counted_at = start
+        yield number, block[start:end]
+        done = end
+
+
+def read_lines(path: str, select: Selector | None, stats: ReadStats) -> Iterator[tuple[int, bytes]]:
+    """``(line number, raw line)`` for the lines of ``path`` that ``select`` points into.
+
+    Raises ``OSError`` when the file cannot be opened; a line over
+    :data:`MAX_LINE` bytes is counted in ``stats`` and skipped.
+    """
+    limit = MAX_LINE
+    with os.fdopen(open_regular(path), "rb", buffering=0) as stream:
+        number = 1  # the number of the line that starts the next unread byte
+        pending: list[bytes] = []
+        pending_size = 0
+        overlong = False
+        while True:
+            chunk = stream.read(CHUNK_SIZE)
+            if not chunk:
+                break
+            start = 0
+            if pending or overlong:
+                newline = chunk.find(b"\n")
+                if newline < 0:
+                    pending_size += len(chunk)
+                    if not overlong:
+                        pending.append(chunk)
+                        if pending_size > limit:
+                            overlong, pending = True, []
+                    continue
+                pending_size += newline + 1
+                if overlong or pending_size > limit + 1:
+                    stats.unreadable += 1
+                else:
+                    pending.append(chunk[: newline + 1])
+                    yield from _selected(b"".join(pending), number, select)
+                number += 1
+                pending, pending_size, overlong = [], 0, False
+                start = newline + 1
+            last = chunk.rfind(b"\n")
+            if last >= start:
+                block = chunk[start : last + 1] if start or last + 1 < len(chunk) else chunk
+                yield from _selected(block, number, select)
+                number += block.count(b"\n")
+                start = last + 1
+            if start < len(chunk):
+                pending = [chunk[start:]]
+                pending_size = len(chunk) - start
+                if pending_size > limit:
+                    overlong, pending = True, []
+        if overlong:
+            stats.unreadable += 1
+        elif pending:
+            yield from _selected(b"".join(pending), number, select)

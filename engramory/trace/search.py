@@ -1,0 +1,469 @@
+"""The search: the query, the raw-bytes prefilter, the filters, and the sessions in scope.
+
+Most of a transcript is tool output nobody searches, so a line is parsed only
+when its raw bytes can hold a hit. For each query word the *needle* is the
+longest run of the word's plain ASCII characters (``"`` and ``\\`` in their
+JSON-escaped forms ``\\"`` and ``\\\\``; a control or non-ASCII character ends
+a run), lower-cased unless the search is case-sensitive, and searched in the
+block's bytes lower-cased the same way (``bytes.lower`` touches ASCII only).
+Every candidate is then confirmed on the decoded text with Unicode case
+folding. The prefilter never drops a hit: a readers' text is made of whole
+JSON strings joined by newlines, so a plain run of it is in the raw line
+unless the writer escaped a plain character (``\\/``, ``\\u0041``: such lines
+are candidates too) or the text holds one of the 19 characters whose case
+folding yields ASCII (``ß`` -> ``ss``, the Kelvin sign -> ``k``, ``ﬁ`` ->
+``fi``: lines holding them, raw or escaped, are candidates too when the
+search folds case). A property test holds the prefiltered search to a
+parse-every-line oracle.
+
+Dedupe (Claude records by ``uuid`` and block) is over hits: the first copy of
+a record that matches counts, later copies do not.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import os
+import re
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from types import ModuleType
+from typing import Callable, NamedTuple
+
+from engramory.errors import UsageError
+from engramory.trace import claude, codex, scope
+from engramory.trace.lines import ReadStats, Selector, read_lines
+from engramory.trace.model import TOOL, Message, SessionFile, USER
+
+READERS: dict[str, ModuleType] = {claude.HOST: claude, codex.HOST: codex}
+ROOTS: dict[str, Callable[[Mapping[str, str]], list[str]]] = {
+    claude.HOST: scope.claude_roots,
+    codex.HOST: scope.codex_roots,
+}
+# Without --tools a Codex line can only say something when it is an event record.
+_EVENT_MARK = {codex.HOST: b'"event_msg"'}
+_SELF_MARK = b"engramory"
+_CWD_MARK = b'"cwd"'
+# The UTF-8 forms of the characters whose case folding holds an ASCII character.
+_FOLDS_TO_ASCII = re.compile(
+    rb"\xc3\x9f|\xc4\xb0|\xc5[\x89\xbf]|\xc7\xb0|\xe1\xba[\x96-\x9a\x9e]|\xe2\x84\xaa|\xef\xac[\x80-\x86]"
+)
+# JSON escapes of a plain ASCII character (or of one of those 19 characters).
+_ESCAPED_PLAIN = re.compile(
+    rb"\\(?:/|u(?:00[2-7][0-9a-fA-F]|00[dD][fF]|0130|0149|01[7][fF]|01[fF]0"
+    rb"|1[eE]9[6-9aAeE]|212[aA]|[fF][bB]0[0-6]))"
+)
+_TIMESTAMP = re.compile(
+    r"(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?"
+    r"\s*(Z|[+-]\d{2}:?\d{2})?\Z",
+    re.IGNORECASE,
+)
+
+
+# --- the query --------------------------------------------------------------------------
+
+
+def needle(word: str) -> bytes:
+    """The longest run of ``word`` as it reads inside a JSON string (``b""`` when none)."""
+    best, run = "", []
+    for char in word + "\0":
+        if char == '"' or char == "\\":
+            run.append("\\" + char)
+        elif " " <= char <= "~":
+            run.append(char)
+        else:
+            text = "".join(run)
+            best = text if len(text) > len(best) else best
+            run = []
+    return best.encode("ascii")
+
+
+def _find_all(hay: bytes, what: bytes, out: list[int]) -> None:
+    """Append the offset of ``what`` in each line of ``hay`` holding it (the first per line)."""
+    at = hay.find(what)
+    while at >= 0:
+        out.append(at)
+        end = hay.find(b"\n", at + len(what))
+        if end < 0:
+            return
+        at = hay.find(what, end)
+
+
+class Query:
+    """What to find: every word in one message (folded case unless ``case_sensitive``), or
+    one regular expression."""
+
+    def __init__(
+        self, words: Sequence[str], regex: bool = False, case_sensitive: bool = False
+    ) -> None:
+        if not words or any(not word for word in words):
+            raise UsageError(
+                "give a QUERY: one or more words to find (an empty word finds nothing)"
+            )
+        if regex and len(words) != 1:
+            raise UsageError("--regex takes exactly one QUERY (quote the pattern)")
+        self.words = list(words)
+        self.fold = not case_sensitive
+        flags = 0 if case_sensitive else re.IGNORECASE
+        if regex:
+            try:
+                self.pattern: re.Pattern[str] | None = re.compile(words[0], flags)
+            except (re.error, OverflowError, RecursionError) as exc:
+                raise UsageError(
+                    f"--regex {words[0]!r} is not a valid regular expression: {exc}"
+                ) from exc
+            self.marker = self.pattern
+            self.folded: list[str] = []
+        else:
+            self.pattern = None
+            self.folded = [word.casefold() for word in words] if self.fold else list(words)
+            self.marker = re.compile("|".join(re.escape(word) for word in words), flags)
+
+    def matches(self, text: str) -> bool:
+        """Whether ``text`` holds a hit."""
+        if self.pattern is not None:
+            return self.pattern.search(text) is not None
+        hay = text.casefold() if self.fold else text
+        return all(word in hay for word in self.folded)
+
+    def spans(self, text: str) -> list[tuple[int, int]]:
+        """Where the query's words (or pattern) occur in ``text``, to mark them (bounded)."""
+        found = []
+        for match in self.marker.finditer(text):
+            if match.end() > match.start():
+                found.append(match.span())
+            if len(found) >= 1000:
+                break
+        return found
+
+    def needle(self) -> bytes | None:
+        """The bytes a candidate line must hold, lower-cased when folding (``None``: no prefilter)."""
+        if self.pattern is not None:
+            return None
+        best = max((needle(word) for word in self.folded), key=len)
+        if not best:
+            return None
+        return best.lower() if self.fold else best
+
+    def selector(self, markers: Sequence[bytes] = ()) -> Selector | None:
+        """The prefilter: offsets in a block of the lines that may hold a hit."""
+        wanted = self.needle()
+        if wanted is None:
+            return None
+        fold = self.fold
+
+        def select(block: bytes) -> list[int]:
+            hay = block.lower() if fold else block
+            found: list[int] = []
+            _find_all(hay, wanted, found)
+            for marker in markers:
+                _find_all(hay, marker, found)
+            if fold and not hay.isascii():
+                found += [match.start() for match in _FOLDS_TO_ASCII.finditer(hay)]
+            if b"\\" in hay:
+                found += [match.start() for match in _ESCAPED_PLAIN.finditer(hay)]
+            return found
+
+        return select
+
+
+# --- filters ----------------------------------------------------------------------------
+
+
+def moment(timestamp: object) -> datetime.datetime | None:
+    """A record's timestamp as an aware UTC datetime (``None`` when absent or unreadable)."""
+    if not isinstance(timestamp, str):
+        return None
+    match = _TIMESTAMP.match(timestamp.strip())
+    if match is None:
+        return None
+    year, month, day, hour, minute, second, fraction, zone = match.groups()
+    micro = int((fraction or "0")[:6].ljust(6, "0"))
+    offset = datetime.timedelta(0)
+    if zone and zone.upper() != "Z":
+        sign = -1 if zone[0] == "-" else 1
+        digits = zone[1:].replace(":", "")
+        offset = sign * datetime.timedelta(hours=int(digits[:2]), minutes=int(digits[2:]))
+    try:
+        local = datetime.datetime(
+            int(year),
+            int(month),
+            int(day),
+            int(hour),
+            int(minute),
+            int(second or 0),
+            micro,
+            tzinfo=datetime.timezone(offset),
+        )
+    except ValueError:
+        return None
+    return local.astimezone(datetime.timezone.utc)
+
+
+class Filters(NamedTuple):
+    """Which messages count: roles (``None``: every role searched) and a UTC date range."""
+
+    roles: frozenset[str] | None = None
+    since: datetime.date | None = None
+    until: datetime.date | None = None
+
+    def keeps(self, role: str, when: datetime.datetime | None) -> bool:
+        """Whether a message of ``role`` written at ``when`` passes."""
+        if self.roles is not None and role not in self.roles:
+            return False
+        if self.since is None and self.until is None:
+            return True
+        if when is None:
+            return False
+        day = when.date()
+        return (self.since is None or day >= self.since) and (
+            self.until is None or day <= self.until
+        )
+
+
+def sort_key(message: Message) -> tuple[datetime.datetime, str, int]:
+    """Messages in time order (undated first), then by file and line."""
+    when = moment(message.timestamp) or datetime.datetime.min.replace(tzinfo=datetime.timezone.utc)
+    return when, message.file, message.line
+
+
+# --- reading one file -------------------------------------------------------------------
+
+
+def parse(raw: bytes, stats: ReadStats) -> dict | None:
+    """One line as a JSON object; a line that is not one is counted and ``None``."""
+    try:
+        record = json.loads(raw.decode("utf-8").lstrip("\ufeff"))
+    except (ValueError, RecursionError):
+        stats.unreadable += 1
+        return None
+    if not isinstance(record, dict):
+        stats.unreadable += 1
+        return None
+    return record
+
+
+def head(file: SessionFile) -> SessionFile:
+    """``file`` with its session's first recorded working directory (and, for a flat
+    Claude subagent file, its session id) read from the first record that has one."""
+    reader = READERS[file.host]
+    scratch = ReadStats()
+
+    def select(block: bytes) -> list[int]:
+        found: list[int] = []
+        _find_all(block, _CWD_MARK, found)
+        return found
+
+    try:
+        for _number, raw in read_lines(file.path, select, scratch):
+            record = parse(raw, scratch)
+            facts = reader.head_facts(record) if record is not None else None
+            if facts is not None:
+                cwd, session = facts
+                return file._replace(cwd=cwd, session=file.session or session or _stem(file.path))
+    except OSError:
+        pass
+    return file._replace(session=file.session or _stem(file.path))
+
+
+def _stem(path: str) -> str:
+    name = path.replace("\\", "/").rsplit("/", 1)[-1]
+    return name[: -len(".jsonl")] if name.endswith(".jsonl") else name
+
+
+def messages(
+    file: SessionFile,
+    tools: bool,
+    stats: ReadStats,
+    select: Selector | None = None,
+) -> Iterator[tuple[Message, str | None]]:
+    """The searched messages of one file with their dedupe keys, in file order (only the
+    lines ``select`` picks).
+
+    A tool call that runs ``engramory trace`` and its output are left out. An
+    unreadable file counts as one unreadable line.
+    """
+    reader = READERS[file.host]
+    required = None if tools else _EVENT_MARK.get(file.host)
+    self_calls: set[str] = set()
+    try:
+        for number, raw in read_lines(file.path, select, stats):
+            if required is not None and required not in raw:
+                continue
+            record = parse(raw, stats)
+            if record is None:
+                continue
+            cwd = claude.record_cwd(record) or file.cwd
+            timestamp = record.get("timestamp")
+            timestamp = timestamp if isinstance(timestamp, str) else None
+            for part in reader.parts(record, tools):
+                if part.self_call:
+                    if part.call is not None:
+                        self_calls.add(part.call)
+                    continue
+                if part.role == TOOL and part.call is not None and part.call in self_calls:
+                    continue
+                found = Message(
+                    file.host, file.session, cwd, timestamp, part.role, part.text, file.path, number
+                )
+                yield found, part.key
+    except OSError:
+        stats.unreadable += 1
+
+
+# --- the sessions in scope --------------------------------------------------------------
+
+
+class Roots(NamedTuple):
+    """The transcript roots tried and those that exist."""
+
+    tried: list[str]
+    found: list[tuple[str, str]]  # (host, root)
+
+
+def roots(environ: Mapping[str, str], hosts: Iterable[str]) -> Roots:
+    """Every root of the chosen hosts, and the existing ones."""
+    tried: list[str] = []
+    found: list[tuple[str, str]] = []
+    for host in hosts:
+        for root in ROOTS[host](environ):
+            tried.append(root)
+            if os.path.isdir(root):
+                found.append((host, root))
+    return Roots(tried, found)
+
+
+def session_files(
+    found: Sequence[tuple[str, str]], project: scope.Project | None
+) -> list[SessionFile]:
+    """The transcript files under the roots, with their sessions; only the project's when
+    ``project`` is given (its candidate folders, confirmed by the recorded directory)."""
+    files: list[SessionFile] = []
+    folders = None if project is None else project.may_hold_folder
+    for host, root in found:
+        files += READERS[host].find_files(root, folders)
+    kept = []
+    for file in files:
+        if project is not None or host_needs_head(file):
+            file = head(file)
+        if project is None or project.holds(file.cwd):
+            kept.append(file)
+    return kept
+
+
+def host_needs_head(file: SessionFile) -> bool:
+    """Whether a file's head must be read even when every project is searched."""
+    return not file.session or file.host == codex.HOST
+
+
+def search(
+    files: Sequence[SessionFile],
+    query: Query,
+    tools: bool,
+    filters: Filters,
+    stats: ReadStats,
+    prefilter: bool = True,
+) -> list[Message]:
+    """Every hit in ``files``, in time order (each Claude record once)."""
+    markers = (_SELF_MARK,) if tools else ()
+    select = query.selector(markers) if prefilter else None
+    seen: set[str] = set()
+    hits: list[Message] = []
+    for file in files:
+        for message, key in messages(file, tools, stats, select):
+            if not filters.keeps(message.role, moment(message.timestamp)):
+                continue
+            if not query.matches(message.text):
+                continue
+            if key is not None:
+                if key in seen:
+                    continue
+                seen.add(key)
+            hits.append(message)
+    hits.sort(key=sort_key)
+    return hits
+
+
+# --- whole sessions (--show, --list) ----------------------------------------------------
+
+
+def by_session(files: Iterable[SessionFile]) -> dict[str, list[SessionFile]]:
+    """Files grouped by session id (a session's subagent files with it), in file order."""
+    grouped: dict[str, list[SessionFile]] = {}
+    for file in files:
+        grouped.setdefault(file.session, []).append(file)
+    return grouped
+
+
+def pick_session(sessions: Sequence[str], wanted: str, minimum: int = 6) -> list[str]:
+    """The sessions ``wanted`` names: its exact id, else every id it is a prefix of (case
+    ignored; a prefix shorter than ``minimum`` names none)."""
+    lowered = wanted.lower()
+    exact = [session for session in sessions if session.lower() == lowered]
+    if exact:
+        return exact[:1]
+    if len(wanted) < minimum:
+        return []
+    return sorted(session for session in sessions if session.lower().startswith(lowered))
+
+
+def replay(files: Sequence[SessionFile], tools: bool, stats: ReadStats) -> list[Message]:
+    """Every searched message of one session's files, each record once, in time order."""
+    seen: set[str] = set()
+    kept: list[Message] = []
+    for file in files:
+        for message, key in messages(file, tools, stats):
+            if key is not None:
+                if key in seen:
+                    continue
+                seen.add(key)
+            kept.append(message)
+    kept.sort(key=sort_key)
+    return kept
+
+
+class Summary(NamedTuple):
+    """One session as ``--list`` shows it."""
+
+    session: str
+    host: str
+    cwd: str | None
+    first: str | None
+    last: str | None
+    messages: int
+    size: int
+    opening: str
+
+
+def _size(files: Sequence[SessionFile]) -> int:
+    total = 0
+    for file in files:
+        try:
+            total += os.stat(file.path, follow_symlinks=False).st_size
+        except OSError:
+            pass
+    return total
+
+
+def summarize(session: str, files: Sequence[SessionFile], stats: ReadStats) -> Summary:
+    """A session's summary: first and last times, messages, size, the person's first line."""
+    said = replay(files, False, stats)
+    dated = [message for message in said if moment(message.timestamp) is not None]
+    opening = next((m.text.strip().split("\n", 1)[0] for m in said if m.role == USER), "")
+    cwd = next((file.cwd for file in files if file.cwd), None)
+    return Summary(
+        session,
+        files[0].host,
+        cwd,
+        dated[0].timestamp if dated else None,
+        dated[-1].timestamp if dated else None,
+        len(said),
+        _size(files),
+        opening,
+    )
+
+
+def newest_first(summaries: Iterable[Summary]) -> list[Summary]:
+    """Sessions by their last message, newest first (undated last)."""
+    oldest = datetime.datetime.min.replace(tzinfo=datetime.timezone.utc)
+    return sorted(summaries, key=lambda s: (moment(s.last) or oldest, s.session), reverse=True)
