@@ -105,9 +105,12 @@ def _self_call(payload: dict) -> bool:
             command = holder.get(key)
             if isinstance(command, str) and runs_trace(command):
                 return True
-            if isinstance(command, list) and all(isinstance(w, str) for w in command):
-                if runs_trace_words(command):
-                    return True
+            if (
+                isinstance(command, list)
+                and all(isinstance(word, str) for word in command)
+                and runs_trace_words(command)
+            ):
+                return True
     return False
 
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 import os
 import stat
 from collections.abc import Callable, Iterable, Iterator
+from typing import BinaryIO
 
 CHUNK_SIZE = 4 << 20
 MAX_LINE = 64 << 20
@@ -73,53 +74,58 @@ def _selected(block: bytes, first: int, select: Selector | None) -> Iterator[tup
         done = end
 
 
+def _blocks(stream: BinaryIO, stats: ReadStats) -> Iterator[tuple[int, bytes]]:
+    """``(number of its first line, block of whole lines)`` for a stream, in order.
+
+    A line is assembled from several chunks only while it is within
+    :data:`MAX_LINE`; past that its bytes are dropped as they come and it is counted.
+    """
+    limit = MAX_LINE
+    number = 1  # the number of the line that starts at the next unread byte
+    pending: list[bytes] = []
+    pending_size = 0
+    while True:
+        chunk = stream.read(CHUNK_SIZE)
+        if not chunk:
+            break
+        start = 0
+        if pending_size:
+            newline = chunk.find(b"\n")
+            cut = len(chunk) if newline < 0 else newline + 1
+            pending_size += cut
+            if pending_size <= limit + 1:
+                pending.append(chunk[:cut])
+            else:
+                pending = []
+            if newline < 0:
+                continue
+            if pending:
+                yield number, b"".join(pending)
+            else:
+                stats.unreadable += 1
+            number += 1
+            pending, pending_size, start = [], 0, cut
+        last = chunk.rfind(b"\n")
+        if last >= start:
+            block = chunk[start : last + 1] if start or last + 1 < len(chunk) else chunk
+            yield number, block
+            number += block.count(b"\n")
+            start = last + 1
+        if start < len(chunk):
+            pending_size = len(chunk) - start
+            pending = [chunk[start:]] if pending_size <= limit else []
+    if pending:
+        yield number, b"".join(pending)
+    elif pending_size:
+        stats.unreadable += 1
+
+
 def read_lines(path: str, select: Selector | None, stats: ReadStats) -> Iterator[tuple[int, bytes]]:
     """``(line number, raw line)`` for the lines of ``path`` that ``select`` points into.
 
     Raises ``OSError`` when the file cannot be opened; a line over
     :data:`MAX_LINE` bytes is counted in ``stats`` and skipped.
     """
-    limit = MAX_LINE
     with os.fdopen(open_regular(path), "rb", buffering=0) as stream:
-        number = 1  # the number of the line that starts the next unread byte
-        pending: list[bytes] = []
-        pending_size = 0
-        overlong = False
-        while True:
-            chunk = stream.read(CHUNK_SIZE)
-            if not chunk:
-                break
-            start = 0
-            if pending or overlong:
-                newline = chunk.find(b"\n")
-                if newline < 0:
-                    pending_size += len(chunk)
-                    if not overlong:
-                        pending.append(chunk)
-                        if pending_size > limit:
-                            overlong, pending = True, []
-                    continue
-                pending_size += newline + 1
-                if overlong or pending_size > limit + 1:
-                    stats.unreadable += 1
-                else:
-                    pending.append(chunk[: newline + 1])
-                    yield from _selected(b"".join(pending), number, select)
-                number += 1
-                pending, pending_size, overlong = [], 0, False
-                start = newline + 1
-            last = chunk.rfind(b"\n")
-            if last >= start:
-                block = chunk[start : last + 1] if start or last + 1 < len(chunk) else chunk
-                yield from _selected(block, number, select)
-                number += block.count(b"\n")
-                start = last + 1
-            if start < len(chunk):
-                pending = [chunk[start:]]
-                pending_size = len(chunk) - start
-                if pending_size > limit:
-                    overlong, pending = True, []
-        if overlong:
-            stats.unreadable += 1
-        elif pending:
-            yield from _selected(b"".join(pending), number, select)
+        for number, block in _blocks(stream, stats):
+            yield from _selected(block, number, select)

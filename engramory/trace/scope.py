@@ -96,10 +96,7 @@ class Project:
         if not cwd:
             return False
         path = normalized(cwd)
-        for form in self.forms:
-            if path == form or path.startswith(form.rstrip("/") + "/"):
-                return True
-        return False
+        return any(path == form or path.startswith(form.rstrip("/") + "/") for form in self.forms)
 
     def may_hold_folder(self, name: str) -> bool:
         """Whether a Claude Code project folder can hold this project's sessions (by name)."""

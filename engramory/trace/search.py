@@ -33,7 +33,7 @@ from typing import Callable, NamedTuple
 from engramory.errors import UsageError
 from engramory.trace import claude, codex, scope
 from engramory.trace.lines import ReadStats, Selector, read_lines
-from engramory.trace.model import TOOL, Message, SessionFile, USER
+from engramory.trace.model import TOOL, USER, Message, SessionFile
 
 READERS: dict[str, ModuleType] = {claude.HOST: claude, codex.HOST: codex}
 ROOTS: dict[str, Callable[[Mapping[str, str]], list[str]]] = {
@@ -67,7 +67,7 @@ def needle(word: str) -> bytes:
     """The longest run of ``word`` as it reads inside a JSON string (``b""`` when none)."""
     best, run = "", []
     for char in word + "\0":
-        if char == '"' or char == "\\":
+        if char in ('"', "\\"):
             run.append("\\" + char)
         elif " " <= char <= "~":
             run.append(char)
@@ -137,7 +137,7 @@ class Query:
         return found
 
     def needle(self) -> bytes | None:
-        """The bytes a candidate line must hold, lower-cased when folding (``None``: no prefilter)."""
+        """The bytes a candidate line must hold, lower-cased when folding (``None``: none)."""
         if self.pattern is not None:
             return None
         best = max((needle(word) for word in self.folded), key=len)
@@ -342,13 +342,8 @@ def session_files(
     folders = None if project is None else project.may_hold_folder
     for host, root in found:
         files += READERS[host].find_files(root, folders)
-    kept = []
-    for file in files:
-        if project is not None or host_needs_head(file):
-            file = head(file)
-        if project is None or project.holds(file.cwd):
-            kept.append(file)
-    return kept
+    read = [head(f) if project is not None or host_needs_head(f) else f for f in files]
+    return [file for file in read if project is None or project.holds(file.cwd)]
 
 
 def host_needs_head(file: SessionFile) -> bool:
