@@ -81,11 +81,12 @@ def _blocks(stream: BinaryIO, stats: ReadStats) -> Iterator[tuple[int, bytes]]:
     :data:`MAX_LINE`; past that its bytes are dropped as they come and it is counted.
     """
     limit = MAX_LINE
+    size = min(CHUNK_SIZE, limit)  # a line inside one chunk is then never over the limit
     number = 1  # the number of the line that starts at the next unread byte
     pending: list[bytes] = []
     pending_size = 0
     while True:
-        chunk = stream.read(CHUNK_SIZE)
+        chunk = stream.read(size)
         if not chunk:
             break
         start = 0
