@@ -7,8 +7,6 @@ import json
 from pathlib import Path
 
 import pytest
-
-from conftest import run_engramory
 from tracekit import (
     CLAUDE_SESSION,
     CODEX_SESSION,
@@ -21,7 +19,10 @@ from tracekit import (
     tool_result,
     tool_use,
     user,
+    write_lines,
 )
+
+from conftest import run_engramory
 
 AWS_KEY = "AKIA" + "QWERTYUIOPASDFGH"[::-1]  # assembled at run time: no key in the source
 SUB_SESSION = "5ub00000-0000-4000-8000-000000000002"
@@ -41,37 +42,97 @@ def claude_session(tree: Tree) -> Path:
     lines: list[object] = [
         {"type": "file-history-snapshot", "messageId": "m0", "snapshot": {}},
         first,
-        assistant("a1", [{"type": "thinking", "thinking": "thinking about the parser"},
-                         text("it reordered the parser's chunks")], cwd, ts(1, 2)),
+        assistant(
+            "a1",
+            [
+                {"type": "thinking", "thinking": "thinking about the parser"},
+                text("it reordered the parser's chunks"),
+            ],
+            cwd,
+            ts(1, 2),
+        ),
         user("u2", "skill body mentions the parser", cwd, ts(1, 3), isMeta=True),
         user("u3", "This session is being continued: parser", cwd, ts(1, 4), isCompactSummary=True),
-        user("u4", "<command-name>/parser</command-name>\n<command-args></command-args>", cwd, ts(1, 5)),
+        user(
+            "u4",
+            "<command-name>/parser</command-name>\n<command-args></command-args>",
+            cwd,
+            ts(1, 5),
+        ),
         user("u5", "<bash-input>grep parser</bash-input>", cwd, ts(1, 6)),
-        user("u6", [text("<ide_opened_file>parser.py</ide_opened_file>"),
-                    text("look at the tokenizer <system-reminder>parser reminder</system-reminder> please")],
-             cwd, ts(1, 7)),
+        user(
+            "u6",
+            [
+                text("<ide_opened_file>parser.py</ide_opened_file>"),
+                text(
+                    "look at the tokenizer <system-reminder>parser reminder</system-reminder> please"
+                ),
+            ],
+            cwd,
+            ts(1, 7),
+        ),
         user("u7", "<task-notification>parser agent done</task-notification>", cwd, ts(1, 8)),
-        {"type": "attachment", "uuid": "t1", "cwd": cwd, "timestamp": ts(1, 9),
-         "attachment": {"type": "queued_command", "commandMode": "prompt", "prompt": "also fix the parser test"}},
-        assistant("a2", [text("parser synthetic")], cwd, ts(1, 10),
-                  message={"role": "assistant", "model": "<synthetic>", "content": [text("parser synthetic")]}),
-        assistant("a3", [text("API Error: parser overloaded")], cwd, ts(1, 11), isApiErrorMessage=True),
-        assistant("a4", [tool_use("toolu_1", "Bash", {"command": "pytest -k parser"})], cwd, ts(1, 12)),
-        user("u8", [tool_result("toolu_1", "3 passed in parser tests")], cwd, ts(1, 13),
-             toolUseResult={"stdout": "3 passed in parser tests"}),
+        {
+            "type": "attachment",
+            "uuid": "t1",
+            "cwd": cwd,
+            "timestamp": ts(1, 9),
+            "attachment": {
+                "type": "queued_command",
+                "commandMode": "prompt",
+                "prompt": "also fix the parser test",
+            },
+        },
+        assistant(
+            "a2",
+            [text("parser synthetic")],
+            cwd,
+            ts(1, 10),
+            message={
+                "role": "assistant",
+                "model": "<synthetic>",
+                "content": [text("parser synthetic")],
+            },
+        ),
+        assistant(
+            "a3", [text("API Error: parser overloaded")], cwd, ts(1, 11), isApiErrorMessage=True
+        ),
+        assistant(
+            "a4", [tool_use("toolu_1", "Bash", {"command": "pytest -k parser"})], cwd, ts(1, 12)
+        ),
+        user(
+            "u8",
+            [tool_result("toolu_1", "3 passed in parser tests")],
+            cwd,
+            ts(1, 13),
+            toolUseResult={"stdout": "3 passed in parser tests"},
+        ),
         first,  # re-appended after a resume: counted once
-        assistant("a5", [tool_use("toolu_2", "Bash", {"command": "engramory trace parser --all-projects"})],
-                  cwd, ts(1, 14)),
-        user("u9", [tool_result("toolu_2", "s1 2026-07-01 user why drop the parser?")], cwd, ts(1, 15)),
+        assistant(
+            "a5",
+            [tool_use("toolu_2", "Bash", {"command": "engramory trace parser --all-projects"})],
+            cwd,
+            ts(1, 14),
+        ),
+        user(
+            "u9",
+            [tool_result("toolu_2", "s1 2026-07-01 user why drop the parser?")],
+            cwd,
+            ts(1, 15),
+        ),
         user("u10", "[Request interrupted by user]", cwd, ts(1, 16)),
         assistant("a6", [tool_use("toolu_3", "Bash", {"command": "cat .env"})], cwd, ts(1, 17)),
-        user("u11", [tool_result("toolu_3", [text(f"credentials\naws_access_key_id = {AWS_KEY}\n")])],
-             cwd, ts(1, 18)),
+        user(
+            "u11",
+            [tool_result("toolu_3", [text(f"credentials\naws_access_key_id = {AWS_KEY}\n")])],
+            cwd,
+            ts(1, 18),
+        ),
         {"type": "summary", "summary": "parser removal", "leafUuid": "a1"},
         {"type": "some-future-type", "text": "parser"},
         '{"type":"user","uuid":"broken", parser',
         b'{"type":"user","message":"\xff\xfe parser"}\n',
-        user("u12", "Straße and caf\u00e9 and the \"quoted\" C:\\path parser", cwd, ts(2, 1)),
+        user("u12", 'Straße and caf\u00e9 and the "quoted" C:\\path parser', cwd, ts(2, 1)),
         assistant("a7", [text("PARSER shouted on day three")], cwd, ts(3, 1)),
     ]
     path = tree.claude(tree.project, CLAUDE_SESSION, lines)
@@ -79,8 +140,6 @@ def claude_session(tree: Tree) -> Path:
         handle.write(b'{"type":"user","uuid":"u99","message":{"content":"parser')
     folder = tree.folder(tree.project)
     subagent = folder / CLAUDE_SESSION / "subagents" / "agent-a1b2.jsonl"
-    from tracekit import write_lines
-
     write_lines(subagent, [user("s1", "subagent parser finding", cwd, ts(1, 20), isSidechain=True)])
     write_lines(folder / "agent-0ld.jsonl", [user("f1", "flat agent parser note", cwd, ts(1, 21))])
     return path
@@ -91,19 +150,56 @@ def codex_session(tree: Tree) -> Path:
     lines: list[object] = [
         session_meta(ts(13), CODEX_SESSION, cwd),
         {"timestamp": ts(13), "type": "turn_context", "payload": {"cwd": cwd, "model": "m"}},
-        item(ts(13, 1), {"type": "message", "role": "user",
-                         "content": [{"type": "input_text", "text": "<environment_context>parser</environment_context>"}]}),
+        item(
+            ts(13, 1),
+            {
+                "type": "message",
+                "role": "user",
+                "content": [
+                    {
+                        "type": "input_text",
+                        "text": "<environment_context>parser</environment_context>",
+                    }
+                ],
+            },
+        ),
         event(ts(13, 2), "user_message", "parser question from codex"),
-        item(ts(13, 2), {"type": "message", "role": "user",
-                         "content": [{"type": "input_text", "text": "parser question from codex"}]}),
+        item(
+            ts(13, 2),
+            {
+                "type": "message",
+                "role": "user",
+                "content": [{"type": "input_text", "text": "parser question from codex"}],
+            },
+        ),
         event(ts(13, 3), "agent_message", "the parser answer"),
         event(ts(13, 4), "user_message", "<user_instructions>parser rules</user_instructions>"),
-        item(ts(13, 5), {"type": "function_call", "name": "shell", "call_id": "call_1",
-                         "arguments": json.dumps({"command": ["bash", "-lc", "rg parser"]})}),
-        item(ts(13, 6), {"type": "function_call_output", "call_id": "call_1", "output": "src/parser.py:1"}),
-        item(ts(13, 7), {"type": "function_call", "name": "shell", "call_id": "call_2",
-                         "arguments": json.dumps({"command": ["bash", "-lc", "engramory trace parser"]})}),
-        item(ts(13, 8), {"type": "function_call_output", "call_id": "call_2", "output": "1 hit parser"}),
+        item(
+            ts(13, 5),
+            {
+                "type": "function_call",
+                "name": "shell",
+                "call_id": "call_1",
+                "arguments": json.dumps({"command": ["bash", "-lc", "rg parser"]}),
+            },
+        ),
+        item(
+            ts(13, 6),
+            {"type": "function_call_output", "call_id": "call_1", "output": "src/parser.py:1"},
+        ),
+        item(
+            ts(13, 7),
+            {
+                "type": "function_call",
+                "name": "shell",
+                "call_id": "call_2",
+                "arguments": json.dumps({"command": ["bash", "-lc", "engramory trace parser"]}),
+            },
+        ),
+        item(
+            ts(13, 8),
+            {"type": "function_call_output", "call_id": "call_2", "output": "1 hit parser"},
+        ),
         {"timestamp": ts(13, 9), "type": "compacted", "payload": {"message": "parser summary"}},
         {"timestamp": ts(13, 9), "type": "newer_kind", "payload": {"message": "parser"}},
     ]
@@ -119,16 +215,28 @@ def tree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Tree:
     monkeypatch.chdir(made.project)
     claude_session(made)
     codex_session(made)
-    made.claude(made.project / "sub", SUB_SESSION,
-                [user("d1", "parser from a sub-directory", str(made.project / "sub"), ts(5))])
-    made.claude(made.sibling, SIBLING_SESSION,
-                [user("b1", "parser in the sibling project", str(made.sibling), ts(6))])
-    from tracekit import write_lines
-
-    write_lines(made.projects / "C--src-p" / f"{WINDOWS_SESSION}.jsonl",
-                [user("w1", "parser on windows", "C:\\src\\p", ts(7))])
-    made.codex(ELSEWHERE_SESSION, [session_meta(ts(8), ELSEWHERE_SESSION, "/elsewhere"),
-                                    event(ts(8, 1), "user_message", "parser elsewhere")], archived=True)
+    made.claude(
+        made.project / "sub",
+        SUB_SESSION,
+        [user("d1", "parser from a sub-directory", str(made.project / "sub"), ts(5))],
+    )
+    made.claude(
+        made.sibling,
+        SIBLING_SESSION,
+        [user("b1", "parser in the sibling project", str(made.sibling), ts(6))],
+    )
+    write_lines(
+        made.projects / "C--src-p" / f"{WINDOWS_SESSION}.jsonl",
+        [user("w1", "parser on windows", "C:\\src\\p", ts(7))],
+    )
+    made.codex(
+        ELSEWHERE_SESSION,
+        [
+            session_meta(ts(8), ELSEWHERE_SESSION, "/elsewhere"),
+            event(ts(8, 1), "user_message", "parser elsewhere"),
+        ],
+        archived=True,
+    )
     return made
 
 
@@ -159,7 +267,10 @@ def test_default_search_is_the_project_and_the_words_people_said(cli, tree: Tree
 
 def test_subagents_count_as_their_session(cli, tree: Tree) -> None:
     found = {hit["text"]: hit["session"] for hit in hits(cli, "agent")}
-    assert found == {"subagent parser finding": CLAUDE_SESSION, "flat agent parser note": CLAUDE_SESSION}
+    assert found == {
+        "subagent parser finding": CLAUDE_SESSION,
+        "flat agent parser note": CLAUDE_SESSION,
+    }
 
 
 def test_system_reminder_is_cut_and_the_rest_kept(cli, tree: Tree) -> None:
@@ -177,7 +288,9 @@ def test_all_projects_adds_the_sibling_windows_and_archived_sessions(cli, tree: 
 def test_project_flag_and_a_windows_drive_in_another_case(cli, tree: Tree) -> None:
     assert texts(cli, "parser", "--project", "c:/src/p") == ["parser on windows"]
     assert texts(cli, "parser", "--project", str(tree.sibling)) == ["parser in the sibling project"]
-    assert texts(cli, "parser", "--project", str(tree.project / "sub")) == ["parser from a sub-directory"]
+    assert texts(cli, "parser", "--project", str(tree.project / "sub")) == [
+        "parser from a sub-directory"
+    ]
 
 
 def test_tools_adds_calls_and_output_but_never_a_trace_call(cli, tree: Tree) -> None:
@@ -197,17 +310,25 @@ def test_each_record_counts_once(cli, tree: Tree) -> None:
 def test_role_filter(cli, tree: Tree) -> None:
     assert {hit["role"] for hit in hits(cli, "parser", "--role", "assistant")} == {"assistant"}
     assert texts(cli, "parser", "--role", "assistant") == [
-        "it reordered the parser's chunks", "PARSER shouted on day three", "the parser answer"]
+        "it reordered the parser's chunks",
+        "PARSER shouted on day three",
+        "the parser answer",
+    ]
 
 
 def test_since_and_until_use_the_record_time_inclusive(cli, tree: Tree) -> None:
     assert texts(cli, "parser", "--since", "2026-07-02", "--until", "2026-07-03") == [
-        'Straße and café and the "quoted" C:\\path parser', "PARSER shouted on day three"]
+        'Straße and café and the "quoted" C:\\path parser',
+        "PARSER shouted on day three",
+    ]
     assert texts(cli, "parser", "--since", "2026-07-14") == []
 
 
 def test_limit_keeps_the_most_recent_and_the_summary_counts_all(cli, tree: Tree) -> None:
-    assert texts(cli, "parser", "--limit", "2") == ["parser question from codex", "the parser answer"]
+    assert texts(cli, "parser", "--limit", "2") == [
+        "parser question from codex",
+        "the parser answer",
+    ]
     result = cli("trace", "parser", "--limit", "2")
     assert result.code == 0
     assert "10 hits in 3 sessions (the 2 most recent shown" in result.out.splitlines()[-1]
@@ -226,7 +347,7 @@ def test_every_word_must_be_in_one_message(cli, tree: Tree) -> None:
 
 @pytest.mark.parametrize(
     "query",
-    ['"quoted"', "C:\\path", "CAFÉ", "café", "STRASSE", "straße", "ẞ"],
+    ['"quoted"', "C:\\path", "CAFÉ", "café", "STRAẞE", "straße", "ẞ", 'the "quoted" c:\\PATH'],
 )
 def test_quotes_backslashes_and_non_ascii_match_what_was_typed(cli, tree: Tree, query: str) -> None:
     assert texts(cli, query) == ['Straße and café and the "quoted" C:\\path parser']
@@ -234,7 +355,9 @@ def test_quotes_backslashes_and_non_ascii_match_what_was_typed(cli, tree: Tree, 
 
 def test_regex_and_a_bad_regex(cli, tree: Tree) -> None:
     assert texts(cli, "--regex", r"parser'?s? (answer|chunks)") == [
-        "it reordered the parser's chunks", "the parser answer"]
+        "it reordered the parser's chunks",
+        "the parser answer",
+    ]
     result = cli("trace", "--regex", "(unclosed")
     assert result.code == 64
     assert "not a valid regular expression" in result.err
@@ -297,10 +420,15 @@ def test_no_transcript_root_exits_66_naming_the_paths(cli, tmp_path: Path, monke
         assert str(tmp_path / tried) in result.err
 
 
-def test_a_comma_separated_config_dir_reads_every_entry(cli, tree: Tree, tmp_path: Path, monkeypatch) -> None:
+def test_a_comma_separated_config_dir_reads_every_entry(
+    cli, tree: Tree, tmp_path: Path, monkeypatch
+) -> None:
     other = Tree(tmp_path / "second")
-    other.claude(tree.project, "0ther000-0000-4000-8000-000000000001",
-                 [user("o1", "parser from the second config", str(tree.project), ts(20))])
+    other.claude(
+        tree.project,
+        "0ther000-0000-4000-8000-000000000001",
+        [user("o1", "parser from the second config", str(tree.project), ts(20))],
+    )
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", f"{tree.claude_config}, {other.claude_config}")
     assert texts(cli, "parser")[-1] == "parser from the second config"
 
@@ -327,9 +455,15 @@ def test_an_overlong_line_is_skipped_and_counted(cli, tree: Tree, monkeypatch) -
     before = cli("trace", "parser").err
     assert before.strip() == "engramory trace: 3 unreadable lines skipped"
     long_text = "parser " + "x" * 3000
-    tree.claude(tree.project, "10n90000-0000-4000-8000-000000000001",
-                [user("l1", long_text, str(tree.project), ts(9)),
-                 user("l2", "short parser line after it", str(tree.project), ts(9, 1)), ""])
+    tree.claude(
+        tree.project,
+        "10n90000-0000-4000-8000-000000000001",
+        [
+            user("l1", long_text, str(tree.project), ts(9)),
+            user("l2", "short parser line after it", str(tree.project), ts(9, 1)),
+            "",
+        ],
+    )
     result = cli("trace", "parser", "--format", "json")
     found = [json.loads(line)["text"] for line in result.out.splitlines()]
     assert "short parser line after it" in found
@@ -359,7 +493,9 @@ def test_show_by_id_and_by_prefix(cli, tree: Tree) -> None:
 def test_show_from_any_project_in_json(cli, tree: Tree) -> None:
     result = cli("trace", "--show", SIBLING_SESSION[:6], "--format", "json")
     assert result.code == 0
-    assert [json.loads(line)["text"] for line in result.out.splitlines()] == ["parser in the sibling project"]
+    assert [json.loads(line)["text"] for line in result.out.splitlines()] == [
+        "parser in the sibling project"
+    ]
 
 
 def test_show_ambiguous_prefix_lists_candidates_and_exits_64(cli, tree: Tree) -> None:
@@ -386,7 +522,9 @@ def test_list_newest_first_with_fields(cli, tree: Tree) -> None:
     assert claude_row["messages"] == 8
     assert claude_row["size"] > 0
     text_lines = cli("trace", "--list").out.splitlines()
-    assert text_lines[0].startswith(f"{CODEX_SESSION}  codex  2026-07-13 10:02 .. 2026-07-13 10:03  2 messages")
+    assert text_lines[0].startswith(
+        f"{CODEX_SESSION}  codex  2026-07-13 10:02 .. 2026-07-13 10:03  2 messages"
+    )
     assert text_lines[0].endswith("parser question from codex")
 
 
@@ -401,9 +539,14 @@ def test_host_flag(cli, tree: Tree) -> None:
 
 def test_the_tree_is_untouched(cli, tree: Tree) -> None:
     before = tree.snapshot()
-    for args in (("parser",), ("parser", "--tools", "--all-projects"), ("--list",),
-                 ("--show", CLAUDE_SESSION, "--tools"), ("--regex", "pars.r", "--format", "json"),
-                 ("zzz",)):
+    for args in (
+        ("parser",),
+        ("parser", "--tools", "--all-projects"),
+        ("--list",),
+        ("--show", CLAUDE_SESSION, "--tools"),
+        ("--regex", "pars.r", "--format", "json"),
+        ("zzz",),
+    ):
         cli("trace", *args)
     assert tree.snapshot() == before
 
@@ -416,6 +559,8 @@ def test_the_real_cli_in_both_formats(tree: Tree) -> None:
     assert b"the parser **answer**" in text_run.stdout
     json_run = run_engramory("trace", "answer", "--format", "json", env=env, cwd=tree.project)
     assert json_run.returncode == 0
-    assert [json.loads(line)["text"] for line in json_run.stdout.decode().splitlines()] == ["the parser answer"]
+    assert [json.loads(line)["text"] for line in json_run.stdout.decode().splitlines()] == [
+        "the parser answer"
+    ]
     assert run_engramory("trace", "zzz", env=env, cwd=tree.project).returncode == 1
     assert tree.snapshot() == before

@@ -20,26 +20,29 @@ def _read(path: Path, select=None) -> tuple[list[tuple[int, bytes]], int]:
 
 
 @pytest.mark.parametrize("chunk", [1, 2, 3, 5, 7, 64, 1 << 20])
-def test_lines_are_numbered_across_chunks(tmp_path: Path, monkeypatch, chunk: int) -> None:
+def test_lines_and_their_numbers_across_chunks(tmp_path: Path, monkeypatch, chunk: int) -> None:
     monkeypatch.setattr(lines, "CHUNK_SIZE", chunk)
     path = tmp_path / "t.jsonl"
     path.write_bytes(b"one\n\ntwo words\r\nthree\nhalf")
-    assert _read(path) == ([(1, b"one"), (3, b"two words\r"), (4, b"three"), (5, b"half")], 0)
+    assert _read(path) == ([(0, b"one"), (5, b"two words\r"), (16, b"three"), (22, b"half")], 0)
 
     def select(block: bytes) -> list[int]:
         at = block.find(b"w")
         return [at] if at >= 0 else []
 
-    assert _read(path, select) == ([(3, b"two words\r")], 0)
+    assert _read(path, select) == ([(5, b"two words\r")], 0)
+    assert lines.line_numbers(str(path), [22, 0, 16, 5, 99]) == {0: 1, 5: 3, 16: 4, 22: 5}
 
 
 @pytest.mark.parametrize("chunk", [3, 8, 1 << 20])
-def test_a_line_over_the_limit_is_skipped_and_counted(tmp_path: Path, monkeypatch, chunk: int) -> None:
+def test_a_line_over_the_limit_is_skipped_and_counted(
+    tmp_path: Path, monkeypatch, chunk: int
+) -> None:
     monkeypatch.setattr(lines, "CHUNK_SIZE", chunk)
     monkeypatch.setattr(lines, "MAX_LINE", 10)
     path = tmp_path / "t.jsonl"
     path.write_bytes(b"short\n" + b"x" * 25 + b"\nafter\n" + b"y" * 30)
-    assert _read(path) == ([(1, b"short"), (3, b"after")], 2)
+    assert _read(path) == ([(0, b"short"), (32, b"after")], 2)
 
 
 def test_a_fifo_is_refused_without_blocking(tmp_path: Path) -> None:
@@ -102,7 +105,10 @@ def test_a_word_list_command() -> None:
 
 def test_roots_from_the_environment(tmp_path: Path) -> None:
     env = {"HOME": str(tmp_path), "CLAUDE_CONFIG_DIR": " /a , ~/b ,", "CODEX_HOME": "~/cx"}
-    assert scope.claude_roots(env) == [os.path.join("/a", "projects"), os.path.join(str(tmp_path), "b", "projects")]
+    assert scope.claude_roots(env) == [
+        os.path.join("/a", "projects"),
+        os.path.join(str(tmp_path), "b", "projects"),
+    ]
     assert scope.codex_roots(env) == [
         os.path.join(str(tmp_path), "cx", "sessions"),
         os.path.join(str(tmp_path), "cx", "archived_sessions"),
@@ -114,7 +120,11 @@ def test_roots_from_the_environment(tmp_path: Path) -> None:
 
 def test_project_membership_by_recorded_directory() -> None:
     project = scope.Project("/w/proj")
-    assert project.holds("/w/proj") and project.holds("/w/proj/sub/deeper") and project.holds("/w/proj/")
+    assert (
+        project.holds("/w/proj")
+        and project.holds("/w/proj/sub/deeper")
+        and project.holds("/w/proj/")
+    )
     assert not project.holds("/w/proj-x") and not project.holds("/w") and not project.holds(None)
     assert project.may_hold_folder("-w-proj") and project.may_hold_folder("-w-proj-sub")
     assert not project.may_hold_folder("-w-other")
@@ -139,7 +149,9 @@ def test_a_long_project_key_matches_its_hashed_folder() -> None:
 
 def test_timestamps() -> None:
     utc = datetime.timezone.utc
-    assert moment("2026-07-01T07:27:40.079Z") == datetime.datetime(2026, 7, 1, 7, 27, 40, 79000, tzinfo=utc)
+    assert moment("2026-07-01T07:27:40.079Z") == datetime.datetime(
+        2026, 7, 1, 7, 27, 40, 79000, tzinfo=utc
+    )
     assert moment("2026-07-01T23:30:00-02:00") == datetime.datetime(2026, 7, 2, 1, 30, tzinfo=utc)
     assert moment("2026-07-01T07:27:40.123456789Z").microsecond == 123456
     assert moment("2026-02-30T00:00:00Z") is None

@@ -33,7 +33,9 @@ def write_lines(path: Path, lines: list[object]) -> Path:
     return path
 
 
-def user(uuid: str, content: object, cwd: str, ts: str, session: str = CLAUDE_SESSION, **extra: object) -> dict:
+def user(
+    uuid: str, content: object, cwd: str, ts: str, session: str = CLAUDE_SESSION, **extra: object
+) -> dict:
     """A Claude Code ``user`` record."""
     record = {"type": "user", "uuid": uuid, "parentUuid": None, "isSidechain": False}
     record.update({"sessionId": session, "cwd": cwd, "timestamp": ts})
@@ -42,10 +44,17 @@ def user(uuid: str, content: object, cwd: str, ts: str, session: str = CLAUDE_SE
     return record
 
 
-def assistant(uuid: str, blocks: list[dict], cwd: str, ts: str, session: str = CLAUDE_SESSION, **extra: object) -> dict:
+def assistant(
+    uuid: str, blocks: list[dict], cwd: str, ts: str, session: str = CLAUDE_SESSION, **extra: object
+) -> dict:
     """A Claude Code ``assistant`` record."""
     record = {"type": "assistant", "uuid": uuid, "sessionId": session, "cwd": cwd, "timestamp": ts}
-    record["message"] = {"id": f"msg_{uuid}", "role": "assistant", "model": "claude-x", "content": blocks}
+    record["message"] = {
+        "id": f"msg_{uuid}",
+        "role": "assistant",
+        "model": "claude-x",
+        "content": blocks,
+    }
     record.update(extra)
     return record
 
@@ -73,7 +82,11 @@ def item(ts: str, payload: dict) -> dict:
 
 
 def session_meta(ts: str, session: str, cwd: str) -> dict:
-    return {"timestamp": ts, "type": "session_meta", "payload": {"id": session, "timestamp": ts, "cwd": cwd}}
+    return {
+        "timestamp": ts,
+        "type": "session_meta",
+        "payload": {"id": session, "timestamp": ts, "cwd": cwd},
+    }
 
 
 class Tree:

@@ -4,8 +4,9 @@ Transcripts reach gigabytes and hold lines of many megabytes (tool output,
 base64 images), so a file is never read whole: it is read in chunks of
 :data:`CHUNK_SIZE`, and a line is only assembled when a *selector* points into
 it. A selector gets a block of whole lines (raw bytes) and returns offsets of
-interest; the lines holding them are yielded, each once, with their 1-based
-numbers. Without a selector every non-empty line is yielded.
+interest; the lines holding them are yielded, each once, with their file
+offsets (:func:`line_numbers` turns the few that matter into 1-based line
+numbers). Without a selector every non-empty line is yielded.
 
 Memory stays bounded by the chunk size plus the longest line kept: a line
 longer than :data:`MAX_LINE` bytes is skipped (and counted) without ever being
@@ -53,14 +54,16 @@ def open_regular(path: str) -> int:
     return fd
 
 
-def _selected(block: bytes, first: int, select: Selector | None) -> Iterator[tuple[int, bytes]]:
-    """The lines of ``block`` (whole lines, ``first`` the number of its first) to yield."""
+def _selected(block: bytes, base: int, select: Selector | None) -> Iterator[tuple[int, bytes]]:
+    """The lines of ``block`` (whole lines starting at file offset ``base``) to yield."""
     if select is None:
-        for number, line in enumerate(block.split(b"\n"), first):
+        start = 0
+        for line in block.split(b"\n"):
             if line.strip():
-                yield number, line
+                yield base + start, line
+            start += len(line) + 1
         return
-    counted_at, number, done = 0, first, -1
+    done = -1
     for position in sorted(set(select(block))):
         if position <= done:
             continue
@@ -68,21 +71,19 @@ def _selected(block: bytes, first: int, select: Selector | None) -> Iterator[tup
         end = block.find(b"\n", position)
         if end < 0:
             end = len(block)
-        number += block.count(b"\n", counted_at, start)
-        counted_at = start
-        yield number, block[start:end]
+        yield base + start, block[start:end]
         done = end
 
 
-def _blocks(stream: BinaryIO, stats: ReadStats) -> Iterator[tuple[int, bytes]]:
-    """``(number of its first line, block of whole lines)`` for a stream, in order.
+def _blocks(stream: BinaryIO, stats: ReadStats, size: int) -> Iterator[tuple[int, bytes]]:
+    """``(file offset, block of whole lines)`` for a stream, in order, read ``size`` at a time.
 
     A line is assembled from several chunks only while it is within
     :data:`MAX_LINE`; past that its bytes are dropped as they come and it is counted.
     """
     limit = MAX_LINE
-    size = min(CHUNK_SIZE, limit)  # a line inside one chunk is then never over the limit
-    number = 1  # the number of the line that starts at the next unread byte
+    size = min(size, limit)  # a line inside one chunk is then never over the limit
+    offset = 0  # the file offset of the next byte not yet yielded or dropped
     pending: list[bytes] = []
     pending_size = 0
     while True:
@@ -101,32 +102,62 @@ def _blocks(stream: BinaryIO, stats: ReadStats) -> Iterator[tuple[int, bytes]]:
             if newline < 0:
                 continue
             if pending:
-                yield number, b"".join(pending)
+                yield offset, b"".join(pending)
             else:
                 stats.unreadable += 1
-            number += 1
+            offset += pending_size
             pending, pending_size, start = [], 0, cut
         last = chunk.rfind(b"\n")
         if last >= start:
             block = chunk[start : last + 1] if start or last + 1 < len(chunk) else chunk
-            yield number, block
-            number += block.count(b"\n")
+            yield offset, block
+            offset += len(block)
             start = last + 1
         if start < len(chunk):
             pending_size = len(chunk) - start
             pending = [chunk[start:]] if pending_size <= limit else []
     if pending:
-        yield number, b"".join(pending)
+        yield offset, b"".join(pending)
     elif pending_size:
         stats.unreadable += 1
 
 
-def read_lines(path: str, select: Selector | None, stats: ReadStats) -> Iterator[tuple[int, bytes]]:
-    """``(line number, raw line)`` for the lines of ``path`` that ``select`` points into.
+def read_lines(
+    path: str, select: Selector | None, stats: ReadStats, size: int | None = None
+) -> Iterator[tuple[int, bytes]]:
+    """``(file offset, raw line)`` for the lines of ``path`` that ``select`` points into.
 
-    Raises ``OSError`` when the file cannot be opened; a line over
-    :data:`MAX_LINE` bytes is counted in ``stats`` and skipped.
+    Line numbers are not counted here (that would cost a pass over every byte):
+    :func:`line_numbers` finds them for the few lines that become hits. Raises
+    ``OSError`` when the file cannot be opened; a line over :data:`MAX_LINE`
+    bytes is counted in ``stats`` and skipped. ``size``: the read size (default
+    :data:`CHUNK_SIZE`; smaller to read only a file's head).
     """
     with os.fdopen(open_regular(path), "rb", buffering=0) as stream:
-        for number, block in _blocks(stream, stats):
-            yield from _selected(block, number, select)
+        for offset, block in _blocks(stream, stats, size or CHUNK_SIZE):
+            yield from _selected(block, offset, select)
+
+
+def line_numbers(path: str, offsets: Iterable[int]) -> dict[int, int]:
+    """The 1-based line number of each line start in ``offsets`` (one pass over the file up
+    to the last of them; an offset past the end, in a file that shrank, is left out)."""
+    wanted = sorted(set(offsets))
+    numbers: dict[int, int] = {}
+    if not wanted:
+        return numbers
+    newlines, position, at = 0, 0, 0
+    with os.fdopen(open_regular(path), "rb", buffering=0) as stream:
+        while at < len(wanted):
+            chunk = stream.read(CHUNK_SIZE)
+            if not chunk:
+                break
+            counted = 0
+            while at < len(wanted) and wanted[at] - position < len(chunk):
+                cut = wanted[at] - position
+                newlines += chunk.count(b"\n", counted, cut)
+                counted = cut
+                numbers[wanted[at]] = newlines + 1
+                at += 1
+            newlines += chunk.count(b"\n", counted)
+            position += len(chunk)
+    return numbers

@@ -3,18 +3,21 @@
 Most of a transcript is tool output nobody searches, so a line is parsed only
 when its raw bytes can hold a hit. For each query word the *needle* is the
 longest run of the word's plain ASCII characters (``"`` and ``\\`` in their
-JSON-escaped forms ``\\"`` and ``\\\\``; a control or non-ASCII character ends
-a run), lower-cased unless the search is case-sensitive, and searched in the
-block's bytes lower-cased the same way (``bytes.lower`` touches ASCII only).
-Every candidate is then confirmed on the decoded text with Unicode case
-folding. The prefilter never drops a hit: a readers' text is made of whole
-JSON strings joined by newlines, so a plain run of it is in the raw line
-unless the writer escaped a plain character (``\\/``, ``\\u0041``: such lines
-are candidates too) or the text holds one of the 19 characters whose case
-folding yields ASCII (``ß`` -> ``ss``, the Kelvin sign -> ``k``, ``ﬁ`` ->
-``fi``: lines holding them, raw or escaped, are candidates too when the
-search folds case). A property test holds the prefiltered search to a
-parse-every-line oracle.
+JSON-escaped forms ``\\"`` and ``\\\\``; a control or non-ASCII character, and
+``<``, ``>``, ``&``, which some writers escape, end a run), lower-cased unless
+the search is case-sensitive, and searched in the block's bytes lower-cased the
+same way (``bytes.lower`` touches ASCII only). Every candidate is then
+confirmed on the decoded text with Unicode case folding (:func:`fold`).
+
+The prefilter never drops a hit: a reader's text is made of whole JSON strings
+joined by newlines, so a plain run of it is in the raw line, provided the
+writer escapes only what JSON requires (``"``, ``\\``, control characters, and
+optionally non-ASCII ones), as Claude Code, Codex and every common JSON writer
+do. To keep that true under case folding, the 19 characters whose folding
+yields ASCII letters (``ß`` -> ``ss``, the Kelvin sign -> ``k``, ``ﬁ`` -> ``fi``)
+are matched as themselves (``ß`` and ``ẞ`` alike): ``É`` finds ``é``, but
+``strasse`` does not find ``straße``. A property test holds the prefiltered
+search to a parse-every-line oracle.
 
 Dedupe (Claude records by ``uuid`` and block) is over hits: the first copy of
 a record that matches counts, later copies do not.
@@ -32,9 +35,10 @@ from typing import Callable, NamedTuple
 
 from engramory.errors import UsageError
 from engramory.trace import claude, codex, scope
-from engramory.trace.lines import ReadStats, Selector, read_lines
+from engramory.trace.lines import ReadStats, Selector, line_numbers, read_lines
 from engramory.trace.model import TOOL, USER, Message, SessionFile
 
+HEAD_READ = 1 << 16
 READERS: dict[str, ModuleType] = {claude.HOST: claude, codex.HOST: codex}
 ROOTS: dict[str, Callable[[Mapping[str, str]], list[str]]] = {
     claude.HOST: scope.claude_roots,
@@ -44,15 +48,16 @@ ROOTS: dict[str, Callable[[Mapping[str, str]], list[str]]] = {
 _EVENT_MARK = {codex.HOST: b'"event_msg"'}
 _SELF_MARK = b"engramory"
 _CWD_MARK = b'"cwd"'
-# The UTF-8 forms of the characters whose case folding holds an ASCII character.
-_FOLDS_TO_ASCII = re.compile(
-    rb"\xc3\x9f|\xc4\xb0|\xc5[\x89\xbf]|\xc7\xb0|\xe1\xba[\x96-\x9a\x9e]|\xe2\x84\xaa|\xef\xac[\x80-\x86]"
-)
-# JSON escapes of a plain ASCII character (or of one of those 19 characters).
-_ESCAPED_PLAIN = re.compile(
-    rb"\\(?:/|u(?:00[2-7][0-9a-fA-F]|00[dD][fF]|0130|0149|01[7][fF]|01[fF]0"
-    rb"|1[eE]9[6-9aAeE]|212[aA]|[fF][bB]0[0-6]))"
-)
+# The characters whose case folding holds an ASCII character (``ß`` -> ``ss``, the Kelvin
+# sign -> ``k``, ``ﬁ`` -> ``fi``, ...; a test checks the list against every code point).
+# They are matched as themselves (``ß`` and ``ẞ`` alike): with them folded into ASCII, a
+# line would have to be searched for each of them as well as for the needle.
+FOLDS_TO_ASCII = "\u00df\u0130\u0149\u017f\u01f0\u1e96\u1e97\u1e98\u1e99\u1e9a\u1e9e\u212a"
+FOLDS_TO_ASCII += "\ufb00\ufb01\ufb02\ufb03\ufb04\ufb05\ufb06"
+_KEEP_AS_IS = {ord(char): 0xF0000 + i for i, char in enumerate(FOLDS_TO_ASCII)}
+_KEEP_AS_IS[0x1E9E] = _KEEP_AS_IS[0xDF]  # capital sharp s is the case pair of sharp s
+# Plain characters some JSON writers escape (Go's: HTML-safe output): they end a needle.
+_ESCAPED_BY_SOME = "<>&"
 _TIMESTAMP = re.compile(
     r"(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?"
     r"\s*(Z|[+-]\d{2}:?\d{2})?\Z",
@@ -69,13 +74,21 @@ def needle(word: str) -> bytes:
     for char in word + "\0":
         if char in ('"', "\\"):
             run.append("\\" + char)
-        elif " " <= char <= "~":
+        elif " " <= char <= "~" and char not in _ESCAPED_BY_SOME:
             run.append(char)
         else:
             text = "".join(run)
             best = text if len(text) > len(best) else best
             run = []
     return best.encode("ascii")
+
+
+def fold(text: str) -> str:
+    """``text`` case-folded, except the characters that would fold into ASCII (kept, so an
+    ASCII run of the result is an ASCII run of the text, lower-cased)."""
+    if text.isascii():
+        return text.lower()
+    return text.translate(_KEEP_AS_IS).casefold()
 
 
 def _find_all(hay: bytes, what: bytes, out: list[int]) -> None:
@@ -116,14 +129,14 @@ class Query:
             self.folded: list[str] = []
         else:
             self.pattern = None
-            self.folded = [word.casefold() for word in words] if self.fold else list(words)
+            self.folded = [fold(word) for word in words] if self.fold else list(words)
             self.marker = re.compile("|".join(re.escape(word) for word in words), flags)
 
     def matches(self, text: str) -> bool:
         """Whether ``text`` holds a hit."""
         if self.pattern is not None:
             return self.pattern.search(text) is not None
-        hay = text.casefold() if self.fold else text
+        hay = fold(text) if self.fold else text
         return all(word in hay for word in self.folded)
 
     def spans(self, text: str) -> list[tuple[int, int]]:
@@ -150,18 +163,14 @@ class Query:
         wanted = self.needle()
         if wanted is None:
             return None
-        fold = self.fold
+        lower = self.fold
 
         def select(block: bytes) -> list[int]:
-            hay = block.lower() if fold else block
+            hay = block.lower() if lower else block
             found: list[int] = []
             _find_all(hay, wanted, found)
             for marker in markers:
                 _find_all(hay, marker, found)
-            if fold and not hay.isascii():
-                found += [match.start() for match in _FOLDS_TO_ASCII.finditer(hay)]
-            if b"\\" in hay:
-                found += [match.start() for match in _ESCAPED_PLAIN.finditer(hay)]
             return found
 
         return select
@@ -255,7 +264,7 @@ def head(file: SessionFile) -> SessionFile:
         return found
 
     try:
-        for _number, raw in read_lines(file.path, select, scratch):
+        for _offset, raw in read_lines(file.path, select, scratch, HEAD_READ):
             record = parse(raw, scratch)
             facts = reader.head_facts(record) if record is not None else None
             if facts is not None:
@@ -278,7 +287,8 @@ def messages(
     select: Selector | None = None,
 ) -> Iterator[tuple[Message, str | None]]:
     """The searched messages of one file with their dedupe keys, in file order (only the
-    lines ``select`` picks).
+    lines ``select`` picks). A message's ``line`` is its line's file offset until
+    :func:`finished` numbers it.
 
     A tool call that runs ``engramory trace`` and its output are left out. An
     unreadable file counts as one unreadable line.
@@ -287,7 +297,7 @@ def messages(
     required = None if tools else _EVENT_MARK.get(file.host)
     self_calls: set[str] = set()
     try:
-        for number, raw in read_lines(file.path, select, stats):
+        for offset, raw in read_lines(file.path, select, stats):
             if required is not None and required not in raw:
                 continue
             record = parse(raw, stats)
@@ -304,7 +314,7 @@ def messages(
                 if part.role == TOOL and part.call is not None and part.call in self_calls:
                     continue
                 found = Message(
-                    file.host, file.session, cwd, timestamp, part.role, part.text, file.path, number
+                    file.host, file.session, cwd, timestamp, part.role, part.text, file.path, offset
                 )
                 yield found, part.key
     except OSError:
@@ -347,8 +357,37 @@ def session_files(
 
 
 def host_needs_head(file: SessionFile) -> bool:
-    """Whether a file's head must be read even when every project is searched."""
-    return not file.session or file.host == codex.HOST
+    """Whether a file's head must be read even when every project is searched (a flat
+    subagent file's session id is in its records)."""
+    return not file.session
+
+
+def finished(found: list[Message]) -> list[Message]:
+    """Messages with line numbers (from their offsets) and, where a record did not say,
+    their session's working directory; in time order."""
+    by_file: dict[str, list[int]] = {}
+    for message in found:
+        by_file.setdefault(message.file, []).append(message.line)
+    numbers: dict[str, dict[int, int]] = {}
+    for path, offsets in by_file.items():
+        try:
+            numbers[path] = line_numbers(path, offsets)
+        except OSError:
+            numbers[path] = {}
+    heads: dict[str, str | None] = {}
+    done = []
+    for message in found:
+        cwd = message.cwd
+        if cwd is None:
+            if message.file not in heads:
+                heads[message.file] = head(
+                    SessionFile(message.host, message.session, message.file)
+                ).cwd
+            cwd = heads[message.file]
+        line = numbers[message.file].get(message.line, 0)
+        done.append(message._replace(cwd=cwd, line=line))
+    done.sort(key=sort_key)
+    return done
 
 
 def search(
@@ -375,8 +414,7 @@ def search(
                     continue
                 seen.add(key)
             hits.append(message)
-    hits.sort(key=sort_key)
-    return hits
+    return finished(hits)
 
 
 # --- whole sessions (--show, --list) ----------------------------------------------------
@@ -413,8 +451,7 @@ def replay(files: Sequence[SessionFile], tools: bool, stats: ReadStats) -> list[
                     continue
                 seen.add(key)
             kept.append(message)
-    kept.sort(key=sort_key)
-    return kept
+    return finished(kept)
 
 
 class Summary(NamedTuple):
