@@ -34,7 +34,7 @@ from types import ModuleType
 from typing import Callable, NamedTuple
 
 from engramory.errors import UsageError
-from engramory.trace import claude, codex, scope
+from engramory.trace import claude, codex, parallel, scope
 from engramory.trace.lines import ReadStats, Selector, line_numbers, read_lines
 from engramory.trace.model import TOOL, USER, Message, SessionFile
 
@@ -390,6 +390,28 @@ def finished(found: list[Message]) -> list[Message]:
     return done
 
 
+def _scan(
+    files: Sequence[tuple[int, SessionFile]],
+    query: Query,
+    tools: bool,
+    filters: Filters,
+    prefilter: bool,
+) -> tuple[list[tuple[int, Message, str | None]], int]:
+    """The matching messages of some files (with each file's index and the dedupe key),
+    and the number of unreadable lines met."""
+    stats = ReadStats()
+    markers = (_SELF_MARK,) if tools else ()
+    select = query.selector(markers) if prefilter else None
+    found = []
+    for index, file in files:
+        for message, key in messages(file, tools, stats, select):
+            if filters.keeps(message.role, moment(message.timestamp)) and query.matches(
+                message.text
+            ):
+                found.append((index, message, key))
+    return found, stats.unreadable
+
+
 def search(
     files: Sequence[SessionFile],
     query: Query,
@@ -398,22 +420,32 @@ def search(
     stats: ReadStats,
     prefilter: bool = True,
 ) -> list[Message]:
-    """Every hit in ``files``, in time order (each Claude record once)."""
-    markers = (_SELF_MARK,) if tools else ()
-    select = query.selector(markers) if prefilter else None
+    """Every hit in ``files``, in time order (each Claude record once).
+
+    A large history is scanned by several processes (:mod:`.parallel`); the hits
+    are merged in file order, so dedupe keeps the same copy either way.
+    """
+    indexed = list(enumerate(files))
+    sizes = [_size([file]) for file in files]
+    count = parallel.workers() if sum(sizes) >= parallel.MIN_BYTES else 1
+    shared = parallel.shares(indexed, sizes, count) or [[]]
+
+    def work(share: Sequence[tuple[int, SessionFile]]) -> tuple[list, int]:
+        return _scan(share, query, tools, filters, prefilter)
+
+    found: list[tuple[int, Message, str | None]] = []
+    for share_found, unreadable in parallel.run(shared, work):
+        found += share_found
+        stats.unreadable += unreadable
+    found.sort(key=lambda entry: (entry[0], entry[1].line))
     seen: set[str] = set()
     hits: list[Message] = []
-    for file in files:
-        for message, key in messages(file, tools, stats, select):
-            if not filters.keeps(message.role, moment(message.timestamp)):
+    for _index, message, key in found:
+        if key is not None:
+            if key in seen:
                 continue
-            if not query.matches(message.text):
-                continue
-            if key is not None:
-                if key in seen:
-                    continue
-                seen.add(key)
-            hits.append(message)
+            seen.add(key)
+        hits.append(message)
     return finished(hits)
 
 
