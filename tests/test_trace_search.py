@@ -4,6 +4,7 @@ output, exit codes, masking, self-exclusion, robustness and read-only (issue 15)
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -564,3 +565,48 @@ def test_the_real_cli_in_both_formats(tree: Tree) -> None:
     ]
     assert run_engramory("trace", "zzz", env=env, cwd=tree.project).returncode == 1
     assert tree.snapshot() == before
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork here")
+def test_a_search_spread_over_processes_finds_the_same(cli, tree: Tree, monkeypatch) -> None:
+    from engramory.trace import parallel
+
+    alone = hits(cli, "parser", "--tools", "--all-projects")
+    monkeypatch.setattr(parallel, "MIN_BYTES", 0)
+    monkeypatch.setattr(parallel, "workers", lambda: 3)
+    assert hits(cli, "parser", "--tools", "--all-projects") == alone
+    assert cli("trace", "parser").err.strip() == "engramory trace: 3 unreadable lines skipped"
+
+
+def test_role_tool_searches_tools(cli, tree: Tree) -> None:
+    assert texts(cli, "passed", "--role", "tool") == ["3 passed in parser tests"]
+
+
+def test_colour_only_on_a_terminal_without_no_color(cli, tree: Tree, monkeypatch) -> None:
+    from engramory.commands import trace as command
+
+    class Terminal:
+        def isatty(self) -> bool:
+            return True
+
+    monkeypatch.setattr(command.sys, "stdout", Terminal())
+    assert command._colour()
+    monkeypatch.setenv("NO_COLOR", "1")
+    assert not command._colour()
+    from engramory.trace.render import context
+    from engramory.trace.search import Query
+
+    assert context("the parser answer", Query(["ANSWER"]), True) == [
+        "  the parser \x1b[1;31manswer\x1b[0m"
+    ]
+
+
+def test_control_characters_in_a_transcript_are_escaped(cli, tree: Tree) -> None:
+    tree.claude(
+        tree.project,
+        "c0c00000-0000-4000-8000-000000000001",
+        [user("e1", "escape \x1b[2J parser here", str(tree.project), ts(10))],
+    )
+    out = cli("trace", "escape").out
+    assert "\x1b" not in out
+    assert "**escape** \\x1b[2J parser here" in out

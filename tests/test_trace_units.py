@@ -156,3 +156,28 @@ def test_timestamps() -> None:
     assert moment("2026-07-01T07:27:40.123456789Z").microsecond == 123456
     assert moment("2026-02-30T00:00:00Z") is None
     assert moment("yesterday") is None and moment(1700000000) is None
+
+
+def test_shares_balance_sizes_and_keep_order() -> None:
+    from engramory.trace.parallel import shares
+
+    items = ["a", "b", "c", "d", "e"]
+    split = shares(items, [50, 10, 40, 10, 10], 2)
+    assert sorted(x for share in split for x in share) == items
+    assert all(share == sorted(share) for share in split)
+    assert {tuple(share) for share in split} == {("a", "d"), ("b", "c", "e")}
+    assert shares([], [], 3) == []
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork here")
+def test_parallel_run_returns_each_share_in_order_and_redoes_a_failed_child() -> None:
+    from engramory.trace import parallel
+
+    parent = os.getpid()
+
+    def work(share):
+        if share == [3] and os.getpid() != parent:
+            raise RuntimeError("a child that fails")
+        return [x * 10 for x in share]
+
+    assert parallel.run([[1], [2, 5], [3]], work) == [[10], [20, 50], [30]]

@@ -16,7 +16,7 @@ from engramory.errors import EXIT_FINDINGS, EXIT_OK, InputMissingError, UsageErr
 from engramory.textfmt import plural, printable
 from engramory.trace import render, scope
 from engramory.trace.lines import ReadStats
-from engramory.trace.model import ROLES
+from engramory.trace.model import ROLES, TOOL, SessionFile
 from engramory.trace.search import (
     READERS,
     Filters,
@@ -95,7 +95,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--project", metavar="DIR", help="search this project instead of the current one"
     )
     parser.add_argument(
-        "--role", choices=ROLES, help="only the person's words, the agent's, or tools'"
+        "--role",
+        choices=ROLES,
+        help="only the person's words, the agent's, or tools' (tool implies --tools)",
     )
     parser.add_argument("--since", type=_date, metavar="YYYY-MM-DD", help="from this UTC date on")
     parser.add_argument("--until", type=_date, metavar="YYYY-MM-DD", help="up to this UTC date")
@@ -131,7 +133,7 @@ def _check_mode(args: argparse.Namespace) -> None:
         raise UsageError(f"--since {args.since} is after --until {args.until}")
 
 
-def _files(args: argparse.Namespace, everywhere: bool) -> list:
+def _files(args: argparse.Namespace, everywhere: bool) -> list[SessionFile]:
     hosts = [args.host] if args.host else sorted(READERS)
     found = roots(os.environ, hosts)
     if not found.found:
@@ -200,7 +202,8 @@ def _search(args: argparse.Namespace, stats: ReadStats) -> int:
         raise UsageError("give a QUERY (or --show SESSION, or --list)")
     query = Query(args.query, regex=args.regex, case_sensitive=args.case_sensitive)
     filters = Filters(frozenset([args.role]) if args.role else None, args.since, args.until)
-    hits = search(_files(args, everywhere=False), query, args.tools, filters, stats)
+    tools = args.tools or args.role == TOOL  # tool hits exist only when tools are searched
+    hits = search(_files(args, everywhere=False), query, tools, filters, stats)
     shown = hits[-args.limit :]
     if args.format == "json":
         for hit in shown:

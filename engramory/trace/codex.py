@@ -82,6 +82,11 @@ def head_facts(record: dict) -> tuple[str, str] | None:
     return cwd, session if isinstance(session, str) else ""
 
 
+def record_cwd(record: dict) -> str | None:
+    """A record's own working directory: Codex records do not carry one (the session's is used)."""
+    return None
+
+
 def words(text: str) -> str | None:
     """A user or agent message's text, or ``None`` when it is injected context."""
     if not text.strip() or text.lstrip().startswith(_INJECTED):

@@ -303,7 +303,7 @@ def messages(
             record = parse(raw, stats)
             if record is None:
                 continue
-            cwd = claude.record_cwd(record) or file.cwd
+            cwd = reader.record_cwd(record) or file.cwd
             timestamp = record.get("timestamp")
             timestamp = timestamp if isinstance(timestamp, str) else None
             for part in reader.parts(record, tools):
