@@ -12,5 +12,6 @@ never writes anything. One module per job:
 * :mod:`.selfcall` -- a shell command that runs ``engramory trace`` itself;
 * :mod:`.scope` -- the transcript roots and which sessions belong to a project;
 * :mod:`.search` -- the query, the raw-bytes prefilter, filters, sessions;
+* :mod:`.parallel` -- a large history's files shared among forked processes;
 * :mod:`.render` -- text and JSON Lines output.
 """
