@@ -224,3 +224,9 @@ def test_needles_are_the_json_form_of_the_longest_plain_run() -> None:
     assert Query(["ABC"]).needle() == b"abc"
     assert Query(["ABC"], case_sensitive=True).needle() == b"ABC"
     assert Query(["x"], regex=True).needle() is None
+
+
+def test_a_needle_without_letters_is_found_without_lower_casing() -> None:
+    select = Query(["2026-07"]).selector()
+    assert select is not None
+    assert select(b'{"a":"X"}\n{"t":"2026-07-01"}\n') == [16]

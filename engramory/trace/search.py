@@ -163,7 +163,7 @@ class Query:
         wanted = self.needle()
         if wanted is None:
             return None
-        lower = self.fold
+        lower = self.fold and wanted != wanted.upper()  # lower-casing changes only letters
 
         def select(block: bytes) -> list[int]:
             hay = block.lower() if lower else block
