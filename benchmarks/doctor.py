@@ -4,7 +4,7 @@ Reproduce (from the repository root):
 
     python benchmarks/doctor.py [--sizes 1000,10000,100000] [--repeat 3] [--jobs N]
                                 [--variants valid,broken,runaway] [--parse-runaway]
-                                [--keep] [--check]
+                                [--breakdown] [--keep] [--check]
 
 For each size, two stores are generated in a temporary directory (deleted at
 the end unless ``--keep``):
@@ -42,6 +42,13 @@ both see a warm page cache):
 * doctor: ``python -m engramory doctor STORE --format json`` (``--jobs N``
   when given: ``--jobs 1`` measures a single process; by default the doctor
   uses one worker process per CPU on stores of 4,000 notes or more, on Linux).
+
+With ``--breakdown``, each valid store is also checked with parts of the
+catalogue switched off, each subset run alternately with the baseline, to
+show what each part costs: no rule at all (``--select no-index``: walk, read,
+parse, links and report, the floor), the catalogue without the content rules
+of issue 14, without ``near-duplicate`` alone, every rule, and every rule in
+one process (``--jobs 1``).
 
 It prints the median wall time of ``--repeat`` runs of each, their ratio,
 the doctor's peak memory (max RSS of the child, largest of the runs), then
@@ -527,6 +534,39 @@ def bench_store(
     return result
 
 
+# The content rules (issue 14), switched off together by one --breakdown subset.
+CONTENT_RULES = (
+    "secret-value", "personal-data", "relative-date", "current-state", "per-turn-log",
+    "stale-project", "near-duplicate", "dated-series", "handoff-store", "not-gitignored",
+)  # fmt: skip
+BREAKDOWN = (
+    ("no rule (--select no-index): the floor", ("--select", "no-index"), None),
+    ("without the content rules", ("--ignore", ",".join(CONTENT_RULES)), None),
+    ("without near-duplicate", ("--ignore", "near-duplicate"), None),
+    ("every rule", (), None),
+    ("every rule, one process (--jobs 1)", (), 1),
+)
+
+
+def breakdown(store: Path, plan: StorePlan, args: argparse.Namespace, out: Path) -> list[str]:
+    """Rows of what each part of the catalogue costs on ``store`` (see ``BREAKDOWN``)."""
+    baseline: list[float] = []
+    times: list[list[float]] = [[] for _ in BREAKDOWN]
+    for _ in range(args.repeat):
+        for number, (_label, flags, jobs) in enumerate(BREAKDOWN):
+            baseline.append(measure(baseline_command(store), out).wall)
+            run = measure(
+                doctor_command(store, jobs or args.jobs, (*plan.doctor_flags, *flags)), out
+            )
+            times[number].append(run.wall)
+    base = statistics.median(baseline)
+    rows = [f"breakdown at {short(plan.total)} valid (baseline {base:.2f} s):"]
+    for (label, _flags, _jobs), runs in zip(BREAKDOWN, times):
+        median = statistics.median(runs)
+        rows.append(f"  {label:<40} {median:.2f} s  {median / base:.1f}x")
+    return rows
+
+
 # --- reporting -----------------------------------------------------------
 
 
@@ -663,6 +703,11 @@ def parse_args() -> argparse.Namespace:
         action="store_true",
         help="raise --hard-bytes for the runaway store so its whole index is parsed",
     )
+    parser.add_argument(
+        "--breakdown",
+        action="store_true",
+        help="also time each valid store with parts of the catalogue switched off",
+    )
     parser.add_argument("--keep", action="store_true", help="keep the generated stores")
     parser.add_argument("--check", action="store_true", help="exit 1 when a target fails")
     args = parser.parse_args()
@@ -680,6 +725,7 @@ def main() -> int:
     started = time.perf_counter()
     work = Path(tempfile.mkdtemp(prefix="engramory-doctor-bench-"))
     results: list[Result] = []
+    parts: list[str] = []
     try:
         for size in args.sizes:
             for variant in args.variants:
@@ -690,12 +736,17 @@ def main() -> int:
                 took = time.perf_counter() - tick
                 progress(f"{short(size)} {variant}: generated in {took:.1f} s, measuring")
                 results.append(bench_store(store, plan, variant, args, work / "out.json"))
+                if args.breakdown and variant == VALID:
+                    progress(f"{short(size)} {variant}: breakdown")
+                    parts.extend(breakdown(store, plan, args, work / "out.json"))
     finally:
         if args.keep:
             progress(f"stores kept in {work}")
         else:
             shutil.rmtree(work, ignore_errors=True)
     passed = report(results, args.repeat, args.jobs)
+    if parts:
+        print("\n" + "\n".join(parts))
     print(f"\nbenchmark wall time {time.perf_counter() - started:.0f} s")
     return 1 if args.check and not passed else 0
 

@@ -33,6 +33,7 @@ COMMAND_MODULES = {
     "hosts": "engramory.commands.install",
     "sync": "engramory.commands.sync",
     "where": "engramory.commands.where",
+    "trace": "engramory.commands.trace",
 }
 
 DESCRIPTION = """\
@@ -45,6 +46,7 @@ EXAMPLES = (
     ("engramory doctor examples/store", "is the whole store healthy?"),
     ("engramory init claude --install-hooks", "wire the rules, a store and the guard into a host"),
     ("engramory hosts", "every host Engramory can wire"),
+    ("engramory trace parser rewrite", "find what was said in past sessions"),
     ("engramory COMMAND --help", "every flag of a command, with examples"),
 )
 

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from engramory import secrets
 from engramory.doctor.model import Example, Rule
 from engramory.doctor.rules import REGISTRY, RULES
 
@@ -113,6 +114,24 @@ def test_explain_cuts_long_example_files(cli) -> None:
     out = cli("doctor", "--explain", "index-over-hard-cap").out
     assert "… (187 more lines)" in out  # the 201-line index: 14 lines shown
     assert "x" * 101 not in out and "x" * 100 + "…" in out
+
+
+@pytest.mark.parametrize("fmt", ["text", "json"])
+def test_explain_never_prints_an_examples_secret(cli, fmt: str) -> None:
+    """The secret-value examples hold (synthetic) keys; --explain shows them as the
+    doctor's messages do (first four characters and an ellipsis), never whole."""
+    rule = RULES["secret-value"]
+    values = {
+        text[found.start : found.end]
+        for example in (*rule.fires, *rule.quiet)
+        for text in example.tree().values()
+        for found in secrets.find(text)
+    }
+    assert len(values) >= 3  # the examples do hold keys (AWS, GitHub, a password)
+    out = cli("doctor", "--explain", "secret-value", "--format", fmt).out
+    leaked = [value[:4] + "…" for value in values if value in out]
+    assert not leaked
+    assert all(value[:4] + "…" in out for value in values)
 
 
 @pytest.mark.parametrize("rule_id", list(RULES))

@@ -230,6 +230,22 @@ def test_frontmatter_syntax_does_not_echo_a_password(tmp_path: Path) -> None:
     assert password not in finding.message and "Hx9#…" in finding.message
 
 
+def test_allow_comment_in_an_archived_note(tmp_path: Path) -> None:
+    """An archived note's own allow comment silences its line there (on the line, or
+    alone on the line above), and only that line."""
+    key = "AKIA" + "Q" * 16
+    body = (
+        f"kept on purpose {key} <!-- engramory: allow secret-value -->\n"
+        f"<!-- engramory: allow secret-value -->\nthe next one {key}\n"
+        f"not allowed {key}\n"
+    )
+    store = make_store(
+        tmp_path / "s", {"a.md": note("a"), "archive/old.md": note("old", body=body)}
+    )
+    found = [(f.path, f.line) for f in fired(store, "secret-value")]
+    assert found == [("archive/old.md", 12)]
+
+
 def test_an_unreadable_archived_entry_is_skipped(tmp_path: Path) -> None:
     key = "AKIA" + "Q" * 16
     store = make_store(tmp_path / "s", {"a.md": note("a"), "outside.md": f"{key}\n"})

@@ -5,12 +5,12 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from datetime import date
 from pathlib import Path
 from typing import Any
 
-from engramory import __version__, automemory, breach, discovery
+from engramory import __version__, automemory, breach, discovery, secrets
 from engramory.caps import Measurement
 from engramory.commands.options import (
     add_cap_flags,
@@ -215,15 +215,20 @@ def explain_text(rule: Rule) -> str:
     for example in rule.quiet:
         lines += _example_text(example)
     lines += ["", f"Fix: {rule.fix}"]
-    return "\n".join(lines)
+    return secrets.redact("\n".join(lines))  # an example's key is shown as the doctor shows it
+
+
+def _redacted(files: Mapping[str, str]) -> dict[str, str]:
+    """``files`` with every secret's value cut to what the doctor's messages show."""
+    return {rel: secrets.redact(text) for rel, text in files.items()}
 
 
 def _example_dict(example: Example) -> dict[str, Any]:
     return {
         "text": example.text,
-        "files": example.tree(),
+        "files": _redacted(example.tree()),
         "symlinks": dict(example.symlinks),
-        "outside": dict(example.outside),
+        "outside": _redacted(example.outside),
         "sizes": dict(example.sizes),
         "modes": {rel: f"{mode:03o}" for rel, mode in example.modes.items()},
         "flags": list(example.flags),

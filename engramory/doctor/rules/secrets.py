@@ -12,6 +12,7 @@ import re
 from collections.abc import Iterator, Sequence
 
 from engramory import secrets
+from engramory.allowcomment import MARKER, line_allows
 from engramory.discovery import INDEX_NAME
 from engramory.doctor.context import NoteCheck, StoreView
 from engramory.doctor.model import ERROR, INFO, NOTE, Example, Issue, rule, sample_note
@@ -37,11 +38,19 @@ def _scan(rel: str, text: str) -> Iterator[Issue]:
 
 
 def _beyond_live_notes(view: StoreView) -> Iterator[Issue]:
-    """The index and every archived note (live notes are checked in the per-note pass)."""
+    """The index and every archived note (live notes are checked in the per-note pass).
+
+    The engine knows the allow comments of the index and the live notes; an archived
+    note's own are read here, with its text.
+    """
     if view.index.text is not None:
         yield from _scan(INDEX_NAME, view.index.text)
     for rel, data in view.archived_notes():
-        yield from _scan(rel, decode(data))
+        text = decode(data)
+        allows = line_allows(text) if MARKER in text else {}
+        for issue in _scan(rel, text):
+            if "secret-value" not in allows.get(issue[1] or 0, ()):
+                yield issue
 
 
 @rule(
