@@ -426,6 +426,14 @@ def test_ascii_and_unicode_bodies_give_the_same_words() -> None:
     assert words[-3:] == ["grösse".encode(), b"strasse", "élan".encode()]
 
 
+def test_band_keys_of_a_huge_body_are_packed_row_by_row_the_same(monkeypatch) -> None:
+    """A body past _PACK_WHOLE shingles packs only the rows it reads: the same keys."""
+    bodies = [[f"w{n}".encode() for n in range(count)] for count in (3, 5, 300)]
+    whole = [duplicates.band_keys(words) for words in bodies]  # 1, 3 and 298 shingles
+    monkeypatch.setattr(duplicates, "_PACK_WHOLE", 0)
+    assert [duplicates.band_keys(words) for words in bodies] == whole
+
+
 @given(st.text(alphabet=st.characters(max_codepoint=127)))
 def test_ascii_words_from_bytes_match_the_regex(body: str) -> None:
     """The byte translation finds exactly the words ``\\w+`` finds, case-folded, in any

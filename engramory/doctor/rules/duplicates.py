@@ -79,6 +79,8 @@ CACHE_SHINGLES = 200_000  # shingles kept in memory across re-read notes, at mos
 
 _FACT = struct.Struct(f"<{COLUMNS}I")
 _ARC_STARTS = tuple(band * ARC for band in range(BANDS))
+_ROW = struct.Struct(f"<{ROWS}I")
+_PACK_WHOLE = 4096  # up to this many shingles, one pack of the whole ring is the cheaper
 _U32 = next(code for code in "IL" if array(code).itemsize == 4)
 
 
@@ -123,9 +125,12 @@ def band_keys(words: Sequence[bytes]) -> list[int]:
         return [0] * BANDS
     # The ring read past its end wraps to its start (repeated when it is shorter than a band).
     ring = points * (1 + -(-ROWS // count)) if count < ROWS else points + points[:ROWS]
-    packed = struct.pack(f"<{len(ring)}I", *ring)
     starts = map(bisect_left, repeat(points, BANDS), _ARC_STARTS)
-    keys = list(map(zlib.crc32, [packed[4 * k : 4 * (k + ROWS)] for k in starts]))
+    if count > _PACK_WHOLE:  # a huge body: pack only the rows read, not every point
+        keys = [zlib.crc32(_ROW.pack(*ring[k : k + ROWS])) for k in starts]
+    else:
+        packed = struct.pack(f"<{len(ring)}I", *ring)
+        keys = list(map(zlib.crc32, [packed[4 * k : 4 * (k + ROWS)] for k in starts]))
     return keys if 0 not in keys else [key or 1 for key in keys]
 
 
