@@ -17,8 +17,9 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from doctorkit import doctor
 from fixkit import bodies, digest, fix, fixable_counts, undo_id
+
+from doctorkit import doctor
 from engramory.caps import Caps
 from engramory.commands.fix import plan_store
 from engramory.repair import FIX_IDS
@@ -61,7 +62,7 @@ def test_apply_undo_apply_twice(store: Path, tmp_path: Path) -> None:
 
 def report() -> None:
     """Per corpus store: fixable findings before and after --apply (on a temporary copy)."""
-    import tempfile  # noqa: PLC0415
+    import tempfile
 
     for store in STORES:
         with tempfile.TemporaryDirectory() as tmp:
@@ -69,7 +70,9 @@ def report() -> None:
             before = fixable_counts(doctor(root).findings)
             fix(str(root), "--apply")
             after = fixable_counts(doctor(root).findings)
-            print(f"{store.name}: before {dict(sorted(before.items()))} after {dict(sorted(after.items()))}")
+            print(
+                f"{store.name}: before {dict(sorted(before.items()))} after {dict(sorted(after.items()))}"
+            )
 
 
 if __name__ == "__main__":
