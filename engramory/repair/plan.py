@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator, Mapping
 
 from engramory import indexedit
-from engramory.caps import Caps, Measurement
+from engramory.caps import INDEX_NAME, Caps, Measurement
 from engramory.doctor.model import Finding
 from engramory.frontmatter import decode
 from engramory.repair import (
@@ -35,7 +35,6 @@ from engramory.repair.indexlines import single_link_lines
 from engramory.repair.model import IndexInput, NoteInput, Plan
 from engramory.textfmt import printable
 
-INDEX_NAME = "MEMORY.md"
 NOTE_FIXES: dict[str, Callable[[NoteInput, list[Finding]], Iterator[tuple[str, str, Finding]]]] = {
     NAME_MISMATCH: name_mismatch.fixes,
     MISSING_DATE: missing_date.fixes,
