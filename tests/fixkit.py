@@ -25,11 +25,11 @@ FIXABLE_RULES = {
 
 
 def digest(root: Path, skip_backups: bool = True) -> dict[str, tuple[bytes, int]]:
-    """Every file's bytes and mode under ``root`` (the backup folder left out)."""
+    """Every file's bytes and mode under ``root`` (the backup folder and .git left out)."""
     found = {}
     for directory, dirs, files in os.walk(root):
-        if skip_backups and Path(directory) == root and BACKUPS in dirs:
-            dirs.remove(BACKUPS)
+        if skip_backups and Path(directory) == root:
+            dirs[:] = [d for d in dirs if d not in (BACKUPS, ".git")]
         for name in files:
             path = Path(directory) / name
             info = path.lstat()

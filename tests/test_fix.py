@@ -18,6 +18,9 @@ from fixkit import bodies, digest, fix, undo_id
 
 from conftest import run_engramory
 from doctorkit import fired, make_store, note
+from engramory.caps import Caps
+from engramory.commands.fix import apply, plan_store
+from engramory.errors import EngramoryError
 from engramory.frontmatter import parse
 from engramory.repair.fmedit import set_field
 from engramory.repair.invalid_date import normalise
@@ -245,7 +248,7 @@ def test_set_field_round_trips_and_touches_one_line(value: str, crlf: bool, pres
     head = ["---", "# keep", "name: n", "description: d"] + (["scope: repo"] if present else [])
     text = end.join([*head, "---", "body", ""])
     new = set_field(text.encode(), "scope", value).decode()
-    assert parse(new).fields["scope"] == value.strip() or parse(new).fields["scope"] == value
+    assert parse(new).fields["scope"] == value
     old_lines = text.split(end)
     new_lines = new.split(end)
     assert len(new_lines) == len(old_lines) + (0 if present else 1)
@@ -356,3 +359,23 @@ def test_the_real_cli(tmp_path: Path) -> None:
     backup = undo_id(proc.stdout.decode())
     assert run_engramory("fix", str(root), "--undo", backup).returncode == 0
     assert "name: b\n" in (root / "a.md").read_text()
+
+
+def test_the_diff_hides_a_secret_in_a_context_line(tmp_path: Path) -> None:
+    key = "AKIA" + "Q" * 16
+    root = _store(tmp_path, {"a.md": note("a", name="b", description=f"the key {key}")})
+    code, out, _ = fix(str(root))
+    assert code == 1 and "+name: a" in out
+    assert key not in out and "secret hidden" in out
+
+
+def test_a_file_changed_after_planning_is_refused_before_any_write(tmp_path: Path) -> None:
+    root = _store(tmp_path, {"a.md": note("a", name="b"), "c.md": note("c", name="d")})
+    report = __import__("doctorkit").doctor(root)
+    planned = plan_store(str(root.resolve()), report.findings, Caps(), ["name-mismatch"], "git")
+    assert sorted(planned.changes) == ["a.md", "c.md"]
+    (root / "c.md").write_text(note("c", name="e"))
+    before = digest(root, skip_backups=False)
+    with pytest.raises(EngramoryError, match="changed while fix ran"):
+        apply(str(root.resolve()), planned.sources, planned.changes)
+    assert digest(root, skip_backups=False) == before

@@ -20,7 +20,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import date, datetime, timezone
 
-from engramory import discovery, fsutil, markdown
+from engramory import discovery, fsutil, markdown, secrets
 from engramory.caps import INDEX_NAME, Caps
 from engramory.commands.doctor import _native_folder
 from engramory.commands.options import add_cap_flags, caps_from_args
@@ -80,6 +80,7 @@ GIT_TIMEOUT = 10  # seconds for one git call
 GIT_BUDGET = 120  # seconds for every git call of one run; past it, no more dates from git
 BACKUP_DIR = (".engramory", "backup")
 READ_LIMIT = NOTE_READ_LIMIT
+DIFF_LINE_LIMIT = 400  # characters of one diff line shown
 
 
 def _fix_ids(raw: list[str] | None) -> list[str]:
@@ -145,15 +146,14 @@ def run(args: argparse.Namespace) -> int:
     options = Options(profile=automatic(location.root, _native_folder()), today=date.today())
     report = engine.run(root, caps, options)
     fixes = plan_store(root, report.findings, caps, selected, args.dates_from)
-    originals = {rel: _original(root, rel) for rel in fixes.changes}
     if not args.apply:
-        sys.stdout.writelines(line + "\n" for line in diff_lines(originals, fixes.changes))
+        sys.stdout.writelines(line + "\n" for line in diff_lines(fixes.sources, fixes.changes))
         sys.stdout.writelines(line + "\n" for line in summary(fixes, applied=False))
         return EXIT_FINDINGS if fixes.changes else EXIT_OK
     if not fixes.changes:
         sys.stdout.writelines(line + "\n" for line in summary(fixes, applied=True))
         return EXIT_OK
-    backup_id = apply(root, originals, fixes.changes)
+    backup_id = apply(root, fixes.sources, fixes.changes)
     for rel in fixes.changes:
         print(printable(f"changed {rel}"))
     sys.stdout.writelines(line + "\n" for line in summary(fixes, applied=True))
@@ -181,11 +181,13 @@ def _read_plain(root: str, rel: str, limit: int = READ_LIMIT) -> tuple[bytes | N
     return read.data, ""
 
 
-def _original(root: str, rel: str) -> bytes:
-    data, why = _read_plain(root, rel, max(READ_LIMIT, Caps().read_limit()))
-    if data is None:  # it was readable a moment ago
-        raise EngramoryError(f"{printable(rel)} changed while fix ran ({why}): run it again")
-    return data
+def _unchanged(root: str, rel: str, source: bytes) -> None:
+    """Refuse when ``rel`` no longer holds the bytes the fix was worked out from."""
+    data, _why = _read_plain(root, rel, max(READ_LIMIT, len(source)))
+    if data != source:
+        raise EngramoryError(
+            f"{printable(rel)} changed while fix ran: nothing was written; run it again"
+        )
 
 
 def plan_store(
@@ -328,13 +330,22 @@ def _is_day(text: str) -> bool:
 # -- output ---------------------------------------------------------------------------
 
 
-def diff_lines(originals: dict[str, bytes], changes: dict[str, bytes]) -> Iterator[str]:
+def _shown(line: str) -> str:
+    """One diff line as printed: secrets hidden, cut at :data:`DIFF_LINE_LIMIT`, escaped."""
+    for secret in reversed(secrets.find(line)):
+        line = f"{line[: secret.start]}<{secret.kind} secret hidden>{line[secret.end :]}"
+    if len(line) > DIFF_LINE_LIMIT:
+        line = line[:DIFF_LINE_LIMIT] + f"... ({len(line) - DIFF_LINE_LIMIT} more characters)"
+    return printable(line)
+
+
+def diff_lines(sources: dict[str, bytes], changes: dict[str, bytes]) -> Iterator[str]:
     """A unified diff of every change, control characters escaped (``\\r`` shows)."""
     for rel, new in changes.items():
-        old_lines = originals[rel].decode("utf-8", "replace").split("\n")
+        old_lines = sources[rel].decode("utf-8", "replace").split("\n")
         new_lines = new.decode("utf-8", "replace").split("\n")
         for line in difflib.unified_diff(old_lines, new_lines, f"a/{rel}", f"b/{rel}", lineterm=""):
-            yield printable(line)
+            yield _shown(line)
 
 
 def _counts(findings: Iterable[Finding], key) -> str:
@@ -426,15 +437,21 @@ def _targets(root: str, rels: Iterable[str]) -> dict[str, _Target]:
     return targets
 
 
-def apply(root: str, originals: dict[str, bytes], changes: dict[str, bytes]) -> str:
-    """Back up, then write every change atomically; the backup's ID."""
+def apply(root: str, sources: dict[str, bytes], changes: dict[str, bytes]) -> str:
+    """Back up, then write every change atomically; the backup's ID.
+
+    Every check comes first (each file still holds ``sources``' bytes, is a
+    regular file in a writable folder; the backup folder is no symlink).
+    """
+    for rel in changes:
+        _unchanged(root, rel, sources[rel])
     targets = _targets(root, changes)
     backups = _backup_root(root, create=True)
     backup_id, folder = _new_backup(backups)
     for rel, target in targets.items():
         saved = os.path.join(folder, *rel.split("/"))
         os.makedirs(os.path.dirname(saved), 0o700, exist_ok=True)
-        fsutil.write_atomic(saved, originals[rel], target.mode)
+        fsutil.write_atomic(saved, sources[rel], target.mode)
     for rel, target in targets.items():
         try:
             fsutil.write_atomic(target.path, changes[rel], target.mode)

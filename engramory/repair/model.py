@@ -73,11 +73,13 @@ class IndexInput:
 
 @dataclass
 class Plan:
-    """New contents by store-relative path (only files that change), the doctor's
+    """New contents by store-relative path (only files that change; ``sources``: the bytes
+    each was worked out from), the doctor's
     findings they fix, the findings left for a person, and why fixable ones were left
     (``undated``: the notes no date was found for, by reason)."""
 
     changes: dict[str, bytes] = field(default_factory=dict)
+    sources: dict[str, bytes] = field(default_factory=dict)
     fixed: list[Finding] = field(default_factory=list)
     remaining: list[Finding] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)

@@ -108,6 +108,7 @@ def _fix_note(note: NoteInput | None, findings: list[Finding], result: Plan) -> 
         result.undated.setdefault(why, []).append(note.rel)
     if data != note.data:
         result.changes[note.rel] = data
+        result.sources[note.rel] = note.data
 
 
 def _fix_index(
@@ -147,6 +148,7 @@ def _fix_index(
         text = _add_orphan(text, index, finding, notes.get(finding.path), caps, result)
     if text != index.text:
         result.changes[INDEX_NAME] = index.encode(text)
+        result.sources[INDEX_NAME] = index.encode(index.text)
 
 
 def _add_orphan(
