@@ -20,7 +20,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import date, datetime, timezone
 
-from engramory import discovery, fsutil, markdown, secrets
+from engramory import discovery, fsutil, indexedit, markdown, secrets
 from engramory.caps import INDEX_NAME, Caps
 from engramory.commands.doctor import _native_folder
 from engramory.commands.options import add_cap_flags, caps_from_args
@@ -342,10 +342,10 @@ def _shown(line: str) -> str:
 def diff_lines(sources: dict[str, bytes], changes: dict[str, bytes]) -> Iterator[str]:
     """A unified diff of every change, control characters escaped (``\\r`` shows)."""
     for rel, new in changes.items():
-        old_lines = sources[rel].decode("utf-8", "replace").split("\n")
-        new_lines = new.decode("utf-8", "replace").split("\n")
+        old_lines = indexedit.split_lines(sources[rel].decode("utf-8", "replace"))
+        new_lines = indexedit.split_lines(new.decode("utf-8", "replace"))
         for line in difflib.unified_diff(old_lines, new_lines, f"a/{rel}", f"b/{rel}", lineterm=""):
-            yield _shown(line)
+            yield _shown(line[:-1] if line.endswith("\n") else line)
 
 
 def _counts(findings: Iterable[Finding], key) -> str:

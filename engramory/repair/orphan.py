@@ -18,8 +18,9 @@ _TARGET_ESCAPES = {ord("%"): "%25", ord("#"): "%23", ord("?"): "%3F"}
 
 
 def title_of(slug: str) -> str:
-    """The slug with dashes as spaces, first letter upper-case (as ``engramory new`` does)."""
-    words = slug.replace("-", " ").strip() or slug
+    """The slug with dashes (and underscores) as spaces, first letter upper-case (as
+    ``engramory new`` does for its slugs, which hold no underscore)."""
+    words = " ".join(slug.replace("_", " ").replace("-", " ").split()) or slug
     return words[:1].upper() + words[1:]
 
 
