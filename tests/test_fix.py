@@ -24,6 +24,7 @@ from engramory.errors import EngramoryError
 from engramory.frontmatter import parse
 from engramory.repair.fmedit import set_field
 from engramory.repair.invalid_date import normalise
+from engramory.repair.orphan import title_of
 
 OLD = 1_600_000_000  # 2020-09-13: an mtime that is not today
 
@@ -379,3 +380,24 @@ def test_a_file_changed_after_planning_is_refused_before_any_write(tmp_path: Pat
     with pytest.raises(EngramoryError, match="changed while fix ran"):
         apply(str(root.resolve()), planned.sources, planned.changes)
     assert digest(root, skip_backups=False) == before
+
+
+def test_titles_from_slugs() -> None:
+    assert title_of("deploy-rules") == "Deploy rules"
+    assert title_of("project_auth_dashboard") == "Project auth dashboard"
+
+
+def test_undo_with_apply_is_a_usage_error(tmp_path: Path) -> None:
+    root = _store(tmp_path, {"a.md": note("a", name="b")})
+    before = digest(root, skip_backups=False)
+    assert fix(str(root), "--apply", "--undo", "20200101T000000Z")[0] == 64
+    assert digest(root, skip_backups=False) == before
+
+
+def test_missing_git_means_no_date(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = _store(tmp_path, {"a.md": note("a", drop=("updated",))})
+    monkeypatch.setenv("PATH", str(tmp_path / "empty"))
+    before = digest(root)
+    code, out, _ = fix(str(root), "--apply")
+    assert code == 0 and "git is missing" in out
+    assert digest(root) == before

@@ -266,8 +266,8 @@ class _History:
             self.in_git = self._git("rev-parse", "--is-inside-work-tree") == ["true"]
         if not self.in_git:
             return Dates(
-                why="the store is not in a git work tree (--dates-from mtime uses the "
-                "files' modification dates)"
+                why="the store is not in a git work tree, or git is missing "
+                "(--dates-from mtime uses the files' modification dates)"
             )
         found = self._git(
             "log",
