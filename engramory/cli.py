@@ -27,6 +27,7 @@ from engramory.textfmt import printable
 COMMAND_MODULES = {
     "check": "engramory.commands.check",
     "doctor": "engramory.commands.doctor",
+    "fix": "engramory.commands.fix",
     "guard": "engramory.commands.guard",
     "init": "engramory.commands.install",
     "uninstall": "engramory.commands.install",

@@ -1,0 +1,530 @@
+"""``engramory fix``: repair what is mechanical in a store, with a backup and an undo.
+
+The doctor finds; :mod:`engramory.repair.plan` decides every change from its
+findings; this module does the I/O around that: reading the notes and the
+index (bounded, never through a symlink), finding dates in git or the file's
+modification time, printing the diff, and with ``--apply`` the backup, the
+atomic writes and ``--undo``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import os
+import shlex
+import stat
+import subprocess
+import sys
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from datetime import date, datetime, timezone
+
+from engramory import discovery, fsutil, indexedit, markdown, secrets
+from engramory.caps import INDEX_NAME, Caps
+from engramory.commands.doctor import _native_folder
+from engramory.commands.options import add_cap_flags, caps_from_args
+from engramory.doctor import engine
+from engramory.doctor.context import Options
+from engramory.doctor.model import Finding
+from engramory.doctor.profiles import automatic
+from engramory.errors import EXIT_FINDINGS, EXIT_OK, EngramoryError, InputMissingError, UsageError
+from engramory.frontmatter import NOTE_TYPES, parse_bytes
+from engramory.repair import FIX_IDS, MISSING_DATE, POINTER_SECTION_MISMATCH
+from engramory.repair.model import Dates, IndexInput, NoteInput, Plan
+from engramory.repair.plan import decoded_index, fix_of, plan
+from engramory.store import (
+    FOUND,
+    LIVE,
+    NOTE_READ_LIMIT,
+    READ_OK,
+    plain_notes,
+    read_file,
+    resolve_target,
+    walk,
+)
+from engramory.textfmt import plural, printable
+
+HELP = "repair what is mechanical in a store (orphans, dates, names, pointers), with undo"
+DESCRIPTION = f"""\
+Fix the doctor's findings that need no judgement, and list the rest:
+  orphan                    a pointer line under the note's type heading (title from
+                            the slug, the description as the hook), unless the index
+                            would pass a hard cap; notes with frontmatter errors are
+                            not indexed
+  duplicate-pointer         the first pointer line is kept, later ones dropped
+  pointer-section-mismatch  the line moves under the heading of the note's type
+  missing-date              created/updated from the first/last git commit of the note
+                            (--dates-from mtime: its modification date); never today's
+  invalid-date              only an unambiguous year-first date (2026/03/01, 2026-3-1,
+                            20260301, 2026.03.01), rewritten as YYYY-MM-DD
+  name-mismatch             name (also a missing one) set to the file's slug
+Only the frontmatter lines and index lines concerned change; every other byte stays.
+
+Without --apply nothing is written: a unified diff of every change, then a summary;
+exit 1 when there is something to fix, 0 when there is nothing.
+--apply first copies every file it changes into <store>/.engramory/backup/ID/
+(ID: a UTC timestamp), writes each file atomically, and prints
+"undo: engramory fix --undo ID"; it exits 0 even when findings it cannot fix
+remain. --undo ID puts the saved bytes back (66 when there is no such backup).
+STORE is found as for engramory doctor. Rule ids for --select: {", ".join(FIX_IDS)}."""
+EPILOG = """\
+examples:
+  engramory fix                         # what would change, as a diff (exit 1: something to fix)
+  engramory fix ~/notes/memory --apply  # fix it, with a backup
+  engramory fix --select orphan,duplicate-pointer --apply
+  engramory fix --dates-from mtime      # dates from the files' modification times
+  engramory fix --undo 20261202T031500Z"""
+
+GIT_TIMEOUT = 10  # seconds for one git call
+GIT_BUDGET = 120  # seconds for every git call of one run; past it, no more dates from git
+BACKUP_DIR = (".engramory", "backup")
+READ_LIMIT = NOTE_READ_LIMIT
+DIFF_LINE_LIMIT = 400  # characters of one diff line shown
+
+
+def _fix_ids(raw: list[str] | None) -> list[str]:
+    """The fixes ``--select`` names (default all); an unknown id is a usage error."""
+    if raw is None:
+        return list(FIX_IDS)
+    ids = {part.strip() for chunk in raw for part in chunk.split(",") if part.strip()}
+    unknown = sorted(ids - set(FIX_IDS))
+    if unknown:
+        raise UsageError(
+            f"unknown fix id(s): {printable(', '.join(unknown))} (the fixes are "
+            f"{', '.join(FIX_IDS)})"
+        )
+    return [fix_id for fix_id in FIX_IDS if fix_id in ids]
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add the ``fix`` subcommand."""
+    parser = subparsers.add_parser(
+        "fix",
+        help=HELP,
+        description=DESCRIPTION,
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "store", nargs="?", metavar="STORE", help="store directory or its MEMORY.md"
+    )
+    parser.add_argument(
+        "--store", dest="store_flag", metavar="PATH", help="the store (same as STORE)"
+    )
+    parser.add_argument("--apply", action="store_true", help="write the fixes (with a backup)")
+    parser.add_argument(
+        "--select", action="append", metavar="RULES", help="only these fixes (comma-separated)"
+    )
+    parser.add_argument(
+        "--dates-from",
+        choices=("git", "mtime"),
+        default="git",
+        help="where missing dates come from (default: git, when the store is in a work tree)",
+    )
+    parser.add_argument("--undo", metavar="ID", help="put back the files backed up as ID")
+    add_cap_flags(parser)
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Plan the fixes; print them, or apply them; or undo an earlier --apply."""
+    selected = _fix_ids(args.select)
+    if args.undo is not None:
+        _check_backup_id(args.undo)
+        if args.apply:
+            raise UsageError("--undo puts an earlier --apply back: give it without --apply")
+    if args.store is not None and args.store_flag is not None:
+        raise UsageError("give the store once: STORE or --store PATH")
+    location = discovery.locate(args.store if args.store is not None else args.store_flag)
+    root = os.path.realpath(location.root)
+    if location.discovered:
+        print(printable(f"fixing the store {location.root} ({location.source})"))
+    if args.undo is not None:
+        return undo(root, args.undo)
+    caps = caps_from_args(args)
+    options = Options(profile=automatic(location.root, _native_folder()), today=date.today())
+    report = engine.run(root, caps, options)
+    fixes = plan_store(root, report.findings, caps, selected, args.dates_from)
+    if not args.apply:
+        sys.stdout.writelines(line + "\n" for line in diff_lines(fixes.sources, fixes.changes))
+        sys.stdout.writelines(line + "\n" for line in summary(fixes, applied=False))
+        return EXIT_FINDINGS if fixes.changes else EXIT_OK
+    if not fixes.changes:
+        sys.stdout.writelines(line + "\n" for line in summary(fixes, applied=True))
+        return EXIT_OK
+    backup_id = apply(root, fixes.sources, fixes.changes)
+    for rel in fixes.changes:
+        print(printable(f"changed {rel}"))
+    sys.stdout.writelines(line + "\n" for line in summary(fixes, applied=True))
+    store = "" if location.discovered else " " + shlex.quote(str(location.root))
+    print(printable(f"undo: engramory fix --undo {backup_id}{store}"))
+    return EXIT_OK
+
+
+# -- reading --------------------------------------------------------------------------
+
+
+def _read_plain(root: str, rel: str, limit: int = READ_LIMIT) -> tuple[bytes | None, str]:
+    """The bytes of ``<root>/<rel>`` when it is a regular file reached without a symlink."""
+    path = os.path.join(root, *rel.split("/"))
+    if ".." in rel.split("/") or fsutil.escapes(os.path.dirname(path), root) is not None:
+        return None, "it is outside the store"
+    try:
+        if stat.S_ISLNK(os.lstat(path).st_mode):
+            return None, "it is a symlink (fix the file it points to by hand)"
+    except OSError as exc:
+        return None, fsutil.os_error_text(exc)
+    read = read_file(path, limit)
+    if read.status != READ_OK or read.data is None:
+        return None, read.error or f"it could not be read ({read.status})"
+    return read.data, ""
+
+
+def _unchanged(root: str, rel: str, source: bytes) -> None:
+    """Refuse when ``rel`` no longer holds the bytes the fix was worked out from."""
+    data, _why = _read_plain(root, rel, max(READ_LIMIT, len(source)))
+    if data != source:
+        raise EngramoryError(
+            f"{printable(rel)} changed while fix ran: nothing was written; run it again"
+        )
+
+
+def plan_store(
+    root: str, findings: list[Finding], caps: Caps, selected: list[str], dates_from: str
+) -> Plan:
+    """Read what the fixes need and plan them."""
+    wanted = [f for f in findings if fix_of(f) in selected]
+    paths = sorted({f.path for f in wanted if f.path != INDEX_NAME})
+    need_dates = {f.path for f in wanted if f.rule == MISSING_DATE}
+    history = _History(root, dates_from)
+    notes: dict[str, NoteInput] = {}
+    for rel in paths:
+        data, why = _read_plain(root, rel)
+        if data is None:
+            notes[rel] = NoteInput(rel, b"", False, why)
+            continue
+        dates = history.dates(rel) if rel in need_dates else Dates()
+        notes[rel] = NoteInput(rel, data, dates=dates)
+    index = _index(root, caps) if any(f.rule in FIX_IDS for f in wanted) else None
+    lines = sorted({f.line for f in wanted if f.rule == POINTER_SECTION_MISMATCH and f.line})
+    types = _section_types(root, index, lines) if index is not None and lines else {}
+    return plan(findings, notes, index, types, caps, selected)
+
+
+def _index(root: str, caps: Caps) -> IndexInput | None:
+    data, why = _read_plain(root, INDEX_NAME, caps.read_limit())
+    if data is None:
+        return IndexInput("", editable=False, why=why)
+    return decoded_index(data)
+
+
+def _section_types(root: str, index: IndexInput, numbers: list[int]) -> dict[int, str]:
+    """The type of the note each of those index lines leads to (lines of one link only)."""
+    lines = {line.number: line for line in markdown.classify_index(index.text)}
+    found = walk(root)
+    plain = plain_notes(found)
+    by_slug: dict[str, list[str]] = {}
+    for note in found.notes:
+        by_slug.setdefault(note.slug.casefold(), []).append(note.rel)
+    types: dict[int, str] = {}
+    for number in numbers:
+        line = lines.get(number)
+        if line is None or len(line.links) != 1:
+            continue
+        link = line.links[0]
+        rel = None
+        if link.form == markdown.WIKI:
+            slug = link.target[:-3] if link.target.lower().endswith(".md") else link.target
+            hits = by_slug.get(slug.casefold(), [])
+            rel = hits[0] if len(hits) == 1 else None
+        elif link.form != markdown.UNPARSABLE:
+            target = resolve_target(root, link.target, plain)
+            rel = target.rel if target.kind == FOUND and target.area == LIVE else None
+        if rel is None:
+            continue
+        data, _why = _read_plain(root, rel)
+        note_type = parse_bytes(data).fields.get("type") if data is not None else None
+        if note_type in NOTE_TYPES:
+            types[number] = note_type
+    return types
+
+
+class _History:
+    """Dates for notes: from git (first and last commit) or the modification time."""
+
+    def __init__(self, root: str, source: str) -> None:
+        self.root = root
+        self.source = source
+        self.spent = 0.0
+        self.in_git: bool | None = None
+
+    def dates(self, rel: str) -> Dates:
+        if self.source == "mtime":
+            return self._mtime(rel)
+        if self.in_git is None:
+            self.in_git = self._git("rev-parse", "--is-inside-work-tree") == ["true"]
+        if not self.in_git:
+            return Dates(
+                why="the store is not in a git work tree, or git is missing "
+                "(--dates-from mtime uses the files' modification dates)"
+            )
+        found = self._git(
+            "log",
+            "--follow",
+            "--no-textconv",
+            "--no-ext-diff",
+            "--date=short",
+            "--format=%ad",
+            "--",
+            rel,
+        )
+        days = [day for day in (found or []) if _is_day(day)]
+        if not days:
+            return Dates(why="git has no commit of it")
+        return Dates(days[-1], days[0])
+
+    def _mtime(self, rel: str) -> Dates:
+        try:
+            when = os.lstat(os.path.join(self.root, *rel.split("/"))).st_mtime
+        except OSError as exc:
+            return Dates(why=fsutil.os_error_text(exc))
+        day = date.fromtimestamp(when)
+        if day >= date.today():
+            return Dates(why="its modification date is today, which says nothing about the fact")
+        return Dates(day.isoformat(), day.isoformat())
+
+    def _git(self, *arguments: str) -> list[str] | None:
+        """The output lines of one git call in the store, ``None`` when it fails."""
+        if self.spent >= GIT_BUDGET:
+            return None
+        env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "GIT_OPTIONAL_LOCKS": "0", "LC_ALL": "C"}
+        command = ["git", "--literal-pathspecs", "-c", "core.fsmonitor=false", *arguments]
+        started = datetime.now(timezone.utc)
+        try:
+            done = subprocess.run(
+                command,
+                cwd=self.root,
+                env=env,
+                stdin=subprocess.DEVNULL,
+                capture_output=True,
+                timeout=GIT_TIMEOUT,
+                check=False,
+            )
+        except (OSError, subprocess.SubprocessError):
+            return None
+        finally:
+            self.spent += (datetime.now(timezone.utc) - started).total_seconds()
+        if done.returncode != 0:
+            return None
+        return done.stdout.decode("utf-8", "replace").split()
+
+
+def _is_day(text: str) -> bool:
+    try:
+        return len(text) == 10 and date.fromisoformat(text).isoformat() == text
+    except ValueError:
+        return False
+
+
+# -- output ---------------------------------------------------------------------------
+
+
+def _shown(line: str) -> str:
+    """One diff line as printed: secrets hidden, cut at :data:`DIFF_LINE_LIMIT`, escaped."""
+    for secret in reversed(secrets.find(line)):
+        line = f"{line[: secret.start]}<{secret.kind} secret hidden>{line[secret.end :]}"
+    if len(line) > DIFF_LINE_LIMIT:
+        line = line[:DIFF_LINE_LIMIT] + f"... ({len(line) - DIFF_LINE_LIMIT} more characters)"
+    return printable(line)
+
+
+def diff_lines(sources: dict[str, bytes], changes: dict[str, bytes]) -> Iterator[str]:
+    """A unified diff of every change, control characters escaped (``\\r`` shows)."""
+    for rel, new in changes.items():
+        old_lines = indexedit.split_lines(sources[rel].decode("utf-8", "replace"))
+        new_lines = indexedit.split_lines(new.decode("utf-8", "replace"))
+        for line in difflib.unified_diff(old_lines, new_lines, f"a/{rel}", f"b/{rel}", lineterm=""):
+            yield _shown(line[:-1] if line.endswith("\n") else line)
+
+
+def _counts(findings: Iterable[Finding], key) -> str:
+    tally: dict[str, int] = {}
+    for finding in findings:
+        tally[key(finding)] = tally.get(key(finding), 0) + 1
+    return ", ".join(f"{name} {count}" for name, count in sorted(tally.items()))
+
+
+def summary(fixes: Plan, applied: bool) -> Iterator[str]:
+    """What was (or would be) fixed per fix, what remains per rule, and why some stay."""
+    files = plural(len(fixes.changes), "file")
+    if fixes.fixed and fixes.changes:
+        verb = "fixed" if applied else "would fix"
+        count = plural(len(fixes.fixed), "finding")
+        yield f"{verb} {count} in {files}: {_counts(fixes.fixed, fix_of)}"
+    else:
+        yield "nothing to fix"
+    for note in fixes.notes:
+        yield f"  {note}"
+    for why, rels in fixes.undated.items():
+        shown = ", ".join(rels[:3]) + (", ..." if len(rels) > 3 else "")
+        yield printable(f"  no date added to {plural(len(rels), 'note')} ({shown}): {why}")
+    if fixes.remaining:
+        count = plural(len(fixes.remaining), "finding")
+        yield (
+            f"left for a person: {count}: {_counts(fixes.remaining, lambda f: f.rule)} "
+            "(see engramory doctor)"
+        )
+
+
+# -- writing ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Target:
+    path: str
+    mode: int
+
+
+def _backup_root(root: str, create: bool) -> str:
+    """``<store>/.engramory/backup``, refusing a symlink or a non-folder on the way."""
+    path = root
+    for part in BACKUP_DIR:
+        path = os.path.join(path, part)
+        try:
+            mode = os.lstat(path).st_mode
+        except FileNotFoundError:
+            if not create:
+                return path
+            os.mkdir(path, 0o700)
+            continue
+        if not stat.S_ISDIR(mode):
+            raise EngramoryError(
+                f"{printable(path)} is {'a symlink' if stat.S_ISLNK(mode) else 'not a folder'}: "
+                "fix keeps its backups there and will not follow it; remove it and run again"
+            )
+    return path
+
+
+def _new_backup(backups: str) -> tuple[str, str]:
+    """A new backup folder named by the UTC time, unique even twice in one second."""
+    stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    for attempt in range(1, 1000):
+        backup_id = stamp if attempt == 1 else f"{stamp}-{attempt}"
+        path = os.path.join(backups, backup_id)
+        try:
+            os.mkdir(path, 0o700)
+        except FileExistsError:
+            continue
+        return backup_id, path
+    raise EngramoryError(f"too many backups named {stamp}: remove some from {printable(backups)}")
+
+
+def _targets(root: str, rels: Iterable[str]) -> dict[str, _Target]:
+    """Where each file goes and its mode; refuses a symlink or an unwritable folder."""
+    targets = {}
+    for rel in rels:
+        path = os.path.join(root, *rel.split("/"))
+        info = os.lstat(path)
+        if not stat.S_ISREG(info.st_mode):
+            raise EngramoryError(f"{printable(rel)} is no longer a regular file: run fix again")
+        if not os.access(os.path.dirname(path), os.W_OK):
+            raise EngramoryError(
+                f"cannot write in the folder of {printable(rel)} (permission denied): nothing "
+                "was changed"
+            )
+        targets[rel] = _Target(path, stat.S_IMODE(info.st_mode))
+    return targets
+
+
+def apply(root: str, sources: dict[str, bytes], changes: dict[str, bytes]) -> str:
+    """Back up, then write every change atomically; the backup's ID.
+
+    Every check comes first (each file still holds ``sources``' bytes, is a
+    regular file in a writable folder; the backup folder is no symlink).
+    """
+    for rel in changes:
+        _unchanged(root, rel, sources[rel])
+    targets = _targets(root, changes)
+    backups = _backup_root(root, create=True)
+    backup_id, folder = _new_backup(backups)
+    for rel, target in targets.items():
+        saved = os.path.join(folder, *rel.split("/"))
+        os.makedirs(os.path.dirname(saved), 0o700, exist_ok=True)
+        fsutil.write_atomic(saved, sources[rel], target.mode)
+    for rel, target in targets.items():
+        try:
+            fsutil.write_atomic(target.path, changes[rel], target.mode)
+        except OSError as exc:
+            raise EngramoryError(
+                f"writing {printable(rel)} failed ({fsutil.os_error_text(exc)}): put the files "
+                f"back with engramory fix --undo {backup_id}"
+            ) from None
+    return backup_id
+
+
+def _check_backup_id(backup_id: str) -> None:
+    if (
+        not backup_id
+        or "/" in backup_id
+        or "\\" in backup_id
+        or ".." in backup_id
+        or "\0" in backup_id
+    ):
+        raise UsageError(
+            f"--undo takes the ID that --apply printed (a timestamp such as 20261202T031500Z), "
+            f"not a path: {printable(backup_id)}"
+        )
+
+
+def _saved_files(folder: str) -> list[tuple[str, str]]:
+    """``(store-relative path, saved file)`` of each file in a backup (symlinks refused)."""
+    found = []
+    for directory, dirs, files in os.walk(folder):
+        for name in [*dirs, *files]:
+            path = os.path.join(directory, name)
+            mode = os.lstat(path).st_mode
+            if stat.S_ISLNK(mode) or not (stat.S_ISDIR(mode) or stat.S_ISREG(mode)):
+                raise EngramoryError(
+                    f"the backup holds {printable(path)}, which is not a plain file: "
+                    "restore it by hand"
+                )
+        for name in files:
+            path = os.path.join(directory, name)
+            found.append((os.path.relpath(path, folder).replace(os.sep, "/"), path))
+    return sorted(found)
+
+
+def undo(root: str, backup_id: str) -> int:
+    """Put back the bytes saved as ``backup_id`` (atomically, their modes kept)."""
+    folder = os.path.join(_backup_root(root, create=False), backup_id)
+    try:
+        is_folder = stat.S_ISDIR(os.lstat(folder).st_mode)
+    except OSError:
+        is_folder = False
+    if not is_folder:
+        raise InputMissingError(
+            f"no backup {printable(backup_id)} in {printable(os.path.dirname(folder))}: "
+            "give the ID engramory fix --apply printed"
+        )
+    restore = []
+    for rel, saved in _saved_files(folder):
+        data, why = _read_plain(folder, rel, max(READ_LIMIT, Caps().read_limit()))
+        if data is None:
+            raise EngramoryError(f"the saved copy of {printable(rel)} cannot be read ({why})")
+        path = os.path.join(root, *rel.split("/"))
+        if fsutil.escapes(os.path.dirname(path), root) is not None:
+            raise EngramoryError(f"{printable(rel)} would be outside the store: restore it by hand")
+        if not os.path.isdir(os.path.dirname(path)):
+            raise EngramoryError(f"the folder of {printable(rel)} is gone: restore it by hand")
+        try:
+            if stat.S_ISLNK(os.lstat(path).st_mode):
+                raise EngramoryError(f"{printable(rel)} is now a symlink: restore it by hand")
+        except FileNotFoundError:
+            pass
+        restore.append((rel, path, data, stat.S_IMODE(os.lstat(saved).st_mode)))
+    for rel, path, data, mode in restore:
+        fsutil.write_atomic(path, data, mode)
+        print(printable(f"restored {rel}"))
+    print(printable(f"undid fix {backup_id}: {plural(len(restore), 'file')} put back"))
+    return EXIT_OK
