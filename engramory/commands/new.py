@@ -284,7 +284,7 @@ def make_plan(args: argparse.Namespace, body: str, root: str, caps: Caps) -> Pla
     note = notewrite.NewNote(
         args.note_type,
         args.slug,
-        args.description.strip(),
+        args.description,
         args.scope,
         body,
         args.why,
