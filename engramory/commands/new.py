@@ -29,7 +29,7 @@ from engramory.store import NOTE_READ_LIMIT, READ_OK, read_file, walk
 from engramory.textfmt import excerpt, plural, printable
 
 HELP = "write a new note and its index pointer, with the caps and checks held"
-DESCRIPTION = """\
+DESCRIPTION = f"""\
 Write <store>/SLUG.md (frontmatter name, description, type, scope when given,
 created and updated set to today; then the body; then **Why:** and **How to
 apply:** for feedback and project notes) and add the pointer line
@@ -38,8 +38,8 @@ at the end of the index's ## TYPE section (the section is added at the end
 when missing). The note is written first and the index second, each
 atomically; if the index cannot be written the note is removed again.
 
-Refuses, writing nothing: TYPE not one of user, feedback, project,
-reference; SLUG not lower-case letters, digits and dashes (at most 80); an
+Refuses, writing nothing: TYPE not one of {TYPES_TEXT};
+SLUG not lower-case letters, digits and dashes (at most 80); an
 empty description; --why/--how missing for feedback and project or given for
 the other two (all exit 64); a note of that slug already in the store or its
 archive/, in any letter case; an index that would go over a hard cap; a
