@@ -19,7 +19,7 @@ import stat
 from dataclasses import dataclass, field
 
 from engramory import discovery, fsutil, indexedit, notewrite
-from engramory.caps import INDEX_NAME
+from engramory.caps import INDEX_NAME, Caps
 from engramory.commands.new import IndexState, over_cap, read_index_for_edit
 from engramory.commands.options import add_cap_flags, caps_from_args
 from engramory.doctor.context import NameTable
@@ -32,6 +32,7 @@ from engramory.store import (
     ESCAPES,
     EXTERNAL,
     FOUND,
+    LIVE,
     NOTE_READ_LIMIT,
     READ_OK,
     Walk,
@@ -100,6 +101,8 @@ def bare_slug(raw: str) -> str:
             f"SLUG {printable(repr(raw))} is not a bare slug: give the note's file name without "
             "a directory, '..' or an absolute path (e.g. engramory archive old-migration)"
         )
+    if (slug + ".md").casefold() == INDEX_NAME.casefold():
+        raise UsageError(f"{INDEX_NAME} is the index, not a note: give the slug of a note")
     return slug
 
 
@@ -232,21 +235,87 @@ def apply_edit(text: str, edit: PointerEdit) -> str:
     return bom + indexedit.remove_lines(rest, edit.removed)
 
 
-def wikilinking_notes(root: str, found: Walk, slug: str, rel: str) -> list[str]:
-    """``path:line`` of every ``[[SLUG]]`` in another live note's body."""
+@dataclass
+class NoteLinks:
+    """Every live note's ``[[links]]`` (note numbers, as the doctor resolves them), and the
+    ``path:line`` of each ``[[SLUG]]`` in another note's body."""
+
+    links: dict[int, tuple[int, ...]]
+    to_slug: list[str]
+
+
+def note_links(root: str, found: Walk, names: NameTable, slug: str, rel: str) -> NoteLinks:
+    """Read every live note once (bounded) for its body wikilinks."""
     wanted = slug.casefold()
+    links: dict[int, tuple[int, ...]] = {}
     hits = []
-    for note in found.notes:
-        if note.rel == rel or note.status != READ_OK:
+    for number, note in enumerate(found.notes):
+        if note.status == ESCAPES:
             continue
-        read = read_file(note.path(root), NOTE_READ_LIMIT)
-        if read.status != READ_OK or read.data is None or b"[[" not in read.data:
+        links[number] = ()
+        read = read_file(note.path(root), NOTE_READ_LIMIT) if note.status == READ_OK else None
+        if read is None or read.data is None or b"[[" not in read.data:
             continue
         parsed = parse_bytes(read.data)
-        for target, number in body_wikilinks(parsed.body, parsed.body_line):
-            if _strip_md(target).casefold() == wanted:
-                hits.append(f"{note.rel}:{number}")
-    return hits
+        if parsed.closed:
+            body, first = parsed.body, parsed.body_line
+        else:
+            body, first = read.data.decode("utf-8", "replace"), 1
+        targets: list[int] = []
+        for target, line in body_wikilinks(body, first):
+            bare = _strip_md(target)
+            if "/" in bare or "\\" in bare:
+                continue
+            targets.extend(names.lookup(bare))
+            if note.rel != rel and bare.casefold() == wanted:
+                hits.append(f"{note.rel}:{line}")
+        links[number] = tuple(targets)
+    return NoteLinks(links, hits)
+
+
+def indexed_notes(text: str, root: str, found: Walk, names: NameTable) -> set[int]:
+    """The live notes an index text points to, resolved as the doctor resolves pointers."""
+    plain = plain_notes(found)
+    by_rel = {n.rel: i for i, n in enumerate(found.notes)}
+    by_identity: dict[tuple[int, int], list[int]] | None = None
+    indexed: set[int] = set()
+    for line in classify_index(text):
+        for link in line.links:
+            if link.form == WIKI:
+                bare = _strip_md(link.target)
+                if "/" not in bare and "\\" not in bare:
+                    indexed.update(names.lookup(bare))
+                continue
+            if link.form != INLINE:
+                continue
+            target = resolve_target(root, link.target, plain)
+            if target.kind != FOUND or target.area != LIVE:
+                continue
+            if target.rel in by_rel:
+                indexed.add(by_rel[target.rel])
+                continue
+            if by_identity is None:
+                by_identity = {}
+                for number, note in enumerate(found.notes):
+                    try:
+                        info = os.stat(note.path(root))
+                    except OSError:
+                        continue
+                    by_identity.setdefault((info.st_dev, info.st_ino), []).append(number)
+            indexed.update(by_identity.get(target.identity or (-1, -1), ()))
+    return indexed
+
+
+def unreachable(indexed: set[int], links: dict[int, tuple[int, ...]], gone: int | None) -> set[int]:
+    """The live notes (``gone`` left out) reached neither from ``indexed`` nor through links."""
+    reachable = set(indexed) - {gone}
+    pending = list(reachable)
+    while pending:
+        for target in links.get(pending.pop(), ()):
+            if target not in reachable and target != gone:
+                reachable.add(target)
+                pending.append(target)
+    return set(links) - reachable - {gone}
 
 
 def move(source: str, destination: str, index: IndexState, new_index: str | None) -> None:
@@ -276,6 +345,29 @@ def move(source: str, destination: str, index: IndexState, new_index: str | None
         ) from None
 
 
+def refuse_growth_over_cap(before: str, after: str, caps: Caps) -> None:
+    """Exit 1 when the edit grows the index and leaves it over a hard cap."""
+    lines_before, size_before, _ = over_cap(before, caps)
+    lines, size, reasons = over_cap(after, caps)
+    if reasons and (lines > lines_before or size > size_before):
+        raise EngramoryError(
+            f"rewriting the pointers would take {INDEX_NAME} over its hard cap "
+            f"({'; '.join(reasons)}): compact the index first, or archive without --keep-pointer"
+        )
+
+
+def refuse_new_orphans(before: set[int], after: set[int], found: Walk, rel: str) -> None:
+    """Exit 1 when notes reached only through the archived note would become orphans."""
+    lost = sorted(found.notes[n].rel for n in after - before)
+    if lost:
+        shown = ", ".join(printable(r) for r in lost[:10]) + (" ..." if len(lost) > 10 else "")
+        raise EngramoryError(
+            f"archiving {rel} would leave {len(lost)} note(s) reached only through its [[links]] "
+            f"unreachable from {INDEX_NAME} (orphans): {shown}; add an index pointer for each "
+            "first (engramory fix adds them), or archive them too"
+        )
+
+
 def run(args: argparse.Namespace) -> int:
     """Archive the note; exit 0 when done (or planned, with --dry-run)."""
     slug = bare_slug(args.slug)
@@ -289,21 +381,27 @@ def run(args: argparse.Namespace) -> int:
     archived_rel = f"{directory}/{rel}"
     index = read_index_for_edit(root, caps)
     found = walk(root)
+    names = NameTable(found.notes, [n.status != ESCAPES for n in found.notes])
+    mine = next((i for i, n in enumerate(found.notes) if n.rel == rel), None)
+    graph = note_links(root, found, names, slug, rel)
     new_index = None
     edit = PointerEdit()
     if index.exists:
         text = notewrite.split_bom(index.text)[1]
         edit = pointer_edit(text, root, found, rel, identity, archived_rel, args.keep_pointer)
         new_index = apply_edit(index.text, edit)
-        before = over_cap(index.text, caps)
-        lines, size, reasons = over_cap(new_index, caps)
-        if reasons and (lines > before[0] or size > before[1]):
-            raise EngramoryError(
-                f"rewriting the pointers would take {INDEX_NAME} over its hard cap "
-                f"({'; '.join(reasons)}): compact the index first, or archive without "
-                "--keep-pointer"
-            )
-    linking = wikilinking_notes(root, found, slug, rel)
+        refuse_growth_over_cap(index.text, new_index, caps)
+        refuse_new_orphans(
+            unreachable(indexed_notes(text, root, found, names), graph.links, None),
+            unreachable(
+                indexed_notes(notewrite.split_bom(new_index)[1], root, found, names),
+                graph.links,
+                mine,
+            ),
+            found,
+            rel,
+        )
+    linking = graph.to_slug
     verb = "would " if args.dry_run else ""
     if not args.dry_run:
         move(os.path.join(root, rel), destination, index, new_index)
