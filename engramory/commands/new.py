@@ -120,7 +120,7 @@ def check_arguments(args: argparse.Namespace) -> None:
 def read_body(args: argparse.Namespace) -> str:
     """The body from --body, --body-file PATH or stdin (``-``), bounded."""
     if args.body is not None:
-        return args.body
+        return args.body.replace("\r\n", "\n")
     if args.body_file is None:
         return ""
     if args.body_file == "-":
@@ -344,6 +344,8 @@ def make_plan(args: argparse.Namespace, body: str, root: str, caps: Caps) -> Pla
 
 def write(plan: Plan) -> None:
     """The note (new file, atomically), then the index; the note removed if the index fails."""
+    if os.path.lexists(plan.note_path):  # created by someone else since the checks
+        raise EngramoryError(f"{plan.note_path} appeared meanwhile: nothing written; retry")
     try:
         fsutil.write_atomic(plan.note_path, plan.note_data)
     except OSError as exc:
@@ -353,7 +355,10 @@ def write(plan: Plan) -> None:
     try:
         fsutil.write_atomic(plan.index.path, notewrite.encode_index(plan.new_index))
     except OSError as exc:
-        os.unlink(plan.note_path)
+        try:
+            os.unlink(plan.note_path)
+        except OSError:
+            pass
         raise EngramoryError(
             f"{plan.index.path}: cannot write it ({fsutil.os_error_text(exc)}); "
             f"{plan.note_rel} was removed again, nothing changed"
