@@ -35,6 +35,8 @@ COMMAND_MODULES = {
     "sync": "engramory.commands.sync",
     "where": "engramory.commands.where",
     "trace": "engramory.commands.trace",
+    "new": "engramory.commands.new",
+    "archive": "engramory.commands.archive",
 }
 
 DESCRIPTION = """\
@@ -47,6 +49,7 @@ EXAMPLES = (
     ("engramory doctor examples/store", "is the whole store healthy?"),
     ("engramory init claude --install-hooks", "wire the rules, a store and the guard into a host"),
     ("engramory hosts", "every host Engramory can wire"),
+    ("engramory new user role --description TEXT", "write a note and its pointer, caps held"),
     ("engramory trace parser rewrite", "find what was said in past sessions"),
     ("engramory COMMAND --help", "every flag of a command, with examples"),
 )

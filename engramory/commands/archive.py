@@ -1,0 +1,429 @@
+"""``engramory archive SLUG``: retire a note to ``archive/`` and take it out of the index.
+
+The note is moved (one ``rename``) and the index rewritten (atomically);
+when the index cannot be written the note is moved back. Index pointers to
+the note are found as the doctor resolves them (``slug.md``, ``./slug.md``,
+``%73lug.md``, ``sub/../slug.md``, ``[[slug]]``, ``[[Slug|alias]]``): a line
+that points only to it is removed, and a line that also points to other
+notes keeps them, with its links to this note rewritten to the archived
+path. ``--keep-pointer`` rewrites every such link to ``archive/SLUG.md``
+instead of removing lines (a ``[[slug]]`` is left as it is: the doctor
+resolves it to the archived note).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import stat
+from dataclasses import dataclass, field
+
+from engramory import discovery, fsutil, indexedit, notewrite
+from engramory.caps import INDEX_NAME, Caps
+from engramory.commands.new import IndexState, over_cap, read_index_for_edit
+from engramory.commands.options import add_cap_flags, caps_from_args
+from engramory.doctor.context import NameTable
+from engramory.errors import EXIT_OK, EngramoryError, InputMissingError, UsageError
+from engramory.frontmatter import parse_bytes
+from engramory.markdown import INLINE, WIKI, body_wikilinks, classify_index
+from engramory.store import (
+    ANCHOR,
+    ARCHIVE,
+    ESCAPES,
+    EXTERNAL,
+    FOUND,
+    LIVE,
+    NOTE_READ_LIMIT,
+    READ_OK,
+    Walk,
+    plain_notes,
+    read_file,
+    resolve_target,
+    walk,
+)
+from engramory.textfmt import printable
+
+HELP = "move a note to archive/ and remove (or redirect) its index pointers"
+DESCRIPTION = """\
+Move <store>/SLUG.md to archive/SLUG.md (creating archive/) and remove every
+index line that points to it, found as the doctor resolves pointers
+(slug.md, ./slug.md, [[slug]], ...). A line that also points to other notes
+is kept, with its link to this note rewritten to archive/SLUG.md. With
+--keep-pointer every pointer is rewritten to archive/SLUG.md instead (a
+retired-topic listing; a [[slug]] stays as it is, the doctor resolves it to
+the archived note). Prints the notes that still link to it with [[SLUG]].
+
+The move and the index edit are each atomic; when the index edit fails the
+note is moved back. Exit 64 when SLUG is not a bare slug (a '/', '..', an
+absolute path), before anything else is looked at; 66 when the note does not
+exist; 1 when archive/SLUG.md already exists in any letter case, when the
+note is a symlink, or when the edit would take the index over a hard cap."""
+EPILOG = """\
+examples:
+  engramory archive old-migration
+  engramory archive old-migration --keep-pointer
+  engramory archive old-migration --store ~/notes/memory --dry-run"""
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add the ``archive`` subcommand."""
+    parser = subparsers.add_parser(
+        "archive",
+        help=HELP,
+        description=DESCRIPTION,
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("slug", metavar="SLUG", help="the note's file name, without .md")
+    parser.add_argument("--store", metavar="PATH", help="the store (default: found as for check)")
+    parser.add_argument(
+        "--keep-pointer",
+        action="store_true",
+        help="rewrite the index pointers to archive/SLUG.md instead of removing them",
+    )
+    parser.add_argument("--dry-run", action="store_true", help="print what would change")
+    add_cap_flags(parser)
+    parser.set_defaults(run=run)
+
+
+def bare_slug(raw: str) -> str:
+    """The slug ``raw`` names (a trailing ``.md`` dropped), or a usage error (64)."""
+    slug = raw[:-3] if raw.lower().endswith(".md") else raw
+    if (
+        not slug.strip()
+        or any(sep in raw for sep in "/\\")
+        or slug in (".", "..")
+        or os.path.isabs(raw)
+        or (len(raw) >= 2 and raw[1] == ":")
+        or any(ord(ch) < 32 or ord(ch) == 127 for ch in raw)
+    ):
+        raise UsageError(
+            f"SLUG {printable(repr(raw))} is not a bare slug: give the note's file name without "
+            "a directory, '..' or an absolute path (e.g. engramory archive old-migration)"
+        )
+    if (slug + ".md").casefold() == INDEX_NAME.casefold():
+        raise UsageError(f"{INDEX_NAME} is the index, not a note: give the slug of a note")
+    return slug
+
+
+def note_identity(root: str, slug: str) -> tuple[int, int]:
+    """The ``(device, inode)`` of ``<root>/SLUG.md``; refuses a missing note (66), a
+    symlink (1: moving it would break or follow it) and anything not a regular file (66)."""
+    path = os.path.join(root, slug + ".md")
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        raise InputMissingError(
+            f"no note {slug}.md in {root}: check the slug (ls {root})"
+        ) from None
+    except OSError as exc:
+        raise InputMissingError(f"{path}: {fsutil.os_error_text(exc)}") from None
+    if stat.S_ISLNK(info.st_mode):
+        where = fsutil.escapes(path, root)
+        if where is not None:
+            raise EngramoryError(
+                f"{path} is a symlink leading out of the store ({where}): not moved; "
+                "remove the link by hand"
+            )
+        raise EngramoryError(
+            f"{path} is a symlink: moving it would break it; archive the note it points to, "
+            "or replace the link with the file"
+        )
+    if not stat.S_ISREG(info.st_mode):
+        raise InputMissingError(f"{path} is not a regular file: nothing to archive")
+    return info.st_dev, info.st_ino
+
+
+def archive_dir(root: str) -> str:
+    """The name of the store's archive directory (an existing ``Archive/`` is used as is)."""
+    try:
+        names = sorted(os.listdir(root))
+    except OSError as exc:
+        raise InputMissingError(f"{root}: {fsutil.os_error_text(exc)}") from None
+    found = [n for n in names if n.casefold() == ARCHIVE]
+    if ARCHIVE in found or not found:
+        return ARCHIVE
+    return found[0]
+
+
+def check_destination(root: str, directory: str, slug: str) -> str:
+    """The archived note's path; refuses (1) when it exists in any letter case, or when
+    the archive directory is a symlink or not a directory."""
+    path = os.path.join(root, directory)
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        return os.path.join(path, slug + ".md")
+    if stat.S_ISLNK(info.st_mode) or not stat.S_ISDIR(info.st_mode):
+        raise EngramoryError(
+            f"{path} is {'a symlink' if stat.S_ISLNK(info.st_mode) else 'not a directory'}: "
+            "make it a plain directory first"
+        )
+    wanted = (slug + ".md").casefold()
+    for name in os.listdir(path):
+        if name.casefold() == wanted:
+            raise EngramoryError(
+                f"{directory}/{printable(name)} already exists: merge the two by hand, or rename "
+                f"the archived one first"
+            )
+    return os.path.join(path, slug + ".md")
+
+
+@dataclass
+class PointerEdit:
+    """How the index changes: lines removed, lines rewritten (number -> new content)."""
+
+    removed: list[int] = field(default_factory=list)
+    rewritten: dict[int, str] = field(default_factory=dict)
+
+
+def _strip_md(target: str) -> str:
+    return target[:-3] if target.lower().endswith(".md") else target
+
+
+def pointer_edit(
+    text: str,
+    root: str,
+    found: Walk,
+    rel: str,
+    identity: tuple[int, int],
+    new_target: str,
+    keep: bool,
+) -> PointerEdit:
+    """The index lines that point to the note ``rel``, resolved as the doctor resolves them,
+    and what becomes of each."""
+    names = NameTable(found.notes, [n.status != ESCAPES for n in found.notes])
+    mine = next((i for i, n in enumerate(found.notes) if n.rel == rel), None)
+    plain = plain_notes(found)
+    edit = PointerEdit()
+    for line in classify_index(text):
+        ours: list[str] = []
+        others = 0
+        for link in line.links:
+            if link.form == INLINE:
+                target = resolve_target(root, link.target, plain)
+                if target.kind in (EXTERNAL, ANCHOR):
+                    continue
+                if target.kind == FOUND and target.identity == identity:
+                    ours.append(link.target)
+                    continue
+            elif link.form == WIKI:
+                slug = _strip_md(link.target)
+                if "/" not in slug and "\\" not in slug and mine in names.lookup(slug):
+                    ours.append("")  # a wikilink: left as it is when rewriting
+                    continue
+            others += 1
+        if not ours:
+            continue
+        if others or keep:
+            inline = [t for t in ours if t]
+            new = notewrite.rewrite_link_targets(line.text, inline, new_target)
+            if not others and not inline:  # only [[slug]]: it resolves to the archive
+                continue
+            if new != line.text:
+                edit.rewritten[line.number] = new
+        else:
+            edit.removed.append(line.number)
+    return edit
+
+
+def apply_edit(text: str, edit: PointerEdit) -> str:
+    """The index text (BOM kept) with the edit made."""
+    bom, rest = notewrite.split_bom(text)
+    for number, new in edit.rewritten.items():
+        rest = indexedit.replace_line(rest, number, new)
+    return bom + indexedit.remove_lines(rest, edit.removed)
+
+
+@dataclass
+class NoteLinks:
+    """Every live note's ``[[links]]`` (note numbers, as the doctor resolves them), and the
+    ``path:line`` of each ``[[SLUG]]`` in another note's body."""
+
+    links: dict[int, tuple[int, ...]]
+    to_slug: list[str]
+
+
+def note_links(root: str, found: Walk, names: NameTable, slug: str, rel: str) -> NoteLinks:
+    """Read every live note once (bounded) for its body wikilinks."""
+    wanted = slug.casefold()
+    links: dict[int, tuple[int, ...]] = {}
+    hits = []
+    for number, note in enumerate(found.notes):
+        if note.status == ESCAPES:
+            continue
+        links[number] = ()
+        read = read_file(note.path(root), NOTE_READ_LIMIT) if note.status == READ_OK else None
+        if read is None or read.data is None or b"[[" not in read.data:
+            continue
+        parsed = parse_bytes(read.data)
+        if parsed.closed:
+            body, first = parsed.body, parsed.body_line
+        else:
+            body, first = read.data.decode("utf-8", "replace"), 1
+        targets: list[int] = []
+        for target, line in body_wikilinks(body, first):
+            bare = _strip_md(target)
+            if "/" in bare or "\\" in bare:
+                continue
+            targets.extend(names.lookup(bare))
+            if note.rel != rel and bare.casefold() == wanted:
+                hits.append(f"{note.rel}:{line}")
+        links[number] = tuple(targets)
+    return NoteLinks(links, hits)
+
+
+def indexed_notes(text: str, root: str, found: Walk, names: NameTable) -> set[int]:
+    """The live notes an index text points to, resolved as the doctor resolves pointers."""
+    plain = plain_notes(found)
+    by_rel = {n.rel: i for i, n in enumerate(found.notes)}
+    by_identity: dict[tuple[int, int], list[int]] | None = None
+    indexed: set[int] = set()
+    for line in classify_index(text):
+        for link in line.links:
+            if link.form == WIKI:
+                bare = _strip_md(link.target)
+                if "/" not in bare and "\\" not in bare:
+                    indexed.update(names.lookup(bare))
+                continue
+            if link.form != INLINE:
+                continue
+            target = resolve_target(root, link.target, plain)
+            if target.kind != FOUND or target.area != LIVE:
+                continue
+            if target.rel in by_rel:
+                indexed.add(by_rel[target.rel])
+                continue
+            if by_identity is None:
+                by_identity = {}
+                for number, note in enumerate(found.notes):
+                    try:
+                        info = os.stat(note.path(root))
+                    except OSError:
+                        continue
+                    by_identity.setdefault((info.st_dev, info.st_ino), []).append(number)
+            indexed.update(by_identity.get(target.identity or (-1, -1), ()))
+    return indexed
+
+
+def unreachable(indexed: set[int], links: dict[int, tuple[int, ...]], gone: int | None) -> set[int]:
+    """The live notes (``gone`` left out) reached neither from ``indexed`` nor through links."""
+    reachable = set(indexed) - {gone}
+    pending = list(reachable)
+    while pending:
+        for target in links.get(pending.pop(), ()):
+            if target not in reachable and target != gone:
+                reachable.add(target)
+                pending.append(target)
+    return set(links) - reachable - {gone}
+
+
+def move(source: str, destination: str, index: IndexState, new_index: str | None) -> None:
+    """Move the note, then write the index; the note moved back if the index write fails."""
+    directory = os.path.dirname(destination)
+    made = False
+    try:
+        if not os.path.isdir(directory):
+            os.mkdir(directory)
+            made = True
+        os.rename(source, destination)
+    except OSError as exc:
+        raise EngramoryError(
+            f"cannot move {source} to {destination} ({fsutil.os_error_text(exc)}); nothing changed"
+        ) from None
+    if new_index is None:
+        return
+    try:
+        fsutil.write_atomic(index.path, notewrite.encode_index(new_index))
+    except OSError as exc:
+        os.rename(destination, source)
+        if made:
+            os.rmdir(directory)
+        raise EngramoryError(
+            f"{index.path}: cannot write it ({fsutil.os_error_text(exc)}); the note was moved "
+            "back, nothing changed"
+        ) from None
+
+
+def refuse_growth_over_cap(before: str, after: str, caps: Caps) -> None:
+    """Exit 1 when the edit grows the index and leaves it over a hard cap."""
+    lines_before, size_before, _ = over_cap(before, caps)
+    lines, size, reasons = over_cap(after, caps)
+    if reasons and (lines > lines_before or size > size_before):
+        raise EngramoryError(
+            f"rewriting the pointers would take {INDEX_NAME} over its hard cap "
+            f"({'; '.join(reasons)}): compact the index first, or archive without --keep-pointer"
+        )
+
+
+def refuse_new_orphans(before: set[int], after: set[int], found: Walk, rel: str) -> None:
+    """Exit 1 when notes reached only through the archived note would become orphans."""
+    lost = sorted(found.notes[n].rel for n in after - before)
+    if lost:
+        shown = ", ".join(printable(r) for r in lost[:10]) + (" ..." if len(lost) > 10 else "")
+        raise EngramoryError(
+            f"archiving {rel} would leave {len(lost)} note(s) reached only through its [[links]] "
+            f"unreachable from {INDEX_NAME} (orphans): {shown}; add an index pointer for each "
+            "first (engramory fix adds them), or archive them too"
+        )
+
+
+def run(args: argparse.Namespace) -> int:
+    """Archive the note; exit 0 when done (or planned, with --dry-run)."""
+    slug = bare_slug(args.slug)
+    caps = caps_from_args(args)
+    location = discovery.locate(args.store)
+    root = os.path.realpath(location.root)
+    identity = note_identity(root, slug)
+    directory = archive_dir(root)
+    destination = check_destination(root, directory, slug)
+    rel = slug + ".md"
+    archived_rel = f"{directory}/{rel}"
+    index = read_index_for_edit(root, caps)
+    found = walk(root)
+    names = NameTable(found.notes, [n.status != ESCAPES for n in found.notes])
+    mine = next((i for i, n in enumerate(found.notes) if n.rel == rel), None)
+    graph = note_links(root, found, names, slug, rel)
+    new_index = None
+    edit = PointerEdit()
+    if index.exists:
+        text = notewrite.split_bom(index.text)[1]
+        edit = pointer_edit(text, root, found, rel, identity, archived_rel, args.keep_pointer)
+        new_index = apply_edit(index.text, edit)
+        refuse_growth_over_cap(index.text, new_index, caps)
+        refuse_new_orphans(
+            unreachable(indexed_notes(text, root, found, names), graph.links, None),
+            unreachable(
+                indexed_notes(notewrite.split_bom(new_index)[1], root, found, names),
+                graph.links,
+                mine,
+            ),
+            found,
+            rel,
+        )
+    linking = graph.to_slug
+    verb = "would " if args.dry_run else ""
+    if not args.dry_run:
+        move(os.path.join(root, rel), destination, index, new_index)
+    out = []
+    if location.discovered:
+        out.append(f"store {root} ({location.source})")
+    out.append(f"{verb}{'move' if verb else 'moved'} {rel} -> {archived_rel}")
+    for number in edit.removed:
+        out.append(f"{INDEX_NAME}:{number}: {verb}{'remove' if verb else 'removed'} the pointer")
+    for number, new in sorted(edit.rewritten.items()):
+        out.append(
+            f"{INDEX_NAME}:{number}: {verb}{'point' if verb else 'points'} to {archived_rel}: {new}"
+        )
+    if index.exists and not edit.removed and not edit.rewritten:
+        out.append(f"{INDEX_NAME}: no pointer to {rel} found")
+    if linking:
+        out.append(
+            f"still linking to it with [[{slug}]] (it resolves to the archived note now; "
+            "update the links if the topic moved): " + ", ".join(linking)
+        )
+    if args.dry_run:
+        out.append("nothing changed: --dry-run")
+    for line in out:
+        print(printable(line))
+    return EXIT_OK
