@@ -28,6 +28,8 @@ COMMAND_MODULES = {
     "check": "engramory.commands.check",
     "doctor": "engramory.commands.doctor",
     "fix": "engramory.commands.fix",
+    "new": "engramory.commands.new",
+    "archive": "engramory.commands.archive",
     "guard": "engramory.commands.guard",
     "init": "engramory.commands.install",
     "uninstall": "engramory.commands.install",
@@ -35,8 +37,6 @@ COMMAND_MODULES = {
     "sync": "engramory.commands.sync",
     "where": "engramory.commands.where",
     "trace": "engramory.commands.trace",
-    "new": "engramory.commands.new",
-    "archive": "engramory.commands.archive",
 }
 
 DESCRIPTION = """\
