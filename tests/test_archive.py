@@ -11,6 +11,7 @@ from test_new import tree
 from conftest import run_engramory
 from doctorkit import doctor, make_store, note, valid_store
 from engramory import fsutil
+from engramory.commands import archive as archive_command
 
 
 def errors(root: Path) -> list[str]:
@@ -229,6 +230,25 @@ def test_failed_index_write_moves_the_note_back(
     result = cli("archive", "user-role", "--store", str(store))
     assert result.code == 1 and "moved back" in result.err
     assert tree(store) == before  # archive/ made for the move is gone again
+
+
+def test_an_index_edited_after_the_plan_is_not_overwritten(
+    cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """MEMORY.md edited between the checks and the move: nothing moves, the edit stays."""
+    store = valid_store(tmp_path / "s")
+    real = archive_command.move
+
+    def edit_then_move(*args, **kwargs):  # type: ignore[no-untyped-def]
+        with open(store / "MEMORY.md", "a", encoding="utf-8") as index:
+            index.write("- [late](late.md) — added by someone else\n")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(archive_command, "move", edit_then_move)
+    result = cli("archive", "user-role", "--store", str(store))
+    assert result.code == 1 and "changed meanwhile" in result.err
+    assert (store / "user-role.md").exists() and not (store / "archive").exists()
+    assert "late.md" in (store / "MEMORY.md").read_text(encoding="utf-8")
 
 
 def test_real_cli_subprocess(tmp_path: Path) -> None:

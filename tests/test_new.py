@@ -17,6 +17,7 @@ from conftest import run_engramory
 from doctorkit import doctor, make_store, note, valid_store
 from engramory import fsutil, notewrite
 from engramory.cli import main
+from engramory.commands import new as new_command
 from engramory.frontmatter import parse
 from engramory.markdown import classify_index
 
@@ -349,6 +350,27 @@ def test_failed_index_write_removes_the_note(
     assert result.code == 1
     assert "removed again" in result.err
     assert tree(store) == before
+
+
+def test_an_index_edited_after_the_plan_is_not_overwritten(
+    cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Someone edits MEMORY.md between the checks and the write: nothing is written (the
+    edit would be lost), and the tree is as that edit left it."""
+    store = valid_store(tmp_path / "s")
+    real = new_command.make_plan
+
+    def plan_then_edit(*args, **kwargs):  # type: ignore[no-untyped-def]
+        plan = real(*args, **kwargs)
+        with open(store / "MEMORY.md", "a", encoding="utf-8") as index:
+            index.write("- [late](late.md) — added by someone else\n")
+        return plan
+
+    monkeypatch.setattr(new_command, "make_plan", plan_then_edit)
+    result = cli("new", "user", "x", "--description", "d", "--store", str(store))
+    assert result.code == 1 and "changed meanwhile" in result.err
+    assert not (store / "x.md").exists()
+    assert "late.md" in (store / "MEMORY.md").read_text(encoding="utf-8")
 
 
 def test_discovery_finds_the_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cli) -> None:

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 from engramory import discovery, fsutil, indexedit, notewrite
 from engramory.caps import INDEX_NAME, Caps
-from engramory.commands.new import IndexState, over_cap, read_index_for_edit
+from engramory.commands.new import IndexState, ensure_unchanged, over_cap, read_index_for_edit
 from engramory.commands.options import add_cap_flags, caps_from_args
 from engramory.doctor.context import NameTable
 from engramory.errors import EXIT_OK, EngramoryError, InputMissingError, UsageError
@@ -321,6 +321,10 @@ def unreachable(indexed: set[int], links: dict[int, tuple[int, ...]], gone: int 
 def move(source: str, destination: str, index: IndexState, new_index: str | None) -> None:
     """Move the note, then write the index; the note moved back if the index write fails."""
     directory = os.path.dirname(destination)
+    if os.path.lexists(destination):  # created by someone else since the checks
+        raise EngramoryError(f"{destination} appeared meanwhile: nothing moved; retry")
+    if new_index is not None:
+        ensure_unchanged(index)
     made = False
     try:
         if not os.path.isdir(directory):

@@ -342,10 +342,29 @@ def make_plan(args: argparse.Namespace, body: str, root: str, caps: Caps) -> Pla
     )
 
 
+def _index_now(index: IndexState) -> tuple[bool, str | None]:
+    """``(exists, text)`` of the index as it is on disk now (``None``: unreadable)."""
+    try:
+        raw = fsutil.read_bounded(index.path, len(notewrite.encode_index(index.text)) + 1)
+    except FileNotFoundError:
+        return False, ""
+    except OSError:  # too large now, or unreadable: not what was planned
+        return True, None
+    return True, notewrite.decode_index(raw)
+
+
+def ensure_unchanged(index: IndexState) -> None:
+    """Exit 1 when the index is no longer what the plan was made from: writing the
+    planned text would lose an edit made meanwhile."""
+    if _index_now(index) != (index.exists, index.text):
+        raise EngramoryError(f"{index.path} changed meanwhile: nothing written; retry")
+
+
 def write(plan: Plan) -> None:
     """The note (new file, atomically), then the index; the note removed if the index fails."""
     if os.path.lexists(plan.note_path):  # created by someone else since the checks
         raise EngramoryError(f"{plan.note_path} appeared meanwhile: nothing written; retry")
+    ensure_unchanged(plan.index)
     try:
         fsutil.write_atomic(plan.note_path, plan.note_data)
     except OSError as exc:
