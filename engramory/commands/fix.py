@@ -13,14 +13,12 @@ import argparse
 import difflib
 import os
 import shlex
-import stat
 import subprocess
 import sys
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 from datetime import date, datetime, timezone
 
-from engramory import discovery, fsutil, indexedit, markdown, secrets
+from engramory import backup, discovery, fsutil, indexedit, markdown, secrets
 from engramory.caps import INDEX_NAME, Caps
 from engramory.commands.doctor import _native_folder
 from engramory.commands.options import add_cap_flags, caps_from_args
@@ -28,7 +26,7 @@ from engramory.doctor import engine
 from engramory.doctor.context import Options
 from engramory.doctor.model import Finding
 from engramory.doctor.profiles import automatic
-from engramory.errors import EXIT_FINDINGS, EXIT_OK, EngramoryError, InputMissingError, UsageError
+from engramory.errors import EXIT_FINDINGS, EXIT_OK, UsageError
 from engramory.frontmatter import NOTE_TYPES, parse_bytes
 from engramory.repair import FIX_IDS, MISSING_DATE, POINTER_SECTION_MISMATCH
 from engramory.repair.model import Dates, IndexInput, NoteInput, Plan
@@ -37,9 +35,7 @@ from engramory.store import (
     FOUND,
     LIVE,
     NOTE_READ_LIMIT,
-    READ_OK,
     plain_notes,
-    read_file,
     resolve_target,
     walk,
 )
@@ -131,7 +127,7 @@ def run(args: argparse.Namespace) -> int:
     """Plan the fixes; print them, or apply them; or undo an earlier --apply."""
     selected = _fix_ids(args.select)
     if args.undo is not None:
-        _check_backup_id(args.undo)
+        backup.check_backup_id(args.undo)
         if args.apply:
             raise UsageError("--undo puts an earlier --apply back: give it without --apply")
     if args.store is not None and args.store_flag is not None:
@@ -141,7 +137,7 @@ def run(args: argparse.Namespace) -> int:
     if location.discovered:
         print(printable(f"fixing the store {location.root} ({location.source})"))
     if args.undo is not None:
-        return undo(root, args.undo)
+        return backup.undo(root, args.undo)
     caps = caps_from_args(args)
     options = Options(profile=automatic(location.root, _native_folder()), today=date.today())
     report = engine.run(root, caps, options)
@@ -167,27 +163,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _read_plain(root: str, rel: str, limit: int = READ_LIMIT) -> tuple[bytes | None, str]:
     """The bytes of ``<root>/<rel>`` when it is a regular file reached without a symlink."""
-    path = os.path.join(root, *rel.split("/"))
-    if ".." in rel.split("/") or fsutil.escapes(os.path.dirname(path), root) is not None:
-        return None, "it is outside the store"
-    try:
-        if stat.S_ISLNK(os.lstat(path).st_mode):
-            return None, "it is a symlink (fix the file it points to by hand)"
-    except OSError as exc:
-        return None, fsutil.os_error_text(exc)
-    read = read_file(path, limit)
-    if read.status != READ_OK or read.data is None:
-        return None, read.error or f"it could not be read ({read.status})"
-    return read.data, ""
-
-
-def _unchanged(root: str, rel: str, source: bytes) -> None:
-    """Refuse when ``rel`` no longer holds the bytes the fix was worked out from."""
-    data, _why = _read_plain(root, rel, max(READ_LIMIT, len(source)))
-    if data != source:
-        raise EngramoryError(
-            f"{printable(rel)} changed while fix ran: nothing was written; run it again"
-        )
+    return backup.read_plain(root, rel, limit)
 
 
 def plan_store(
@@ -380,151 +356,6 @@ def summary(fixes: Plan, applied: bool) -> Iterator[str]:
 # -- writing ----------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class _Target:
-    path: str
-    mode: int
-
-
-def _backup_root(root: str, create: bool) -> str:
-    """``<store>/.engramory/backup``, refusing a symlink or a non-folder on the way."""
-    path = root
-    for part in BACKUP_DIR:
-        path = os.path.join(path, part)
-        try:
-            mode = os.lstat(path).st_mode
-        except FileNotFoundError:
-            if not create:
-                return path
-            os.mkdir(path, 0o700)
-            continue
-        if not stat.S_ISDIR(mode):
-            raise EngramoryError(
-                f"{printable(path)} is {'a symlink' if stat.S_ISLNK(mode) else 'not a folder'}: "
-                "fix keeps its backups there and will not follow it; remove it and run again"
-            )
-    return path
-
-
-def _new_backup(backups: str) -> tuple[str, str]:
-    """A new backup folder named by the UTC time, unique even twice in one second."""
-    stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
-    for attempt in range(1, 1000):
-        backup_id = stamp if attempt == 1 else f"{stamp}-{attempt}"
-        path = os.path.join(backups, backup_id)
-        try:
-            os.mkdir(path, 0o700)
-        except FileExistsError:
-            continue
-        return backup_id, path
-    raise EngramoryError(f"too many backups named {stamp}: remove some from {printable(backups)}")
-
-
-def _targets(root: str, rels: Iterable[str]) -> dict[str, _Target]:
-    """Where each file goes and its mode; refuses a symlink or an unwritable folder."""
-    targets = {}
-    for rel in rels:
-        path = os.path.join(root, *rel.split("/"))
-        info = os.lstat(path)
-        if not stat.S_ISREG(info.st_mode):
-            raise EngramoryError(f"{printable(rel)} is no longer a regular file: run fix again")
-        if not os.access(os.path.dirname(path), os.W_OK):
-            raise EngramoryError(
-                f"cannot write in the folder of {printable(rel)} (permission denied): nothing "
-                "was changed"
-            )
-        targets[rel] = _Target(path, stat.S_IMODE(info.st_mode))
-    return targets
-
-
 def apply(root: str, sources: dict[str, bytes], changes: dict[str, bytes]) -> str:
-    """Back up, then write every change atomically; the backup's ID.
-
-    Every check comes first (each file still holds ``sources``' bytes, is a
-    regular file in a writable folder; the backup folder is no symlink).
-    """
-    for rel in changes:
-        _unchanged(root, rel, sources[rel])
-    targets = _targets(root, changes)
-    backups = _backup_root(root, create=True)
-    backup_id, folder = _new_backup(backups)
-    for rel, target in targets.items():
-        saved = os.path.join(folder, *rel.split("/"))
-        os.makedirs(os.path.dirname(saved), 0o700, exist_ok=True)
-        fsutil.write_atomic(saved, sources[rel], target.mode)
-    for rel, target in targets.items():
-        try:
-            fsutil.write_atomic(target.path, changes[rel], target.mode)
-        except OSError as exc:
-            raise EngramoryError(
-                f"writing {printable(rel)} failed ({fsutil.os_error_text(exc)}): put the files "
-                f"back with engramory fix --undo {backup_id}"
-            ) from None
-    return backup_id
-
-
-def _check_backup_id(backup_id: str) -> None:
-    if (
-        not backup_id
-        or "/" in backup_id
-        or "\\" in backup_id
-        or ".." in backup_id
-        or "\0" in backup_id
-    ):
-        raise UsageError(
-            f"--undo takes the ID that --apply printed (a timestamp such as 20261202T031500Z), "
-            f"not a path: {printable(backup_id)}"
-        )
-
-
-def _saved_files(folder: str) -> list[tuple[str, str]]:
-    """``(store-relative path, saved file)`` of each file in a backup (symlinks refused)."""
-    found = []
-    for directory, dirs, files in os.walk(folder):
-        for name in [*dirs, *files]:
-            path = os.path.join(directory, name)
-            mode = os.lstat(path).st_mode
-            if stat.S_ISLNK(mode) or not (stat.S_ISDIR(mode) or stat.S_ISREG(mode)):
-                raise EngramoryError(
-                    f"the backup holds {printable(path)}, which is not a plain file: "
-                    "restore it by hand"
-                )
-        for name in files:
-            path = os.path.join(directory, name)
-            found.append((os.path.relpath(path, folder).replace(os.sep, "/"), path))
-    return sorted(found)
-
-
-def undo(root: str, backup_id: str) -> int:
-    """Put back the bytes saved as ``backup_id`` (atomically, their modes kept)."""
-    folder = os.path.join(_backup_root(root, create=False), backup_id)
-    try:
-        is_folder = stat.S_ISDIR(os.lstat(folder).st_mode)
-    except OSError:
-        is_folder = False
-    if not is_folder:
-        raise InputMissingError(
-            f"no backup {printable(backup_id)} in {printable(os.path.dirname(folder))}: "
-            "give the ID engramory fix --apply printed"
-        )
-    restore = []
-    for rel, saved in _saved_files(folder):
-        data, why = _read_plain(folder, rel, max(READ_LIMIT, Caps().read_limit()))
-        if data is None:
-            raise EngramoryError(f"the saved copy of {printable(rel)} cannot be read ({why})")
-        path = os.path.join(root, *rel.split("/"))
-        if fsutil.escapes(os.path.dirname(path), root) is not None:
-            raise EngramoryError(f"{printable(rel)} would be outside the store: restore it by hand")
-        if not os.path.isdir(os.path.dirname(path)):
-            raise EngramoryError(f"the folder of {printable(rel)} is gone: restore it by hand")
-        try:
-            if stat.S_ISLNK(os.lstat(path).st_mode):
-                raise EngramoryError(f"{printable(rel)} is now a symlink: restore it by hand")
-        except FileNotFoundError:
-            pass
-        restore.append((rel, path, data, stat.S_IMODE(os.lstat(saved).st_mode)))
-    for rel, path, data, mode in restore:
-        fsutil.write_atomic(path, data, mode)
-        print(printable(f"restored {rel}"))
-    print(printable(f"undid fix {backup_id}: {plural(len(restore), 'file')} put back"))
-    return EXIT_OK
+    """Back up, then write every change atomically; the backup's ID (engramory.backup)."""
+    return backup.apply(root, sources, changes)
