@@ -30,6 +30,7 @@ COMMAND_MODULES = {
     "fix": "engramory.commands.fix",
     "new": "engramory.commands.new",
     "archive": "engramory.commands.archive",
+    "compact": "engramory.commands.compact",
     "guard": "engramory.commands.guard",
     "init": "engramory.commands.install",
     "uninstall": "engramory.commands.install",

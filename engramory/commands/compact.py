@@ -1,0 +1,373 @@
+"""``engramory compact``: bring an over-cap index back under the cut (issue 25).
+
+The plan is made by :mod:`engramory.compact` (pure); this module gathers what
+the steps need from the store, prints the plan, and with ``--apply`` writes it
+through :mod:`engramory.backup` (every changed or removed file saved first,
+created files recorded for ``--undo``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import json
+import os
+import shlex
+import stat
+import sys
+from datetime import date
+
+from engramory import backup, discovery, notewrite
+from engramory.caps import INDEX_NAME, Caps, count_lines, utf8_size
+from engramory.commands import archive
+from engramory.commands.doctor import _native_folder
+from engramory.commands.new import read_index_for_edit
+from engramory.commands.options import add_cap_flags, caps_from_args, positive_int_arg
+from engramory.compact.model import (
+    COLD,
+    HARD,
+    SOFT,
+    ColdCandidate,
+    StoreFacts,
+    target_caps,
+    within,
+)
+from engramory.compact.plan import Plan, make_plan
+from engramory.doctor.context import DEFAULT_MAX_INDEX_LINE, NameTable
+from engramory.doctor.profiles import CLAUDE_NATIVE_PROFILE, automatic
+from engramory.errors import EXIT_FINDINGS, EXIT_OK, EngramoryError, UsageError
+from engramory.frontmatter import parse_bytes
+from engramory.markdown import INLINE, WIKI, Link
+from engramory.store import ESCAPES, FOUND, LIVE, READ_OK, plain_notes, resolve_target, walk
+from engramory.textfmt import plural, printable
+
+HELP = "bring an over-cap index back under the cut, nothing lost, with undo"
+DESCRIPTION = f"""\
+Plan (or, with --apply, make) the edits that bring {INDEX_NAME} within its
+soft cap (--to hard: the hard cap), in this order, each run fully:
+  1. duplicates  several lines pointing to one note keep one (the longest hook)
+  2. inline      an index block holding no pointer becomes a note + one pointer
+  3. long-lines  a pointer line over --max-index-line keeps a short hook; the
+                 rest goes to the note under '## From the index'
+  4. cold        (--archive-cold) the notes with the oldest 'updated' are
+                 archived as engramory archive does, until the index fits;
+                 user and feedback notes never are
+The preamble (title to first '##'), thematic breaks and blocks holding any
+pointer are left alone. --apply backs up every file it changes or removes in
+<store>/.engramory/backup/ID/, records the files it creates, and prints the
+undo command; --undo ID puts every byte back and removes the created files
+(refusing when one of them changed since).
+
+Exit 0 within the target with nothing to do (or after an --apply that reached
+it); 1 something to do, still over after --apply, or a refusal; 64 usage; 66
+no store or an unknown undo ID."""
+EPILOG = """\
+examples:
+  engramory compact                          # the plan, nothing written
+  engramory compact --apply                  # do it; prints the undo command
+  engramory compact ~/notes/memory --to hard --archive-cold --apply
+  engramory compact --format json
+  engramory compact --undo 20261202T031500Z"""
+LARGEST_SHOWN = 5
+DIFF_LINE_LIMIT = 400
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add the ``compact`` subcommand."""
+    parser = subparsers.add_parser(
+        "compact",
+        help=HELP,
+        description=DESCRIPTION,
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("store", nargs="?", metavar="STORE", help="the store (found as for check)")
+    parser.add_argument("--apply", action="store_true", help="make the edits (with a backup)")
+    parser.add_argument(
+        "--to", choices=(SOFT, HARD), default=SOFT, help="the cap to reach (default: soft)"
+    )
+    parser.add_argument(
+        "--archive-cold", action="store_true", help="archive the coldest notes until it fits"
+    )
+    parser.add_argument(
+        "--max-index-line",
+        type=positive_int_arg,
+        default=DEFAULT_MAX_INDEX_LINE,
+        metavar="N",
+        help=f"longest pointer line (default: {DEFAULT_MAX_INDEX_LINE}, as the doctor)",
+    )
+    parser.add_argument("--format", choices=("text", "json"), default="text", help="output")
+    parser.add_argument("--undo", metavar="ID", help="put back what --apply ID changed")
+    add_cap_flags(parser)
+    parser.set_defaults(run=run)
+
+
+# -- reading the store --------------------------------------------------------------
+
+
+def read_index(root: str, caps: Caps) -> tuple[str, bytes]:
+    """The index text and bytes; refuses (1) one not UTF-8, too large, or leading out."""
+    state = read_index_for_edit(root, caps)
+    if not state.exists:
+        return "", b""
+    if os.path.realpath(state.path) != os.path.join(root, INDEX_NAME):
+        raise EngramoryError(f"{state.path}: the index is a symlink; compact the file it names")
+    raw = notewrite.encode_index(state.text)
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise EngramoryError(
+            f"{state.path} is not UTF-8: nothing written; convert it to UTF-8 first"
+        ) from None
+    return state.text, raw
+
+
+def _taken(root: str) -> set[str]:
+    """Every casefolded slug in use in the store and its archive folder (and the index's)."""
+    taken = {INDEX_NAME[:-3].casefold()}
+    for folder in (root, os.path.join(root, archive.archive_dir(root))):
+        try:
+            names = os.listdir(folder)
+        except OSError:
+            continue
+        for name in names:
+            stem = name[:-3] if name.lower().endswith(".md") else name
+            taken.add(stem.casefold())
+    return taken
+
+
+def _cold_candidates(root: str, found) -> list[ColdCandidate]:
+    """The live top-level notes with their type and dates."""
+    candidates = []
+    for note in found.notes:
+        if note.nested or note.status != READ_OK or note.symlink:
+            continue
+        data, _why = backup.read_plain(root, note.rel)
+        if data is None:
+            continue
+        fields = parse_bytes(data).fields
+        dates = (fields.get("updated"), fields.get("created"))
+        candidates.append(ColdCandidate(note.rel, fields.get("type"), *dates))
+    return candidates
+
+
+def gather(root: str, today: str, native: bool) -> tuple[StoreFacts, dict[str, bytes]]:
+    """The store facts the steps need, and the bytes of every note read (for the backup)."""
+    found = walk(root)
+    plain = plain_notes(found)
+    names = NameTable(found.notes, [n.status != ESCAPES for n in found.notes])
+    read: dict[str, bytes] = {}
+    resolved: dict[tuple[str, str], str | None] = {}
+
+    def resolve(link: Link) -> str | None:
+        key = (link.form, link.target)
+        if key not in resolved:
+            resolved[key] = _resolve(root, link, plain, names, found)
+        return resolved[key]
+
+    def note_text(rel: str) -> str | None:
+        if rel not in read:
+            data, _why = backup.read_plain(root, rel)
+            if data is None:
+                return None
+            read[rel] = data
+        return read[rel].decode("utf-8", "surrogateescape")
+
+    def archive_edit(text: str, rel: str) -> str | None:
+        slug = rel[:-3]
+        try:
+            identity = archive.note_identity(root, slug)
+            directory = archive.archive_dir(root)
+            archive.check_destination(root, directory, slug)
+        except EngramoryError:
+            return None
+        if note_text(rel) is None:
+            return None
+        edit = archive.pointer_edit(text, root, found, rel, identity, f"{directory}/{rel}", False)
+        return archive.apply_edit(text, edit)
+
+    facts = StoreFacts(
+        resolve=resolve,
+        taken=_taken(root),
+        note_text=note_text,
+        today=today,
+        native=native,
+        cold=_cold_candidates(root, found),
+        archive_edit=archive_edit,
+    )
+    return facts, read
+
+
+def _resolve(root: str, link: Link, plain, names: NameTable, found) -> str | None:
+    """The live note a link leads to, as the doctor resolves it."""
+    if link.form == INLINE:
+        target = resolve_target(root, link.target, plain)
+        return target.rel if target.kind == FOUND and target.area == LIVE else None
+    if link.form == WIKI:
+        bare = link.target[:-3] if link.target.lower().endswith(".md") else link.target
+        if "/" in bare or "\\" in bare:
+            return None
+        hits = names.lookup(bare)
+        return found.notes[hits[0]].rel if len(hits) == 1 else None
+    return None
+
+
+# -- writing ------------------------------------------------------------------------
+
+
+def write_set(
+    plan: Plan, raw: bytes, read: dict[str, bytes]
+) -> tuple[dict[str, bytes], dict[str, bytes], dict[str, bytes], list[str]]:
+    """``(sources, changes, created, removed)`` of a plan, as :func:`backup.apply` takes them."""
+    sources: dict[str, bytes] = {}
+    changes: dict[str, bytes] = {}
+    created: dict[str, bytes] = {}
+    removed: list[str] = []
+    if plan.after != plan.before:
+        sources[INDEX_NAME] = raw
+        changes[INDEX_NAME] = notewrite.encode_index(plan.after)
+    for step in plan.steps:
+        for rel, text in step.created.items():
+            created[rel] = text.encode("utf-8", "surrogateescape")
+        for rel, text in step.touched.items():
+            sources[rel] = read[rel]
+            changes[rel] = text.encode("utf-8", "surrogateescape")
+    for step in plan.steps:
+        for rel in step.archived:
+            sources.setdefault(rel, read[rel])
+            created[f"archive/{rel}"] = changes.pop(rel, sources[rel])
+            removed.append(rel)
+    return sources, changes, created, removed
+
+
+# -- output -------------------------------------------------------------------------
+
+
+def _size(text: str) -> dict[str, int]:
+    return {"lines": count_lines(text), "bytes": utf8_size(text)}
+
+
+def _diff(plan: Plan) -> list[str]:
+    """A unified diff of the index (long lines shortened, control characters escaped)."""
+    lines = difflib.unified_diff(
+        plan.before.splitlines(),
+        plan.after.splitlines(),
+        f"a/{INDEX_NAME}",
+        f"b/{INDEX_NAME}",
+        lineterm="",
+    )
+    return [
+        printable(line if len(line) <= DIFF_LINE_LIMIT else line[:DIFF_LINE_LIMIT] + " ...")
+        for line in lines
+    ]
+
+
+def largest_lines(text: str) -> list[str]:
+    """The longest index lines, ``MEMORY.md:N: C characters``."""
+    numbered = sorted(enumerate(text.split("\n"), 1), key=lambda item: (-len(item[1]), item[0]))[
+        :LARGEST_SHOWN
+    ]
+    return [f"{INDEX_NAME}:{n}: {len(line)} characters" for n, line in numbered if line]
+
+
+def report_json(root: str, plan: Plan, target: str, applied: bool, undo: str | None) -> str:
+    """The JSON of the issue."""
+    steps = [
+        {
+            "step": step.step,
+            "lines_saved": step.lines_saved,
+            "bytes_saved": step.bytes_saved,
+            "created": sorted(step.created),
+            "archived": list(step.archived),
+            "touched": sorted(step.touched),
+        }
+        for step in plan.steps
+    ]
+    return json.dumps(
+        {
+            "store": root,
+            "before": _size(plan.before),
+            "after": _size(plan.after),
+            "target": target,
+            "steps": steps,
+            "applied": applied,
+            "undo": undo,
+        },
+        ensure_ascii=False,
+    )
+
+
+def report_text(plan: Plan, target: str, limits: tuple[int, int], applied: bool) -> list[str]:
+    """The plan (or what was done) in words, with the diff."""
+    out = [] if applied else _diff(plan)
+    verb = "" if applied else "would "
+    for step in plan.steps:
+        out.append(
+            f"{step.step}: {verb}save {plural(step.lines_saved, 'line')}, "
+            f"{plural(step.bytes_saved, 'byte')}"
+        )
+        out.extend(f"  {verb}create {rel}" for rel in sorted(step.created))
+        out.extend(f"  {verb}archive {rel} -> archive/{rel}" for rel in step.archived)
+        out.extend(f"  {verb}append to {rel} (## From the index)" for rel in sorted(step.touched))
+    before, after = _size(plan.before), _size(plan.after)
+    out.append(
+        f"{INDEX_NAME}: {before['lines']} lines, {before['bytes']} bytes -> "
+        f"{after['lines']} lines, {after['bytes']} bytes ({target} cap: {limits[0]} lines, "
+        f"{limits[1]} bytes)"
+    )
+    if not within(plan.after, limits):
+        over = [f"{after['lines'] - limits[0]} lines" if after["lines"] > limits[0] else ""]
+        over.append(f"{after['bytes'] - limits[1]} bytes" if after["bytes"] > limits[1] else "")
+        out.append(
+            f"still over the {target} cap by {', '.join(o for o in over if o)}"
+            + ("" if any(s.step == COLD for s in plan.steps) else " (try --archive-cold)")
+            + "; the largest lines:"
+        )
+        out.extend("  " + line for line in largest_lines(plan.after))
+    elif not plan.changed:
+        out.append(f"nothing to compact: within the {target} cap")
+    return [printable(line) for line in out]
+
+
+# -- the command --------------------------------------------------------------------
+
+
+def run(args: argparse.Namespace) -> int:
+    """Plan, apply or undo."""
+    if args.undo is not None:
+        backup.check_backup_id(args.undo)
+        if args.apply:
+            raise UsageError("--undo puts an earlier --apply back: give it without --apply")
+    location = discovery.locate(args.store)
+    root = os.path.realpath(location.root)
+    if not stat.S_ISDIR(os.stat(root).st_mode):
+        raise UsageError(f"{root} is not a folder: give the store's folder")
+    if args.undo is not None:
+        return backup.undo(root, args.undo, command="compact")
+    caps = caps_from_args(args)
+    limits = target_caps(caps, args.to)
+    text, raw = read_index(root, caps)
+    native = automatic(location.root, _native_folder()).name == CLAUDE_NATIVE_PROFILE
+    facts, read = gather(root, date.today().isoformat(), native)
+    plan = make_plan(text, facts, limits, args.max_index_line, args.archive_cold)
+    fits = within(plan.after, limits)
+    backup_id = None
+    if args.apply and plan.changed:
+        sources, changes, created, removed = write_set(plan, raw, read)
+        backup_id = backup.apply(
+            root, sources, changes, created=created, removed=removed, command="compact"
+        )
+    if args.format == "json":
+        print(report_json(root, plan, args.to, args.apply and plan.changed, backup_id))
+    else:
+        if location.discovered:
+            print(printable(f"store {root} ({location.source})"))
+        sys.stdout.writelines(
+            line + "\n" for line in report_text(plan, args.to, limits, backup_id is not None)
+        )
+        if backup_id is not None:
+            store = "" if location.discovered else " " + shlex.quote(str(location.root))
+            print(printable(f"undo: engramory compact --undo {backup_id}{store}"))
+    if args.apply:
+        return EXIT_OK if fits else EXIT_FINDINGS
+    return EXIT_OK if fits and not plan.changed else EXIT_FINDINGS
