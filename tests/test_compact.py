@@ -12,10 +12,10 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from doctorkit import TODAY, doctor, make_store, note
 from fixkit import digest
 from hookkit import answer, run_hook
 
+from doctorkit import TODAY, doctor, make_store, note
 from engramory.caps import Caps
 from engramory.cli import main
 from engramory.compact import cold, naming
@@ -282,7 +282,7 @@ def test_slug_rules() -> None:
     assert not naming.slug_for("word " * 30, "b").endswith("-")
     import hashlib
 
-    sha = hashlib.sha256("block".encode()).hexdigest()[:8]
+    sha = hashlib.sha256(b"block").hexdigest()[:8]
     assert naming.slug_for("設計メモ", "block") == f"note-{sha}"
     assert naming.slug_for("한국어 a", "block") == f"note-{sha}"
     taken = {"x", "x-2"}
