@@ -70,6 +70,7 @@ examples:
   engramory compact --undo 20261202T031500Z"""
 LARGEST_SHOWN = 5
 DIFF_LINE_LIMIT = 400
+DIFF_MAX_LINES = 3000  # index lines past which the diff is summed up
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -248,10 +249,17 @@ def _size(text: str) -> dict[str, int]:
 
 
 def _diff(plan: Plan) -> list[str]:
-    """A unified diff of the index (long lines shortened, control characters escaped)."""
+    """A unified diff of the index (long lines shortened, control characters escaped); past
+    DIFF_MAX_LINES lines a one-line summary instead (difflib is not linear)."""
+    before, after = plan.before.splitlines(), plan.after.splitlines()
+    if max(len(before), len(after)) > DIFF_MAX_LINES:
+        return [
+            f"(diff of {INDEX_NAME} left out: {len(before)} -> {len(after)} lines, over "
+            f"{DIFF_MAX_LINES}; --format json lists the notes each step creates)"
+        ]
     lines = difflib.unified_diff(
-        plan.before.splitlines(),
-        plan.after.splitlines(),
+        before,
+        after,
         f"a/{INDEX_NAME}",
         f"b/{INDEX_NAME}",
         lineterm="",

@@ -25,15 +25,14 @@ def plan(text: str, facts: StoreFacts) -> StepResult:
         if note is not None:
             groups.setdefault(note, []).append((line.number, line.text))
     removed: list[int] = []
-    after = text
+    lines = indexedit.split_lines(text)
     for group in groups.values():
         if len(group) < 2:
             continue
-        first = group[0][0]
+        first, first_text = group[0]
         longest = max(group, key=lambda entry: len(entry[1]))[1]  # first of the longest
-        if longest != group[0][1]:
-            after = indexedit.replace_line(after, first, longest)
+        lines[first - 1] = longest + lines[first - 1][len(first_text) :]
         removed.extend(number for number, _text in group[1:])
-    if removed:
-        after = indexedit.remove_lines(after, removed)
-    return StepResult(DUPLICATES, text, after)
+    if not removed:
+        return StepResult(DUPLICATES, text, text)
+    return StepResult(DUPLICATES, text, indexedit.remove_lines("".join(lines), removed))

@@ -84,6 +84,9 @@ def note_type(section: str | None, body: str) -> str:
 
 def pointer_for(title: str, slug: str, description: str, limit: int) -> str:
     """The pointer line, its hook cut at a word boundary so the line fits ``limit``."""
+    full = indexedit.pointer_line(title, slug + ".md", description)
+    if len(full) <= limit:
+        return full
     line = indexedit.pointer_line(title, slug + ".md", "")
     room = limit - len(line) - len(" — ")
     if room <= 0:

@@ -73,7 +73,7 @@ def plan(text: str, facts: StoreFacts, max_line: int) -> StepResult:
     """Cut every long pointer line to a live note; the cut text goes to that note."""
     result = StepResult(LONG_LINES, text, text)
     notes: dict[str, str] = {}
-    after = text
+    lines = indexedit.split_lines(text)
     for line in classify_index(text):
         if len(line.text) <= max_line or not line.links:
             continue
@@ -89,7 +89,8 @@ def plan(text: str, facts: StoreFacts, max_line: int) -> StepResult:
                 continue
             notes[rel] = current
         notes[rel] = with_cut_text(notes[rel], cut[1])
-        after = indexedit.replace_line(after, line.number, cut[0])
-    result.after = after
+        raw = lines[line.number - 1]
+        lines[line.number - 1] = cut[0] + raw[len(line.text) :]
+    result.after = "".join(lines)
     result.touched = {rel: note for rel, note in notes.items() if note != facts.note_text(rel)}
     return result
