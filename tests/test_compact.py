@@ -427,3 +427,27 @@ def test_classify_sees_the_same_lines() -> None:
         "heading",
         "text",
     ]
+
+
+def test_an_index_symlinked_out_of_the_store_is_refused(tmp_path: Path) -> None:
+    outside = tmp_path / "outside.md"
+    outside.write_text("# M\n\n## X\nProse.\n", encoding="utf-8")
+    root = make_store(tmp_path / "s", {"a.md": note("a")}, index=None)
+    (root / "MEMORY.md").symlink_to(outside)
+    tree = digest(root, skip_backups=False)
+    code, _out, err = compact(str(root), "--apply")
+    assert code == 1 and "symlink" in err
+    assert digest(root, skip_backups=False) == tree
+    assert outside.read_text(encoding="utf-8") == "# M\n\n## X\nProse.\n"
+
+
+def test_cold_uses_an_existing_capitalised_archive_folder(tmp_path: Path) -> None:
+    notes = {
+        "old.md": note("old", type="reference", updated="2020-01-01"),
+        "Archive/x.md": note("x"),
+    }
+    root = make_store(tmp_path / "s", notes, index=None)
+    (root / "MEMORY.md").write_text("# M\n\n## Reference\n- [Old](old.md)\n", encoding="utf-8")
+    code, out, _ = compact(str(root), "--archive-cold", "--apply", "--warn-lines", "3")
+    assert code == 0, out
+    assert (root / "Archive" / "old.md").is_file() and not (root / "archive").exists()

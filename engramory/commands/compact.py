@@ -217,7 +217,7 @@ def _resolve(root: str, link: Link, plain, names: NameTable, found) -> str | Non
 
 
 def write_set(
-    plan: Plan, raw: bytes, read: dict[str, bytes]
+    plan: Plan, raw: bytes, read: dict[str, bytes], archive_folder: str = "archive"
 ) -> tuple[dict[str, bytes], dict[str, bytes], dict[str, bytes], list[str]]:
     """``(sources, changes, created, removed)`` of a plan, as :func:`backup.apply` takes them."""
     sources: dict[str, bytes] = {}
@@ -236,7 +236,7 @@ def write_set(
     for step in plan.steps:
         for rel in step.archived:
             sources.setdefault(rel, read[rel])
-            created[f"archive/{rel}"] = changes.pop(rel, sources[rel])
+            created[f"{archive_folder}/{rel}"] = changes.pop(rel, sources[rel])
             removed.append(rel)
     return sources, changes, created, removed
 
@@ -361,7 +361,8 @@ def run(args: argparse.Namespace) -> int:
     fits = within(plan.after, limits)
     backup_id = None
     if args.apply and plan.changed:
-        sources, changes, created, removed = write_set(plan, raw, read)
+        folder = archive.archive_dir(root)
+        sources, changes, created, removed = write_set(plan, raw, read, folder)
         backup_id = backup.apply(
             root, sources, changes, created=created, removed=removed, command="compact"
         )
