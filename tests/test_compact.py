@@ -451,3 +451,18 @@ def test_cold_uses_an_existing_capitalised_archive_folder(tmp_path: Path) -> Non
     code, out, _ = compact(str(root), "--archive-cold", "--apply", "--warn-lines", "3")
     assert code == 0, out
     assert (root / "Archive" / "old.md").is_file() and not (root / "archive").exists()
+
+
+def test_cold_skips_a_note_whose_archive_would_leave_orphans(tmp_path: Path) -> None:
+    notes = {
+        "hub.md": note("hub", type="reference", updated="2020-01-01", body="See [[leaf]].\n"),
+        "leaf.md": note("leaf", type="user"),
+        "later.md": note("later", type="reference", updated="2021-01-01"),
+    }
+    root = make_store(tmp_path / "s", notes, index=None)
+    (root / "MEMORY.md").write_text(
+        "# M\n\n## Reference\n- [Hub](hub.md)\n- [Later](later.md)\n", encoding="utf-8"
+    )
+    code, out, _ = compact(str(root), "--archive-cold", "--apply", "--warn-lines", "4")
+    assert code == 0, out
+    assert (root / "hub.md").is_file() and (root / "archive" / "later.md").is_file()

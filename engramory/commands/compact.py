@@ -174,7 +174,10 @@ def gather(root: str, today: str, native: bool) -> tuple[StoreFacts, dict[str, b
             read[rel] = data
         return read[rel].decode("utf-8", "surrogateescape")
 
+    graph: dict[int, tuple[int, ...]] | None = None
+
     def archive_edit(text: str, rel: str) -> str | None:
+        nonlocal graph
         slug = rel[:-3]
         try:
             identity = archive.note_identity(root, slug)
@@ -185,7 +188,13 @@ def gather(root: str, today: str, native: bool) -> tuple[StoreFacts, dict[str, b
         if note_text(rel) is None:
             return None
         edit = archive.pointer_edit(text, root, found, rel, identity, f"{directory}/{rel}", False)
-        return archive.apply_edit(text, edit)
+        edited = archive.apply_edit(text, edit)
+        if graph is None:
+            graph = archive.note_links(root, found, names, slug, rel).links
+        mine = next(i for i, n in enumerate(found.notes) if n.rel == rel)
+        before = archive.unreachable(archive.indexed_notes(text, root, found, names), graph, None)
+        after = archive.unreachable(archive.indexed_notes(edited, root, found, names), graph, mine)
+        return None if after - before else edited  # archive refuses to make orphans
 
     facts = StoreFacts(
         resolve=resolve,
