@@ -63,8 +63,9 @@ def test_past_the_soft_cap_the_context_gives_the_exact_figures(tmp_path: Path) -
     text = context(store)
     assert size_lines(text) == [
         "Memory index: 182 of 200 lines, 21.3 KB of 24.4 KB, past the soft cap "
-        "(150 lines / 20.0 KB) — compact it (merge, shorten, archive cold pointers) before "
-        "adding a pointer; a write past the hard cap is denied."
+        "(150 lines / 20.0 KB) — compact it (merge, shorten, archive cold pointers; "
+        "`engramory compact` plans it, `--apply` does it) before adding a pointer; a write past "
+        "the hard cap is denied."
     ]
     lines = text.splitlines()
     assert lines.index(size_lines(text)[0]) == 2  # right after the index's path: never truncated
@@ -96,7 +97,7 @@ def test_at_or_below_the_soft_caps_it_adds_nothing(tmp_path: Path, lines: int, s
 def test_over_the_hard_cap_on_lines_says_the_tail_is_cut(tmp_path: Path) -> None:
     (line,) = size_lines(context(store_with(tmp_path, index_of(230, 9_000))))
     assert line.startswith("Memory index: 230 of 200 lines, 8.8 KB of 24.4 KB, over the hard cap")
-    assert "compact it before anything else" in line
+    assert "compact it before anything else (`engramory compact --apply`)" in line
 
 
 def test_an_index_too_large_to_read_is_given_by_its_size_alone(tmp_path: Path) -> None:

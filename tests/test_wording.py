@@ -175,14 +175,16 @@ def test_os_error_text_words() -> None:
 def test_after_the_fact_says_compact_once(lines: int | None, size: int) -> None:
     verdict = guard.after_the_fact(Measurement(lines, size), Caps())
     assert verdict.kind == guard.DENY
-    assert verdict.message.lower().count("compact") == 1
+    assert verdict.message.count("Compact") == 1  # one instruction, not two
     assert "Compact it now, before anything else: " in verdict.message
     assert "Compact instead" not in verdict.message
+    assert "`engramory compact --apply` does it mechanically" in verdict.message
 
 
 def test_the_deny_before_a_write_keeps_its_own_compaction_steps() -> None:
     verdict = guard.decide(Measurement(10, 100), Measurement(300, 9000), Caps())
     assert "Do not append. Compact instead: merge duplicate pointers" in verdict.message
+    assert "`engramory compact` plans it mechanically" in verdict.message
 
 
 # --- check's oversized index -------------------------------------------------------------------

@@ -151,12 +151,12 @@ def index_size_warning(index: continuity.IndexInfo, caps: Caps) -> str:
         return (
             f"Memory index: {figures}, past the soft cap "
             f"({breach.limits_text(caps.warn_lines, caps.warn_bytes)}) — compact it (merge, "
-            "shorten, archive cold pointers) before adding a pointer; a write past the hard cap "
-            "is denied."
+            "shorten, archive cold pointers; `engramory compact` plans it, `--apply` does it) "
+            "before adding a pointer; a write past the hard cap is denied."
         )
     return (
         f"Memory index: {figures}, over the hard cap — the host stops loading it there, so "
-        "its tail is invisible: compact it before anything else."
+        "its tail is invisible: compact it before anything else (`engramory compact --apply`)."
     )
 
 

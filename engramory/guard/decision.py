@@ -27,6 +27,10 @@ NUDGE = "nudge"
 SILENT = "silent"
 
 SHRINKING_PASSES = "Edits that shrink the index are always allowed."
+COMPACT_COMMAND = (
+    "`engramory compact` plans it mechanically (duplicates, inline text moved into notes, long "
+    "hooks cut), `engramory compact --apply` does it with a backup and an undo command."
+)
 EDIT_TOOLS = (
     "your file-edit tool (Edit/Write, apply_patch, write_file/replace, create/edit, "
     "StrReplace: whichever this agent has)"
@@ -101,6 +105,7 @@ def decide(current: Measurement | None, predicted: Measurement, caps: Caps) -> V
             f"{_size(predicted)}, {over_cap}. "
             "Hosts stop loading the index past the cap, so whatever is appended there is "
             f"never recalled. Do not append. Compact instead: {advice}. {SHRINKING_PASSES} "
+            f"{COMPACT_COMMAND} "
             "If it is still over after compacting, ask the user what to archive. "
             f"({_caps_text(caps)}.) {SCOPE_HINT}",
         )
@@ -171,6 +176,7 @@ def after_the_fact(measured: Measurement, caps: Caps) -> Verdict:
         DENY,
         f"Engramory: the memory index is now {_size(measured)}, {over_cap}. Hosts stop "
         f"loading it past the cap. Compact it now, before anything else: {advice}. "
+        "`engramory compact --apply` does it mechanically, with an undo. "
         f"{SHRINKING_PASSES}",
     )
 
