@@ -433,7 +433,8 @@ def test_awkward_values_round_trip(description: str, title: str) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         store = valid_store(Path(tmp) / "s")
         code = main(
-            ["new", "user", "x", "--description", description, "--title", title,
+            # the ``--flag=value`` form: argparse reads a value that starts with "-" as a flag
+            ["new", "user", "x", f"--description={description}", f"--title={title}",
              "--store", str(store), "--format", "json"]
         )  # fmt: skip
         if code == 1:  # only a secret-looking value may be refused
