@@ -40,7 +40,9 @@ warm-up read, ``--repeat`` times:
   generated store afterwards.
 
 ``--no-archive-cold`` drops ``--archive-cold`` from the plan and the apply
-(the index then stays over the cap: thousands of pointers remain).
+(the index then stays over the cap: thousands of pointers remain). Each
+command is killed after ``--timeout`` seconds (default 120) and counted as
+failed, so a slow build reports instead of hanging.
 
 After the first apply, ``engramory check STORE`` must exit 0 (within the soft
 cap, with ``--archive-cold``) and ``engramory doctor STORE`` must report no
