@@ -490,6 +490,9 @@ def bench(store: Path, work: Path, args: argparse.Namespace) -> Bench:
         )
         run = measure(engramory("compact", str(store), *cold), out, repo, limit)
         result.plan.runs.append(run)
+        if run.code == -1:
+            result.warn_once(f"plan {run.error}; not repeated")
+            break
         if run.code != 1:  # 1: something to do
             result.warn_once(f"plan exited {run.code}, expected 1: {run.error or first_line(out)}")
         if tree_digest(store) != original:
