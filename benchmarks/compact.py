@@ -518,9 +518,21 @@ def bench(store: Path, work: Path, args: argparse.Namespace) -> Bench:
         if run.code != 0:
             result.warn_once(f"undo exited {run.code}: {run.error or first_line(out)}")
         elif tree_digest_without_backups(copy) != original:
-            result.warn_once("after undo the store differs from the generated one")
+            new = directories(copy) - directories(store)
+            extra = sorted(d for d in new if d.split("/")[0] != ".engramory")
+            left = f" (directories left: {', '.join(extra)})" if extra else ""
+            result.warn_once(f"after undo the store differs from the generated one{left}")
         shutil.rmtree(copy, ignore_errors=True)
     return result
+
+
+def directories(root: Path) -> set[str]:
+    """Every directory under ``root``, relative, ``/``-separated (hidden ones included)."""
+    return {
+        os.path.relpath(os.path.join(top, name), root).replace(os.sep, "/")
+        for top, dirs, _files in os.walk(root)
+        for name in dirs
+    }
 
 
 def tree_digest_without_backups(store: Path) -> str:
