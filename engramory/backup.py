@@ -25,6 +25,7 @@ from engramory.store import NOTE_READ_LIMIT, READ_OK, read_file
 from engramory.textfmt import plural, printable
 
 BACKUP_DIR = (".engramory", "backup")
+CREATED_FOLDERS_NAME = ".engramory-created-folders"  # ... and the folders it made for them
 CREATED_NAME = ".engramory-created"  # inside a backup: the files the run created
 READ_LIMIT = NOTE_READ_LIMIT
 
@@ -165,6 +166,11 @@ def apply(
         fsutil.write_atomic(
             os.path.join(folder, CREATED_NAME), json.dumps(record, indent=1).encode(), 0o600
         )
+        new_folders = sorted(_missing_folders(root, created))
+        if new_folders:  # made for the new files (archive/): undo removes them when empty
+            fsutil.write_atomic(
+                os.path.join(folder, CREATED_FOLDERS_NAME), json.dumps(new_folders).encode(), 0o600
+            )
     try:
         create_all(root, created)
         for rel, data in changes.items():
@@ -230,11 +236,42 @@ def _saved_files(folder: str) -> list[tuple[str, str]]:
                     "restore it by hand"
                 )
         for name in files:
-            if directory == folder and name == CREATED_NAME:
+            if directory == folder and name in (CREATED_NAME, CREATED_FOLDERS_NAME):
                 continue
             path = os.path.join(directory, name)
             found.append((os.path.relpath(path, folder).replace(os.sep, "/"), path))
     return sorted(found)
+
+
+def _missing_folders(root: str, created: Iterable[str]) -> set[str]:
+    """The store-relative folders of ``created`` that do not exist yet."""
+    folders = {rel.rsplit("/", 1)[0] for rel in created if "/" in rel}
+    return {rel for rel in folders if not os.path.isdir(os.path.join(root, *rel.split("/")))}
+
+
+def _created_folders(folder: str) -> list[str]:
+    """The folders the run made for its new files (none recorded, or unreadable: none)."""
+    data, _why = read_plain(folder, CREATED_FOLDERS_NAME)
+    try:
+        record = json.loads(data.decode("utf-8")) if data is not None else []
+    except ValueError:
+        return []
+    if not isinstance(record, list):
+        return []
+    return [rel for rel in record if isinstance(rel, str) and ".." not in rel.split("/")]
+
+
+def _remove_empty_folders(root: str, rels: Iterable[str]) -> None:
+    """Remove each folder that is still empty (deepest first); a folder something else has
+    filled since stays."""
+    for rel in sorted(rels, key=lambda r: -r.count("/")):
+        path = os.path.join(root, *rel.split("/"))
+        if fsutil.escapes(path, root) is not None:
+            continue
+        try:
+            os.rmdir(path)
+        except OSError:
+            pass
 
 
 def _created_files(folder: str) -> dict[str, str]:
@@ -316,6 +353,7 @@ def undo(root: str, backup_id: str, command: str = "fix") -> int:
             os.unlink(path)
             removed += 1
             print(printable(f"removed {rel}"))
+    _remove_empty_folders(root, _created_folders(folder))
     tail = f", {plural(removed, 'created file')} removed" if created else ""
     print(printable(f"undid {command} {backup_id}: {plural(len(restore), 'file')} put back{tail}"))
     return 0

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import sys
 from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
@@ -120,6 +121,46 @@ def test_undo_gives_back_every_byte_and_removes_created_files(tmp_path: Path) ->
     code, undone, _ = compact(str(root), "--undo", undo_id(out))
     assert code == 0 and "removed topic-0.md" in undone
     assert digest(root) == tree
+
+
+def _folders(root: Path) -> set[str]:
+    """Every folder under ``root`` (the backups left out): the file digest misses empty ones."""
+    found = set()
+    for directory, dirs, _files in os.walk(root):
+        dirs[:] = [d for d in dirs if d != ".engramory"]
+        found.update((Path(directory) / d).relative_to(root).as_posix() for d in dirs)
+    return found
+
+
+def _cold_store(root: Path) -> Path:
+    """Six reference notes under a six-pointer index: two must go for a 4-line cap."""
+    notes = {
+        f"n{i}.md": note(f"n{i}", type="reference", updated=f"2025-01-0{i + 1}") for i in range(6)
+    }
+    store = make_store(root, notes, index=None)
+    lines = [f"- [N{i}](n{i}.md) — hook" for i in range(6)]
+    (store / "MEMORY.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return store
+
+
+COLD_CAPS = ("--archive-cold", "--apply", "--warn-lines", "4", "--hard-lines", "5")
+
+
+def test_undo_removes_the_archive_folder_the_cold_step_made(tmp_path: Path) -> None:
+    root = _cold_store(tmp_path / "s")
+    tree, folders = digest(root), _folders(root)
+    code, out, _ = compact(str(root), *COLD_CAPS)
+    assert code == 0 and sorted(p.name for p in (root / "archive").iterdir()) == ["n0.md", "n1.md"]
+    code, _undone, _ = compact(str(root), "--undo", undo_id(out))
+    assert code == 0 and _folders(root) == folders and digest(root) == tree
+
+
+def test_undo_keeps_an_archive_folder_that_was_there(tmp_path: Path) -> None:
+    root = _cold_store(tmp_path / "s")
+    (root / "archive").mkdir()
+    _code, out, _ = compact(str(root), *COLD_CAPS)
+    compact(str(root), "--undo", undo_id(out))
+    assert (root / "archive").is_dir()
 
 
 def test_undo_refuses_when_a_created_file_changed(tmp_path: Path) -> None:

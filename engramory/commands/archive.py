@@ -177,7 +177,7 @@ class PointerEdit:
     rewritten: dict[int, str] = field(default_factory=dict)
 
 
-def _strip_md(target: str) -> str:
+def strip_md(target: str) -> str:
     return target[:-3] if target.lower().endswith(".md") else target
 
 
@@ -208,7 +208,7 @@ def pointer_edit(
                     ours.append(link.target)
                     continue
             elif link.form == WIKI:
-                slug = _strip_md(link.target)
+                slug = strip_md(link.target)
                 if "/" not in slug and "\\" not in slug and mine in names.lookup(slug):
                     ours.append("")  # a wikilink: left as it is when rewriting
                     continue
@@ -263,7 +263,7 @@ def note_links(root: str, found: Walk, names: NameTable, slug: str, rel: str) ->
             body, first = read.data.decode("utf-8", "replace"), 1
         targets: list[int] = []
         for target, line in body_wikilinks(body, first):
-            bare = _strip_md(target)
+            bare = strip_md(target)
             if "/" in bare or "\\" in bare:
                 continue
             targets.extend(names.lookup(bare))
@@ -282,7 +282,7 @@ def indexed_notes(text: str, root: str, found: Walk, names: NameTable) -> set[in
     for line in classify_index(text):
         for link in line.links:
             if link.form == WIKI:
-                bare = _strip_md(link.target)
+                bare = strip_md(link.target)
                 if "/" not in bare and "\\" not in bare:
                     indexed.update(names.lookup(bare))
                 continue

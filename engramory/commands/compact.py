@@ -15,9 +15,10 @@ import os
 import shlex
 import stat
 import sys
+from collections.abc import Callable
 from datetime import date
 
-from engramory import backup, discovery, notewrite
+from engramory import backup, discovery, indexedit, notewrite
 from engramory.caps import INDEX_NAME, Caps, count_lines, utf8_size
 from engramory.commands import archive
 from engramory.commands.doctor import _native_folder
@@ -37,8 +38,18 @@ from engramory.doctor.context import DEFAULT_MAX_INDEX_LINE, NameTable
 from engramory.doctor.profiles import CLAUDE_NATIVE_PROFILE, automatic
 from engramory.errors import EXIT_FINDINGS, EXIT_OK, EngramoryError, UsageError
 from engramory.frontmatter import parse_bytes
-from engramory.markdown import INLINE, WIKI, Link
-from engramory.store import ESCAPES, FOUND, LIVE, READ_OK, plain_notes, resolve_target, walk
+from engramory.markdown import INLINE, WIKI, Link, classify_index
+from engramory.store import (
+    ANCHOR,
+    ESCAPES,
+    EXTERNAL,
+    FOUND,
+    LIVE,
+    READ_OK,
+    plain_notes,
+    resolve_target,
+    walk,
+)
 from engramory.textfmt import plural, printable
 
 HELP = "bring an over-cap index back under the cut, nothing lost, with undo"
@@ -175,6 +186,17 @@ def gather(root: str, today: str, native: bool) -> tuple[StoreFacts, dict[str, b
         return read[rel].decode("utf-8", "surrogateescape")
 
     graph: dict[int, tuple[int, ...]] | None = None
+    indexed_at_start: set[int] | None = None
+
+    def may_orphan(text: str, mine: int) -> bool:
+        """Whether archiving note ``mine`` may leave a note reachable only through it: only
+        when it links to a live note the index does not point to itself (archiving never
+        takes another note's pointer away), so most notes skip the full reachability."""
+        nonlocal indexed_at_start
+        assert graph is not None
+        if indexed_at_start is None:
+            indexed_at_start = archive.indexed_notes(text, root, found, names)
+        return any(target not in indexed_at_start for target in graph.get(mine, ()))
 
     def archive_edit(text: str, rel: str) -> str | None:
         nonlocal graph
@@ -192,9 +214,18 @@ def gather(root: str, today: str, native: bool) -> tuple[StoreFacts, dict[str, b
         if graph is None:
             graph = archive.note_links(root, found, names, slug, rel).links
         mine = next(i for i, n in enumerate(found.notes) if n.rel == rel)
+        if not may_orphan(text, mine):
+            return edited
         before = archive.unreachable(archive.indexed_notes(text, root, found, names), graph, None)
         after = archive.unreachable(archive.indexed_notes(edited, root, found, names), graph, mine)
         return None if after - before else edited  # archive refuses to make orphans
+
+    def archive_many(text: str, rels: list[str], limits: tuple[int, int]) -> tuple[str, list[str]]:
+        nonlocal graph
+        if graph is None and rels:
+            graph = archive.note_links(root, found, names, rels[0][:-3], rels[0]).links
+        checks = (lambda rel: note_text(rel) is not None, archive_edit)
+        return _archive_many(text, rels, limits, root, found, names, graph or {}, checks)
 
     facts = StoreFacts(
         resolve=resolve,
@@ -204,8 +235,146 @@ def gather(root: str, today: str, native: bool) -> tuple[StoreFacts, dict[str, b
         native=native,
         cold=_cold_candidates(root, found),
         archive_edit=archive_edit,
+        archive_many=archive_many,
     )
     return facts, read
+
+
+class _LinesToNotes:
+    """One reading of the index for the cold step: each line's links, and the lines that
+    point to each note (by file identity for a path, by note number for a wikilink), so
+    that archiving many notes costs one pass, not one pass per note."""
+
+    def __init__(self, text: str, root: str, found, names: NameTable) -> None:
+        plain = plain_notes(found)
+        self.links: dict[int, list[tuple[str, str, object]]] = {}
+        self.by_identity: dict[tuple[int, int], list[int]] = {}
+        self.by_number: dict[int, list[int]] = {}
+        self.text: dict[int, str] = {}
+        for line in classify_index(text):
+            kept: list[tuple[str, str, object]] = []
+            for link in line.links:
+                if link.form == INLINE:
+                    target = resolve_target(root, link.target, plain)
+                    if target.kind in (EXTERNAL, ANCHOR):
+                        continue
+                    identity = target.identity if target.kind == FOUND else None
+                    kept.append((INLINE, link.target, identity))
+                    if identity is not None:
+                        self.by_identity.setdefault(identity, []).append(line.number)
+                elif link.form == WIKI:
+                    slug = archive.strip_md(link.target)
+                    plain_slug = "/" not in slug and "\\" not in slug
+                    numbers = tuple(names.lookup(slug)) if plain_slug else ()
+                    kept.append((WIKI, link.target, numbers))
+                    for number in numbers:
+                        self.by_number.setdefault(number, []).append(line.number)
+                else:
+                    kept.append(("other", link.target, None))
+            if kept:
+                self.links[line.number] = kept
+                self.text[line.number] = line.text
+
+    def lines_of(self, identity: tuple[int, int], number: int) -> list[int]:
+        return sorted({*self.by_identity.get(identity, ()), *self.by_number.get(number, ())})
+
+
+def _archive_many(
+    text: str,
+    rels: list[str],
+    limits: tuple[int, int],
+    root: str,
+    found,
+    names: NameTable,
+    graph: dict[int, tuple[int, ...]],
+    checks: tuple[Callable[[str], bool], Callable[[str, str], str | None]],
+) -> tuple[str, list[str]]:
+    """The cold step's archiving in one pass (see :class:`_LinesToNotes`): each note's
+    lines are removed, or rewritten to its archived path where they hold other links,
+    exactly as ``engramory archive`` edits them; the index is measured as it goes. A note
+    that links to a note the index does not point to is checked the slow, exact way."""
+    readable, archive_edit = checks
+    bom, rest = notewrite.split_bom(text)
+    table = _LinesToNotes(rest, root, found, names)
+    sizes = [utf8_size(line) for line in indexedit.split_lines(rest)]
+    lines_now, bytes_now = count_lines(text), utf8_size(text)
+    number_of = {note.rel: i for i, note in enumerate(found.notes)}
+    indexed = archive.indexed_notes(rest, root, found, names)
+    directory = archive.archive_dir(root) if rels else ""
+    archived_names = _casefolded_entries(os.path.join(root, directory))
+    edit = archive.PointerEdit()
+    done: list[str] = []
+    for rel in rels:
+        if lines_now <= limits[0] and bytes_now <= limits[1]:
+            break
+        slug, mine = rel[:-3], number_of.get(rel)
+        identity = _archivable(root, slug, mine, archived_names, readable)
+        if identity is None or mine is None:
+            continue
+        if any(target not in indexed for target in graph.get(mine, ())):
+            current = bom + archive.apply_edit(rest, edit)
+            if archive_edit(current, rel) is None:
+                continue  # archive would refuse: it would leave orphans
+        for number in table.lines_of(identity, mine):
+            if number in edit.removed:
+                continue
+            ours, others = _ours_and_others(table.links[number], identity, mine)
+            if not ours:
+                continue
+            line = edit.rewritten.get(number, table.text[number])
+            inline = [target for target in ours if target]
+            if others:
+                if inline:
+                    new = notewrite.rewrite_link_targets(line, inline, f"{directory}/{rel}")
+                    bytes_now += utf8_size(new) - utf8_size(line)
+                    edit.rewritten[number] = new
+            else:
+                edit.removed.append(number)
+                edit.rewritten.pop(number, None)
+                lines_now -= 1
+                bytes_now -= sizes[number - 1] + utf8_size(line) - utf8_size(table.text[number])
+        archived_names.add((slug + ".md").casefold())
+        done.append(rel)
+    return bom + archive.apply_edit(rest, edit), done
+
+
+def _archivable(
+    root: str, slug: str, mine: int | None, archived: set[str], readable: Callable[[str], bool]
+) -> tuple[int, int] | None:
+    """The note's file identity when ``engramory archive`` would move it (a live, readable,
+    plain note with no archived namesake), else ``None``."""
+    if mine is None or (slug + ".md").casefold() in archived:
+        return None
+    try:
+        identity = archive.note_identity(root, slug)
+    except EngramoryError:
+        return None
+    return identity if readable(slug + ".md") else None
+
+
+def _ours_and_others(
+    links: list[tuple[str, str, object]], identity: tuple[int, int], mine: int
+) -> tuple[list[str], int]:
+    """A line's links to the note (a path's target text; ``""`` for a wikilink) and the
+    number of its other links, as ``archive.pointer_edit`` counts them."""
+    ours: list[str] = []
+    others = 0
+    for form, target, key in links:
+        if form == INLINE and key == identity:
+            ours.append(target)
+        elif form == WIKI and mine in key:  # type: ignore[operator]
+            ours.append("")
+        else:
+            others += 1
+    return ours, others
+
+
+def _casefolded_entries(directory: str) -> set[str]:
+    """The names in ``directory``, casefolded (empty when it does not exist)."""
+    try:
+        return {name.casefold() for name in os.listdir(directory)}
+    except OSError:
+        return set()
 
 
 def _resolve(root: str, link: Link, plain, names: NameTable, found) -> str | None:

@@ -27,6 +27,10 @@ def order(candidates: list[ColdCandidate]) -> list[ColdCandidate]:
 def plan(text: str, facts: StoreFacts, limits: tuple[int, int]) -> StepResult:
     """Archive notes in cold order while the index is over ``limits``."""
     result = StepResult(COLD, text, text)
+    if facts.archive_many is not None:
+        rels = [candidate.rel for candidate in order(facts.cold)]
+        result.after, result.archived = facts.archive_many(text, rels, limits)
+        return result
     for candidate in order(facts.cold):
         if within(result.after, limits):
             break

@@ -45,6 +45,10 @@ class StoreFacts:
     native: bool = False
     cold: list[ColdCandidate] = field(default_factory=list)
     archive_edit: Callable[[str, str], str | None] = lambda _text, _rel: None
+    # ``archive_many(text, rels, limits)``: the same edits for ``rels`` in order, stopping
+    # once the index fits ``limits``, in one pass over the index (``None``: use
+    # ``archive_edit`` note by note); returns the index text and the notes archived.
+    archive_many: Callable[[str, list[str], tuple[int, int]], tuple[str, list[str]]] | None = None
 
 
 @dataclass
