@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import os
 import stat
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from engramory import discovery, fsutil, indexedit, notewrite
@@ -25,7 +26,7 @@ from engramory.commands.options import add_cap_flags, caps_from_args
 from engramory.doctor.context import NameTable
 from engramory.errors import EXIT_OK, EngramoryError, InputMissingError, UsageError
 from engramory.frontmatter import parse_bytes
-from engramory.markdown import INLINE, WIKI, body_wikilinks, classify_index
+from engramory.markdown import INLINE, WIKI, Link, body_wikilinks, classify_index
 from engramory.store import (
     ANCHOR,
     ARCHIVE,
@@ -197,34 +198,70 @@ def pointer_edit(
     plain = plain_notes(found)
     edit = PointerEdit()
     for line in classify_index(text):
-        ours: list[str] = []
-        others = 0
-        for link in line.links:
-            if link.form == INLINE:
-                target = resolve_target(root, link.target, plain)
-                if target.kind in (EXTERNAL, ANCHOR):
-                    continue
-                if target.kind == FOUND and target.identity == identity:
-                    ours.append(link.target)
-                    continue
-            elif link.form == WIKI:
-                slug = strip_md(link.target)
-                if "/" not in slug and "\\" not in slug and mine in names.lookup(slug):
-                    ours.append("")  # a wikilink: left as it is when rewriting
-                    continue
-            others += 1
+        links = line_links(line.links, root, plain, names)
+        ours, others = ours_and_others(links, identity, mine)
         if not ours:
             continue
         if others or keep:
-            inline = [t for t in ours if t]
-            new = notewrite.rewrite_link_targets(line.text, inline, new_target)
-            if not others and not inline:  # only [[slug]]: it resolves to the archive
-                continue
-            if new != line.text:
+            new = rewritten_line(line.text, ours, others, new_target)
+            if new is not None:
                 edit.rewritten[line.number] = new
         else:
             edit.removed.append(line.number)
     return edit
+
+
+# One link of an index line, as the pointer edits see it: its form, its target text, and
+# what it leads to (a path: the file identity, or None; a wikilink: the note numbers).
+LineLink = tuple[str, str, object]
+
+
+def line_links(
+    links: Sequence[Link], root: str, plain: frozenset[str], names: NameTable
+) -> list[LineLink]:
+    """A line's links resolved as the doctor resolves them; web addresses and bare
+    anchors left out (they never keep or lose a line)."""
+    kept: list[LineLink] = []
+    for link in links:
+        if link.form == INLINE:
+            target = resolve_target(root, link.target, plain)
+            if target.kind in (EXTERNAL, ANCHOR):
+                continue
+            kept.append((INLINE, link.target, target.identity if target.kind == FOUND else None))
+        elif link.form == WIKI:
+            slug = strip_md(link.target)
+            plain_slug = "/" not in slug and "\\" not in slug
+            kept.append((WIKI, link.target, tuple(names.lookup(slug)) if plain_slug else ()))
+        else:
+            kept.append((link.form, link.target, None))
+    return kept
+
+
+def ours_and_others(
+    links: Sequence[LineLink], identity: tuple[int, int], mine: int | None
+) -> tuple[list[str], int]:
+    """A line's links to the note (a path's target text; ``""`` for a wikilink, which is
+    left as it is when rewriting) and the number of its other links."""
+    ours: list[str] = []
+    others = 0
+    for form, target, leads_to in links:
+        if form == INLINE and leads_to is not None and leads_to == identity:
+            ours.append(target)
+        elif form == WIKI and mine in leads_to:  # type: ignore[operator]
+            ours.append("")
+        else:
+            others += 1
+    return ours, others
+
+
+def rewritten_line(text: str, ours: Sequence[str], others: int, new_target: str) -> str | None:
+    """A kept line with its links to the note redirected to ``new_target`` (``None``: the
+    line stays as it is, e.g. only a ``[[slug]]``, which resolves to the archive)."""
+    inline = [target for target in ours if target]
+    if not others and not inline:
+        return None
+    new = notewrite.rewrite_link_targets(text, inline, new_target)
+    return new if new != text else None
 
 
 def apply_edit(text: str, edit: PointerEdit) -> str:

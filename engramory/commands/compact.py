@@ -40,9 +40,7 @@ from engramory.errors import EXIT_FINDINGS, EXIT_OK, EngramoryError, UsageError
 from engramory.frontmatter import parse_bytes
 from engramory.markdown import INLINE, WIKI, Link, classify_index
 from engramory.store import (
-    ANCHOR,
     ESCAPES,
-    EXTERNAL,
     FOUND,
     LIVE,
     READ_OK,
@@ -241,39 +239,29 @@ def gather(root: str, today: str, native: bool) -> tuple[StoreFacts, dict[str, b
 
 
 class _LinesToNotes:
-    """One reading of the index for the cold step: each line's links, and the lines that
-    point to each note (by file identity for a path, by note number for a wikilink), so
-    that archiving many notes costs one pass, not one pass per note."""
+    """One reading of the index for the cold step: each line's links (as
+    ``archive.line_links`` reads them), and the lines that point to each note (by file
+    identity for a path, by note number for a wikilink), so that archiving many notes
+    costs one pass, not one pass per note."""
 
     def __init__(self, text: str, root: str, found, names: NameTable) -> None:
         plain = plain_notes(found)
-        self.links: dict[int, list[tuple[str, str, object]]] = {}
-        self.by_identity: dict[tuple[int, int], list[int]] = {}
+        self.links: dict[int, list[archive.LineLink]] = {}
+        self.by_identity: dict[object, list[int]] = {}
         self.by_number: dict[int, list[int]] = {}
         self.text: dict[int, str] = {}
         for line in classify_index(text):
-            kept: list[tuple[str, str, object]] = []
-            for link in line.links:
-                if link.form == INLINE:
-                    target = resolve_target(root, link.target, plain)
-                    if target.kind in (EXTERNAL, ANCHOR):
-                        continue
-                    identity = target.identity if target.kind == FOUND else None
-                    kept.append((INLINE, link.target, identity))
-                    if identity is not None:
-                        self.by_identity.setdefault(identity, []).append(line.number)
-                elif link.form == WIKI:
-                    slug = archive.strip_md(link.target)
-                    plain_slug = "/" not in slug and "\\" not in slug
-                    numbers = tuple(names.lookup(slug)) if plain_slug else ()
-                    kept.append((WIKI, link.target, numbers))
-                    for number in numbers:
+            links = archive.line_links(line.links, root, plain, names)
+            if not links:
+                continue
+            self.links[line.number] = links
+            self.text[line.number] = line.text
+            for form, _target, leads_to in links:
+                if form == INLINE and leads_to is not None:
+                    self.by_identity.setdefault(leads_to, []).append(line.number)
+                elif form == WIKI:
+                    for number in leads_to:  # type: ignore[attr-defined]
                         self.by_number.setdefault(number, []).append(line.number)
-                else:
-                    kept.append(("other", link.target, None))
-            if kept:
-                self.links[line.number] = kept
-                self.text[line.number] = line.text
 
     def lines_of(self, identity: tuple[int, int], number: int) -> list[int]:
         return sorted({*self.by_identity.get(identity, ()), *self.by_number.get(number, ())})
@@ -318,14 +306,13 @@ def _archive_many(
         for number in table.lines_of(identity, mine):
             if number in edit.removed:
                 continue
-            ours, others = _ours_and_others(table.links[number], identity, mine)
+            ours, others = archive.ours_and_others(table.links[number], identity, mine)
             if not ours:
                 continue
             line = edit.rewritten.get(number, table.text[number])
-            inline = [target for target in ours if target]
             if others:
-                if inline:
-                    new = notewrite.rewrite_link_targets(line, inline, f"{directory}/{rel}")
+                new = archive.rewritten_line(line, ours, others, f"{directory}/{rel}")
+                if new is not None:
                     bytes_now += utf8_size(new) - utf8_size(line)
                     edit.rewritten[number] = new
             else:
@@ -350,23 +337,6 @@ def _archivable(
     except EngramoryError:
         return None
     return identity if readable(slug + ".md") else None
-
-
-def _ours_and_others(
-    links: list[tuple[str, str, object]], identity: tuple[int, int], mine: int
-) -> tuple[list[str], int]:
-    """A line's links to the note (a path's target text; ``""`` for a wikilink) and the
-    number of its other links, as ``archive.pointer_edit`` counts them."""
-    ours: list[str] = []
-    others = 0
-    for form, target, key in links:
-        if form == INLINE and key == identity:
-            ours.append(target)
-        elif form == WIKI and mine in key:  # type: ignore[operator]
-            ours.append("")
-        else:
-            others += 1
-    return ours, others
 
 
 def _casefolded_entries(directory: str) -> set[str]:
