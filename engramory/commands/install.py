@@ -30,11 +30,11 @@ def install_hooks_help() -> str:
     """``--install-hooks``' help: which hosts take it and what each gets, from the host table."""
     parts = []
     for spec in HOSTS.values():
-        if spec.hook_config is None:
+        if not spec.installs_hooks:
             continue
         what = ["the index guard"] if spec.pre_write_hook else []
         what += ["continuity hooks"] if spec.lifecycle_hooks else []
-        parts.append(f"{spec.name}: {' and '.join(what)} in {spec.hook_config}")
+        parts.append(f"{spec.name}: {' and '.join(what)} in {', '.join(spec.hook_locations)}")
     return "register Engramory's hooks (" + "; ".join(parts) + ")"
 
 
@@ -109,6 +109,9 @@ def _common(parser: argparse.ArgumentParser) -> None:
         "auto-memory folder, found as Claude Code finds it; no --memory-root, no --global)",
     )
     parser.add_argument("--dry-run", action="store_true", help="print the plan, write nothing")
+    for spec in HOSTS.values():
+        for flag, dest, help_text in spec.option_flags:
+            parser.add_argument(flag, dest=dest, metavar="NAME", help=f"{spec.name}: {help_text}")
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -192,6 +195,7 @@ def run_init(args: argparse.Namespace) -> int:
         hook_python=args.hook_python,
         force=args.force,
         mode=args.mode,
+        host_options=_host_options(args),
     )
     if args.guard_only:
         spec, reader = resolve(args.host)
@@ -208,8 +212,25 @@ def run_init(args: argparse.Namespace) -> int:
     return install.execute(plan, args.dry_run, _say)
 
 
+def _host_options(args: argparse.Namespace) -> dict[str, str]:
+    """The host-specific values a host's hook files are built from (``Host.option_flags``);
+    a flag of another host is a usage error."""
+    chosen, _ = resolve(args.host)
+    values: dict[str, str] = {}
+    for spec in HOSTS.values():
+        for flag, dest, _help in spec.option_flags:
+            value = getattr(args, dest, None)
+            if value is None:
+                continue
+            if spec is not chosen:
+                raise install.FlagRefusal(f"{flag} applies to {spec.name} only")
+            values[dest] = value
+    return values
+
+
 def run_uninstall(args: argparse.Namespace) -> int:
-    plan = install.plan_uninstall(_layout(args))
+    options = install.Options(host_options=_host_options(args))
+    plan = install.plan_uninstall(_layout(args), options)
     return install.execute(plan, args.dry_run, _say)
 
 

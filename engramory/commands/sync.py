@@ -90,6 +90,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     hook.add_argument("--host", choices=hosts.LIFECYCLE_HOSTS, required=True, help="hook dialect")
     hook.add_argument(
+        "--event",
+        choices=hosts.LIFECYCLE_EVENTS,
+        help="the event this hook is registered for, when the host's payload does not name "
+        "it in Claude Code's terms (file hooks named after their event, plugins)",
+    )
+    hook.add_argument(
         "--mode", choices=continuity.MODES, default=continuity.EXPLICIT, help="sync policy"
     )
     hook.add_argument("store", nargs="?", metavar="STORE", help="the memory store")
@@ -132,16 +138,16 @@ def _needs_action(parser: argparse.ArgumentParser):  # type: ignore[no-untyped-d
     return run
 
 
-def hook_reply(store_arg: str | None, host: str, mode: str) -> Reply:
+def hook_reply(store_arg: str | None, host: str, mode: str, event_arg: str | None = None) -> Reply:
     """The reply to the event on stdin, whatever goes wrong (no store, bad input, a bug).
 
     The payload is read first, so that a failure after it (no store found, a
     damaged state file) still knows whether a manual compaction must be held.
     """
-    event, trigger = "", "unknown"
+    event, trigger = event_arg or "", "unknown"
     store: Path | None = None
     try:
-        payload = _read_payload()
+        payload = hosts.lifecycle_payload(host, _read_payload(), event_arg)
         event, trigger = policy.event_and_trigger(payload)
         store = Path(store_arg) if store_arg else Path(discovery.locate(None).root)
         return policy.handle(payload, store, host, mode)
@@ -153,7 +159,9 @@ def hook_reply(store_arg: str | None, host: str, mode: str) -> Reply:
 
 def run_hook(args: argparse.Namespace) -> int:
     """Answer one hook event in the host's format; exit 0 whatever happens."""
-    text, code = hosts.render_lifecycle(args.host, hook_reply(args.store, args.host, args.mode))
+    text, code = hosts.render_lifecycle(
+        args.host, hook_reply(args.store, args.host, args.mode, args.event)
+    )
     if text:
         print(text)
     return code

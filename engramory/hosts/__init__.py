@@ -5,8 +5,9 @@ host; ``table`` holds the hosts that are data only. ``claude`` also holds
 Claude Code's hook dialect for the index guard: this package's ``__init__``
 stays import-free, because the guard hook imports ``claude`` before every file
 edit an agent makes. ``entry`` is the guard hook's entry (argv, stdin,
-fail-open, dispatch by ``--host``); :func:`render_lifecycle` writes a
-continuity reply in a host's format.
+fail-open, dispatch by ``--host``); :func:`lifecycle_payload` reads a
+host's lifecycle event as Claude Code's shape, and :func:`render_lifecycle`
+writes a continuity reply in a host's format.
 """
 
 from __future__ import annotations
@@ -14,6 +15,34 @@ from __future__ import annotations
 # The hosts whose module defines ``render_lifecycle(reply) -> (text, exit_code)``: the
 # ``--host`` choices of ``engramory sync hook`` (a test keeps this in step with the modules).
 LIFECYCLE_HOSTS = ("codex", "claude")
+
+
+LIFECYCLE_EVENTS = ("SessionStart", "UserPromptSubmit", "PreCompact")
+
+
+def lifecycle_payload(host: str, payload: object, event: str | None) -> object:
+    """``payload`` as :mod:`engramory.continuity.policy` reads it: Claude Code's shape.
+
+    That is ``hook_event_name`` (one of :data:`LIFECYCLE_EVENTS`), ``session_id``,
+    ``prompt``, ``trigger`` (``manual``/``auto``) and ``source``. A host whose
+    events look different defines ``lifecycle_payload(payload, event)`` in its
+    module; ``event`` is the canonical event the installed hook names
+    (``sync hook --event``), for hosts whose payload does not say it (a
+    file hook named after its event, a plugin). Without a module function, the
+    event, when given, replaces the payload's own name. A payload that is not
+    a JSON object is passed on for the policy to refuse.
+    """
+    if host not in LIFECYCLE_HOSTS:
+        raise ValueError(f"no lifecycle hook format for host {host!r}")
+    import importlib  # noqa: PLC0415 - the guard's path imports this package
+
+    module = importlib.import_module(f"{__name__}.{host}")
+    reader = getattr(module, "lifecycle_payload", None)
+    if reader is not None:
+        return reader(payload, event)
+    if event is None or not isinstance(payload, dict):
+        return payload
+    return {**payload, "hook_event_name": event}
 
 
 def render_lifecycle(host: str, reply: object) -> tuple[str, int]:

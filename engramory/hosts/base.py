@@ -26,6 +26,7 @@ if TYPE_CHECKING:
 
     from engramory.automemory import Resolution
     from engramory.install.hookconfig import Document
+    from engramory.install.hookfiles import ConfigEdit, HookContext, OwnedFile
 
 BLOCK = "block"  # a marked block inside a shared rules file
 FILE = "file"  # a dedicated rules file, owned whole
@@ -74,6 +75,11 @@ class Host:
     (``init --native``; ``None``: the host has none). ``guard_only``: whether ``init
     --global --guard-only`` can register the index guard alone in
     :attr:`global_hook_config`, naming no store.
+    ``hook_files`` / ``global_hook_files``: for a host whose hooks are not a JSON hook
+    config, the files ``--install-hooks`` writes or edits (shown by ``engramory hosts``;
+    :meth:`hook_artifacts` builds them). ``option_flags``: ``(flag, dest, help)`` of
+    command-line options of init/uninstall that only this host takes; their values reach
+    :meth:`hook_artifacts` as ``context.options[dest]``.
     ``own_home``: a host whose home folder is also its project (dsh's ``$DSH_HOME``):
     ``--global`` installs there, and an install in that folder names absolute
     paths and writes its rules there, as a global one does.
@@ -97,6 +103,9 @@ class Host:
     hook_config: str | None = None
     global_hook_config: str | None = None
     hook_config_ignore: str | None = None
+    hook_files: tuple[str, ...] = ()
+    global_hook_files: tuple[str, ...] = ()
+    option_flags: tuple[tuple[str, str, str], ...] = ()
     hook_format: hookconfig.HookFormat = hookwiring.STATUS_FORMAT
     cap_enforcement: str = RULES_AND_CHECK
     edit_tools: tuple[str, ...] = ("Edit", "Write")
@@ -114,6 +123,16 @@ class Host:
     def pre_write_hook(self) -> bool:
         """Whether ``--install-hooks`` registers the index guard (a pre-write deny hook)."""
         return self.cap_enforcement in (DENY_HOOK, DENY_HOOK_UNVERIFIED)
+
+    @property
+    def installs_hooks(self) -> bool:
+        """Whether ``--install-hooks`` has anything to install for this host."""
+        return self.hook_config is not None or bool(self.hook_files)
+
+    @property
+    def hook_locations(self) -> tuple[str, ...]:
+        """Where a project's hooks go, for help and ``engramory hosts``."""
+        return (self.hook_config,) if self.hook_config is not None else self.hook_files
 
     @property
     def marker(self) -> str:
@@ -207,6 +226,15 @@ class Host:
             "tool_input": {"command": command},
             "cwd": cwd,
         }
+
+    def hook_artifacts(self, context: HookContext) -> list[OwnedFile | ConfigEdit]:
+        """The hook files ``--install-hooks`` writes or edits, for a host whose hooks are not
+        a JSON hook config (:mod:`engramory.install.hookfiles`). Default: none.
+
+        Uninstall calls it too (with the same kind of context) to learn which
+        files to take back.
+        """
+        return []
 
     def clean_hook_config(self, document: Document) -> None:
         """Tidy the hook config after Engramory's handlers were merged or removed (default: no)."""

@@ -47,7 +47,7 @@ def resolve(name: str) -> tuple[Host, bool]:
 
 def hook_hosts() -> list[str]:
     """The hosts ``--install-hooks`` supports."""
-    return [host.name for host in HOSTS.values() if host.hook_config is not None]
+    return [host.name for host in HOSTS.values() if host.installs_hooks]
 
 
 def guard_hosts() -> list[str]:
@@ -57,7 +57,7 @@ def guard_hosts() -> list[str]:
 
 def lifecycle_hosts() -> list[str]:
     """The hosts that get the continuity hooks (``engramory sync hook --host`` choices)."""
-    return [host.name for host in HOSTS.values() if host.lifecycle_hooks and host.hook_config]
+    return [host.name for host in HOSTS.values() if host.lifecycle_hooks and host.installs_hooks]
 
 
 def rows() -> list[dict[str, object]]:
@@ -75,7 +75,8 @@ def rows() -> list[dict[str, object]]:
             "pre_write_hook": host.pre_write_hook,
             "cap_enforcement": host.cap_enforcement,
             "hook_config": host.hook_config,
-            "lifecycle_hooks": list(host.lifecycle_hooks) if host.hook_config else [],
+            "hook_files": list(host.hook_files),
+            "lifecycle_hooks": list(host.lifecycle_hooks) if host.installs_hooks else [],
             "enforcement": host.enforcement,
             "wiring": host.verified,
             "notes": list(host.notes),

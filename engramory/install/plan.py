@@ -36,7 +36,8 @@ from engramory.discovery import INDEX_NAME, git_work_tree
 from engramory.errors import EXIT_USAGE, EngramoryError
 from engramory.hosts.base import BLOCK, IGNORE_ALWAYS, Host
 from engramory.hosts.registry import HOSTS, hook_hosts
-from engramory.install import blocks, hookconfig, hookwiring, managed, selfcommand
+from engramory.install import blocks, hookconfig, hookfiles, hookwiring, managed, selfcommand
+from engramory.install.hookfiles import ConfigEdit, EditRefusal, HookContext, OwnedFile
 from engramory.install.layout import Layout, expand, resolve
 from engramory.resources import ShippedDocumentMissingError, shipped_path
 from engramory.textfmt import plural
@@ -119,7 +120,8 @@ def run_hook(
 @dataclass(frozen=True)
 class Options:
     """The command-line choices of ``init`` (``hook_runner``: how the installed guard is run
-    once to check it; default :func:`run_hook`)."""
+    once to check it; default :func:`run_hook`; ``host_options``: host-specific values such
+    as ``kiro_agent``)."""
 
     install_skill: bool = False
     install_hooks: bool = False
@@ -129,6 +131,7 @@ class Options:
     guard_only: bool = False
     command: selfcommand.AgentCommand | None = None  # decided by plan_init when not given
     hook_runner: HookRunner | None = None
+    host_options: dict[str, str] = field(default_factory=dict)
 
 
 # --- small file helpers -------------------------------------------------------------
@@ -179,13 +182,14 @@ def _read_text(path: Path, what: str, limit: int = 16 * 1024 * 1024) -> str | No
         raise Refusal(f"cannot read {path}: {exc.strerror or exc}; nothing was written") from None
 
 
-def _write(path: Path, text: str) -> Callable[[], None]:
-    """An atomic write of ``text`` to ``path`` (through a symlink, to its target)."""
+def _write(path: Path, text: str, mode: int | None = None) -> Callable[[], None]:
+    """An atomic write of ``text`` to ``path`` (through a symlink, to its target); ``mode``
+    sets the permission bits (default: the file's own, or 0644 less the umask)."""
 
     def run() -> None:
         real = Path(os.path.realpath(path))
         real.parent.mkdir(parents=True, exist_ok=True)
-        fsutil.write_atomic(real, text.encode("utf-8"))
+        fsutil.write_atomic(real, text.encode("utf-8"), mode)
 
     return run
 
@@ -269,7 +273,12 @@ def _check_store_placement(layout: Layout) -> None:
 def _check_flags(layout: Layout, options: Options) -> None:
     """Refuse flag combinations this host cannot take (usage errors, exit 64)."""
     spec, host = layout.spec, layout.host
-    if options.install_hooks and layout.global_ and spec.hook_config and not layout.hook_config:
+    if (
+        options.install_hooks
+        and layout.global_
+        and spec.installs_hooks
+        and not _global_hooks(layout)
+    ):
         raise FlagRefusal(
             f"--install-hooks with --global: {spec.label} has no user-wide hook configuration "
             "Engramory writes; install the hooks per project (drop --global)"
@@ -281,7 +290,7 @@ def _check_flags(layout: Layout, options: Options) -> None:
             f"{host} is read-only: it installs no skill and no hooks "
             "(drop --install-skill/--install-hooks)"
         )
-    if options.install_hooks and spec.hook_config is None:
+    if options.install_hooks and not spec.installs_hooks:
         raise FlagRefusal(
             f"--install-hooks is supported only for {', '.join(hook_hosts())}; "
             f"{spec.label} gets the rules and `engramory check` instead"
@@ -519,7 +528,9 @@ def _hook_config_ignore(layout: Layout, hooks: HookPlan | None) -> IgnoreEdit | 
     return edit
 
 
-def _gitignore_steps(layout: Layout, hooks: HookPlan | None) -> list[Step]:
+def _gitignore_steps(
+    layout: Layout, hooks: HookPlan | None, artifacts: list[object] | None = None
+) -> list[Step]:
     """One step for the project's ``.gitignore``: every ignore edit composed, written once."""
     steps: list[Step] = []
     edits: list[IgnoreEdit] = []
@@ -531,6 +542,7 @@ def _gitignore_steps(layout: Layout, hooks: HookPlan | None) -> list[Step]:
     hook_config = _hook_config_ignore(layout, hooks)
     if hook_config is not None:
         edits.append(hook_config)
+    edits += _artifact_ignores(layout, artifacts or [])
     if not edits:
         return steps
     path = layout.root / ".gitignore"
@@ -678,6 +690,118 @@ def _hooks_step(layout: Layout, hooks: HookPlan | None) -> Step | None:
     return Step(verb, shown, what, _write(hooks.path, hooks.new_text))
 
 
+def _global_hooks(layout: Layout) -> bool:
+    """Whether this host has user-wide hooks Engramory writes (for ``--global``)."""
+    if layout.spec.hook_config is not None:
+        return layout.hook_config is not None
+    return bool(layout.spec.global_hook_files)
+
+
+def hook_context(
+    layout: Layout, options: Options, python: str | None = None, windows: bool | None = None
+) -> HookContext:
+    """What a host's :meth:`~engramory.hosts.base.Host.hook_artifacts` builds its files from."""
+    return HookContext(
+        python=python or _python(options),
+        guard=_guard_script(layout),
+        sync=str(shipped_path(hookwiring.SYNC_SCRIPT).resolve()),
+        store=str(layout.store.resolve()),
+        mode=options.mode or EXPLICIT,
+        root=layout.root,
+        home=layout.user_home or Path(os.path.expanduser("~")),
+        global_=layout.global_,
+        windows=os.name == "nt" if windows is None else windows,
+        options=dict(options.host_options),
+    )
+
+
+def _artifacts(layout: Layout, options: Options, python: str | None = None) -> list[object]:
+    """The host's hook files, each checked to stay inside the project (or home)."""
+    if layout.reader or not layout.spec.hook_files:
+        return []
+    artifacts = layout.spec.hook_artifacts(hook_context(layout, options, python))
+    for artifact in artifacts:
+        _check_contained(layout, artifact.path, "the hook file")
+        if fsutil.is_within(os.path.realpath(artifact.path), os.path.realpath(layout.store)):
+            raise Refusal(f"the hook file {artifact.path} would be inside the memory store")
+    return artifacts
+
+
+def _owned_file_step(layout: Layout, artifact: OwnedFile) -> Step:
+    shown = _shown(layout, artifact.path)
+    text = _read_text(artifact.path, "the hook")
+    if text is not None and not hookfiles.is_owned(text):
+        raise Refusal(
+            f"{artifact.path} exists and is not Engramory's (it lacks the "
+            f"{hookfiles.OWNED_MARKER} line): move it aside or merge it by hand, then run "
+            "init again; nothing was written"
+        )
+    mode = 0o755 if artifact.executable else None
+    current_mode = _mode_of(artifact.path)
+    if text == artifact.text and (mode is None or current_mode == mode):
+        return Step("keep", shown, f"already registered: {artifact.what}")
+    verb = "update" if text is not None else "create"
+    return Step(verb, shown, artifact.what, _write(artifact.path, artifact.text, mode))
+
+
+def _mode_of(path: Path) -> int | None:
+    try:
+        return stat.S_IMODE(os.stat(path).st_mode)
+    except OSError:
+        return None
+
+
+def _config_edit_step(layout: Layout, artifact: ConfigEdit) -> Step:
+    shown = _shown(layout, artifact.path)
+    text = _read_text(artifact.path, "the hook")
+    try:
+        new = artifact.install(text)
+    except EditRefusal as exc:
+        raise Refusal(f"{artifact.path}: {exc}; nothing was written") from None
+    if text == new:
+        return Step("keep", shown, f"already registered: {artifact.what}")
+    verb = "update" if text is not None else "create"
+    return Step(verb, shown, artifact.what, _write(artifact.path, new))
+
+
+def _artifact_steps(artifacts: list[object], layout: Layout) -> list[Step]:
+    """One step per hook file; every refusal is raised here, before anything is written."""
+    steps = []
+    for artifact in artifacts:
+        if isinstance(artifact, OwnedFile):
+            steps.append(_owned_file_step(layout, artifact))
+        elif isinstance(artifact, ConfigEdit):
+            steps.append(_config_edit_step(layout, artifact))
+    return steps
+
+
+def _artifact_ignores(layout: Layout, artifacts: list[object]) -> list[IgnoreEdit]:
+    """Ignore each owned hook file that names machine-local paths (project installs in git)."""
+    if layout.global_ or git_work_tree(layout.root) is None:
+        return []
+    edits: list[IgnoreEdit] = []
+    for artifact in artifacts:
+        if isinstance(artifact, OwnedFile) and artifact.ignore:
+            edits.append(_ignore_edit(layout, artifact.path))
+    return edits
+
+
+def _artifact_ignore_comment(layout: Layout) -> str:
+    return f"# Engramory {layout.spec.label} hook (absolute machine-local paths, not portable)"
+
+
+def _ignore_edit(layout: Layout, path: Path) -> IgnoreEdit:
+    rule = path.relative_to(layout.root).as_posix()
+    comment = _artifact_ignore_comment(layout)
+
+    def edit(text: str) -> tuple[str, str]:
+        if managed.has_gitignore_entry(text, rule):
+            return text, f"already ignores {rule}"
+        return managed.add_ignore_rule(text, "/" + rule, comment), f"ignore /{rule}"
+
+    return edit
+
+
 def _protocol_path(layout: Layout, options: Options) -> str:
     """The ``SKILL.md`` the agent can open: the installed skill's, else the shipped copy."""
     if options.install_skill and layout.skill is not None:
@@ -779,13 +903,15 @@ def plan_init(layout: Layout, options: Options) -> Plan:
     if not layout.reader:
         _check_contained(layout, layout.store, "the memory store")
     hooks = _plan_hooks(layout, options)
+    artifacts = _artifacts(layout, options) if options.install_hooks else []
     steps = [
         _store_step(layout),
-        *_gitignore_steps(layout, hooks),
+        *_gitignore_steps(layout, hooks, artifacts),
         _skill_step(layout, options),
         _hooks_step(layout, hooks),
+        *_artifact_steps(artifacts, layout),
         _rules_step(layout, options),
-        _guard_check_step(layout, options, hooks),
+        _guard_check_step(layout, options, hooks, artifacts),
     ]
     plan = Plan(f"engramory init {layout.host}: {layout.spec.label} in {layout.root}")
     plan.steps = [step for step in steps if step is not None]
@@ -834,20 +960,22 @@ def _guard_argv(layout: Layout, options: Options) -> list[str]:
     return layout.spec.guard_argv(_python(options), _guard_script(layout), store)
 
 
-def _guard_check_step(layout: Layout, options: Options, hooks: HookPlan | None) -> Step | None:
+def _guard_check_step(
+    layout: Layout, options: Options, hooks: HookPlan | None, artifacts: list[object] | None = None
+) -> Step | None:
     """Run the registered guard once on a harmless call (a shell write of another file).
 
     It must exit 0 and print nothing; anything else means the hook will not
     work (an interpreter that cannot start, a package that fails to load), and
     the step becomes a problem (exit 1).
     """
-    if hooks is None or not layout.spec.pre_write_hook:
+    if (hooks is None and not artifacts) or not layout.spec.pre_write_hook:
         return None
     argv = _guard_argv(layout, options)
     probe = os.path.join(str(layout.root), "engramory-hook-check.txt")
     command = f"echo ok > {shlex.quote(probe)}"
     payload = json.dumps(layout.spec.shell_payload(command, str(layout.root))).encode("utf-8")
-    shown = _shown(layout, hooks.path)
+    shown = _shown(layout, hooks.path if hooks is not None else artifacts[0].path)
     step = Step("check", shown, "ran the registered guard once on a harmless call")
 
     def run() -> None:
@@ -1201,7 +1329,78 @@ def _uninstall_hook_ignore(layout: Layout) -> Step | None:
     return Step("update", _shown(layout, ignore), f"dropped the {rule} rule", _write(ignore, new))
 
 
-def plan_uninstall(layout: Layout) -> Plan:
+def _uninstall_owned_file(layout: Layout, artifact: OwnedFile) -> list[Step]:
+    shown = _shown(layout, artifact.path)
+    if _absent(artifact.path):
+        return [Step("skip", shown, "absent")]
+    text = _read_text(artifact.path, "the hook") or ""
+    if not hookfiles.is_owned(text):
+        return [Step("leave", shown, "not Engramory's (no marker line): left as it is")]
+    steps = [Step("remove", shown, artifact.what, _delete(artifact.path, layout.root))]
+    ignore = layout.root / ".gitignore"
+    if artifact.ignore and not layout.global_ and ignore.is_file():
+        rule = artifact.path.relative_to(layout.root).as_posix()
+        comment = _artifact_ignore_comment(layout)
+        _check_contained(layout, ignore, ".gitignore")
+        ignore_text = _read_text(ignore, "the ignore rule") or ""
+        if managed.has_ignore_rule(ignore_text, rule, comment):
+            new = managed.remove_ignore_rule(ignore_text, rule, comment)
+            steps.append(_ignore_removal(layout, ignore, rule, new))
+    return steps
+
+
+def _ignore_removal(layout: Layout, ignore: Path, rule: str, new: str) -> Step:
+    """One rule dropped from ``.gitignore`` (several are composed: each re-reads the file)."""
+    shown = _shown(layout, ignore)
+    comment = _artifact_ignore_comment(layout)
+
+    def run() -> None:
+        text = _read_text(ignore, "the ignore rule") or ""
+        _write(ignore, managed.remove_ignore_rule(text, rule, comment))()
+
+    return Step("update", shown, f"dropped the {rule} rule", run)
+
+
+def _uninstall_config_edit(layout: Layout, artifact: ConfigEdit) -> list[Step]:
+    shown = _shown(layout, artifact.path)
+    if _absent(artifact.path):
+        return [Step("skip", shown, "absent")]
+    text = _read_text(artifact.path, "the hook") or ""
+    if not artifact.is_ours(text):
+        return [Step("skip", shown, "no Engramory hooks")]
+    try:
+        new = artifact.remove(text)
+    except EditRefusal as exc:
+        return [Step("LEFT UNTOUCHED", shown, str(exc), problem=True)]
+    if new is None:
+        return [
+            Step(
+                "remove",
+                shown,
+                "it held only Engramory's hooks",
+                _delete(artifact.path, layout.root),
+            )
+        ]
+    return [
+        Step("update", shown, f"removed {artifact.what}, kept the rest", _write(artifact.path, new))
+    ]
+
+
+def _uninstall_artifacts(layout: Layout, options: Options) -> list[Step]:
+    """Take back the host's hook files: only what still carries Engramory's marks."""
+    if not layout.spec.hook_files or (layout.global_ and not layout.spec.global_hook_files):
+        return []
+    python = os.path.abspath(sys.executable)
+    steps: list[Step] = []
+    for artifact in _artifacts(layout, options, python):
+        if isinstance(artifact, OwnedFile):
+            steps += _uninstall_owned_file(layout, artifact)
+        elif isinstance(artifact, ConfigEdit):
+            steps += _uninstall_config_edit(layout, artifact)
+    return steps
+
+
+def plan_uninstall(layout: Layout, options: Options | None = None) -> Plan:
     """Every step of ``engramory uninstall``; the store and its ignore entry are never steps."""
     steps = _uninstall_rules(layout)
     skill = _uninstall_skill(layout)
@@ -1209,6 +1408,7 @@ def plan_uninstall(layout: Layout) -> Plan:
         steps.append(skill)
     if not layout.reader:
         steps += _uninstall_hooks(layout)
+        steps += _uninstall_artifacts(layout, options or Options())
     plan = Plan(f"engramory uninstall {layout.host}: {layout.spec.label} in {layout.root}", steps)
     plan.closing += layout.found
     if layout.native is not None:
