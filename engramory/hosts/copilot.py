@@ -321,6 +321,7 @@ def host() -> Host:
         cap_enforcement=DENY_HOOK,
         edit_tools=("create", "edit"),
         lifecycle_hooks=tuple(LIFECYCLE_EVENTS),
+        holds_compaction=False,
         runs_hooks_of=(
             *(("claude", path) for path in CLAUDE_SETTINGS),
             ("claude", "~/.claude/settings.json"),  # VS Code's agent reads the user's too

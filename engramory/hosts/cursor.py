@@ -279,6 +279,7 @@ def host() -> Host:
         cap_enforcement=DENY_HOOK_UNVERIFIED,
         edit_tools=("Write", "StrReplace"),
         lifecycle_hooks=tuple(LIFECYCLE_EVENTS),
+        holds_compaction=False,
         runs_hooks_of=tuple(("claude", path) for path in CLAUDE_SETTINGS),
         double_guard_hint='or leave Cursor\'s "include third-party configs" setting off',
         notes=("Cursor's user-wide rules live in its settings, not in a file: no --global.",),

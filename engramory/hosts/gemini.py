@@ -277,5 +277,6 @@ def host() -> Host:
         cap_enforcement=DENY_HOOK,
         edit_tools=("write_file", "replace"),
         lifecycle_hooks=tuple(LIFECYCLE_EVENTS),
+        holds_compaction=False,
         native_memory="the private project memory the CLI keeps under ~/.gemini/tmp/",
     )
