@@ -19,9 +19,9 @@ no output; always exit 0 (exit 1 would let the call run, but 2 and up BLOCK).
 Continuity hooks (``engramory sync hook --host gemini``, Gemini CLI's hooks
 reference): SessionStart (``source``) answers with
 ``hookSpecificOutput.additionalContext``; BeforeAgent (``prompt``) is Claude
-Code's UserPromptSubmit: the bookkeeping, and any reminder the policy gives as
-``additionalContext`` (never a ``decision``: a deny there discards the user's
-prompt); PreCompress (``trigger``) is advisory and asynchronous, so a held
+Code's UserPromptSubmit: the bookkeeping, quiet unless the state cannot be
+updated (a ``systemMessage``; never a ``decision``: a deny there discards the
+user's prompt); PreCompress (``trigger``) is advisory and asynchronous, so a held
 compaction becomes a ``systemMessage`` reminder. Every payload carries
 ``session_id``.
 """
@@ -139,9 +139,9 @@ def lifecycle_payload(payload: object, event: str | None) -> object:
 def render_lifecycle(reply: Reply) -> tuple[str, int]:
     """A continuity reply as Gemini CLI's hook output; always exit 0 (2 and up would block).
 
-    Context goes to the agent (``hookSpecificOutput.additionalContext``), on
-    SessionStart and BeforeAgent alike; a warning, and a held compaction (which
-    PreCompress cannot hold: a reminder), to the user (``systemMessage``).
+    Context goes to the agent (``hookSpecificOutput.additionalContext`` under the
+    event's own name); a warning, and a held compaction (which PreCompress cannot
+    hold: a reminder), to the user (``systemMessage``).
     """
     from engramory.continuity import policy  # noqa: PLC0415 - not on the guard's path
     from engramory.hosts import lifecycle_io  # noqa: PLC0415
