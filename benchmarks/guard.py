@@ -100,6 +100,17 @@ def host_payloads(store: Path) -> dict[str, dict[str, object]]:
             "denied shell write": claude_like(
                 "Bash", {"command": f"echo '- [y](y.md)' >> {index}"}
             ),
+            # Devin runs Claude's hooks: lower-case tools, no cwd (DEVIN_PROJECT_DIR instead)
+            "non-index write (devin)": {
+                "hook_event_name": "PreToolUse",
+                "tool_name": "write",
+                "tool_input": {"file_path": app, "content": code},
+            },
+            "non-index shell (devin)": {
+                "hook_event_name": "PreToolUse",
+                "tool_name": "exec",
+                "tool_input": {"command": tests, "shell_id": "main"},
+            },
         },
         "codex": {
             "non-index write": claude_like(
@@ -192,7 +203,8 @@ def main() -> int:
     failed = False
     for name, seconds, floor_seconds in rows:
         ratio = seconds / floor_seconds
-        limit = LIMITS.get(name.split(": ", 1)[1]) if ": " in name else None
+        case = name.split(": ", 1)[1].split(" (")[0] if ": " in name else None  # "x (devin)": x
+        limit = LIMITS.get(case) if case is not None else None
         verdict = "" if limit is None else ("PASS" if ratio <= limit else "FAIL") + f" <= {limit}x"
         failed |= verdict.startswith("FAIL")
         print(f"{name:<48} {seconds * 1000:7.1f} ms  {ratio:5.2f}x floor  {verdict}")

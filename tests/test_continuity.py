@@ -271,7 +271,7 @@ def test_lifecycle_hosts_differ_only_in_how_a_compaction_is_held() -> None:
         "reason": "why",
     }
     with pytest.raises(ValueError, match="no lifecycle hook format"):
-        hosts.render_lifecycle("cursor", held)
+        hosts.render_lifecycle("windsurf", held)
 
 
 # --- pruning -------------------------------------------------------------------------------------

@@ -205,9 +205,10 @@ def test_uninstall_of_install_is_identity_for_any_config(original: str, codex: b
 FLAT = hookwiring.SCRIPT_FORMAT
 NAMED = hookwiring.NAME_FORMAT
 GUARD = "/opt/e/hooks/engramory_index_guard.py"
-CURSOR = HOSTS["cursor"].hook_groups("/usr/bin/python3", GUARD, "/s.py", "/store", "explicit")
-COPILOT = HOSTS["copilot"].hook_groups("/usr/bin/python3", GUARD, "/s.py", "/store", "explicit")
-GEMINI = HOSTS["gemini"].hook_groups("/usr/bin/python3", GUARD, "/s.py", "/store", "explicit")
+SYNC = "/opt/e/hooks/engramory_sync.py"  # the continuity hooks are known by the script's name
+CURSOR = HOSTS["cursor"].hook_groups("/usr/bin/python3", GUARD, SYNC, "/store", "explicit")
+COPILOT = HOSTS["copilot"].hook_groups("/usr/bin/python3", GUARD, SYNC, "/store", "explicit")
+GEMINI = HOSTS["gemini"].hook_groups("/usr/bin/python3", GUARD, SYNC, "/store", "explicit")
 
 
 def test_a_new_flat_file_starts_with_its_version_and_goes_away_again() -> None:
@@ -219,7 +220,7 @@ def test_a_new_flat_file_starts_with_its_version_and_goes_away_again() -> None:
         "StrReplace",
         "ApplyPatch",
     ]
-    assert hookconfig.count_ours(config, FLAT) == 4
+    assert hookconfig.count_ours(config, FLAT) == 7  # 4 guards, 3 continuity hooks
     left = uninstalled(text, FLAT)
     assert left.data() == {"version": 1} and hookconfig.is_empty(left.data(), FLAT)
 
@@ -284,8 +285,8 @@ def test_gemini_handlers_are_ours_by_name_only() -> None:
         {"ui": {"theme": "x"}, "hooks": {"BeforeTool": [{"hooks": [theirs, described]}]}}, indent=2
     )
     text = installed(original, GEMINI, NAMED)
-    assert hookconfig.count_ours(json.loads(text), NAMED) == 1
-    assert hookconfig.count_all(json.loads(text), NAMED) == 3
+    assert hookconfig.count_ours(json.loads(text), NAMED) == 4  # the guard, 3 continuity hooks
+    assert hookconfig.count_all(json.loads(text), NAMED) == 6
     assert uninstalled(text, NAMED).text() == original
 
 
@@ -320,6 +321,9 @@ flat_handlers = st.fixed_dictionaries(
 )
 
 
+OURS_FLAT = ("preToolUse", "sessionStart")  # events Engramory installs handlers under
+
+
 @st.composite
 def flat_texts(draw: st.DrawFn) -> str:
     """A flat hook file of the user's (Copilot, Cursor), written in some style."""
@@ -329,7 +333,7 @@ def flat_texts(draw: st.DrawFn) -> str:
     events = draw(st.lists(st.sampled_from(["preToolUse", "stop", "sessionStart"]), unique=True))
     # an event of ours that the user left empty is not told apart from one we emptied
     hooks = {
-        e: draw(st.lists(flat_handlers, min_size=1 if e == "preToolUse" else 0, max_size=3))
+        e: draw(st.lists(flat_handlers, min_size=1 if e in OURS_FLAT else 0, max_size=3))
         for e in events
     }
     if hooks or draw(st.booleans()):

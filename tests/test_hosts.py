@@ -141,7 +141,7 @@ def test_lookup_by_name_and_reader_form() -> None:
 def test_the_hook_dialects_match_the_hosts_that_get_hooks() -> None:
     """The guard's and the sync hook's ``--host`` choices come from the host data."""
     assert registry.guard_hosts() == ["claude", "codex", "gemini", "cursor", "copilot"]
-    assert registry.lifecycle_hosts() == ["claude", "codex"]
+    assert registry.lifecycle_hosts() == ["claude", "codex", "gemini", "cursor", "copilot"]
     # the hook paths keep their own light lists (they must not import the registry)
     assert set(entry.GUARD_DIALECTS) == set(registry.guard_hosts())
     assert set(hosts.LIFECYCLE_HOSTS) == set(registry.lifecycle_hosts())

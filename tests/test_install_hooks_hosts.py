@@ -255,14 +255,16 @@ def test_windows_lines_exit_0_where_a_failure_blocks() -> None:
 
 
 def test_an_encoded_windows_line_is_still_recognised_as_ours() -> None:
-    args = ("C:\\Py\\python.exe", "C:\\e\\hooks\\engramory_index_guard.py", "s", "C:\\st", "x")
-    groups = HOSTS["cursor"].hook_groups(*args, windows=True)
+    hooks = "C:\\e\\hooks\\"
+    args = ("C:\\Py\\python.exe", hooks + "engramory_index_guard.py", hooks + "engramory_sync.py")
+    groups = HOSTS["cursor"].hook_groups(*args, "C:\\st", "x", windows=True)
     form = HOSTS["cursor"].hook_format
     document = hookconfig.load(None, form)
     document.merge(groups)
     document.merge(groups)
-    assert hookconfig.count_ours(document.data(), form) == 4
+    assert hookconfig.count_ours(document.data(), form) == 7  # 4 guards, 3 continuity hooks
     assert "engramory_index_guard" not in document.text()  # only inside the encoded script
+    assert "engramory_sync" not in document.text()
     document.remove()
     assert hookconfig.is_empty(document.data(), form)
 
@@ -446,7 +448,7 @@ def test_the_hosts_table_says_how_the_cap_is_enforced(cli) -> None:
     assert text.count("  cap enforcement: deny hook (unverified payload)\n") == 1
     assert text.count("  cap enforcement: rules + check\n") == len(rows) - 5
     help_text = " ".join(cli("init", "--help").out.split())
-    assert "gemini: the index guard in .gemini/settings.json" in help_text
+    assert "gemini: the index guard and continuity hooks in .gemini/settings.json" in help_text
     assert "codex: the index guard and continuity hooks in .codex/hooks.json" in help_text
 
 

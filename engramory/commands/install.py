@@ -252,7 +252,12 @@ def run_hosts(args: argparse.Namespace) -> int:
         lifecycle = row["lifecycle_hooks"]
         assert isinstance(lifecycle, list)
         if lifecycle:
-            print(f"  continuity hooks: {', '.join(lifecycle)} (--install-hooks; remind and gate)")
+            gate = (
+                "remind and gate"
+                if row["compaction_gate"]
+                else "remind; the host only observes a compaction, so its gate is a reminder"
+            )
+            print(f"  continuity hooks: {', '.join(lifecycle)} (--install-hooks; {gate})")
         else:
             print("  continuity hooks: none installed")
         print(f"  cap enforcement: {CAP_ENFORCEMENT_TEXT[str(row['cap_enforcement'])]}")

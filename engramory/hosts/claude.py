@@ -13,8 +13,13 @@ carrying a V4A patch); VS Code sends its own tools (``create_file``,
 ``replace_string_in_file``, ``multi_replace_string_in_file``, ``run_in_terminal``,
 camelCase keys) on EVERY tool call, whatever the matcher; Cursor sends an
 empty ``cwd`` with ``workspace_roots``, ``Shell``, ``StrReplace`` and a UTF-8
-BOM; Continue's ``Write`` names the path ``filepath``. A payload without the
-new content cannot be predicted and is never denied.
+BOM; Continue's ``Write`` names the path ``filepath``; Devin (Devin Desktop,
+formerly Windsurf, and Devin CLI, which run the hooks in ``.claude/``) sends
+lower-case ``write``, ``edit``, ``apply_patch`` (a V4A patch) and ``exec``
+(its shell, ``{command, shell_id}``) and no ``cwd``: a payload without one is
+read from ``$DEVIN_PROJECT_DIR`` when Devin sets it (its write/edit argument
+keys are not documented: the spellings above are all read). A payload without
+the new content cannot be predicted and is never denied.
 
 Answers: a deny is exit 0 with ``hookSpecificOutput.permissionDecision:
 "deny"`` and a reason; a nudge is the same object with ``additionalContext``
@@ -49,9 +54,11 @@ if TYPE_CHECKING:  # annotations only: a call dismissed early does not import th
 
 # Tool names, as Claude Code sends them and as the hosts that run Claude's settings hooks do
 # (Copilot CLI maps its own names to Claude's but keeps its argument keys; VS Code sends its own
-# tool names, on every tool, whatever the matcher says; Cursor names its shell ``Shell``).
+# tool names, on every tool, whatever the matcher says; Cursor names its shell ``Shell``; Devin
+# uses lower-case ``write``, ``edit``, ``apply_patch`` and ``exec``).
 KINDS = {
     "Write": service.WRITE,
+    "write": service.WRITE,
     "create_file": service.WRITE,
     "create": service.WRITE,
     "Edit": service.EDIT,
@@ -67,7 +74,7 @@ KINDS = {
 }
 # Edit tools whose result cannot be predicted (VS Code merges a sketch with "...existing code...").
 UNPREDICTABLE = frozenset({"insert_edit_into_file"})
-SHELL_TOOLS = frozenset({"Bash", "Shell", "runTerminalCommand", "run_in_terminal", "bash"})
+SHELL_TOOLS = frozenset({"Bash", "Shell", "runTerminalCommand", "run_in_terminal", "bash", "exec"})
 # Argument keys, in the order they are tried: Claude's first, then the other hosts' spellings.
 PATH_KEYS = ("file_path", "filePath", "path", "filepath")
 CONTENT_KEYS = ("content", "file_text")
@@ -126,7 +133,7 @@ def oversized_call(raw: bytes) -> ToolCall:
         path = decoded(value) if value is not None else None
         if path:
             cwd = json_string(raw, b"cwd")
-            return ToolCall(kind, path, cwd=decoded(cwd) if cwd else None)
+            return ToolCall(kind, path, cwd=decoded(cwd) if cwd else fields.payload_cwd({}))
     return ToolCall(kind)
 
 

@@ -18,6 +18,16 @@ for a Claude-style payload; a nudge is ``hookSpecificOutput.additionalContext``
 for a Claude-style payload and nothing for a camelCase one (Copilot reads
 nothing else). Never ``allow`` or ``ask``. Copilot fails CLOSED on a crash or
 any non-zero exit, so the answer always exits 0.
+
+Continuity hooks (``engramory sync hook --host copilot``; GitHub's hooks
+reference, documented, not run here against Copilot): sessionStart
+(``{sessionId, cwd, source}``) may answer ``{"additionalContext": ...}``;
+userPromptSubmitted (``{sessionId, prompt}``) and preCompact (``{sessionId,
+trigger}``, "notification only") read no output of a command hook, so they do
+the bookkeeping and show a warning or a held compaction only as a progress
+line (``{"type": "progress", "message": ...}``, which the CLI prints in its
+timeline): Copilot cannot hold a compaction back. Both payload dialects are
+read (``sessionId`` / ``session_id``).
 """
 
 from __future__ import annotations
@@ -31,6 +41,7 @@ from engramory.hosts.rawjson import json_string, unescaped
 
 TYPE_CHECKING = False  # not ``typing.TYPE_CHECKING``: the guard's path never imports typing
 if TYPE_CHECKING:
+    from engramory.continuity.policy import Reply
     from engramory.guard.decision import Verdict
     from engramory.hosts.base import Host
 
@@ -184,6 +195,46 @@ def render(verdict: Verdict, event: str) -> tuple[str, int]:
     return fields.dumps(output), 0
 
 
+# --- lifecycle hooks (``engramory sync hook --host copilot``) ----------------------------
+
+LABEL = "GitHub Copilot"
+# Copilot's lifecycle events (camelCase, as installed; PascalCase too) -> Claude Code's.
+LIFECYCLE_EVENTS = {
+    "sessionStart": "SessionStart",
+    "userPromptSubmitted": "UserPromptSubmit",
+    "preCompact": "PreCompact",
+}
+SESSION_KEYS = ("sessionId", "session_id")
+
+
+def lifecycle_payload(payload: object, event: str | None) -> object:
+    """A sessionStart / userPromptSubmitted / preCompact payload as Claude Code's shape."""
+    from engramory.hosts import lifecycle_io  # noqa: PLC0415 - not on the guard's path
+
+    return lifecycle_io.claude_shape(payload, event, LIFECYCLE_EVENTS, SESSION_KEYS)
+
+
+def render_lifecycle(reply: Reply) -> tuple[str, int]:
+    """A continuity reply as Copilot's hook output; always exit 0.
+
+    Context is ``{"additionalContext": ...}`` (read at sessionStart). A warning
+    or a held compaction is first a progress line the user sees, then the same
+    ``additionalContext`` (ignored where Copilot reads no output).
+    """
+    from engramory.continuity import policy  # noqa: PLC0415 - not on the guard's path
+    from engramory.hosts import lifecycle_io  # noqa: PLC0415
+
+    if reply.kind == policy.QUIET:
+        return "", 0
+    text = reply.text
+    if reply.kind == policy.BLOCK:
+        text = lifecycle_io.observed_compaction(LABEL, text)
+    context = fields.dumps({"additionalContext": text})
+    if reply.kind == policy.CONTEXT:
+        return context, 0
+    return fields.dumps({"type": "progress", "message": text}) + "\n" + context, 0
+
+
 # --- GitHub Copilot for the installer ---
 # Built on demand by the registry: the guard hook imports this module before every
 # tool call and must not pay for the installer's imports (dataclasses...).
@@ -215,16 +266,26 @@ def host() -> Host:
         def hook_groups(
             self, python: str, guard: str, sync: str, store: str, mode: str
         ) -> dict[str, object]:
-            """One preToolUse handler: a bash and a PowerShell line that both exit 0."""
-            argv = self.guard_argv(python, guard, store)
-            handler = {
-                "type": "command",
-                "bash": hookwiring.never_failing_line(argv),
-                "powershell": hookwiring.powershell_call(argv),
-                "timeoutSec": hookwiring.TIMEOUT,
-                "matcher": GUARD_MATCHER,
+            """One preToolUse handler, and one per continuity event: each a bash and a
+            PowerShell line that both exit 0."""
+            from engramory.hosts import lifecycle_io  # noqa: PLC0415
+
+            def handler(argv: list[str]) -> dict[str, object]:
+                return {
+                    "type": "command",
+                    "bash": hookwiring.never_failing_line(argv),
+                    "powershell": hookwiring.powershell_call(argv),
+                    "timeoutSec": hookwiring.TIMEOUT,
+                }
+
+            guard_handler = handler(self.guard_argv(python, guard, store))
+            groups: dict[str, object] = {
+                "preToolUse": [{**guard_handler, "matcher": GUARD_MATCHER}]
             }
-            return {"preToolUse": [handler]}
+            for own, event in LIFECYCLE_EVENTS.items():
+                argv = lifecycle_io.sync_argv(python, sync, self.name, event, mode, store)
+                groups[own] = [handler(argv)]
+            return groups
 
         def shell_payload(self, command: str, cwd: str) -> dict[str, object]:
             return {"toolName": "bash", "toolArgs": json.dumps({"command": command}), "cwd": cwd}
@@ -259,6 +320,8 @@ def host() -> Host:
         hook_format=hookwiring.SCRIPT_FORMAT,
         cap_enforcement=DENY_HOOK,
         edit_tools=("create", "edit"),
+        lifecycle_hooks=tuple(LIFECYCLE_EVENTS),
+        holds_compaction=False,
         runs_hooks_of=(
             *(("claude", path) for path in CLAUDE_SETTINGS),
             ("claude", "~/.claude/settings.json"),  # VS Code's agent reads the user's too

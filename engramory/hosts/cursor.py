@@ -15,6 +15,15 @@ several are read), ``StrReplace {path, old_string, new_string}``,
 Answers: a deny is ``{"permission": "deny", "user_message": ...,
 "agent_message": ...}``, exit 0. Cursor has no channel for a nudge: a nudge
 (including "not verified") is silence.
+
+Continuity hooks (``engramory sync hook --host cursor``; Cursor's hooks docs,
+documented, not run here against Cursor): sessionStart answers with
+``{"additional_context": ...}``; beforeSubmitPrompt (``prompt``) can only let
+the prompt through or stop it, so it is observed (the bookkeeping) and a
+warning goes to the user as ``user_message``; preCompact (``trigger``) is
+observe-only, so a held compaction becomes a ``user_message`` reminder. The
+session is ``conversation_id`` (common to every event), else ``session_id``.
+Never ``continue: false`` (that would stop the user's prompt).
 """
 
 from __future__ import annotations
@@ -28,6 +37,7 @@ from engramory.hosts.rawjson import json_string
 
 TYPE_CHECKING = False  # not ``typing.TYPE_CHECKING``: the guard's path never imports typing
 if TYPE_CHECKING:
+    from engramory.continuity.policy import Reply
     from engramory.guard.decision import Verdict
     from engramory.hosts.base import Host
 
@@ -136,6 +146,45 @@ def render(verdict: Verdict, event: str) -> tuple[str, int]:
     ), 0
 
 
+# --- lifecycle hooks (``engramory sync hook --host cursor``) -----------------------------
+
+LABEL = "Cursor"
+# Cursor's lifecycle events -> Claude Code's, in the order they are installed.
+LIFECYCLE_EVENTS = {
+    "sessionStart": "SessionStart",
+    "beforeSubmitPrompt": "UserPromptSubmit",
+    "preCompact": "PreCompact",
+}
+SESSION_KEYS = ("conversation_id", "session_id")
+
+
+def lifecycle_payload(payload: object, event: str | None) -> object:
+    """A sessionStart / beforeSubmitPrompt / preCompact payload as Claude Code's shape."""
+    from engramory.hosts import lifecycle_io  # noqa: PLC0415 - not on the guard's path
+
+    return lifecycle_io.claude_shape(payload, event, LIFECYCLE_EVENTS, SESSION_KEYS)
+
+
+def render_lifecycle(reply: Reply) -> tuple[str, int]:
+    """A continuity reply as Cursor's hook output; always exit 0 (exit 2 would stop the prompt).
+
+    Context (and a warning at session start) is ``additional_context``; any
+    other warning, and a held compaction (a reminder: preCompact only
+    observes), is a ``user_message``.
+    """
+    from engramory.continuity import policy  # noqa: PLC0415 - not on the guard's path
+    from engramory.hosts import lifecycle_io  # noqa: PLC0415
+
+    if reply.kind == policy.QUIET:
+        return "", 0
+    if reply.kind == policy.CONTEXT or reply.event == "SessionStart":
+        return fields.dumps({"additional_context": reply.text}), 0
+    text = reply.text
+    if reply.kind == policy.BLOCK:
+        text = lifecycle_io.observed_compaction(LABEL, text)
+    return fields.dumps({"user_message": text}), 0
+
+
 # --- Cursor for the installer ---
 # Built on demand by the registry: the guard hook imports this module before every
 # tool call and must not pay for the installer's imports (dataclasses...).
@@ -175,14 +224,25 @@ def host() -> Host:
             windows: bool | None = None,
         ) -> dict[str, object]:
             """The guard on each write tool (preToolUse) and on the shell
-            (beforeShellExecution), as a shell line (a PowerShell one on Windows)."""
-            argv = self.guard_argv(python, guard, store)
+            (beforeShellExecution), and the continuity hooks (sessionStart,
+            beforeSubmitPrompt, preCompact), each a shell line (a PowerShell one on
+            Windows). A failure (127: no interpreter) lets Cursor go on; only exit 2 stops."""
+            from engramory.hosts import lifecycle_io  # noqa: PLC0415
+
             on_windows = os.name == "nt" if windows is None else windows
-            line = hookwiring.powershell_line(argv) if on_windows else shlex.join(argv)
-            return {
-                "preToolUse": [{"command": line, "matcher": tool} for tool in WRITE_TOOLS],
-                "beforeShellExecution": [{"command": line}],
+
+            def line(argv: list[str]) -> str:
+                return hookwiring.powershell_line(argv) if on_windows else shlex.join(argv)
+
+            guard_line = line(self.guard_argv(python, guard, store))
+            groups: dict[str, object] = {
+                "preToolUse": [{"command": guard_line, "matcher": tool} for tool in WRITE_TOOLS],
+                "beforeShellExecution": [{"command": guard_line}],
             }
+            for own, event in LIFECYCLE_EVENTS.items():
+                argv = lifecycle_io.sync_argv(python, sync, self.name, event, mode, store)
+                groups[own] = [{"command": line(argv)}]
+            return groups
 
         def shell_payload(self, command: str, cwd: str) -> dict[str, object]:
             return {"hook_event_name": "beforeShellExecution", "command": command, "cwd": cwd}
@@ -218,6 +278,8 @@ def host() -> Host:
         hook_format=hookwiring.SCRIPT_FORMAT,
         cap_enforcement=DENY_HOOK_UNVERIFIED,
         edit_tools=("Write", "StrReplace"),
+        lifecycle_hooks=tuple(LIFECYCLE_EVENTS),
+        holds_compaction=False,
         runs_hooks_of=tuple(("claude", path) for path in CLAUDE_SETTINGS),
         double_guard_hint='or leave Cursor\'s "include third-party configs" setting off',
         notes=("Cursor's user-wide rules live in its settings, not in a file: no --global.",),

@@ -17,6 +17,8 @@ from engramory.guard.service import ToolCall
 from engramory.hosts.rawjson import decoded, first_string, json_string, json_strings
 
 PATCH_START = "*** Begin Patch"
+# Devin's hooks carry no ``cwd``; Devin sets this to the project's folder instead.
+DEVIN_PROJECT_DIR = "DEVIN_PROJECT_DIR"
 # Where a patch tool's object argument keeps the patch text, most likely first.
 PATCH_KEYS = ("input", "patch", "command", "patchText", "patch_text", "content", "text")
 
@@ -28,14 +30,19 @@ def raw_cwd(raw: bytes) -> str | None:
     """The payload's working directory, read cheaply (``None``: not known without parsing).
 
     An empty or missing ``cwd`` means the first of ``workspace_roots`` (Cursor),
-    then this process's directory.
+    then ``$DEVIN_PROJECT_DIR`` (Devin), then this process's directory.
     """
     value = json_string(raw, b"cwd")
     if not value:
         value = first_string(raw, b"workspace_roots")
         if value is None:
-            return os.getcwd() if b'"workspace_roots"' not in raw else None
+            return default_cwd() if b'"workspace_roots"' not in raw else None
     return decoded(value) if value else None
+
+
+def default_cwd() -> str:
+    """The directory of a call whose payload names none: Devin's project, else this process's."""
+    return os.environ.get(DEVIN_PROJECT_DIR) or os.getcwd()
 
 
 def path_may_be_index(
@@ -191,14 +198,15 @@ def path(mapping: dict[str, object], keys: tuple[str, ...]) -> str | None:
 
 
 def payload_cwd(payload: dict[str, object]) -> str | None:
-    """The call's working directory: ``cwd``, else the first of ``workspace_roots``."""
+    """The call's working directory: ``cwd``, else the first of ``workspace_roots``, else
+    ``$DEVIN_PROJECT_DIR`` (``None``: this process's)."""
     cwd = payload.get("cwd")
     if isinstance(cwd, str) and cwd:
         return cwd
     roots = payload.get("workspace_roots")
     if isinstance(roots, list) and roots and isinstance(roots[0], str) and roots[0]:
         return roots[0]
-    return None
+    return os.environ.get(DEVIN_PROJECT_DIR) or None
 
 
 def tool_request(payload: object) -> tuple[object, dict[str, object], str | None] | None:

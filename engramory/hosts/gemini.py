@@ -15,6 +15,15 @@ correct it, so the result cannot be predicted: a "not verified" nudge.
 Answers: a deny is ``{"decision": "deny", "reason": ...}``, a nudge a
 ``systemMessage`` (BeforeTool has no field for the agent's context), silence
 no output; always exit 0 (exit 1 would let the call run, but 2 and up BLOCK).
+
+Continuity hooks (``engramory sync hook --host gemini``, Gemini CLI's hooks
+reference): SessionStart (``source``) answers with
+``hookSpecificOutput.additionalContext``; BeforeAgent (``prompt``) is Claude
+Code's UserPromptSubmit: the bookkeeping, quiet unless the state cannot be
+updated (a ``systemMessage``; never a ``decision``: a deny there discards the
+user's prompt); PreCompress (``trigger``) is advisory and asynchronous, so a held
+compaction becomes a ``systemMessage`` reminder. Every payload carries
+``session_id``.
 """
 
 from __future__ import annotations
@@ -28,6 +37,7 @@ from engramory.hosts.rawjson import json_string
 
 TYPE_CHECKING = False  # not ``typing.TYPE_CHECKING``: the guard's path never imports typing
 if TYPE_CHECKING:
+    from engramory.continuity.policy import Reply
     from engramory.guard.decision import Verdict
     from engramory.hosts.base import Host
 
@@ -108,6 +118,51 @@ def render(verdict: Verdict, event: str) -> tuple[str, int]:
     return fields.dumps({"systemMessage": verdict.message}), 0
 
 
+# --- lifecycle hooks (``engramory sync hook --host gemini``) -----------------------------
+
+LABEL = "Gemini CLI"
+# Gemini CLI's lifecycle events -> Claude Code's, in the order they are installed.
+LIFECYCLE_EVENTS = {
+    "SessionStart": "SessionStart",
+    "BeforeAgent": "UserPromptSubmit",
+    "PreCompress": "PreCompact",
+}
+
+
+def lifecycle_payload(payload: object, event: str | None) -> object:
+    """A SessionStart / BeforeAgent / PreCompress payload as Claude Code's shape."""
+    from engramory.hosts import lifecycle_io  # noqa: PLC0415 - not on the guard's path
+
+    return lifecycle_io.claude_shape(payload, event, LIFECYCLE_EVENTS, ("session_id",))
+
+
+def render_lifecycle(reply: Reply) -> tuple[str, int]:
+    """A continuity reply as Gemini CLI's hook output; always exit 0 (2 and up would block).
+
+    Context goes to the agent (``hookSpecificOutput.additionalContext`` under the
+    event's own name); a warning, and a held compaction (which PreCompress cannot
+    hold: a reminder), to the user (``systemMessage``).
+    """
+    from engramory.continuity import policy  # noqa: PLC0415 - not on the guard's path
+    from engramory.hosts import lifecycle_io  # noqa: PLC0415
+
+    if reply.kind == policy.QUIET:
+        return "", 0
+    if reply.kind == policy.CONTEXT:
+        context = {"hookEventName": _own_event(reply.event), "additionalContext": reply.text}
+        return fields.dumps({"hookSpecificOutput": context}), 0
+    text = reply.text
+    if reply.kind == policy.BLOCK:
+        text = lifecycle_io.observed_compaction(LABEL, text)
+    return fields.dumps({"systemMessage": text}), 0
+
+
+def _own_event(event: str) -> str:
+    """Gemini CLI's name for one of Claude Code's lifecycle events."""
+    own = {claude: gemini for gemini, claude in LIFECYCLE_EVENTS.items()}
+    return own.get(event, "SessionStart")
+
+
 # --- Gemini CLI for the installer ---
 # Built on demand by the registry: the guard hook imports this module before every
 # tool call and must not pay for the installer's imports (dataclasses...).
@@ -120,6 +175,9 @@ TIMEOUT_MS = 10_000
 GUARD_DESCRIPTION = (
     "Engramory index guard: denies an edit that would grow the memory index (MEMORY.md) past "
     "its hard cap, and a shell command that writes it"
+)
+CONTINUITY_DESCRIPTION = (
+    "Engramory continuity reminders: where the memory index is, and whether work is unsynced"
 )
 
 
@@ -149,22 +207,40 @@ def host() -> Host:
             mode: str,
             windows: bool | None = None,
         ) -> dict[str, hookwiring.Group]:
-            """The index guard on Gemini's file and shell tools, as a shell line that exits 0
-            whatever happens (a PowerShell one on Windows)."""
-            argv = self.guard_argv(python, guard, store)
+            """The index guard on Gemini's file and shell tools, and the continuity hooks
+            (SessionStart, BeforeAgent, PreCompress), each a shell line that exits 0
+            whatever happens (a PowerShell one on Windows): a BeforeAgent hook that exits 2
+            would discard the user's prompt."""
+            from engramory.hosts import lifecycle_io  # noqa: PLC0415
+
             on_windows = os.name == "nt" if windows is None else windows
-            if on_windows:
-                command = hookwiring.powershell_line(argv, always_zero=True)
-            else:
-                command = hookwiring.never_failing_line(argv)
+
+            def line(argv: list[str]) -> str:
+                if on_windows:
+                    return hookwiring.powershell_line(argv, always_zero=True)
+                return hookwiring.never_failing_line(argv)
+
             handler = {
                 "type": "command",
                 "name": hookwiring.GUARD_NAME,
-                "command": command,
+                "command": line(self.guard_argv(python, guard, store)),
                 "timeout": TIMEOUT_MS,
                 "description": GUARD_DESCRIPTION,
             }
-            return {"BeforeTool": {"matcher": GUARD_MATCHER, "hooks": [handler]}}
+            groups: dict[str, hookwiring.Group] = {
+                "BeforeTool": {"matcher": GUARD_MATCHER, "hooks": [handler]}
+            }
+            for own, event in LIFECYCLE_EVENTS.items():
+                argv = lifecycle_io.sync_argv(python, sync, self.name, event, mode, store)
+                continuity = {
+                    "type": "command",
+                    "name": hookwiring.CONTINUITY_NAME,
+                    "command": line(argv),
+                    "timeout": TIMEOUT_MS,
+                    "description": CONTINUITY_DESCRIPTION,
+                }
+                groups[own] = {"hooks": [continuity]}
+            return groups
 
         def shell_payload(self, command: str, cwd: str) -> dict[str, object]:
             return {
@@ -200,5 +276,7 @@ def host() -> Host:
         hook_format=hookwiring.NAME_FORMAT,
         cap_enforcement=DENY_HOOK,
         edit_tools=("write_file", "replace"),
+        lifecycle_hooks=tuple(LIFECYCLE_EVENTS),
+        holds_compaction=False,
         native_memory="the private project memory the CLI keeps under ~/.gemini/tmp/",
     )

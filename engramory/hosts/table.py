@@ -24,13 +24,19 @@ WINDSURF = Host(
     skill=None,
     global_skill=None,
     verified=DOCUMENTED,
-    enforcement="rules plus `engramory check` after each index edit",
+    enforcement="rules plus `engramory check` after each index edit; in Devin Desktop "
+    "(Windsurf's successor) the Claude Code guard covers it: Devin runs the hooks in .claude/, "
+    "so run `engramory init claude --install-hooks` in the project (legacy Cascade "
+    "pre_write_code hooks: documented only, not installed)",
     native_memory="the memories Cascade generates on its own",
     global_rules_kind=BLOCK,
     notes=(
         "Windsurf limits a rules file to 12,000 characters; the Engramory file stays "
         "well under it.",
         "The global rules file is shared: --global writes a marked block into it.",
+        "Devin Desktop runs Claude Code's hooks (.claude/settings*.json) with its own tool "
+        "names (write, edit, apply_patch, exec) and no cwd; the guard reads them "
+        "($DEVIN_PROJECT_DIR for the project). Unverified against a running Devin.",
     ),
 )
 CONTINUE = Host(
@@ -45,9 +51,9 @@ CONTINUE = Host(
     skill=".continue/skills/engramory",
     global_skill="~/.continue/skills/engramory",
     verified=DOCUMENTED,
-    enforcement="rules plus `engramory check` after each index edit (Continue's cn CLI "
-    "reads Claude Code hooks but runs them through a shell, without the exec-form `args` "
-    "the guard uses)",
+    enforcement="rules plus `engramory check` after each index edit: Continue's hooks never "
+    "fire today (its cn CLI parses hook configs, its own and Claude Code's, but nothing runs "
+    "them), so no guard or reminder is installed",
 )
 OPENCODE = Host(
     name="opencode",

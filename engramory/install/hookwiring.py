@@ -14,9 +14,9 @@ A handler is Engramory's when its ``statusMessage`` is one of the
 fingerprints below, including the ones the earlier script-based installer
 wrote, so its installs upgrade and uninstall cleanly (:data:`STATUS_FORMAT`);
 in Gemini CLI's settings, where a handler has no ``statusMessage``, when its
-``name`` is :data:`GUARD_NAME` (:data:`NAME_FORMAT`); in the flat hook files of
-hosts whose handlers have no free field at all, when its command runs one of
-our scripts (:data:`SCRIPT_FORMAT`).
+``name`` is :data:`GUARD_NAME` or :data:`CONTINUITY_NAME` (:data:`NAME_FORMAT`);
+in the flat hook files of hosts whose handlers have no free field at all, when
+its command runs one of our scripts (:data:`SCRIPT_FORMAT`).
 """
 
 from __future__ import annotations
@@ -55,6 +55,7 @@ FINGERPRINTS = (
 )
 
 GUARD_NAME = "engramory-index-guard"  # the ``name`` of a Gemini CLI handler of ours
+CONTINUITY_NAME = "engramory-continuity"  # the ``name`` of a Gemini CLI continuity handler
 COMMAND_FIELDS = ("command", "bash", "powershell")  # where a flat handler names its command
 
 STATUS_FORMAT = HookFormat(
@@ -64,7 +65,7 @@ STATUS_FORMAT = HookFormat(
 )
 NAME_FORMAT = HookFormat(
     GROUPED,
-    Marker(("name",), values=frozenset({GUARD_NAME})),
+    Marker(("name",), values=frozenset({GUARD_NAME, CONTINUITY_NAME})),
     Marker(("name",), values=frozenset({GUARD_NAME})),
 )
 SCRIPT_FORMAT = HookFormat(
