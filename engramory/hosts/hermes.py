@@ -114,6 +114,10 @@ def render(verdict: Verdict, event: str) -> tuple[str, int]:
 
 # --- lifecycle hooks (``engramory sync hook --host hermes``) -----------------------------
 
+# The hook is in the user-wide config.yaml: each event finds its store from its ``cwd``.
+LIFECYCLE_STORE_PER_CALL = True
+LIFECYCLE_EVENT = "pre_llm_call"
+
 
 def lifecycle_payload(payload: object, event: str | None) -> object:
     """A ``pre_llm_call`` event as Claude Code's shape: the first turn is SessionStart, every
@@ -131,6 +135,19 @@ def lifecycle_payload(payload: object, event: str | None) -> object:
         "source": "startup",
         "cwd": payload.get("cwd"),
     }
+
+
+def oversized_lifecycle_payload(raw: bytes) -> dict[str, object] | None:
+    """A ``pre_llm_call`` too large to read (``extra.conversation_history`` holds the whole
+    conversation): a later turn, read off the raw bytes -- Hermes writes ``session_id`` and
+    ``cwd`` before ``extra`` --, so that the prompt still counts as work."""
+    from engramory.hosts.rawjson import decoded  # noqa: PLC0415
+
+    found = {key: json_string(raw, key.encode()) for key in ("session_id", "cwd")}
+    values = {key: decoded(value) if value is not None else None for key, value in found.items()}
+    if not values["session_id"]:
+        return None
+    return {**values, "hook_event_name": LIFECYCLE_EVENT, "extra": {"is_first_turn": False}}
 
 
 def render_lifecycle(reply: Reply) -> tuple[str, int]:
@@ -153,7 +170,6 @@ PARENT_CONTEXT_FILES = (".hermes.md", "HERMES.md")
 CONFIG = "$HERMES_HOME/config.yaml"
 GUARD_MATCHER = "write_file|patch|terminal"  # Hermes fullmatches it against the tool name
 TIMEOUT = 10  # seconds (Hermes: default 60, max 300)
-LIFECYCLE_EVENT = "pre_llm_call"
 
 
 def hook_entries(context: HookContext) -> dict[str, list[dict[str, object]]]:
