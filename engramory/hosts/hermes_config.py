@@ -196,8 +196,8 @@ def _into_hooks(
         indent = _indent(block[i])
         if indent < child:
             raise refuse
-        if indent > child:
-            continue
+        if indent > child or (events and block[i].lstrip(" ").startswith("-")):
+            continue  # deeper, or an item of the previous key's list written at its indent
         key = _CHILD_KEY.match(block[i].rstrip("\r\n"))
         if key is None or key.group(2) in events:
             raise refuse
