@@ -298,3 +298,11 @@ def test_hook_entries_on_windows_are_one_windows_command_line() -> None:
     )
     command = hermes.hook_entries(context)["pre_tool_call"][0]["command"]
     assert command == '"C:\\Program Files\\Py\\python.exe" -I -S C:\\g.py --host hermes'
+
+
+def test_the_rules_say_no_compaction_is_held_back(cli, project: Path, hermes_home: Path) -> None:
+    assert cli("init", "hermes", "--install-hooks").code == 0
+    rules = (project / "AGENTS.md").read_text()
+    assert "Nothing holds a compaction back here" in rules
+    assert "A manual compaction waits" not in rules
+    assert "use write_file/patch" in rules

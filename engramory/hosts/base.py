@@ -174,6 +174,11 @@ class Host:
         """Lines the ``init`` report ends with for this host."""
         return ()
 
+    def holds_compaction(self) -> bool:
+        """Whether the installed continuity hooks can hold a manual compaction back (the rules
+        say so); ``False`` where the host has no compaction hook, or only observes it."""
+        return True
+
     # --- hooks ----------------------------------------------------------------------------
 
     def hook_groups(

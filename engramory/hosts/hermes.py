@@ -271,6 +271,9 @@ def host() -> Host:
                 "extra": {},
             }
 
+        def holds_compaction(self) -> bool:
+            return False  # Hermes has no compaction hook a shell command can answer
+
         def closing_lines(self, install_hooks: bool) -> tuple[str, ...]:
             if not install_hooks:
                 return ()
