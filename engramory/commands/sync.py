@@ -28,13 +28,18 @@ from engramory.textfmt import printable
 INPUT_LIMIT = 1024 * 1024
 
 
-def _read_payload(host: str | None = None) -> object:
+class OversizedEvent(HookInputError):
+    """An event over :data:`INPUT_LIMIT`; ``data`` holds its first bytes (one past the limit)."""
+
+    def __init__(self, data: bytes) -> None:
+        super().__init__("the event is larger than 1 MiB")
+        self.data = data
+
+
+def _read_payload() -> object:
     data = sys.stdin.buffer.read(INPUT_LIMIT + 1)
     if len(data) > INPUT_LIMIT:
-        cut = hosts.oversized_lifecycle_payload(host, data) if host else None
-        if cut is not None:
-            return cut
-        raise HookInputError("the event is larger than 1 MiB")
+        raise OversizedEvent(data)
     text = data.decode("utf-8", "replace")
     if not text.strip():
         raise HookInputError("the event is empty")
@@ -151,7 +156,7 @@ def hook_reply(store_arg: str | None, host: str, mode: str, event_arg: str | Non
     event, trigger = event_arg or "", "unknown"
     store: Path | None = None
     try:
-        payload = hosts.lifecycle_payload(host, _read_payload(host), event_arg)
+        payload = hosts.lifecycle_payload(host, _event(host), event_arg)
         event, trigger = policy.event_and_trigger(payload)
         if not store_arg and hosts.store_per_call(host):
             found = _store_from(payload)
@@ -167,6 +172,17 @@ def hook_reply(store_arg: str | None, host: str, mode: str, event_arg: str | Non
         return policy.failure(store, event, trigger, str(exc))
     except Exception as exc:
         return policy.failure(store, event, trigger, f"internal error: {type(exc).__name__}")
+
+
+def _event(host: str) -> object:
+    """The event on stdin; one too large to read in full, as much as the host can tell of it."""
+    try:
+        return _read_payload()
+    except OversizedEvent as exc:
+        cut = hosts.oversized_lifecycle_payload(host, exc.data)
+        if cut is None:
+            raise
+        return cut
 
 
 def _store_from(payload: object) -> Path | None:
