@@ -241,6 +241,11 @@ def test_the_cheap_test_agrees_with_the_parse(tmp_path: Path) -> None:
     for payload in (write_file("app.py", "x"), replace("app.py", "a", "b"), v4a(ADD_OTHER)):
         assert not hermes.may_concern_index(json.dumps(payload(tmp_path)).encode(), {}, None)
     assert hermes.may_concern_index(b'{"tool_name": "pa\\u0074ch"}', {}, None)
+    default_mode = base(
+        tmp_path, "patch", {"path": "MEMORY.md", "old_string": "a", "new_string": "b"}
+    )
+    default_mode["extra"]["mode"] = "patch"  # a later "mode" member must not hide the path
+    assert hermes.may_concern_index(json.dumps(default_mode).encode(), {}, None)
 
 
 # --- continuity: pre_llm_call -------------------------------------------------------------

@@ -63,9 +63,10 @@ def may_concern_index(
     if tool == WRITE_TOOL.encode():
         return fields.path_may_be_index(raw, _PATH_KEYS, environ, index)
     if tool == PATCH_TOOL.encode():
-        if json_string(raw, b"mode") == b"patch":
-            return fields.patch_may_touch_index(raw, environ, index)
-        return fields.path_may_be_index(raw, _PATH_KEYS, environ, index)
+        if json_string(raw, b"mode") != b"patch":
+            return fields.path_may_be_index(raw, _PATH_KEYS, environ, index)
+        named = b'"path"' in raw and fields.path_may_be_index(raw, _PATH_KEYS, environ, index)
+        return named or fields.patch_may_touch_index(raw, environ, index)
     return tool is None or b"\\" in tool
 
 
