@@ -158,6 +158,12 @@ def host_payloads(store: Path) -> dict[str, dict[str, object]]:
             "index edit": cursor("StrReplace", {"path": str(index), **edit}),
             "denied index write": cursor("Write", {"file_path": str(index), "content": grown}),
         },
+        "hermes": {
+            "non-index write": claude_like("write_file", {"path": app, "content": code}),
+            "non-index shell": claude_like("terminal", {"command": tests}),
+            "index edit": claude_like("patch", {"mode": "replace", "path": str(index), **edit}),
+            "denied index write": claude_like("write_file", {"path": str(index), "content": grown}),
+        },
     }
 
 

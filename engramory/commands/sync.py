@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -27,10 +28,18 @@ from engramory.textfmt import printable
 INPUT_LIMIT = 1024 * 1024
 
 
+class OversizedEvent(HookInputError):
+    """An event over :data:`INPUT_LIMIT`; ``data`` holds its first bytes (one past the limit)."""
+
+    def __init__(self, data: bytes) -> None:
+        super().__init__("the event is larger than 1 MiB")
+        self.data = data
+
+
 def _read_payload() -> object:
     data = sys.stdin.buffer.read(INPUT_LIMIT + 1)
     if len(data) > INPUT_LIMIT:
-        raise HookInputError("the event is larger than 1 MiB")
+        raise OversizedEvent(data)
     text = data.decode("utf-8", "replace")
     if not text.strip():
         raise HookInputError("the event is empty")
@@ -147,14 +156,47 @@ def hook_reply(store_arg: str | None, host: str, mode: str, event_arg: str | Non
     event, trigger = event_arg or "", "unknown"
     store: Path | None = None
     try:
-        payload = hosts.lifecycle_payload(host, _read_payload(), event_arg)
+        payload = hosts.lifecycle_payload(host, _event(host), event_arg)
         event, trigger = policy.event_and_trigger(payload)
-        store = Path(store_arg) if store_arg else Path(discovery.locate(None).root)
+        if not store_arg and hosts.store_per_call(host):
+            found = _store_from(payload)
+            if found is None:  # not an Engramory project: nothing to remind of
+                if event in ("SessionStart", "UserPromptSubmit"):
+                    return Reply(policy.QUIET, event=event)
+                found = Path(discovery.locate(None).root)  # raises: the reply says why
+            store = found
+        else:
+            store = Path(store_arg) if store_arg else Path(discovery.locate(None).root)
         return policy.handle(payload, store, host, mode)
     except (EngramoryError, HookInputError, OSError) as exc:
         return policy.failure(store, event, trigger, str(exc))
     except Exception as exc:
         return policy.failure(store, event, trigger, f"internal error: {type(exc).__name__}")
+
+
+def _event(host: str) -> object:
+    """The event on stdin; one too large to read in full, as much as the host can tell of it."""
+    try:
+        return _read_payload()
+    except OversizedEvent as exc:
+        cut = hosts.oversized_lifecycle_payload(host, exc.data)
+        if cut is None:
+            raise
+        return cut
+
+
+def _store_from(payload: object) -> Path | None:
+    """The store for a hook registered without one (a user-wide config serving every project):
+    found from the event's ``cwd`` (else this process's directory); ``None`` when there is none.
+    """
+    cwd = payload.get("cwd") if isinstance(payload, dict) else None
+    where = (
+        Path(cwd) if isinstance(cwd, str) and os.path.isabs(cwd) and os.path.isdir(cwd) else None
+    )
+    try:
+        return Path(discovery.locate(cwd=where).root)
+    except EngramoryError:
+        return None
 
 
 def run_hook(args: argparse.Namespace) -> int:

@@ -49,8 +49,13 @@ SHELL = "shell"
 PATCH = "patch"
 POWERSHELL = "powershell"
 COUNTED_EDIT = "counted-edit"
+FUZZY_EDIT = "fuzzy-edit"
 UNKNOWN = "unknown"
-EDIT_KINDS = (WRITE, EDIT, MULTIEDIT, COUNTED_EDIT)
+EDIT_KINDS = (WRITE, EDIT, MULTIEDIT, COUNTED_EDIT, FUZZY_EDIT)
+FUZZY_WORST_CASE = (
+    " (The edit's old text is not in the index exactly, and the host matches it loosely, so "
+    "the guard judged the worst case: the index growing by the whole new text.)"
+)
 
 
 class ToolCall:
@@ -61,7 +66,10 @@ class ToolCall:
     :data:`COUNTED_EDIT` (Gemini CLI's ``replace``: one ``(old, new, count)`` step that
     replaces all of exactly ``count`` occurrences, or of at least one when ``count`` is
     ``None``; any other count cannot be predicted, as the host may rewrite ``old``
-    itself) or :data:`UNKNOWN`. ``path``: the file an edit targets, as written (relative to
+    itself), :data:`FUZZY_EDIT` (Hermes' ``patch`` in replace mode: one ``(old, new,
+    replace_all)`` step whose ``old`` the host may match loosely; when it is not in the
+    index exactly, the worst case is judged: the index growing by all of ``new``) or
+    :data:`UNKNOWN`. ``path``: the file an edit targets, as written (relative to
     ``cwd``). ``cwd``: the call's working directory (``None``: this process's).
     ``content``: the text a write leaves (``None`` when not carried). ``edits``:
     for an edit or multi-edit, ``(old, new, replace_all)`` steps applied in order
@@ -283,7 +291,27 @@ def predict(call: ToolCall, current: str) -> str | None:
 
     if call.kind == COUNTED_EDIT:  # the count was checked: every occurrence is replaced
         return apply_edits(current, [(old, new, True) for old, new, _count in call.edits])
+    if call.kind == FUZZY_EDIT:
+        return _fuzzy_prediction(current, call.edits)
     return apply_edits(current, call.edits)
+
+
+def _exact_match(current: str, steps: list[tuple[object, object, object]] | None) -> bool:
+    """Whether a fuzzy edit's old text occurs in the index exactly (then it is simulated)."""
+    old = steps[0][0] if steps else None
+    return isinstance(old, str) and bool(old) and old in current
+
+
+def _fuzzy_prediction(current: str, steps: list[tuple[object, object, object]]) -> str | None:
+    """A loosely matching edit: exact when its old text is in the index, else the worst case."""
+    from engramory.guard.edits import apply_edits  # noqa: PLC0415
+
+    new = steps[0][1] if steps else None
+    if not isinstance(new, str):
+        return None
+    if _exact_match(current, steps):
+        return apply_edits(current, steps)
+    return current + new
 
 
 def check_edit(call: ToolCall, path: str, caps: Caps) -> Verdict:
@@ -305,7 +333,10 @@ def check_edit(call: ToolCall, path: str, caps: Caps) -> Verdict:
     if predicted is None:
         return unverified("the tool call does not carry the new content")
     before = Measurement.of_raw(raw) if raw is not None else None
-    return decide(before, Measurement.of_text(predicted), caps)
+    verdict = decide(before, Measurement.of_text(predicted), caps)
+    if call.kind == FUZZY_EDIT and verdict.message and not _exact_match(current, call.edits):
+        verdict.message += FUZZY_WORST_CASE
+    return verdict
 
 
 def _count_matches(current: str, steps: list[tuple[object, object, object]] | None) -> bool:

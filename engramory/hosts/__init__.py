@@ -14,7 +14,7 @@ from __future__ import annotations
 
 # The hosts whose module defines ``render_lifecycle(reply) -> (text, exit_code)``: the
 # ``--host`` choices of ``engramory sync hook`` (a test keeps this in step with the modules).
-LIFECYCLE_HOSTS = ("codex", "claude", "gemini", "copilot", "cursor")
+LIFECYCLE_HOSTS = ("codex", "claude", "gemini", "copilot", "cursor", "hermes")
 
 
 LIFECYCLE_EVENTS = ("SessionStart", "UserPromptSubmit", "PreCompact")
@@ -43,6 +43,32 @@ def lifecycle_payload(host: str, payload: object, event: str | None) -> object:
     if event is None or not isinstance(payload, dict):
         return payload
     return {**payload, "hook_event_name": event}
+
+
+def oversized_lifecycle_payload(host: str, raw: bytes) -> object:
+    """What a lifecycle event too large to read in full still says (``None``: nothing usable):
+    the module's ``oversized_lifecycle_payload(raw)``, for a host whose every event may carry
+    the whole conversation."""
+    if host not in LIFECYCLE_HOSTS:
+        return None
+    import importlib  # noqa: PLC0415 - the guard's path imports this package
+
+    reader = getattr(
+        importlib.import_module(f"{__name__}.{host}"), "oversized_lifecycle_payload", None
+    )
+    return reader(raw) if reader is not None else None
+
+
+def store_per_call(host: str) -> bool:
+    """Whether ``host``'s lifecycle hook is registered user-wide, naming no store (its module's
+    ``LIFECYCLE_STORE_PER_CALL``): each event's store is then found from its ``cwd``, and a
+    project without one is answered quietly (DESIGN §4)."""
+    if host not in LIFECYCLE_HOSTS:
+        return False
+    import importlib  # noqa: PLC0415 - the guard's path imports this package
+
+    module = importlib.import_module(f"{__name__}.{host}")
+    return getattr(module, "LIFECYCLE_STORE_PER_CALL", False) is True
 
 
 def render_lifecycle(host: str, reply: object) -> tuple[str, int]:

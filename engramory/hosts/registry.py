@@ -25,7 +25,7 @@ HOSTS: dict[str, Host] = {
         table.CONTINUE,
         table.OPENCODE,
         table.OPENCLAW,
-        hermes.HOST,
+        hermes.host(),
         table.DSH,
     )
 }

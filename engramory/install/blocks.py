@@ -125,8 +125,8 @@ def _compaction_sentence(spec: Host) -> str:
     if spec.holds_compaction:
         return "A manual compaction waits for that record. They remind and gate"
     return (
-        f"{spec.label} only observes a compaction, so they cannot hold one back: sync before "
-        "you compact. They remind"
+        f"{spec.label} offers no way to hold a compaction back (at most it reports one): sync "
+        "before you compact. They remind"
     )
 
 
