@@ -134,20 +134,27 @@ def test_lookup_by_name_and_reader_form() -> None:
     assert names[: len(registry.HOSTS)] == list(registry.HOSTS)
     assert names[len(registry.HOSTS) :] == [f"{name}-reader" for name in registry.HOSTS]
     assert registry.hook_hosts() == [
-        name for name, host in registry.HOSTS.items() if host.hook_config is not None
+        name
+        for name, host in registry.HOSTS.items()
+        if host.hook_config is not None or host.hook_files
     ]
 
 
 def test_the_hook_dialects_match_the_hosts_that_get_hooks() -> None:
     """The guard's and the sync hook's ``--host`` choices come from the host data."""
-    assert registry.guard_hosts() == ["claude", "codex", "gemini", "cursor", "copilot"]
-    assert registry.lifecycle_hosts() == ["claude", "codex"]
+    assert registry.guard_hosts() == ["claude", "codex", "gemini", "cursor", "copilot", "cline"]
+    assert registry.lifecycle_hosts() == ["claude", "codex", "cline"]
     # the hook paths keep their own light lists (they must not import the registry)
     assert set(entry.GUARD_DIALECTS) == set(registry.guard_hosts())
     assert set(hosts.LIFECYCLE_HOSTS) == set(registry.lifecycle_hosts())
     for name in registry.lifecycle_hosts():
-        assert set(registry.HOSTS[name].hook_groups("py", "g", "s", "/st", "explicit")) >= set(
-            registry.HOSTS[name].lifecycle_hooks
+        host = registry.HOSTS[name]
+        if host.hook_config is None:  # hook files: one named after each event, in each folder
+            names = {Path(path).name for path in host.hook_files}
+            assert names >= set(host.lifecycle_hooks), name
+            continue
+        assert set(host.hook_groups("py", "g", "s", "/st", "explicit")) >= set(
+            host.lifecycle_hooks
         )
 
 

@@ -114,7 +114,7 @@ def tool_calls(payload: object) -> list[ToolCall]:
     if request is None:
         return []
     tool, params, cwd = request
-    if tool == COMMANDS_TOOL or tool == COMMAND_TOOL:
+    if tool in (COMMANDS_TOOL, COMMAND_TOOL):
         return [ToolCall(service.SHELL, cwd=cwd, command=c) for c in _commands(params)]
     if tool == PATCH_TOOL:
         patch = fields.patch_text(params.get("input", params))
@@ -318,9 +318,11 @@ def powershell_launcher(argv: list[str], what: str) -> str:
         "# Written by `engramory init cline --install-hooks`; `engramory uninstall cline` "
         "removes it while this header is here.\r\n"
         "$ErrorActionPreference = 'SilentlyContinue'\r\n"
-        "[Console]::InputEncoding = [Text.UTF8Encoding]::new($false)\r\n"
-        "[Console]::OutputEncoding = [Text.UTF8Encoding]::new($false)\r\n"
-        f"try {{ $input | & {quoted} 2>$null }} catch {{ }}\r\n"
+        "$utf8 = [Text.UTF8Encoding]::new($false)\r\n"
+        "[Console]::InputEncoding = $utf8; [Console]::OutputEncoding = $utf8; "
+        "$OutputEncoding = $utf8\r\n"
+        "try { $payload = [Console]::In.ReadToEnd() } catch { exit 0 }\r\n"
+        f"try {{ $payload | & {quoted} 2>$null }} catch {{ }}\r\n"
         "exit 0\r\n"
     )
 
@@ -329,7 +331,7 @@ def hook_argvs(context: HookContext) -> dict[str, tuple[list[str], str]]:
     """Each hook file's name (without extension) -> (the command it runs, what it is)."""
     from engramory.install import hookwiring  # noqa: PLC0415
 
-    store = None if context.global_ else context.store
+    store = context.store  # --global too: the user-wide store, as the other hosts' hooks do
     argvs = {
         GUARD_EVENT: (
             hookwiring.guard_argv(context.python, context.guard, store, "cline"),
@@ -402,6 +404,12 @@ def host() -> Host:
                     "parameters": {"commands": json.dumps([command])},
                 },
             }
+
+        def hooks_trust_note(self) -> str:
+            return (
+                "Cline runs them only with hooks enabled (Cline 4.0+), and its PreCompact "
+                "cannot hold a compaction back: there the hook only reminds."
+            )
 
         def closing_lines(self, install_hooks: bool) -> tuple[str, ...]:
             if not install_hooks:
