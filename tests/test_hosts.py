@@ -153,9 +153,7 @@ def test_the_hook_dialects_match_the_hosts_that_get_hooks() -> None:
             names = {Path(path).name for path in host.hook_files}
             assert names >= set(host.lifecycle_hooks), name
             continue
-        assert set(host.hook_groups("py", "g", "s", "/st", "explicit")) >= set(
-            host.lifecycle_hooks
-        )
+        assert set(host.hook_groups("py", "g", "s", "/st", "explicit")) >= set(host.lifecycle_hooks)
 
 
 def test_a_data_only_host_has_the_neutral_behaviour() -> None:
