@@ -6,7 +6,7 @@ Reproduce (from the repository root):
 
 The hook runs before every edit an agent makes, on any file, so its floor is
 the interpreter start-up. For each host with a guard dialect (Claude Code,
-Codex, Gemini CLI, Copilot, Cursor) this script times the hook as the
+Codex, Gemini CLI, Copilot, Cursor, Cline) this script times the hook as the
 installer registers it (``python -I -S hooks/engramory_index_guard.py --host
 HOST --index STORE/MEMORY.md``) on that host's own payloads: a write to
 another file, a shell command that cannot write, an edit of a 150-line index
@@ -84,6 +84,15 @@ def host_payloads(store: Path) -> dict[str, dict[str, object]]:
             "tool_input": tool_input,
         }
 
+    def cline(tool: str, parameters: dict[str, object]) -> dict[str, object]:
+        return {
+            "clineVersion": "4.2.0",
+            "hookName": "PreToolUse",
+            "taskId": "bench",
+            "workspaceRoots": [cwd],
+            "preToolUse": {"toolName": tool, "parameters": parameters},
+        }
+
     edit = {"old_string": "note 3]", "new_string": "note three]"}
     return {
         "claude": {
@@ -158,6 +167,16 @@ def host_payloads(store: Path) -> dict[str, dict[str, object]]:
             "index edit": cursor("StrReplace", {"path": str(index), **edit}),
             "denied index write": cursor("Write", {"file_path": str(index), "content": grown}),
         },
+        "cline": {
+            "non-index write": cline("editor", {"path": "app.py", "new_text": code}),
+            "non-index shell": cline("run_commands", {"commands": json.dumps([tests, "ls"])}),
+            "index edit": cline(
+                "editor", {"path": str(index), "old_text": "note 3]", "new_text": "note three]"}
+            ),
+            "denied index write": cline(
+                "editor", {"path": str(index), "new_text": "- [x](x.md)\n" * 60, "insert_line": "3"}
+            ),
+        },
         "hermes": {
             "non-index write": claude_like("write_file", {"path": app, "content": code}),
             "non-index shell": claude_like("terminal", {"command": tests}),
@@ -180,7 +199,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=40)
     parser.add_argument("--python", default=sys.executable)
-    parser.add_argument("--hosts", default="claude,codex,gemini,copilot,cursor")
+    parser.add_argument("--hosts", default="claude,codex,gemini,copilot,cursor,cline,hermes")
     parser.add_argument("--check", action="store_true", help="exit 1 when a target fails")
     args = parser.parse_args()
     py = args.python

@@ -80,12 +80,15 @@ def hooks_problems(text: str, rows: dict[str, list[str]], spec: Host) -> list[st
     hooks = [cells for first, cells in rows.items() if "`--install-hooks`" in first]
     no_hooks = bullet(text, "No hooks.")
     if spec.installs_hooks:
-        global_hooks = spec.global_hook_config or next(iter(spec.global_hook_files), None)
         if not hooks:
             problems.append("the host has --install-hooks, but the table has no hooks row")
-        else:
-            problems += cell_problems("hooks, project", hooks[0][0], spec.hook_locations[0])
-            problems += cell_problems("hooks, --global", hooks[0][1], global_hooks)
+        elif spec.hook_config:
+            problems += cell_problems("hooks, project", hooks[0][0], spec.hook_config)
+            problems += cell_problems("hooks, --global", hooks[0][1], spec.global_hook_config)
+        else:  # hook files: the row names each folder they go in
+            for cell, files in ((0, spec.hook_files), (1, spec.global_hook_files)):
+                for folder in sorted({f.rsplit("/", 1)[0] for f in files}) or [None]:
+                    problems += cell_problems("hook files", hooks[0][cell], folder)
         if no_hooks is not None:
             problems.append("says 'No hooks.', but the host has --install-hooks")
     else:
@@ -199,7 +202,7 @@ def copy_of(tmp_path: Path, relative: str) -> Path:
 
 
 def test_a_readme_calling_install_hooks_claude_only_is_caught(tmp_path: Path) -> None:
-    readme = copy_of(tmp_path, "cline/README.md")
+    readme = copy_of(tmp_path, "continue/README.md")
     text = readme.read_text(encoding="utf-8")
     wrong = re.sub(
         r"- \*\*No hooks\.\*\*.*?\n(?=\n)",
@@ -209,7 +212,7 @@ def test_a_readme_calling_install_hooks_claude_only_is_caught(tmp_path: Path) ->
     )
     assert wrong != text
     readme.write_text(wrong, encoding="utf-8")
-    problems = readme_problems(readme.read_text(encoding="utf-8"), HOSTS["cline"])
+    problems = readme_problems(readme.read_text(encoding="utf-8"), HOSTS["continue"])
     assert len(problems) == 1 and "'No hooks.' names ['claude']" in problems[0]
 
 

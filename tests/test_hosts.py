@@ -140,24 +140,32 @@ def test_lookup_by_name_and_reader_form() -> None:
 
 def test_the_hook_dialects_match_the_hosts_that_get_hooks() -> None:
     """The guard's and the sync hook's ``--host`` choices come from the host data."""
-    assert registry.guard_hosts() == ["claude", "codex", "gemini", "cursor", "copilot", "hermes"]
+    assert registry.guard_hosts() == [
+        "claude",
+        "codex",
+        "gemini",
+        "cursor",
+        "copilot",
+        "cline",
+        "hermes",
+    ]
     assert registry.lifecycle_hosts() == [
         "claude",
         "codex",
         "gemini",
         "cursor",
         "copilot",
+        "cline",
         "hermes",
     ]
     # the hook paths keep their own light lists (they must not import the registry)
     assert set(entry.GUARD_DIALECTS) == set(registry.guard_hosts())
     assert set(hosts.LIFECYCLE_HOSTS) == set(registry.lifecycle_hosts())
     for name in registry.lifecycle_hosts():
-        if registry.HOSTS[name].hook_config is None:
-            continue  # hook files (Hermes): tests/test_hermes_config.py
-        assert set(registry.HOSTS[name].hook_groups("py", "g", "s", "/st", "explicit")) >= set(
-            registry.HOSTS[name].lifecycle_hooks
-        )
+        host = registry.HOSTS[name]
+        if host.hook_config is None:  # hook files: Hermes' config edit, Cline's event-named files
+            continue  # tests/test_hermes_config.py, tests/test_install_cline.py
+        assert set(host.hook_groups("py", "g", "s", "/st", "explicit")) >= set(host.lifecycle_hooks)
 
 
 def test_a_data_only_host_has_the_neutral_behaviour() -> None:

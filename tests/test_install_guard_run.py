@@ -25,6 +25,8 @@ def verification_line(out: str) -> str:
 def has_deny(value: object) -> bool:
     """Whether a decoded JSON answer says "deny" (or "block") anywhere (each host names the field its way)."""
     if isinstance(value, dict):
+        if value.get("cancel") is True:  # Cline's deny
+            return True
         return any(has_deny(item) for item in value.values())
     if isinstance(value, list):
         return any(has_deny(item) for item in value)

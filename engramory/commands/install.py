@@ -255,7 +255,7 @@ def run_hosts(args: argparse.Namespace) -> int:
             gate = (
                 "remind and gate"
                 if row["compaction_gate"]
-                else "remind; the host cannot hold a compaction back, so there the gate is a reminder"
+                else "remind; the host cannot hold a compaction back: the gate is a reminder"
             )
             print(f"  continuity hooks: {', '.join(lifecycle)} (--install-hooks; {gate})")
         else:

@@ -39,6 +39,7 @@ GUARD_DIALECTS = {  # host name -> its guard dialect
     "gemini": "engramory.hosts.gemini",
     "copilot": "engramory.hosts.copilot",
     "cursor": "engramory.hosts.cursor",
+    "cline": "engramory.hosts.cline",
     "hermes": "engramory.hosts.hermes",
 }
 DEFAULT_HOST = "claude"

@@ -20,7 +20,7 @@ HOSTS: dict[str, Host] = {
         cursor.host(),
         copilot.host(),
         table.WINDSURF,
-        cline.HOST,
+        cline.host(),
         kiro.HOST,
         table.CONTINUE,
         table.OPENCODE,
