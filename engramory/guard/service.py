@@ -49,8 +49,9 @@ SHELL = "shell"
 PATCH = "patch"
 POWERSHELL = "powershell"
 COUNTED_EDIT = "counted-edit"
+TRANSFORM = "transform"
 UNKNOWN = "unknown"
-EDIT_KINDS = (WRITE, EDIT, MULTIEDIT, COUNTED_EDIT)
+EDIT_KINDS = (WRITE, EDIT, MULTIEDIT, COUNTED_EDIT, TRANSFORM)
 
 
 class ToolCall:
@@ -61,7 +62,9 @@ class ToolCall:
     :data:`COUNTED_EDIT` (Gemini CLI's ``replace``: one ``(old, new, count)`` step that
     replaces all of exactly ``count`` occurrences, or of at least one when ``count`` is
     ``None``; any other count cannot be predicted, as the host may rewrite ``old``
-    itself) or :data:`UNKNOWN`. ``path``: the file an edit targets, as written (relative to
+    itself), :data:`TRANSFORM` (a host's own edit, simulated by ``transform``: the file's
+    text now in, the text the tool leaves out, ``None`` when that cannot be known) or
+    :data:`UNKNOWN`. ``path``: the file an edit targets, as written (relative to
     ``cwd``). ``cwd``: the call's working directory (``None``: this process's).
     ``content``: the text a write leaves (``None`` when not carried). ``edits``:
     for an edit or multi-edit, ``(old, new, replace_all)`` steps applied in order
@@ -70,7 +73,7 @@ class ToolCall:
     text (``*** Begin Patch`` ... ``*** End Patch``; ``None`` when not a string).
     """
 
-    __slots__ = ("command", "content", "cwd", "edits", "kind", "path")
+    __slots__ = ("command", "content", "cwd", "edits", "kind", "path", "transform")
 
     def __init__(
         self,
@@ -81,6 +84,7 @@ class ToolCall:
         content: str | None = None,
         edits: list[tuple[object, object, object]] | None = None,
         command: str | None = None,
+        transform: Callable[[str], str | None] | None = None,
     ) -> None:
         self.kind = kind
         self.path = path
@@ -88,6 +92,7 @@ class ToolCall:
         self.content = content
         self.edits = edits
         self.command = command
+        self.transform = transform
 
     def __repr__(self) -> str:
         return f"ToolCall({self.kind!r}, {self.path!r}, cwd={self.cwd!r})"
@@ -277,6 +282,8 @@ def predict(call: ToolCall, current: str) -> str | None:
     """The text the index would hold after ``call``, or ``None`` when it cannot be known."""
     if call.kind == WRITE:
         return call.content
+    if call.kind == TRANSFORM:
+        return call.transform(current) if call.transform is not None else None
     if call.edits is None:
         return None
     from engramory.guard.edits import apply_edits  # noqa: PLC0415
