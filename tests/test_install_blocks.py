@@ -141,6 +141,7 @@ OWN_EDIT_TOOLS = {
     "gemini": "write_file/replace",
     "copilot": "create/edit",
     "cursor": "Write/StrReplace",
+    "kiro": "fs_write",
 }
 
 
