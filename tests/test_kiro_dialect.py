@@ -23,7 +23,7 @@ from engramory.guard import decision as guard
 from engramory.guard import service
 from engramory.guard.decision import Verdict
 from engramory.hosts import entry, kiro, registry
-from engramory.install import hookconfig, hookwiring
+from engramory.install import blocks, hookconfig, hookwiring
 
 DENY, PASS = "deny", "pass"  # Kiro shows nothing of a nudge: a pass is silence, exit 0
 GROW = "would GROW the memory index"
@@ -513,3 +513,11 @@ def test_the_hosts_table_shows_kiros_hooks(cli) -> None:
     assert row["lifecycle_hooks"] == ["SessionStart", "UserPromptSubmit"]
     assert row["hook_files"] == [".kiro/agents/engramory.json"]
     assert "kiro" in registry.guard_hosts() and "kiro" in registry.lifecycle_hosts()
+
+
+def test_the_rules_promise_no_compaction_gate_and_name_the_agent() -> None:
+    note = blocks.host_note(registry.HOSTS["kiro"], False, ".engramory-memory", hooks=True)
+    assert "A manual compaction waits" not in note and "No hook holds a compaction back" in note
+    assert "only in the agent that holds them" in note and "(use fs_write)" in note
+    claude = blocks.host_note(registry.HOSTS["claude"], False, ".engramory-memory", hooks=True)
+    assert "A manual compaction waits for that record. They remind and gate;" in claude

@@ -350,6 +350,13 @@ def host() -> Host:
         def rules_addendum(self, memory: str) -> str:
             return f"The live index: #[[file:{memory}/{INDEX_NAME}]]"
 
+        def hooks_trust_note(self) -> str:
+            return (
+                "Kiro CLI runs these hooks and the guard only in the agent that holds them "
+                "(the `engramory` agent, unless init named another); in any other agent, and "
+                "in Kiro IDE, nothing enforces the cap: check the index after each edit."
+            )
+
         def shell_payload(self, command: str, cwd: str) -> dict[str, object]:
             return {
                 "hook_event_name": "preToolUse",

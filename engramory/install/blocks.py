@@ -103,12 +103,16 @@ def host_note(
         milestone = " and at meaningful milestones" if mode == ASSISTED else ""
         note = spec.hooks_trust_note()
         trust = f" {note}" if note else ""
+        gate = (
+            "A manual compaction waits for that record. They remind and gate"
+            if "PreCompact" in spec.lifecycle_hooks
+            else "No hook holds a compaction back here. They remind"
+        )
         lines.append(
             f"- Continuity hooks are installed ({mode} mode): at session start they say where "
             "the index is and whether earlier work is unsynced; run the continuity sync before "
             f"a compact, a clear or a new thread{milestone}, then record it with the "
-            "`mark-synced` command they print. A manual compaction waits for that record. They "
-            f"remind and gate; the sync itself is yours.{trust}"
+            f"`mark-synced` command they print. {gate}; the sync itself is yours.{trust}"
         )
     elif spec.lifecycle_hooks:
         lines.append(
