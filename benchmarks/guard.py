@@ -93,6 +93,15 @@ def host_payloads(store: Path) -> dict[str, dict[str, object]]:
             "preToolUse": {"toolName": tool, "parameters": parameters},
         }
 
+    def kiro(tool: str, tool_input: dict[str, object]) -> dict[str, object]:
+        return {
+            "hook_event_name": "preToolUse",
+            "cwd": cwd,
+            "session_id": "bench",
+            "tool_name": tool,
+            "tool_input": tool_input,
+        }
+
     edit = {"old_string": "note 3]", "new_string": "note three]"}
     return {
         "claude": {
@@ -183,6 +192,24 @@ def host_payloads(store: Path) -> dict[str, dict[str, object]]:
             "index edit": claude_like("patch", {"mode": "replace", "path": str(index), **edit}),
             "denied index write": claude_like("write_file", {"path": str(index), "content": grown}),
         },
+        "kiro": {
+            "non-index write": kiro(
+                "fs_write", {"command": "create", "path": app, "file_text": code}
+            ),
+            "non-index shell": kiro("execute_bash", {"command": tests}),
+            "index edit": kiro(
+                "fs_write",
+                {
+                    "command": "str_replace",
+                    "path": str(index),
+                    "old_str": "note 3]",
+                    "new_str": "note three]",
+                },
+            ),
+            "denied index write": kiro(
+                "fs_write", {"command": "create", "path": str(index), "file_text": grown}
+            ),
+        },
     }
 
 
@@ -199,7 +226,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=40)
     parser.add_argument("--python", default=sys.executable)
-    parser.add_argument("--hosts", default="claude,codex,gemini,copilot,cursor,cline,hermes")
+    parser.add_argument("--hosts", default="claude,codex,gemini,copilot,cursor,cline,kiro,hermes")
     parser.add_argument("--check", action="store_true", help="exit 1 when a target fails")
     args = parser.parse_args()
     py = args.python

@@ -143,6 +143,7 @@ OWN_EDIT_TOOLS = {
     "cursor": "Write/StrReplace",
     "cline": "editor/apply_patch",
     "hermes": "write_file/patch",
+    "kiro": "fs_write",
 }
 
 

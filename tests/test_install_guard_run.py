@@ -45,5 +45,8 @@ def test_the_printed_verification_command_is_denied(cli, project: Path, host: st
         timeout=60,
         check=False,
     )
+    if done.returncode == 2:  # a deny by exit code, the reason on stderr (Kiro CLI)
+        assert done.stdout == b"" and b"would write the memory index" in done.stderr
+        return
     assert done.returncode == 0, done.stderr
     assert has_deny(json.loads(done.stdout)), done.stdout

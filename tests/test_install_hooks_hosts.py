@@ -439,7 +439,9 @@ def test_the_hosts_table_says_how_the_cap_is_enforced(cli) -> None:
     rows = {row["host"]: row for row in json.loads(cli("hosts", "--format", "json").out)}
     expected = dict.fromkeys(rows, RULES_AND_CHECK)
     expected.update(
-        dict.fromkeys(("claude", "codex", "gemini", "copilot", "cline", "hermes"), DENY_HOOK)
+        dict.fromkeys(
+            ("claude", "codex", "gemini", "copilot", "cline", "kiro", "hermes"), DENY_HOOK
+        )
     )
     expected["cursor"] = DENY_HOOK_UNVERIFIED
     assert {name: row["cap_enforcement"] for name, row in rows.items()} == expected

@@ -50,8 +50,9 @@ PATCH = "patch"
 POWERSHELL = "powershell"
 COUNTED_EDIT = "counted-edit"
 FUZZY_EDIT = "fuzzy-edit"
+TRANSFORM = "transform"
 UNKNOWN = "unknown"
-EDIT_KINDS = (WRITE, EDIT, MULTIEDIT, COUNTED_EDIT, FUZZY_EDIT)
+EDIT_KINDS = (WRITE, EDIT, MULTIEDIT, COUNTED_EDIT, FUZZY_EDIT, TRANSFORM)
 FUZZY_WORST_CASE = (
     " (The edit's old text is not in the index exactly, and the host matches it loosely, so "
     "the guard judged the worst case: the index growing by the whole new text.)"
@@ -68,7 +69,9 @@ class ToolCall:
     ``None``; any other count cannot be predicted, as the host may rewrite ``old``
     itself), :data:`FUZZY_EDIT` (Hermes' ``patch`` in replace mode: one ``(old, new,
     replace_all)`` step whose ``old`` the host may match loosely; when it is not in the
-    index exactly, the worst case is judged: the index growing by all of ``new``) or
+    index exactly, the worst case is judged: the index growing by all of ``new``),
+    :data:`TRANSFORM` (a host's own edit, simulated by ``transform``: the file's
+    text now in, the text the tool leaves out, ``None`` when that cannot be known) or
     :data:`UNKNOWN`. ``path``: the file an edit targets, as written (relative to
     ``cwd``). ``cwd``: the call's working directory (``None``: this process's).
     ``content``: the text a write leaves (``None`` when not carried). ``edits``:
@@ -78,7 +81,7 @@ class ToolCall:
     text (``*** Begin Patch`` ... ``*** End Patch``; ``None`` when not a string).
     """
 
-    __slots__ = ("command", "content", "cwd", "edits", "kind", "path")
+    __slots__ = ("command", "content", "cwd", "edits", "kind", "path", "transform")
 
     def __init__(
         self,
@@ -89,6 +92,7 @@ class ToolCall:
         content: str | None = None,
         edits: list[tuple[object, object, object]] | None = None,
         command: str | None = None,
+        transform: Callable[[str], str | None] | None = None,
     ) -> None:
         self.kind = kind
         self.path = path
@@ -96,6 +100,7 @@ class ToolCall:
         self.content = content
         self.edits = edits
         self.command = command
+        self.transform = transform
 
     def __repr__(self) -> str:
         return f"ToolCall({self.kind!r}, {self.path!r}, cwd={self.cwd!r})"
@@ -285,6 +290,8 @@ def predict(call: ToolCall, current: str) -> str | None:
     """The text the index would hold after ``call``, or ``None`` when it cannot be known."""
     if call.kind == WRITE:
         return call.content
+    if call.kind == TRANSFORM:
+        return call.transform(current) if call.transform is not None else None
     if call.edits is None:
         return None
     from engramory.guard.edits import apply_edits  # noqa: PLC0415

@@ -13,7 +13,9 @@ a user-wide config, which serves every project).
 A dialect is a module in ``engramory.hosts`` with ``may_concern_index(raw,
 environ, index)`` (a cheap test on the raw bytes), ``oversized_call(raw)`` (a
 payload too large to parse), ``tool_calls(payload)`` (the decoded JSON) and
-``render(verdict, event)`` (the text to print and the exit code).
+``render(verdict, event)`` (the text to print and the exit code; a third item
+:data:`STDERR` sends the text to stderr instead of stdout, for a host that reads
+a deny's reason there).
 
 Any internal error fails open (silence, exit 0): a guard that crashed must not
 stop the agent from working. The argument parser is hand-rolled: ``argparse``
@@ -41,9 +43,11 @@ GUARD_DIALECTS = {  # host name -> its guard dialect
     "cursor": "engramory.hosts.cursor",
     "cline": "engramory.hosts.cline",
     "hermes": "engramory.hosts.hermes",
+    "kiro": "engramory.hosts.kiro",
 }
 DEFAULT_HOST = "claude"
 EVENTS = ("pre", "post")
+STDERR = "stderr"  # a render's optional third item: print the text on stderr
 BOM = b"\xef\xbb\xbf"  # Cursor sends one before the JSON when it runs Claude's hooks
 
 
@@ -71,8 +75,9 @@ def _read_stdin() -> bytes:
 
 def answer(
     argv: list[str], raw: bytes | None, environ: dict[str, str] | os._Environ[str]
-) -> tuple[str, int]:
-    """What the hook prints (maybe nothing) and its exit code, for ``argv`` and stdin's bytes.
+) -> tuple[str, int] | tuple[str, int, str]:
+    """What the hook prints (maybe nothing) and its exit code, for ``argv`` and stdin's bytes
+    (and :data:`STDERR` when the dialect prints it there).
 
     ``raw`` is read lazily (``None``): the check after a tool call does not need it.
     """
@@ -130,10 +135,12 @@ def _after_call(raw: bytes | None, environ: dict[str, str] | os._Environ[str]) -
 def main(argv: list[str] | None = None) -> int:
     """Run one hook call: print the host's answer; never a traceback (fails open, exit 0)."""
     try:
-        text, code = answer(sys.argv[1:] if argv is None else argv, None, os.environ)
+        reply = answer(sys.argv[1:] if argv is None else argv, None, os.environ)
     except Exception:
         return 0
+    text, code = reply[0], reply[1]
     if text:
-        sys.stdout.write(text + "\n")
-        sys.stdout.flush()
+        stream = sys.stderr if reply[2:] == (STDERR,) else sys.stdout
+        stream.write(text + "\n")
+        stream.flush()
     return code

@@ -21,7 +21,7 @@ HOSTS: dict[str, Host] = {
         copilot.host(),
         table.WINDSURF,
         cline.host(),
-        kiro.HOST,
+        kiro.host(),
         table.CONTINUE,
         table.OPENCODE,
         table.OPENCLAW,
