@@ -14,7 +14,7 @@ from __future__ import annotations
 
 # The hosts whose module defines ``render_lifecycle(reply) -> (text, exit_code)``: the
 # ``--host`` choices of ``engramory sync hook`` (a test keeps this in step with the modules).
-LIFECYCLE_HOSTS = ("codex", "claude")
+LIFECYCLE_HOSTS = ("codex", "claude", "opencode", "openclaw")
 
 
 LIFECYCLE_EVENTS = ("SessionStart", "UserPromptSubmit", "PreCompact")

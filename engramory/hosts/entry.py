@@ -39,6 +39,8 @@ GUARD_DIALECTS = {  # host name -> its guard dialect
     "gemini": "engramory.hosts.gemini",
     "copilot": "engramory.hosts.copilot",
     "cursor": "engramory.hosts.cursor",
+    "opencode": "engramory.hosts.opencode",
+    "openclaw": "engramory.hosts.openclaw",
 }
 DEFAULT_HOST = "claude"
 EVENTS = ("pre", "post")
