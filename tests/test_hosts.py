@@ -134,18 +134,28 @@ def test_lookup_by_name_and_reader_form() -> None:
     assert names[: len(registry.HOSTS)] == list(registry.HOSTS)
     assert names[len(registry.HOSTS) :] == [f"{name}-reader" for name in registry.HOSTS]
     assert registry.hook_hosts() == [
-        name for name, host in registry.HOSTS.items() if host.hook_config is not None
+        name for name, host in registry.HOSTS.items() if host.hook_config or host.hook_files
     ]
 
 
 def test_the_hook_dialects_match_the_hosts_that_get_hooks() -> None:
     """The guard's and the sync hook's ``--host`` choices come from the host data."""
-    assert registry.guard_hosts() == ["claude", "codex", "gemini", "cursor", "copilot"]
-    assert registry.lifecycle_hosts() == ["claude", "codex"]
+    assert registry.guard_hosts() == [
+        "claude",
+        "codex",
+        "gemini",
+        "cursor",
+        "copilot",
+        "opencode",
+        "openclaw",
+    ]
+    assert registry.lifecycle_hosts() == ["claude", "codex", "opencode", "openclaw"]
     # the hook paths keep their own light lists (they must not import the registry)
     assert set(entry.GUARD_DIALECTS) == set(registry.guard_hosts())
     assert set(hosts.LIFECYCLE_HOSTS) == set(registry.lifecycle_hosts())
     for name in registry.lifecycle_hosts():
+        if registry.HOSTS[name].hook_config is None:
+            continue  # hook files (plugins): their events are checked in the host's own tests
         assert set(registry.HOSTS[name].hook_groups("py", "g", "s", "/st", "explicit")) >= set(
             registry.HOSTS[name].lifecycle_hooks
         )

@@ -436,15 +436,15 @@ def test_the_runner_is_an_option_of_the_plan(project: Path) -> None:
 def test_the_hosts_table_says_how_the_cap_is_enforced(cli) -> None:
     rows = {row["host"]: row for row in json.loads(cli("hosts", "--format", "json").out)}
     expected = dict.fromkeys(rows, RULES_AND_CHECK)
-    expected.update(dict.fromkeys(("claude", "codex", "gemini", "copilot"), DENY_HOOK))
-    expected["cursor"] = DENY_HOOK_UNVERIFIED
+    expected.update(dict.fromkeys(("claude", "codex", "gemini", "copilot", "opencode"), DENY_HOOK))
+    expected.update(dict.fromkeys(("cursor", "openclaw"), DENY_HOOK_UNVERIFIED))
     assert {name: row["cap_enforcement"] for name, row in rows.items()} == expected
     for row in rows.values():
         assert row["pre_write_hook"] == (row["cap_enforcement"] != RULES_AND_CHECK)
     text = cli("hosts").out
-    assert text.count("  cap enforcement: deny hook\n") == 4
-    assert text.count("  cap enforcement: deny hook (unverified payload)\n") == 1
-    assert text.count("  cap enforcement: rules + check\n") == len(rows) - 5
+    assert text.count("  cap enforcement: deny hook\n") == 5
+    assert text.count("  cap enforcement: deny hook (unverified payload)\n") == 2
+    assert text.count("  cap enforcement: rules + check\n") == len(rows) - 7
     help_text = " ".join(cli("init", "--help").out.split())
     assert "gemini: the index guard in .gemini/settings.json" in help_text
     assert "codex: the index guard and continuity hooks in .codex/hooks.json" in help_text

@@ -252,7 +252,8 @@ def run_hosts(args: argparse.Namespace) -> int:
         lifecycle = row["lifecycle_hooks"]
         assert isinstance(lifecycle, list)
         if lifecycle:
-            print(f"  continuity hooks: {', '.join(lifecycle)} (--install-hooks; remind and gate)")
+            does = "remind and gate" if row["holds_compaction"] else "remind only"
+            print(f"  continuity hooks: {', '.join(lifecycle)} (--install-hooks; {does})")
         else:
             print("  continuity hooks: none installed")
         print(f"  cap enforcement: {CAP_ENFORCEMENT_TEXT[str(row['cap_enforcement'])]}")

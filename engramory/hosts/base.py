@@ -80,6 +80,8 @@ class Host:
     :meth:`hook_artifacts` builds them). ``option_flags``: ``(flag, dest, help)`` of
     command-line options of init/uninstall that only this host takes; their values reach
     :meth:`hook_artifacts` as ``context.options[dest]``.
+    ``holds_compaction``: whether the host's pre-compaction event can hold a compaction
+    back (``False``: the continuity hooks only remind there).
     ``own_home``: a host whose home folder is also its project (dsh's ``$DSH_HOME``):
     ``--global`` installs there, and an install in that folder names absolute
     paths and writes its rules there, as a global one does.
@@ -112,6 +114,7 @@ class Host:
     runs_hooks_of: tuple[tuple[str, str], ...] = ()
     double_guard_hint: str = ""
     lifecycle_hooks: tuple[str, ...] = ()
+    holds_compaction: bool = True
     native_memory: str = ""
     store_may_be_native: bool = False
     native_folder: Callable[[Path, Mapping[str, str]], Resolution] | None = None

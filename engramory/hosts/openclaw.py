@@ -43,13 +43,23 @@ from engramory.hosts.opencode import (
     SHELL,
     WRITE,
     edit_call,
+    lifecycle_payload,
     plugin_may_concern,
     plugin_oversized,
     plugin_request,
+    render,
+    render_lifecycle,
 )
-from engramory.hosts.opencode import lifecycle_payload as lifecycle_payload
-from engramory.hosts.opencode import render as render
-from engramory.hosts.opencode import render_lifecycle as render_lifecycle
+
+# The dialect's interface (the answers and the lifecycle are the OpenCode plugin's).
+__all__ = [
+    "lifecycle_payload",
+    "may_concern_index",
+    "oversized_call",
+    "render",
+    "render_lifecycle",
+    "tool_calls",
+]
 
 TYPE_CHECKING = False  # not ``typing.TYPE_CHECKING``: the guard's path never imports typing
 if TYPE_CHECKING:
@@ -182,6 +192,7 @@ def host() -> Host:
         "each index edit",
         hook_files=tuple(f"{PLUGIN_DIR}/{name}" for name in PLUGIN_FILES),
         global_hook_files=tuple(f"{GLOBAL_PLUGIN_DIR}/{name}" for name in PLUGIN_FILES),
+        holds_compaction=False,
         cap_enforcement=DENY_HOOK_UNVERIFIED,
         edit_tools=("edit", "write"),
         lifecycle_hooks=("before_prompt_build", "before_compaction"),

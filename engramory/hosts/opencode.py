@@ -283,6 +283,7 @@ def host() -> Host:
         "write, edit, apply_patch and bash/shell)",
         hook_files=(PLUGIN_FILE,),
         global_hook_files=(GLOBAL_PLUGIN_FILE,),
+        holds_compaction=False,
         cap_enforcement=DENY_HOOK,
         edit_tools=("edit", "write"),
         lifecycle_hooks=("session.created", "chat.message", "experimental.session.compacting"),

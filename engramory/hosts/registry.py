@@ -89,6 +89,7 @@ def rows() -> list[dict[str, object]]:
             "hook_config": host.hook_config,
             "hook_files": list(host.hook_files),
             "lifecycle_hooks": list(host.lifecycle_hooks) if host.installs_hooks else [],
+            "holds_compaction": host.holds_compaction,
             "enforcement": host.enforcement,
             "wiring": host.verified,
             "notes": list(host.notes),

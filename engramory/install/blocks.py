@@ -107,8 +107,8 @@ def host_note(
             f"- Continuity hooks are installed ({mode} mode): at session start they say where "
             "the index is and whether earlier work is unsynced; run the continuity sync before "
             f"a compact, a clear or a new thread{milestone}, then record it with the "
-            "`mark-synced` command they print. A manual compaction waits for that record. They "
-            f"remind and gate; the sync itself is yours.{trust}"
+            f"`mark-synced` command they print. {_compaction_gate(spec)}; the sync itself is "
+            f"yours.{trust}"
         )
     elif spec.lifecycle_hooks:
         lines.append(
@@ -118,6 +118,13 @@ def host_note(
     where = f"`{protocol}`" if protocol else "Engramory's `SKILL.md`"
     lines.append(f"- The full protocol is {where}. Set up by `{setup}`.")
     return "\n".join(lines)
+
+
+def _compaction_gate(spec: Host) -> str:
+    """What the continuity hooks do before a compaction on this host (a sentence, no stop)."""
+    if spec.holds_compaction:
+        return "A manual compaction waits for that record. They remind and gate"
+    return f"{spec.label} cannot be told to hold a compaction back, so before one they only remind"
 
 
 def body(
