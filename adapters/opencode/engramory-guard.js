@@ -3,10 +3,11 @@
 // Do not edit: run init again to rewrite it. No dependencies; OpenCode 1.x plugin API.
 import { execFile } from "node:child_process";
 
-// Baked in by init: {"guard": argv, "sync": argv, "store": path} (null in the shipped template).
+// Baked in by init: {"guard": argv, "sync": argv, "store": path, "timeout_ms"?: n} (null in the
+// shipped template).
 const CONFIG = /*@ENGRAMORY_CONFIG@*/ null;
-const GUARD_TIMEOUT_MS = 10000;
-const SYNC_TIMEOUT_MS = 10000;
+const GUARD_TIMEOUT_MS = (CONFIG && CONFIG.timeout_ms) || 10000;
+const SYNC_TIMEOUT_MS = (CONFIG && CONFIG.timeout_ms) || 10000;
 const GUARDED_TOOLS = new Set(["write", "edit", "apply_patch", "bash", "shell"]);
 const warned = new Set();
 

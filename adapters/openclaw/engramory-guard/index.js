@@ -4,10 +4,11 @@
 // before_tool_call handler throws or takes 15 s, so every handler here catches everything.
 import { execFile } from "node:child_process";
 
-// Baked in by init: {"guard": argv, "sync": argv, "store": path} (null in the shipped template).
+// Baked in by init: {"guard": argv, "sync": argv, "store": path, "timeout_ms"?: n} (null in the
+// shipped template).
 const CONFIG = /*@ENGRAMORY_CONFIG@*/ null;
-const GUARD_TIMEOUT_MS = 5000;
-const SYNC_TIMEOUT_MS = 5000;
+const GUARD_TIMEOUT_MS = (CONFIG && CONFIG.timeout_ms) || 5000;
+const SYNC_TIMEOUT_MS = (CONFIG && CONFIG.timeout_ms) || 5000;
 const GUARDED_TOOLS = ["write", "edit", "apply_patch", "exec", "bash"];
 const warned = new Set();
 
