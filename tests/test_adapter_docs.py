@@ -22,7 +22,7 @@ from engramory.hosts.base import Host
 from engramory.hosts.registry import HOSTS
 
 ADAPTERS = REPO / "adapters"
-HOOK_HOSTS = {name for name, spec in HOSTS.items() if spec.hook_config}
+HOOK_HOSTS = {name for name, spec in HOSTS.items() if spec.installs_hooks}
 NONE_WORDS = re.compile(r"^(none|not supported)\b", re.IGNORECASE)
 
 
@@ -79,12 +79,14 @@ def hooks_problems(text: str, rows: dict[str, list[str]], spec: Host) -> list[st
     problems: list[str] = []
     hooks = [cells for first, cells in rows.items() if "`--install-hooks`" in first]
     no_hooks = bullet(text, "No hooks.")
-    if spec.hook_config:
+    if spec.installs_hooks:
+        global_files = spec.global_hook_files[:1] or (None,)
+        global_hooks = spec.global_hook_config if spec.hook_config else global_files[0]
         if not hooks:
             problems.append("the host has --install-hooks, but the table has no hooks row")
         else:
-            problems += cell_problems("hooks, project", hooks[0][0], spec.hook_config)
-            problems += cell_problems("hooks, --global", hooks[0][1], spec.global_hook_config)
+            problems += cell_problems("hooks, project", hooks[0][0], spec.hook_locations[0])
+            problems += cell_problems("hooks, --global", hooks[0][1], global_hooks)
         if no_hooks is not None:
             problems.append("says 'No hooks.', but the host has --install-hooks")
     else:
@@ -140,7 +142,7 @@ def overview_problems(text: str) -> list[str]:
         problems.append(f"hosts missing from the overview: {set(by_label) - {r[0] for r in rows}}")
     for host, _readme, _project, global_, enforcement, _wiring in rows:
         spec = by_label[host]
-        if ("--install-hooks" in enforcement) != bool(spec.hook_config):
+        if ("--install-hooks" in enforcement) != spec.installs_hooks:
             problems.append(f"{host}: the hooks claim ({enforcement!r}) disagrees with the table")
         if (global_ == "not supported") != (spec.global_rules is None):
             problems.append(f"{host}: the --global claim ({global_!r}) disagrees with the table")
