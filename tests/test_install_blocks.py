@@ -141,6 +141,8 @@ OWN_EDIT_TOOLS = {
     "gemini": "write_file/replace",
     "copilot": "create/edit",
     "cursor": "Write/StrReplace",
+    "opencode": "edit/write",
+    "openclaw": "edit/write",
 }
 
 

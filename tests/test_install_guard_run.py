@@ -24,8 +24,8 @@ def verification_line(out: str) -> str:
 
 def has_deny(value: object) -> bool:
     """Whether a decoded JSON answer says "deny" anywhere (each host names the field its way)."""
-    if isinstance(value, dict):
-        return any(has_deny(item) for item in value.values())
+    if isinstance(value, dict):  # {"deny": reason}: the answer the plugins read
+        return "deny" in value or any(has_deny(item) for item in value.values())
     if isinstance(value, list):
         return any(has_deny(item) for item in value)
     return value == "deny"

@@ -226,7 +226,8 @@ def test_reader_store_with_a_symlinked_index(cli, project: Path, tmp_path: Path)
     [
         (
             ("init", "windsurf", "--install-hooks"),
-            "only for claude, codex, gemini, cursor, copilot; Windsurf gets the rules",
+            "only for claude, codex, gemini, cursor, copilot, opencode, openclaw; Windsurf gets "
+            "the rules",
         ),
         (("init", "codex", "--mode", "assisted"), "add --install-hooks"),
         (("init", "cursor", "--global"), "--global is not available"),
