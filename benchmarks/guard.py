@@ -6,7 +6,9 @@ Reproduce (from the repository root):
 
 The hook runs before every edit an agent makes, on any file, so its floor is
 the interpreter start-up. For each host with a guard dialect (Claude Code,
-Codex, Gemini CLI, Copilot, Cursor, Cline) this script times the hook as the
+Codex, Gemini CLI, Copilot, Cursor, Cline, Kiro CLI, Hermes; OpenCode and OpenClaw as
+their plugins call it: what the plugin itself adds is ``benchmarks/plugins.py``) this script
+times the hook as the
 installer registers it (``python -I -S hooks/engramory_index_guard.py --host
 HOST --index STORE/MEMORY.md``) on that host's own payloads: a write to
 another file, a shell command that cannot write, an edit of a 150-line index
@@ -101,6 +103,9 @@ def host_payloads(store: Path) -> dict[str, dict[str, object]]:
             "tool_name": tool,
             "tool_input": tool_input,
         }
+
+    def plugin(tool: str, args: dict[str, object]) -> dict[str, object]:
+        return {"tool": tool, "args": args, "cwd": cwd}  # what the OpenCode/OpenClaw plugins send
 
     edit = {"old_string": "note 3]", "new_string": "note three]"}
     return {
@@ -210,6 +215,22 @@ def host_payloads(store: Path) -> dict[str, dict[str, object]]:
                 "fs_write", {"command": "create", "path": str(index), "file_text": grown}
             ),
         },
+        "opencode": {
+            "non-index write": plugin("write", {"filePath": app, "content": code}),
+            "non-index shell": plugin("bash", {"command": tests}),
+            "index edit": plugin(
+                "edit", {"filePath": str(index), "oldString": "note 3]", "newString": "note three]"}
+            ),
+            "denied index write": plugin("write", {"filePath": str(index), "content": grown}),
+        },
+        "openclaw": {
+            "non-index write": plugin("write", {"path": app, "content": code}),
+            "non-index shell": plugin("exec", {"command": tests}),
+            "index edit": plugin(
+                "edit", {"path": str(index), "oldText": "note 3]", "newText": "note three]"}
+            ),
+            "denied index write": plugin("write", {"path": str(index), "content": grown}),
+        },
     }
 
 
@@ -226,7 +247,10 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=40)
     parser.add_argument("--python", default=sys.executable)
-    parser.add_argument("--hosts", default="claude,codex,gemini,copilot,cursor,cline,kiro,hermes")
+    parser.add_argument(
+        "--hosts",
+        default="claude,codex,gemini,copilot,cursor,cline,kiro,opencode,openclaw,hermes",
+    )
     parser.add_argument("--check", action="store_true", help="exit 1 when a target fails")
     args = parser.parse_args()
     py = args.python

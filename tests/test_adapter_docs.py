@@ -82,6 +82,17 @@ def hooks_problems(text: str, rows: dict[str, list[str]], spec: Host) -> list[st
     if spec.installs_hooks:
         if no_hooks is not None:
             problems.append("says 'No hooks.', but the host has --install-hooks")
+        if not hooks:
+            problems.append("the host has --install-hooks, but the table has no hooks row")
+        elif spec.hook_config:
+            problems += cell_problems("hooks, project", hooks[0][0], spec.hook_config)
+            problems += cell_problems("hooks, --global", hooks[0][1], spec.global_hook_config)
+        else:  # hook files: the row names each file, its folder or its name
+            for cell, files in ((0, spec.hook_files), (1, spec.global_hook_files)):
+                for path in files or [None]:
+                    folder, _, base = path.rpartition("/") if path else ("", "", "")
+                    named = path is not None and bool({folder, base} & code_paths(hooks[0][cell]))
+                    problems += [] if named else cell_problems("hook files", hooks[0][cell], path)
     else:
         if hooks:
             problems.append("has a hooks row, but the host has no --install-hooks")

@@ -148,6 +148,8 @@ def test_the_hook_dialects_match_the_hosts_that_get_hooks() -> None:
         "copilot",
         "cline",
         "kiro",
+        "opencode",
+        "openclaw",
         "hermes",
     ]
     assert registry.lifecycle_hosts() == [
@@ -158,6 +160,8 @@ def test_the_hook_dialects_match_the_hosts_that_get_hooks() -> None:
         "copilot",
         "cline",
         "kiro",
+        "opencode",
+        "openclaw",
         "hermes",
     ]
     # the hook paths keep their own light lists (they must not import the registry)

@@ -144,6 +144,8 @@ OWN_EDIT_TOOLS = {
     "cline": "editor/apply_patch",
     "hermes": "write_file/patch",
     "kiro": "fs_write",
+    "opencode": "edit/write",
+    "openclaw": "edit/write",
 }
 
 

@@ -23,9 +23,10 @@ def verification_line(out: str) -> str:
 
 
 def has_deny(value: object) -> bool:
-    """Whether a decoded JSON answer says "deny" (or "block") anywhere (each host names the field its way)."""
+    """Whether a decoded JSON answer says "deny" (or "block") anywhere: each host names the
+    field its way (Cline ``{"cancel": true}``, the plugins' ``{"deny": reason}``)."""
     if isinstance(value, dict):
-        if value.get("cancel") is True:  # Cline's deny
+        if value.get("cancel") is True or "deny" in value:
             return True
         return any(has_deny(item) for item in value.values())
     if isinstance(value, list):

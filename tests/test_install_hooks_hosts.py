@@ -440,10 +440,11 @@ def test_the_hosts_table_says_how_the_cap_is_enforced(cli) -> None:
     expected = dict.fromkeys(rows, RULES_AND_CHECK)
     expected.update(
         dict.fromkeys(
-            ("claude", "codex", "gemini", "copilot", "cline", "kiro", "hermes"), DENY_HOOK
+            ("claude", "codex", "gemini", "copilot", "cline", "kiro", "opencode", "hermes"),
+            DENY_HOOK,
         )
     )
-    expected["cursor"] = DENY_HOOK_UNVERIFIED
+    expected.update(dict.fromkeys(("cursor", "openclaw"), DENY_HOOK_UNVERIFIED))
     assert {name: row["cap_enforcement"] for name, row in rows.items()} == expected
     for row in rows.values():
         assert row["pre_write_hook"] == (row["cap_enforcement"] != RULES_AND_CHECK)

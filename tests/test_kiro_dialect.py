@@ -517,7 +517,10 @@ def test_the_hosts_table_shows_kiros_hooks(cli) -> None:
 
 def test_the_rules_promise_no_compaction_gate_and_name_the_agent() -> None:
     note = blocks.host_note(registry.HOSTS["kiro"], False, ".engramory-memory", hooks=True)
-    assert "A manual compaction waits" not in note and "No hook holds a compaction back" in note
+    assert (
+        "A manual compaction waits" not in note
+        and "Kiro offers no way to hold a compaction back" in note
+    )
     assert "only in the agent that holds them" in note and "(use fs_write)" in note
     claude = blocks.host_note(registry.HOSTS["claude"], False, ".engramory-memory", hooks=True)
     assert "A manual compaction waits for that record. They remind and gate;" in claude

@@ -14,7 +14,18 @@ from __future__ import annotations
 
 # The hosts whose module defines ``render_lifecycle(reply) -> (text, exit_code)``: the
 # ``--host`` choices of ``engramory sync hook`` (a test keeps this in step with the modules).
-LIFECYCLE_HOSTS = ("codex", "claude", "gemini", "copilot", "cursor", "cline", "kiro", "hermes")
+LIFECYCLE_HOSTS = (
+    "codex",
+    "claude",
+    "gemini",
+    "copilot",
+    "cursor",
+    "cline",
+    "kiro",
+    "opencode",
+    "openclaw",
+    "hermes",
+)
 
 
 LIFECYCLE_EVENTS = ("SessionStart", "UserPromptSubmit", "PreCompact")

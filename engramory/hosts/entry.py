@@ -44,6 +44,8 @@ GUARD_DIALECTS = {  # host name -> its guard dialect
     "cline": "engramory.hosts.cline",
     "hermes": "engramory.hosts.hermes",
     "kiro": "engramory.hosts.kiro",
+    "opencode": "engramory.hosts.opencode",
+    "openclaw": "engramory.hosts.openclaw",
 }
 DEFAULT_HOST = "claude"
 EVENTS = ("pre", "post")

@@ -8,7 +8,19 @@ README and its tests.
 
 from __future__ import annotations
 
-from engramory.hosts import claude, cline, codex, copilot, cursor, gemini, hermes, kiro, table
+from engramory.hosts import (
+    claude,
+    cline,
+    codex,
+    copilot,
+    cursor,
+    gemini,
+    hermes,
+    kiro,
+    openclaw,
+    opencode,
+    table,
+)
 from engramory.hosts.base import Host
 
 HOSTS: dict[str, Host] = {
@@ -23,8 +35,8 @@ HOSTS: dict[str, Host] = {
         cline.host(),
         kiro.host(),
         table.CONTINUE,
-        table.OPENCODE,
-        table.OPENCLAW,
+        opencode.host(),
+        openclaw.host(),
         hermes.host(),
         table.DSH,
     )

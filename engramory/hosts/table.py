@@ -55,33 +55,6 @@ CONTINUE = Host(
     "fire today (its cn CLI parses hook configs, its own and Claude Code's, but nothing runs "
     "them), so no guard or reminder is installed",
 )
-OPENCODE = Host(
-    name="opencode",
-    label="opencode",
-    rules="AGENTS.md",
-    global_rules="~/.config/opencode/AGENTS.md",
-    rules_kind=BLOCK,
-    candidates=("AGENTS.md", "CLAUDE.md"),
-    skill=".opencode/skills/engramory",
-    global_skill="~/.config/opencode/skills/engramory",
-    verified=DOCUMENTED,
-    enforcement="rules plus `engramory check` after each index edit (a deny needs an "
-    "in-process plugin; none is shipped)",
-)
-OPENCLAW = Host(
-    name="openclaw",
-    label="OpenClaw",
-    rules="AGENTS.md",
-    global_rules="~/.openclaw/workspace/AGENTS.md",
-    rules_kind=BLOCK,
-    skill="skills/engramory",
-    global_skill="~/.openclaw/skills/engramory",
-    default_root="~/.openclaw/workspace",
-    verified=DOCUMENTED,
-    enforcement="rules plus `engramory check` after each index edit (a deny needs a "
-    "before_tool_call plugin; none is shipped)",
-    native_memory="the workspace MEMORY.md and daily memory files OpenClaw writes",
-)
 DSH = Host(
     name="dsh",
     label="DeepSeek Harness (dsh)",
