@@ -393,6 +393,17 @@ def test_a_search_past_its_budget_is_too_complex(monkeypatch: pytest.MonkeyPatch
 WS = " \t\u3000"
 
 
+# Codex's normalise(): typographic dashes, quotes and spaces read as their ASCII forms.
+LOOSE = {
+    **dict.fromkeys("\u2010\u2011\u2012\u2013\u2014\u2015\u2212", "-"),
+    **dict.fromkeys("\u2018\u2019\u201a\u201b", "'"),
+    **dict.fromkeys("\u201c\u201d\u201e\u201f", '"'),
+    **dict.fromkeys(
+        "\xa0\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u202f\u205f\u3000", " "
+    ),
+}
+
+
 def naive_seek(lines: list[str], pattern: list[str], start: int, eof: bool) -> int | None:
     """Codex's seek_sequence as written there: four full scans, strictest first."""
     if not pattern:
@@ -404,7 +415,7 @@ def naive_seek(lines: list[str], pattern: list[str], start: int, eof: bool) -> i
         lambda s: s,
         lambda s: s.rstrip(v4a.WHITESPACE),
         lambda s: s.strip(v4a.WHITESPACE),
-        lambda s: s.strip(v4a.WHITESPACE).replace("\u2013", "-").replace("\u00a0", " "),
+        lambda s: "".join(LOOSE.get(c, c) for c in s.strip(v4a.WHITESPACE)),
     ]
     for norm in comparisons:
         for i in range(first, len(lines) - len(pattern) + 1):
