@@ -1,0 +1,1 @@
+"""Moving memories in and out: the memoir format and Claude Code's native memory."""
