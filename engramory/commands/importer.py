@@ -21,7 +21,7 @@ from engramory.commands.options import add_cap_flags, add_format_flag, caps_from
 from engramory.errors import EXIT_OK, EngramoryError, InputMissingError
 from engramory.interop import claude_import, importer, memoir_import
 from engramory.interop.importer import Candidate, ImportPlan, Skip, SourceFolder
-from engramory.textfmt import excerpt, plural, printable
+from engramory.textfmt import plural, printable
 
 HELP = "bring notes in: a memoir store, or Claude Code's own memory folder"
 DESCRIPTION = """\
@@ -76,7 +76,8 @@ engramory init claude --native)."""
 CLAUDE_EPILOG = """\
 examples:
   engramory import claude-memory --dry-run
-  engramory import claude-memory ~/.claude/projects/-home-ann-app/memory --store .engramory-memory"""
+  engramory import claude-memory ~/.claude/projects/-home-ann-app/memory \\
+      --store .engramory-memory"""
 
 UNDO_EPILOG = """\
 examples:
@@ -352,7 +353,7 @@ def report_lines(
             f"skipped {len(plan.skipped)}: " + ", ".join(f"{n} {r}" for r, n in reasons.items())
         )
         out += [
-            f"  {excerpt(s.source, 80)}: {s.reason}" + (f" ({s.detail})" if s.detail else "")
+            f"  {s.source}: {s.reason}" + (f" ({s.detail})" if s.detail else "")
             for s in plan.skipped
         ]
     out += [f"warning: {w}" for w in plan.warnings]

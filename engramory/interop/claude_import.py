@@ -13,14 +13,21 @@ when it has a line for it.
 
 from __future__ import annotations
 
-from engramory.frontmatter import NOTE_TYPES, parse
+from engramory.frontmatter import (
+    DUPLICATE_KEY,
+    NOTE_TYPES,
+    STRAY_QUOTE,
+    UNCLOSED_QUOTE,
+    parse,
+)
 from engramory.interop.importer import Candidate, Skip, SourceFile
 from engramory.interop.memoir_import import TYPE_MAP, first_heading, one_line
 
 FRONTMATTER_ERROR = "frontmatter-error"
 FROM_FILE = "no dates in the note: created/updated from the file's modification date"
 NESTED_HEADER = "metadata"
-PREFIX_SEPARATORS = "_-"
+# Problems that still leave every value readable (best effort): the note is imported.
+TOLERATED = frozenset({STRAY_QUOTE, UNCLOSED_QUOTE, DUPLICATE_KEY})
 
 
 def type_from_name(stem: str) -> str | None:
@@ -74,15 +81,20 @@ def index_hooks(index_text: str) -> dict[str, tuple[str, str]]:
 def map_note(source: SourceFile, hooks: dict[str, tuple[str, str]]) -> Candidate | Skip:
     """One note of the host's folder as a note to import, or why it is not."""
     parsed = parse(source.text)
-    if parsed.problems:
-        first = parsed.problems[0]
+    fatal = [p for p in parsed.problems if p.kind not in TOLERATED]
+    if fatal:
         return Skip(
             source.name,
             FRONTMATTER_ERROR,
-            f"line {first.line}: {first.message} (fix it in the source, then import again)",
+            f"line {fatal[0].line}: {fatal[0].message} (fix it in the source, then import again)",
         )
     title_hook = hooks.get(source.name)
     notes: list[str] = []
+    if parsed.problems:
+        notes.append(
+            "a quoting problem or a repeated key in the source's frontmatter: the value kept "
+            "as written (the first, when repeated), quoted as the frontmatter needs"
+        )
     if not parsed.present:
         given = {}
         body = source.text if source.text.startswith("\n") else "\n" + source.text
@@ -90,6 +102,11 @@ def map_note(source: SourceFile, hooks: dict[str, tuple[str, str]]) -> Candidate
         notes.append("no frontmatter: name and description from the file and its # heading")
     else:
         given = dict(parsed.fields)
+        lines = source.text.split("\n")
+        for problem in parsed.problems:  # a quoting problem: the value exactly as written
+            if problem.kind != DUPLICATE_KEY and problem.key in given:
+                raw = lines[parsed.key_lines[problem.key] - 1]
+                given[problem.key] = raw.split(":", 1)[1].strip() if ":" in raw else ""
         body = parsed.body
         heading = None
         if not given.get(NESTED_HEADER, "").strip():

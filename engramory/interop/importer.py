@@ -29,7 +29,7 @@ from engramory.frontmatter import NOTE_TYPES, decode, render
 from engramory.indexedit import pointer_line
 from engramory.resources import shipped_path
 from engramory.store import ARCHIVE, NOTE_READ_LIMIT, walk
-from engramory.textfmt import excerpt, plural
+from engramory.textfmt import plural
 
 COLLISION = "collision"
 SECRET = "secret"
@@ -189,7 +189,7 @@ def _screen(
         for issue in notewrite.note_issues(file_name, data, today):
             if issue.severity == ERROR:
                 warnings.append(
-                    f"{file_name}: {excerpt(issue.message, 120)} [{issue.rule}] "
+                    f"{file_name}: {issue.message} [{issue.rule}] "
                     "(as in the source: fix it after the import)"
                 )
     return kept, skipped, warnings
@@ -344,7 +344,7 @@ def summary(plan: ImportPlan) -> dict[str, object]:
     return {
         "store": plan.root,
         "created_store": not plan.store_exists,
-        "imported": {t: n for t, n in counts(p.candidate.note_type for p in plan.live).items()},
+        "imported": counts(p.candidate.note_type for p in plan.live),
         "archived": [p.rel for p in plan.archived],
         "skipped": counts(s.reason for s in plan.skipped),
         "skipped_files": [

@@ -76,10 +76,7 @@ def one_line(value: object) -> str:
     spaces, trimmed."""
     if value is None:
         return ""
-    if isinstance(value, bool):
-        text = "true" if value else "false"
-    else:
-        text = str(value)
+    text = ("true" if value else "false") if isinstance(value, bool) else str(value)
     return "".join(" " if ord(ch) < 32 or ord(ch) == 127 else ch for ch in text).strip()
 
 
