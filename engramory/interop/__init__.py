@@ -1,1 +1,1 @@
-"""Moving memories in and out: the memoir format and Claude Code's native memory."""
+"""Moving memories in and out of Engramory: other formats (memoir) and other hosts' folders."""
