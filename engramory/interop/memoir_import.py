@@ -45,13 +45,15 @@ TYPE_MAP = {
 PURGED = "[purged]"
 # Fields the export adds to an Engramory note (dropped when ``engramory_type`` is present).
 EXPORT_ADDED = frozenset(
-    {"type", "engramory_type", "engramory_archived", "origin", "project"}
+    {"type", "engramory_type", "engramory_archived", "engramory_scope", "origin", "project"}
     | {"trigger", "how_to_apply", "source", "set_on"}
 )
+ENGRAMORY_TOOL = "engramory"
+NATIVE_SESSION_KEY = "originSessionId"  # the key Claude Code and the doctor know
 # Fields the mapping turns into the note's own fields or body (never copied as keys).
 CONSUMED = frozenset(
     {"type", "name", "description", "created", "updated", "schema_version", "metadata"}
-    | {"originSessionId", "origin", "engramory_type", "engramory_archived"}
+    | {"originSessionId", "engramory_type", "engramory_archived"}
 )
 CONSUMED_BY_TYPE = {
     "lesson": frozenset({"trigger", "how_to_apply"}),
@@ -145,10 +147,10 @@ def normalized(meta: dict[str, object]) -> dict[str, object]:
 
 def tombstone(meta: dict[str, object], body: str) -> str | None:
     """The skip reason when memoir says the entry is gone, else ``None``."""
-    if meta.get("hidden") is True:
-        return HIDDEN
     if "text_hash" in meta or PURGED in (meta.get("name"), meta.get("description"), body.strip()):
         return PURGED_REASON
+    if meta.get("hidden") is True:
+        return HIDDEN
     kind = meta.get("type")
     if kind in ("goal", "next_action") and meta.get("done_at") is not None:
         start = meta.get("set_on" if kind == "goal" else "added")
@@ -256,13 +258,35 @@ def _scope(kind: str, meta: dict[str, object]) -> str:
     return "repo" if one_line(meta.get("project")) else "global"
 
 
+def engramory_fields(meta: dict[str, object], note_type: str) -> dict[str, str]:
+    """The frontmatter of an exported Engramory note, in the entry's key order, without what
+    the export added; ``origin.session_id`` back as ``originSessionId``, ``scope`` from
+    ``engramory_scope`` or, failing that, ``repo`` when the entry names a ``project``."""
+    fields: dict[str, str] = {}
+    for key, value in meta.items():
+        if key == "type":
+            fields["type"] = note_type
+        elif key == "origin" and isinstance(value, dict):
+            for sub, inner in value.items():
+                if sub == "session_id":
+                    fields.setdefault(NATIVE_SESSION_KEY, one_line(inner))
+                elif not (sub == "tool" and inner == ENGRAMORY_TOOL):
+                    fields.setdefault(f"origin_{sub}", flat_value(inner))
+        elif key not in EXPORT_ADDED:
+            fields.setdefault(key, flat_value(value))
+    fields.setdefault("type", note_type)
+    scope = one_line(meta.get("engramory_scope"))
+    if scope:
+        fields["scope"] = scope
+    elif "scope" not in fields and one_line(meta.get("project")):
+        fields["scope"] = "repo"
+    return fields
+
+
 def from_engramory(link: str, meta: dict[str, object], body: str, source: str) -> Candidate:
     """An entry ``engramory export memoir`` wrote: the note as it was, type and all."""
     note_type = str(meta["engramory_type"])
-    fields = flattened(meta, EXPORT_ADDED)
-    fields["type"] = note_type
-    if "scope" not in fields and one_line(meta.get("project")):
-        fields["scope"] = "repo"
+    fields = engramory_fields(meta, note_type)
     name = fields.get("name") or link
     return Candidate(
         name=link,
