@@ -338,6 +338,13 @@ def test_undo_takes_the_import_back(cli, memoir: Path, tmp_path: Path) -> None:
     assert after == before
 
 
+def test_store_that_is_the_memoir_folder_is_refused(cli, memoir: Path) -> None:
+    before = snapshot(memoir)
+    result = cli("import", "memoir", str(memoir), "--store", str(memoir))
+    assert result.code == 1 and "give another --store" in result.err, result
+    assert snapshot(memoir) == before
+
+
 def test_missing_source_is_66_and_usage_is_64(cli, tmp_path: Path) -> None:
     assert (
         cli("import", "memoir", str(tmp_path / "nope"), "--store", str(tmp_path / "s")).code == 66

@@ -252,6 +252,10 @@ def run_memoir(args: argparse.Namespace) -> int:
     caps = caps_from_args(args)
     source = importer.source_folder(args.folder)
     root, how = store_root(args.store)
+    if root == source:
+        raise EngramoryError(
+            f"the store {root} is the memoir folder to import: give another --store"
+        )
     folder = importer.read_folder(source)
     candidates, skipped = memoir_candidates(folder)
     session, newer_session = session_state(source)
