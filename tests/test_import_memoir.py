@@ -331,7 +331,7 @@ def test_undo_takes_the_import_back(cli, memoir: Path, tmp_path: Path) -> None:
     before = {p: p.read_bytes() for p in store.rglob("*") if p.is_file()}
     result = cli("import", "memoir", str(memoir), "--store", str(store), "--format", "json")
     backup_id = json.loads(result.out)["backup"]
-    assert cli("import", "undo", backup_id, "--store", str(store)).code == 0
+    assert cli("import", "--undo", backup_id, "--store", str(store)).code == 0
     after = {
         p: p.read_bytes() for p in store.rglob("*") if p.is_file() and ".engramory" not in p.parts
     }

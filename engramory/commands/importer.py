@@ -4,7 +4,7 @@ Both read a folder of notes (never modifying it), turn each into an Engramory
 note (:mod:`engramory.interop.memoir_import`, :mod:`engramory.interop.claude_import`)
 and hand them to the import core (:mod:`engramory.interop.importer`), which
 plans everything -- collisions, pointers, caps, overflow -- before the first
-write. ``engramory import undo ID`` takes an import back.
+write. ``engramory import --undo ID`` takes an import back.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from pathlib import Path
 from engramory import automemory, backup, discovery, fsutil
 from engramory.caps import INDEX_NAME, Caps
 from engramory.commands.options import add_cap_flags, add_format_flag, caps_from_args
-from engramory.errors import EXIT_OK, EngramoryError, InputMissingError
+from engramory.errors import EXIT_OK, EngramoryError, InputMissingError, UsageError
 from engramory.interop import claude_import, importer, memoir_import
 from engramory.interop.importer import Candidate, ImportPlan, Skip, SourceFolder
 from engramory.textfmt import plural, printable
@@ -31,7 +31,7 @@ folder is only read, never modified.
 
   memoir DIR          a memoir store (entry files; the legacy dialect too)
   claude-memory [DIR] Claude Code's auto-memory folder (default: this project's)
-  undo ID             take back an import (the ID it printed)
+  --undo ID           take back an import (the ID it printed)
 
 Every refusal writes nothing: an index that the pointers would take over its
 hard cap (unless --archive-overflow), a store that is the source folder."""
@@ -41,7 +41,7 @@ examples:
   engramory import memoir ./export --store .engramory-memory --archive-overflow
   engramory import claude-memory
   engramory import claude-memory ~/.claude/projects/-home-ann-app/memory --format json
-  engramory import undo 20261202T031500Z --store .engramory-memory
+  engramory import --undo 20261202T031500Z --store .engramory-memory
 
 exit codes: 0 imported (or would be, with --dry-run), 1 refused (nothing
 written), 64 usage error, 66 source folder missing or unreadable"""
@@ -79,10 +79,6 @@ examples:
   engramory import claude-memory ~/.claude/projects/-home-ann-app/memory \\
       --store .engramory-memory"""
 
-UNDO_EPILOG = """\
-examples:
-  engramory import undo 20261202T031500Z --store .engramory-memory"""
-
 SESSION_NAME = "session.json"
 SESSION_LIMIT = 4 * 1024 * 1024
 MEMOIR_SYNTAX = "syntax"
@@ -115,6 +111,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    parser.add_argument("--undo", metavar="ID", help="take back the import that printed ID")
+    parser.add_argument("--store", metavar="PATH", help="with --undo: the store")
+    parser.set_defaults(run=run_undo)
     actions = parser.add_subparsers(title="actions", dest="action", metavar="ACTION")
     memoir = actions.add_parser(
         "memoir",
@@ -138,16 +137,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     _add_common(claude)
     claude.set_defaults(run=run_claude)
-    undo = actions.add_parser(
-        "undo",
-        help="take back an import",
-        description="Remove the notes an import created and put its index back.",
-        epilog=UNDO_EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    undo.add_argument("backup_id", metavar="ID", help="the ID the import printed")
-    undo.add_argument("--store", metavar="PATH", help="the store (default: found as for check)")
-    undo.set_defaults(run=run_undo)
 
 
 def store_root(explicit: str | None) -> tuple[str, str]:
@@ -367,15 +356,17 @@ def report_lines(
     if dry_run:
         out.append("nothing written: --dry-run")
     elif backup_id is not None:
-        out.append(f"undo: engramory import undo {backup_id} --store {plan.root}")
+        out.append(f"undo: engramory import --undo {backup_id} --store {plan.root}")
     out.append(f"next: {NEXT_STEP} {plan.root}")
     return out
 
 
 def run_undo(args: argparse.Namespace) -> int:
-    """Take back an import."""
-    backup.check_backup_id(args.backup_id)
+    """``import --undo ID``: take back an import (without --undo: the usage, exit 64)."""
+    if args.undo is None:
+        raise UsageError("give an action: memoir DIR or claude-memory [DIR] (or --undo ID)")
+    backup.check_backup_id(args.undo)
     root, _how = store_root(args.store)
     if not os.path.isdir(root):
         raise InputMissingError(f"{root}: no store there")
-    return backup.undo(root, args.backup_id, command="import")
+    return backup.undo(root, args.undo, command="import")
