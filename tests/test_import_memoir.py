@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from doctorkit import doctor, make_store, note, valid_store
+from engramory import backup, fsutil
 from engramory.frontmatter import parse
 from engramory.interop import memoir_import
 from engramory.interop.importer import Candidate, Skip
@@ -343,6 +344,30 @@ def test_store_that_is_the_memoir_folder_is_refused(cli, memoir: Path) -> None:
     result = cli("import", "memoir", str(memoir), "--store", str(memoir))
     assert result.code == 1 and "give another --store" in result.err, result
     assert snapshot(memoir) == before
+
+
+def test_a_write_failing_midway_says_what_was_written_and_undo_repairs(
+    cli, memoir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = valid_store(tmp_path / "store")
+    before = {p: p.read_bytes() for p in store.rglob("*") if p.is_file()}
+    real = fsutil.write_atomic
+
+    def failing(path, data, mode=None):  # the index write fails after the notes were made
+        if os.path.basename(path) == "MEMORY.md" and ".engramory" not in str(path):
+            raise OSError(28, "No space left on device")
+        return real(path, data, mode)
+
+    monkeypatch.setattr(backup.fsutil, "write_atomic", failing)
+    result = cli("import", "memoir", str(memoir), "--store", str(store))
+    assert result.code == 1, result
+    assert "engramory import --undo" in result.err
+    assert "written before it failed: " in result.err and "fact_staging.md" in result.err
+    monkeypatch.setattr(backup.fsutil, "write_atomic", real)
+    backup_id = result.err.split("--undo ")[1].split(")")[0].split(";")[0].split()[0]
+    assert cli("import", "--undo", backup_id, "--store", str(store)).code == 0
+    after = {p: p.read_bytes() for p in store.rglob("*") if p.is_file()}
+    assert {p: b for p, b in after.items() if ".engramory" not in p.parts} == before
 
 
 def test_missing_source_is_66_and_usage_is_64(cli, tmp_path: Path) -> None:

@@ -328,7 +328,21 @@ def execute(plan: ImportPlan) -> str | None:
                 "nothing was written"
             ) from None
     sources = {INDEX_NAME: plan.index_source} if changes else {}
-    return backup.apply(plan.root, sources, changes, created=created, command=COMMAND)
+    try:
+        return backup.apply(plan.root, sources, changes, created=created, command=COMMAND)
+    except OSError as exc:  # before the first note or index write: the backup could not be made
+        raise EngramoryError(
+            f"{plan.root}: cannot make the backup ({fsutil.os_error_text(exc)}); no note and "
+            "no index was written"
+        ) from None
+    except EngramoryError as exc:
+        written = [rel for rel in created if os.path.lexists(os.path.join(plan.root, rel))]
+        if not written:
+            raise
+        shown = ", ".join(written[:10]) + (
+            f" and {len(written) - 10} more" if len(written) > 10 else ""
+        )
+        raise EngramoryError(f"{exc}; written before it failed: {shown}") from None
 
 
 def counts(values: Iterable[str]) -> dict[str, int]:
