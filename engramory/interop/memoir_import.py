@@ -31,6 +31,7 @@ from datetime import date
 from engramory.doctor.rules.schema import find_labels
 from engramory.frontmatter import NOTE_TYPES
 from engramory.interop.importer import Candidate, Skip
+from engramory.interop.memoir_export import MEMOIR_FIELDS, RENAMED_PREFIX
 
 SUPPORTED_VERSION = 1
 MEMOIR_TYPES = ("fact", "preference", "decision", "lesson", "goal", "next_action")
@@ -258,6 +259,14 @@ def _scope(kind: str, meta: dict[str, object]) -> str:
     return "repo" if one_line(meta.get("project")) else "global"
 
 
+def exported_key(key: str) -> str:
+    """A note's own key as it was before the export renamed it (``engramory_source`` ->
+    ``source``: the export prefixes a key memoir gives another meaning)."""
+    if key.startswith(RENAMED_PREFIX) and key[len(RENAMED_PREFIX) :] in MEMOIR_FIELDS:
+        return key[len(RENAMED_PREFIX) :]
+    return key
+
+
 def engramory_fields(meta: dict[str, object], note_type: str) -> dict[str, str]:
     """The frontmatter of an exported Engramory note, in the entry's key order, without what
     the export added; ``origin.session_id`` back as ``originSessionId``, ``scope`` from
@@ -273,7 +282,7 @@ def engramory_fields(meta: dict[str, object], note_type: str) -> dict[str, str]:
                 elif not (sub == "tool" and inner == ENGRAMORY_TOOL):
                     fields.setdefault(f"origin_{sub}", flat_value(inner))
         elif key not in EXPORT_ADDED:
-            fields.setdefault(key, flat_value(value))
+            fields.setdefault(exported_key(key), flat_value(value))
     fields.setdefault("type", note_type)
     scope = one_line(meta.get("engramory_scope"))
     if scope:
@@ -357,7 +366,8 @@ def map_entry(
     }
     skip = CONSUMED | CONSUMED_BY_TYPE.get(kind, frozenset()) | frozenset(fields)
     for key, value in flattened(meta, skip).items():
-        fields.setdefault(key, value)
+        if not (key == "origin_tool" and value == ENGRAMORY_TOOL):  # our own export's mark
+            fields.setdefault(key, value)
     notes = ("no dates in the entry: created/updated from the file",) if from_file else ()
     return Candidate(
         link,
