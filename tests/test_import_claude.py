@@ -190,3 +190,15 @@ def test_map_note_reads_memoir_types_and_keeps_order() -> None:
     assert mapped.note_type == "feedback"
     assert list(mapped.fields) == ["name", "description", "type", "created", "updated", "modified"]
     assert mapped.fields["created"] == date(2026, 3, 4).isoformat()
+
+
+def test_a_secret_in_the_host_index_hook_is_not_copied(cli, tmp_path: Path) -> None:
+    key = "AKIA" + "QWERTYUIOPASDFGH"[::-1]
+    source = tmp_path / "native"
+    source.mkdir()
+    (source / "user_a.md").write_text("---\nname: a\ndescription: d\ntype: user\n---\nx\n", "utf-8")
+    (source / "MEMORY.md").write_text(f"- [A](user_a.md) — key {key}\n", encoding="utf-8")
+    result = cli("import", "claude-memory", str(source), "--store", str(tmp_path / "s"))
+    assert result.code == 0, result
+    assert "user_a.md: secret (a " in result.out and "in its pointer" in result.out
+    assert key not in result.out and not (tmp_path / "s" / "user_a.md").exists()

@@ -178,11 +178,11 @@ def _screen(
             skipped.append(Skip(candidate.source, UNWRITABLE, str(exc)))
             continue
         found = secrets.find(data.decode("utf-8"))
-        if found:
-            first = found[0]
-            skipped.append(
-                Skip(candidate.source, SECRET, f"a {first.kind} on line {first.line}: not copied")
-            )
+        in_pointer = secrets.find(f"{candidate.title}\n{candidate.hook}")
+        if found or in_pointer:
+            first = (found or in_pointer)[0]
+            where = f"on line {first.line}" if found else "in its pointer's title or hook"
+            skipped.append(Skip(candidate.source, SECRET, f"a {first.kind} {where}: not copied"))
             continue
         seen[file_name.casefold()] = file_name
         kept.append(Planned(file_name, data, candidate))
