@@ -504,3 +504,14 @@ def test_make_store_helper_index_is_untouched_by_a_skip_only_import(cli, tmp_pat
     result = cli("import", "memoir", str(source), "--store", str(store))
     assert result.code == 0, result
     assert snapshot(store) == before  # nothing to write: no backup folder either
+
+
+def test_a_symlinked_index_is_refused_before_any_write(cli, memoir: Path, tmp_path: Path) -> None:
+    store = valid_store(tmp_path / "store")
+    real = store / "real-index.txt"
+    (store / "MEMORY.md").rename(real)
+    (store / "MEMORY.md").symlink_to(real.name)
+    before = snapshot(store)
+    result = cli("import", "memoir", str(memoir), "--store", str(store))
+    assert result.code == 1 and "symlink" in result.err, result
+    assert snapshot(store) == before
