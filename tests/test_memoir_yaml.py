@@ -361,7 +361,7 @@ VALUES = st.one_of(
 MAPPINGS = st.dictionaries(KEYS, VALUES, min_size=1, max_size=6)
 
 
-@settings(max_examples=1500, deadline=None)
+@settings(max_examples=1000, deadline=None)
 @given(MAPPINGS)
 def test_what_is_written_reads_back_unchanged_in_yaml_and_here(mapping: dict) -> None:
     try:
@@ -374,7 +374,7 @@ def test_what_is_written_reads_back_unchanged_in_yaml_and_here(mapping: dict) ->
     assert (parse_frontmatter(front), body) == (mapping, "b\n")
 
 
-@settings(max_examples=1000, deadline=None)
+@settings(max_examples=500, deadline=None)
 @given(TEXT)
 def test_only_strings_both_readers_could_not_share_are_refused(value: str) -> None:
     try:
@@ -460,7 +460,7 @@ LINE_PARTS = st.sampled_from(
 )
 
 
-@settings(max_examples=3000, deadline=None)
+@settings(max_examples=2000, deadline=None)
 @given(st.lists(LINE_PARTS, max_size=16).map("".join))
 def test_whatever_we_accept_pyyaml_reads_the_same(text: str) -> None:
     try:
@@ -470,8 +470,9 @@ def test_whatever_we_accept_pyyaml_reads_the_same(text: str) -> None:
     try:
         theirs = yaml.safe_load(text)
     except yaml.YAMLError:
-        # The one leniency: a line of only spaces and tabs is blank here, an error in PyYAML.
-        assert any(not line.strip(" \t\r") and "\t" in line for line in text.split("\n"))
+        # The one leniency: a tab between tokens (after a colon, a dash, before a comment, at
+        # a line's end, on a blank line) separates like a space here; PyYAML rejects it.
+        assert "\t" in text
         return
     if not ours:
         assert theirs in (None, {})

@@ -21,6 +21,9 @@ Reading (:func:`parse_frontmatter`)
       anchors, aliases, tags, deeper nesting, multi-line values, tab
       indentation, duplicate keys) raises :class:`MemoirSyntaxError` with the
       1-based line number in the file.
+    * One leniency: a tab between tokens (after ``key:`` or ``-``, before a
+      comment, at the end of a line, on a blank line) separates like a space,
+      where PyYAML rejects the file; a tab in the indentation is an error.
 
 Writing (:func:`dump_frontmatter`)
     * Key order is kept; mappings and lists in block style, never flow
