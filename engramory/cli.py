@@ -38,6 +38,8 @@ COMMAND_MODULES = {
     "sync": "engramory.commands.sync",
     "where": "engramory.commands.where",
     "trace": "engramory.commands.trace",
+    "export": "engramory.commands.export",
+    "import": "engramory.commands.importer",
 }
 
 DESCRIPTION = """\

@@ -1,0 +1,466 @@
+"""The import core: candidate notes into a store, with pointers, collisions, caps and overflow.
+
+The readers (:mod:`engramory.interop.memoir_import`, :mod:`engramory.interop.claude_import`)
+turn a source folder into :class:`Candidate` notes (already in Engramory's schema)
+and :class:`Skip` records. :func:`make_plan` decides, without writing: which
+candidates collide with a note of the store (live or archived, any letter case)
+or with each other, which hold a secret or a value the frontmatter cannot hold,
+the index text with every pointer under its type's heading, and whether that
+index stays within the hard cap (else a refusal saying how many fit) or, with
+``archive_overflow``, which notes stay live (the most recently updated, up to
+the soft cap) and which go to ``archive/`` unindexed. :func:`execute` writes the
+plan through :func:`engramory.backup.apply`: new files exclusively, the index
+atomically, and a backup ID that ``engramory import undo`` takes back.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import date, datetime
+
+from engramory import backup, fsutil, notewrite, secrets
+from engramory.caps import INDEX_NAME, Caps, count_lines, utf8_size
+from engramory.doctor.model import ERROR
+from engramory.errors import EngramoryError, InputMissingError
+from engramory.frontmatter import NOTE_TYPES, decode, render
+from engramory.indexedit import pointer_line
+from engramory.resources import shipped_path
+from engramory.store import ARCHIVE, NOTE_READ_LIMIT, walk
+from engramory.textfmt import plural
+
+COLLISION = "collision"
+SECRET = "secret"
+UNWRITABLE = "unwritable"
+BAD_NAME = "bad-name"
+NAME_MAX = 120
+COMMAND = "import"
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A note to import, in Engramory's schema.
+
+    ``name``: the file name without ``.md`` (the source's, so ``[[links]]`` still
+    resolve); ``fields``: the frontmatter in writing order; ``body``: written
+    verbatim after the closing fence; ``title``/``hook``: the pointer's text;
+    ``recency``: an ISO date (``""``: unknown, oldest) choosing the live notes under
+    ``--archive-overflow``; ``source``: the file it came from, for the report;
+    ``notes``: what the reader did to it that the report should say; ``archived``: it
+    goes to ``archive/`` unindexed (an archived note exported with ``--include-archive``).
+    """
+
+    name: str
+    note_type: str
+    fields: dict[str, str]
+    body: str
+    title: str
+    hook: str
+    recency: str = ""
+    source: str = ""
+    notes: tuple[str, ...] = ()
+    archived: bool = False
+
+
+@dataclass(frozen=True)
+class Skip:
+    """A source file not imported: why (a short stable reason) and a detail for the report."""
+
+    source: str
+    reason: str
+    detail: str = ""
+
+
+@dataclass(frozen=True)
+class Planned:
+    """One file the import writes: store-relative path, bytes, and its candidate."""
+
+    rel: str
+    data: bytes
+    candidate: Candidate
+
+
+@dataclass
+class ImportPlan:
+    """Everything an import writes and says; nothing has been written yet."""
+
+    root: str
+    store_exists: bool
+    index_exists: bool
+    index_source: bytes
+    new_index: str
+    live: list[Planned]
+    archived: list[Planned]
+    skipped: list[Skip]
+    warnings: list[str] = field(default_factory=list)
+    lines: int = 0
+    size: int = 0
+
+    def created(self) -> dict[str, bytes]:
+        """Every new file, the index included when the store had none."""
+        files = {p.rel: p.data for p in self.live + self.archived}
+        if not self.index_exists:
+            files[INDEX_NAME] = notewrite.encode_index(self.new_index)
+        return files
+
+
+def name_problem(name: str) -> str | None:
+    """Why ``name`` (without ``.md``) cannot name a note file in the store, else ``None``."""
+    if not name or name.startswith(".") or name != name.strip():
+        return "the file name is empty, hidden or has surrounding blanks"
+    if any(ch in "/\\:" or ord(ch) < 32 or ord(ch) == 127 for ch in name):
+        return "the file name holds a path separator, a colon or a control character"
+    if len(name) > NAME_MAX:
+        return f"the file name is over {NAME_MAX} characters"
+    if name.casefold() in ("memory", ARCHIVE, "templates"):
+        return f"{name}.md would be taken for the index or a store folder"
+    return None
+
+
+def note_data(candidate: Candidate) -> bytes:
+    """The note's bytes: the frontmatter (Engramory's writer), then the body verbatim.
+
+    Raises :class:`ValueError` when the frontmatter cannot hold a key or value.
+    """
+    return (render(candidate.fields) + candidate.body).encode("utf-8")
+
+
+def template_index() -> str:
+    """The index a new store starts with, as ``engramory init`` writes it."""
+    return shipped_path("templates/MEMORY.md").read_text(encoding="utf-8")
+
+
+def existing_names(root: str) -> dict[str, str]:
+    """Case-folded file name -> store-relative path of every note, live or archived, and of
+    every entry at the store's top (a new note may not take any of those names)."""
+    if not os.path.isdir(root):
+        return {}
+    found = walk(root)
+    names: dict[str, str] = {}
+    for rel in [note.rel for note in found.notes] + list(found.archived):
+        names.setdefault(rel.rsplit("/", 1)[-1].casefold(), rel)
+    try:
+        entries = os.listdir(root)
+    except OSError:
+        entries = []
+    for entry in entries:
+        names.setdefault(entry.casefold(), entry)
+    return names
+
+
+def _screen(
+    candidates: Sequence[Candidate], taken: dict[str, str]
+) -> tuple[list[Planned], list[Skip], list[str]]:
+    """The candidates that can be written (with their bytes), the rest as skips, and the
+    doctor's errors on the notes kept (carried over from the source: said, not refused)."""
+    kept: list[Planned] = []
+    skipped: list[Skip] = []
+    warnings: list[str] = []
+    seen: dict[str, str] = {}
+    today = date.today()
+    for candidate in candidates:
+        file_name = candidate.name + ".md"
+        problem = name_problem(candidate.name)
+        if problem:
+            skipped.append(Skip(candidate.source, BAD_NAME, problem))
+            continue
+        clash = taken.get(file_name.casefold()) or seen.get(file_name.casefold())
+        if clash is not None:
+            skipped.append(
+                Skip(candidate.source, COLLISION, f"a note named {clash} is already there")
+            )
+            continue
+        try:
+            data = note_data(candidate)
+        except ValueError as exc:
+            skipped.append(Skip(candidate.source, UNWRITABLE, str(exc)))
+            continue
+        found = secrets.find(data.decode("utf-8"))
+        in_pointer = secrets.find(f"{candidate.title}\n{candidate.hook}")
+        if found or in_pointer:
+            first = (found or in_pointer)[0]
+            where = f"on line {first.line}" if found else "in its pointer's title or hook"
+            skipped.append(Skip(candidate.source, SECRET, f"a {first.kind} {where}: not copied"))
+            continue
+        seen[file_name.casefold()] = file_name
+        kept.append(Planned(file_name, data, candidate))
+        for issue in notewrite.note_issues(file_name, data, today):
+            if issue.severity == ERROR:
+                warnings.append(
+                    f"{file_name}: {issue.message} [{issue.rule}] "
+                    "(as in the source: fix it after the import)"
+                )
+    return kept, skipped, warnings
+
+
+def index_with(index: str, pointers: Iterable[tuple[str, str]]) -> str:
+    """``index`` with each ``(type, pointer line)`` added at the end of its type's section."""
+    for section, line in pointers:
+        index = notewrite.index_with_pointer(index, section, line)
+    return index
+
+
+def pointer_of(planned: Planned) -> tuple[str, str]:
+    """``(section, pointer line)`` for a live note."""
+    candidate = planned.candidate
+    return candidate.note_type, pointer_line(candidate.title, planned.rel, candidate.hook)
+
+
+def _within(text: str, line_cap: int, byte_cap: int) -> bool:
+    return count_lines(text) <= line_cap and utf8_size(text) <= byte_cap
+
+
+def fitting(index: str, ordered: Sequence[Planned], line_cap: int, byte_cap: int) -> int:
+    """How many of ``ordered`` (taken in that order) fit before the index passes the caps."""
+    if not _within(index, line_cap, byte_cap):
+        return 0
+    text = index
+    for count, planned in enumerate(ordered):
+        text = index_with(text, [pointer_of(planned)])
+        if not _within(text, line_cap, byte_cap):
+            return count
+    return len(ordered)
+
+
+def by_recency(planned: Sequence[Planned]) -> list[Planned]:
+    """Most recently updated first (unknown dates last); ties in the given order."""
+    return sorted(planned, key=lambda p: p.candidate.recency, reverse=True)
+
+
+def archived_copy(planned: Planned) -> Planned:
+    """The same note, under ``archive/``."""
+    return Planned(f"{ARCHIVE}/{planned.rel}", planned.data, planned.candidate)
+
+
+def make_plan(
+    root: str,
+    candidates: Sequence[Candidate],
+    skipped: Sequence[Skip],
+    index: str | None,
+    index_source: bytes,
+    caps: Caps,
+    archive_overflow: bool,
+) -> ImportPlan:
+    """Decide the import; raise :class:`EngramoryError` (exit 1) on a refusal.
+
+    ``index``: the store's index text (``None``: no index yet, the template is used).
+    """
+    store_exists = os.path.isdir(root)
+    kept, skips, warnings = _screen(candidates, existing_names(root))
+    base = template_index() if index is None else index
+    archived = [archived_copy(p) for p in kept if p.candidate.archived]
+    kept = [p for p in kept if not p.candidate.archived]
+    live = kept
+    if kept and fitting(base, kept, caps.hard_lines, caps.hard_bytes) < len(kept):
+        ordered = by_recency(kept)
+        if not archive_overflow:
+            fit = fitting(base, ordered, caps.hard_lines, caps.hard_bytes)
+            raise EngramoryError(
+                f"the pointers of {plural(len(kept), 'note')} would take {INDEX_NAME} over its "
+                f"hard cap ({caps.hard_lines} lines / {caps.hard_bytes} bytes): {fit} of "
+                f"{len(kept)} fit. Nothing was written. Run again with --archive-overflow (the "
+                f"most recently updated notes get pointers up to the soft cap, the rest go to "
+                f"{ARCHIVE}/), or compact the index first"
+            )
+        fit = fitting(base, ordered, caps.warn_lines, caps.warn_bytes)
+        chosen = {id(p) for p in ordered[:fit]}
+        live = [p for p in kept if id(p) in chosen]
+        archived += [archived_copy(p) for p in kept if id(p) not in chosen]
+    new_index = index_with(base, [pointer_of(p) for p in live])
+    return ImportPlan(
+        root,
+        store_exists,
+        index is not None,
+        index_source,
+        new_index,
+        live,
+        archived,
+        [*skipped, *skips],
+        warnings,
+        count_lines(new_index),
+        utf8_size(new_index),
+    )
+
+
+def read_index(root: str, caps: Caps) -> tuple[str | None, bytes]:
+    """The store's index as text and bytes (``None``: no index yet); refuses (exit 1) an index
+    that is a symlink, not a regular file, or too large to edit."""
+    path = os.path.join(root, INDEX_NAME)
+    try:
+        mode = os.lstat(path).st_mode
+    except FileNotFoundError:
+        return None, b""
+    except OSError as exc:
+        raise EngramoryError(f"{path}: {fsutil.os_error_text(exc)}") from None
+    if stat.S_ISLNK(mode) or not stat.S_ISREG(mode):
+        raise EngramoryError(
+            f"{path} is a symlink or not a regular file: import writes only a regular index; "
+            "make it one first"
+        )
+    try:
+        raw = fsutil.read_bounded(path, caps.read_limit())
+    except fsutil.FileTooLargeError:
+        raise EngramoryError(
+            f"{path} is too large to edit: compact it first (engramory check {root})"
+        ) from None
+    except OSError as exc:
+        raise EngramoryError(f"{path}: {fsutil.os_error_text(exc)}") from None
+    return notewrite.decode_index(raw), raw
+
+
+def execute(plan: ImportPlan) -> str | None:
+    """Write the plan (the store folder first when missing); the backup ID, ``None`` when there
+    was nothing to write."""
+    created = plan.created()
+    changes = {}
+    if plan.index_exists and (plan.live or plan.archived):
+        changes[INDEX_NAME] = notewrite.encode_index(plan.new_index)
+    if not created and not changes:
+        return None
+    if not plan.store_exists:
+        try:
+            os.makedirs(plan.root)
+        except OSError as exc:
+            raise EngramoryError(
+                f"{plan.root}: cannot create the store ({fsutil.os_error_text(exc)}); "
+                "nothing was written"
+            ) from None
+    sources = {INDEX_NAME: plan.index_source} if changes else {}
+    try:
+        return backup.apply(plan.root, sources, changes, created=created, command=COMMAND)
+    except OSError as exc:  # before the first note or index write: the backup could not be made
+        raise EngramoryError(
+            f"{plan.root}: cannot make the backup ({fsutil.os_error_text(exc)}); no note and "
+            "no index was written"
+        ) from None
+    except EngramoryError as exc:
+        written = [rel for rel in created if os.path.lexists(os.path.join(plan.root, rel))]
+        if not written:
+            raise
+        shown = ", ".join(written[:10]) + (
+            f" and {len(written) - 10} more" if len(written) > 10 else ""
+        )
+        raise EngramoryError(f"{exc}; written before it failed: {shown}") from None
+
+
+def counts(values: Iterable[str]) -> dict[str, int]:
+    """How often each value occurs, in first-seen order."""
+    tally: dict[str, int] = {}
+    for value in values:
+        tally[value] = tally.get(value, 0) + 1
+    return tally
+
+
+def summary(plan: ImportPlan) -> dict[str, object]:
+    """The report as data: imported per type, archived, skipped per reason, with the files."""
+    return {
+        "store": plan.root,
+        "created_store": not plan.store_exists,
+        "imported": counts(p.candidate.note_type for p in plan.live),
+        "archived": [p.rel for p in plan.archived],
+        "skipped": counts(s.reason for s in plan.skipped),
+        "skipped_files": [
+            {"source": s.source, "reason": s.reason, "detail": s.detail} for s in plan.skipped
+        ],
+        "notes": [p.rel for p in plan.live],
+        "index": {"lines": plan.lines, "bytes": plan.size},
+        "warnings": plan.warnings,
+    }
+
+
+def type_counts_text(plan: ImportPlan) -> str:
+    """``3 feedback, 1 user`` (in the protocol's type order), or ``nothing``."""
+    tally = counts(p.candidate.note_type for p in plan.live)
+    parts = [f"{tally[t]} {t}" for t in NOTE_TYPES if t in tally]
+    return ", ".join(parts) if parts else "nothing"
+
+
+@dataclass(frozen=True)
+class SourceFile:
+    """One ``.md`` file read from a source folder: its name, text and modification time."""
+
+    name: str
+    text: str
+    mtime: float
+
+    @property
+    def stem(self) -> str:
+        """The file name without ``.md``."""
+        return self.name[:-3]
+
+    @property
+    def day(self) -> str:
+        """The modification date, ``YYYY-MM-DD`` (local time)."""
+        return datetime.fromtimestamp(self.mtime).date().isoformat()
+
+    @property
+    def stamp(self) -> str:
+        """The modification time as a sortable ISO date-time (local time)."""
+        return datetime.fromtimestamp(self.mtime).isoformat()
+
+
+@dataclass
+class SourceFolder:
+    """What a source folder holds: its ``.md`` files (the index apart), what was not read."""
+
+    files: list[SourceFile] = field(default_factory=list)
+    index: SourceFile | None = None
+    skipped: list[Skip] = field(default_factory=list)
+
+
+NOT_READ = "not-read"
+INDEX_FILE = "index"
+
+
+def source_folder(folder: str) -> str:
+    """The folder's real path; exit 66 when it is missing or not a folder."""
+    try:
+        mode = os.stat(folder).st_mode
+    except OSError as exc:
+        raise InputMissingError(f"{folder}: {fsutil.os_error_text(exc)}") from None
+    if not stat.S_ISDIR(mode):
+        raise InputMissingError(f"{folder} is not a folder: give the folder that holds the notes")
+    return os.path.realpath(folder)
+
+
+def read_folder(folder: str) -> SourceFolder:
+    """The top-level ``.md`` files of ``folder`` (sorted), each read with a bound and without
+    following a symlink; sub-folders, symlinks and unreadable files listed as not read.
+    Hidden entries are passed over. Nothing in the folder is ever modified."""
+    found = SourceFolder()
+    try:
+        with os.scandir(folder) as scan:
+            entries = sorted(scan, key=lambda e: e.name)
+    except OSError as exc:
+        raise InputMissingError(f"{folder}: {fsutil.os_error_text(exc)}") from None
+    for entry in entries:
+        name = entry.name
+        if name.startswith("."):
+            continue
+        if entry.is_dir(follow_symlinks=False):
+            found.skipped.append(Skip(name + "/", NOT_READ, "a sub-folder: only the top is read"))
+            continue
+        if not name.lower().endswith(".md"):
+            continue
+        if entry.is_symlink():
+            found.skipped.append(Skip(name, NOT_READ, "a symlink: not followed"))
+            continue
+        try:
+            raw, info = fsutil.read_bounded_stat(entry.path, NOTE_READ_LIMIT, follow_symlinks=False)
+        except fsutil.FileTooLargeError:
+            found.skipped.append(Skip(name, NOT_READ, f"over {NOTE_READ_LIMIT} bytes"))
+            continue
+        except fsutil.NotRegularFileError:
+            found.skipped.append(Skip(name, NOT_READ, "not a regular file"))
+            continue
+        except OSError as exc:
+            found.skipped.append(Skip(name, NOT_READ, fsutil.os_error_text(exc)))
+            continue
+        source = SourceFile(name, decode(raw), info.st_mtime)
+        if name == INDEX_NAME:
+            found.index = source
+        else:
+            found.files.append(source)
+    return found
