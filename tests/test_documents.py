@@ -276,10 +276,11 @@ def command_problems(words: list[str], options: dict[str, set[str]], hosts: set[
     if nested:
         if not rest:
             return []  # the group itself, named in prose ("see `engramory sync`")
-        choices = rest[0].split("|")
-        if not set(choices) <= nested:
-            return [f"no known {sub} command in {' '.join(words)!r}"]
-        sub, rest = f"{sub} {choices[0]}", rest[1:]
+        if not rest[0].startswith("-"):  # else the group's own flags (`engramory import --undo`)
+            choices = rest[0].split("|")
+            if not set(choices) <= nested:
+                return [f"no known {sub} command in {' '.join(words)!r}"]
+            sub, rest = f"{sub} {choices[0]}", rest[1:]
     if sub not in options:
         return [f"unknown command {' '.join(words)!r}"]
     problems = [
@@ -296,6 +297,10 @@ def command_problems(words: list[str], options: dict[str, set[str]], hosts: set[
 def test_command_problems_catches_unknown_commands_flags_and_hosts() -> None:
     options = subcommand_options()
     hosts = set(host_names())
+    assert command_problems(["engramory", "import", "--undo", "X"], options, hosts) == []
+    assert command_problems(["engramory", "import", "--nope"], options, hosts) == [
+        "--nope is not a flag of import"
+    ]
     assert (
         command_problems(["engramory", "sync", "status", "--format", "json"], options, hosts) == []
     )

@@ -29,13 +29,10 @@ def original(store: Path, file_name: str) -> Path:
 def comparable(fields: dict[str, str], slug: str) -> dict[str, str]:
     """What the round trip promises to keep. The empty ``metadata:`` header of Claude Code's
     nested dialect is structure, not a value (its children are read as plain keys); the export
-    writes an empty name as the file's name; and it writes ``scope: global`` as no ``project``
-    at all, the same as no scope (DESIGN §4 / issue 18), so that one value is not carried."""
+    writes an empty name as the file's name."""
     kept = {k: v for k, v in fields.items() if not (k == "metadata" and not v.strip())}
     if not kept.get("name", "x").strip():
         kept["name"] = slug
-    if kept.get("scope") == "global":
-        del kept["scope"]
     return kept
 
 

@@ -249,7 +249,7 @@ def _base_mapping(note: SourceNote, project: str | None) -> tuple[dict[str, obje
     scope = fields.get("scope", "").strip()
     if scope == "repo" and project:
         mapping["project"] = project
-    elif scope not in ("", "global", "repo"):
+    elif scope:  # global (no project in memoir), repo without a project name, or another value
         mapping[RENAMED_PREFIX + "scope"] = scope
     return mapping, said
 
