@@ -38,6 +38,7 @@ COMMAND_MODULES = {
     "sync": "engramory.commands.sync",
     "where": "engramory.commands.where",
     "trace": "engramory.commands.trace",
+    "precommit": "engramory.commands.precommit",
 }
 
 DESCRIPTION = """\

@@ -432,6 +432,23 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="check the current project's Claude Code auto-memory folder, wherever it is "
         "(not with STORE)",
     )
+    catalogue = parser.add_mutually_exclusive_group()
+    catalogue.add_argument(
+        "--list-rules", action="store_true", help="print the rule catalogue and exit"
+    )
+    catalogue.add_argument(
+        "--explain",
+        metavar="RULE",
+        help="print one rule's severity, summary, examples (a store it fires on and one it "
+        "does not) and fix, and exit",
+    )
+    add_store_options(parser)
+    parser.set_defaults(run=run)
+
+
+def add_store_options(parser: argparse.ArgumentParser) -> None:
+    """The flags that say how to check a store and print the report (``engramory precommit
+    doctor`` takes them too)."""
     parser.add_argument(
         "--profile",
         choices=tuple(PROFILES),
@@ -466,16 +483,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--ignore", action="append", metavar="RULES", help="skip these rules (comma-separated)"
     )
-    catalogue = parser.add_mutually_exclusive_group()
-    catalogue.add_argument(
-        "--list-rules", action="store_true", help="print the rule catalogue and exit"
-    )
-    catalogue.add_argument(
-        "--explain",
-        metavar="RULE",
-        help="print one rule's severity, summary, examples (a store it fires on and one it "
-        "does not) and fix, and exit",
-    )
     parser.add_argument(
         "--max-index-line",
         type=positive_int_arg,
@@ -500,7 +507,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "CPU, up to 8; 1: none); the report is the same whatever N is",
     )
     add_cap_flags(parser)
-    parser.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
