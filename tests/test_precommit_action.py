@@ -49,13 +49,12 @@ OFFLINE_SIGNS = (
 def hook_definitions(text: str) -> list[dict[str, str]]:
     """``.pre-commit-hooks.yaml``: a list of flat mappings of scalars."""
     hooks: list[dict[str, str]] = []
-    for line in text.splitlines():
-        if not line.strip() or line.lstrip().startswith("#"):
+    for raw in text.splitlines():
+        if not raw.strip() or raw.lstrip().startswith("#"):
             continue
-        if line.startswith("- "):
+        if raw.startswith("- "):
             hooks.append({})
-            line = "  " + line[2:]
-        key, _, value = line.strip().partition(":")
+        key, _, value = raw.lstrip("- ").partition(":")
         hooks[-1][key] = value.strip()
     return hooks
 
@@ -125,7 +124,7 @@ def git(repo: Path, *args: str) -> str:
 def memory_repo(root: Path) -> Path:
     """A git repository with a good store (``good/``), a broken one (``team/.engramory-memory/``,
     index over its hard cap) and a markdown file in no store."""
-    notes = {"user-role.md": note("user-role"), "project-x.md": note("project-x", "project")}
+    notes = {"user-role.md": note("user-role"), "ref-x.md": note("ref-x", "reference")}
     good = make_store(root / "good", notes)
     (good / "MEMORY.md").write_text(
         ALLOW_COMMITTED + (good / "MEMORY.md").read_text("utf-8"), "utf-8"
@@ -158,7 +157,7 @@ def test_store_of_finds_the_nearest_store_and_skips_files_in_none(tmp_path: Path
     assert store_of(str(bad / "MEMORY.md"), top) == bad
     assert store_of(str(top / "README.md"), top) is None
     assert store_of(str(top / "team" / "gone.md"), top) is None  # a deleted file: its folder
-    files = [str(top / p) for p in ("good/user-role.md", "README.md", "good/project-x.md")]
+    files = [str(top / p) for p in ("good/user-role.md", "README.md", "good/ref-x.md")]
     stores, orphans = stores_of(files, top)
     assert list(stores) == [top / "good"]
     assert len(stores[top / "good"]) == 2
@@ -221,13 +220,13 @@ def test_check_hook_exit_is_the_worst_store(repo: Path) -> None:
     assert code == 2
     assert "OK: good/MEMORY.md" in out
     assert "OVER: team/.engramory-memory/MEMORY.md" in out
-    assert run_hook_entry("engramory-check", repo, ["good/project-x.md"])[0] == 0
+    assert run_hook_entry("engramory-check", repo, ["good/ref-x.md"])[0] == 0
 
 
 def test_precommit_usage_errors(repo: Path) -> None:
-    code, out = run_hook_entry("engramory-doctor", repo, [], ["--select", "no-such-rule"])
+    code, _ = run_hook_entry("engramory-doctor", repo, [], ["--select", "no-such-rule"])
     assert code == 0  # no file: nothing runs, so nothing to reject
-    code, out = run_hook_entry("engramory-doctor", repo, ["good/a.md"], ["--no-such-flag"])
+    code, _ = run_hook_entry("engramory-doctor", repo, ["good/a.md"], ["--no-such-flag"])
     assert code == 64
 
 
@@ -309,8 +308,10 @@ def test_readme_pre_commit_snippet_with_the_real_pre_commit(repo: Path, tmp_path
 # --- the GitHub Action -----------------------------------------------------------------------
 
 
-def run_action(store: str, strict: str, workspace: Path, runner_temp: Path) -> tuple[int, str]:
-    """Run ``action.yml``'s steps as the runner would (inputs through ``${{ }}``), with
+def run_action(
+    store: str, strict: str, workspace: Path, runner_temp: Path, steps: slice = slice(None)
+) -> tuple[int, str]:
+    """Run ``action.yml``'s ``steps`` as the runner would (inputs through ``${{ }}``), with
     ``python3`` this interpreter; the last step's exit code and output."""
     text = ACTION_FILE.read_text("utf-8")
     inputs = {**action_inputs(text), "store": store, "strict": strict}
@@ -322,7 +323,7 @@ def run_action(store: str, strict: str, workspace: Path, runner_temp: Path) -> t
     base = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
     base.update(PATH=f"{bindir}{os.pathsep}{base.get('PATH', '')}", RUNNER_TEMP=str(runner_temp))
     code, out = 0, ""
-    for env, script in action_steps(text):
+    for env, script in action_steps(text)[steps]:
         values = {
             key: re.sub(r"\$\{\{\s*([\w.]+)\s*\}\}", lambda m: context[m.group(1)], value)
             for key, value in env.items()
@@ -360,20 +361,20 @@ def test_action_steps_install_and_annotate(repo: Path, tmp_path: Path) -> None:
     assert code == 1, out
     assert "::error file=team/.engramory-memory/x.md,line=1,title=no-frontmatter::" in out
     assert "::error file=team/.engramory-memory/MEMORY.md,title=index-over-hard-cap::" in out
-    code, out = run_action("good", "false", repo, runner_temp)
-    assert (code, out.strip().splitlines()[-1:]) == (0, [out.strip().splitlines()[-1]]), out
-    assert "::" not in out
+    doctor_step = slice(1, None)  # installed once above; the doctor step again
+    code, out = run_action("good", "false", repo, runner_temp, doctor_step)
+    assert (code, out) == (0, "")
     (repo / "good" / "user-role.md").write_text(
         note("user-role", updated="2026-01-01", created="2026-01-05"), "utf-8"
     )
-    code, out = run_action("good", "false", repo, runner_temp)
+    code, out = run_action("good", "false", repo, runner_temp, doctor_step)
     assert code == 0, out
     assert "::warning file=good/user-role.md" in out
-    code, out = run_action("good", "true", repo, runner_temp)
+    code, out = run_action("good", "true", repo, runner_temp, doctor_step)
     assert code == 1, out
     # No store input: discovery from the workspace (the .engramory-memory/ in its top).
     shutil.copytree(repo / "team" / ".engramory-memory", repo / ".engramory-memory")
-    code, out = run_action("", "false", repo, runner_temp)
+    code, out = run_action("", "false", repo, runner_temp, doctor_step)
     assert code == 1, out
     assert "::error file=.engramory-memory/x.md,line=1," in out
 
