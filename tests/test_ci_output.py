@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-import pty
 import subprocess
 import sys
 from pathlib import Path
@@ -308,6 +307,8 @@ def test_color_always_wins_over_no_color_and_file_text_stays_escaped(
 
 def run_on_a_terminal(args: list[str], env: dict[str, str]) -> str:
     """Run ``python -m engramory ARGS`` with its stdout on a pseudo-terminal; its output."""
+    import pty  # POSIX only
+
     main_fd, child_fd = pty.openpty()
     full_env = {k: v for k, v in os.environ.items() if k != "NO_COLOR"}
     full_env.update(env, PYTHONPATH=str(REPO))
@@ -329,7 +330,7 @@ def run_on_a_terminal(args: list[str], env: dict[str, str]) -> str:
     return b"".join(chunks).decode("utf-8", "replace")
 
 
-@pytest.mark.skipif(not hasattr(os, "openpty"), reason="needs a pseudo-terminal")
+@pytest.mark.skipif(os.name != "posix", reason="needs a pseudo-terminal")
 def test_auto_colours_a_terminal_unless_no_color(tmp_path: Path) -> None:
     store = make_store(tmp_path / "s", {"b.md": "# no frontmatter\n"})
     assert f"{ESC}[1;31merror" in run_on_a_terminal(["doctor", str(store)], {})

@@ -192,9 +192,9 @@ def run_hook_entry(hook_id: str, repo: Path, files: list[str] | None = None, arg
 def test_doctor_hook_runs_once_per_store_and_skips_files_in_none(repo: Path) -> None:
     code, out = run_hook_entry("engramory-doctor", repo)
     assert code == 1
-    assert out.count("engramory doctor: the store ") == 2
-    assert "engramory doctor: the store good (3 changed files)" in out
-    assert "the store team/.engramory-memory (3 changed files)" in out
+    assert out.count("engramory precommit: doctor on the store ") == 2
+    assert "engramory precommit: doctor on the store good (3 changed files)" in out
+    assert "doctor on the store team/.engramory-memory (3 changed files)" in out
     assert "x.md:1: error: no frontmatter" in out
     assert "1 file in no store skipped (no MEMORY.md above it): README.md" in out
     assert "notes.txt" not in out
@@ -257,8 +257,8 @@ def pre_commit(args: list[str], cwd: Path, home: Path) -> subprocess.CompletedPr
 
 
 needs_pre_commit = pytest.mark.skipif(
-    importlib.util.find_spec("pre_commit") is None,
-    reason="pre-commit is not installed (pip install -e '.[test]' installs it)",
+    importlib.util.find_spec("pre_commit") is None or not (REPO / ".git").exists(),
+    reason="needs pre-commit (pip install -e '.[test]' installs it) and a git checkout",
 )
 
 
@@ -283,8 +283,6 @@ def test_real_pre_commit_try_repo(repo: Path, tmp_path: Path) -> None:
 def test_readme_pre_commit_snippet_with_the_real_pre_commit(repo: Path, tmp_path: Path) -> None:
     """The README's ``.pre-commit-config.yaml``, verbatim but for ``repo:`` and ``rev:``,
     which point at a clone of this checkout's last commit."""
-    if not (REPO / ".git").exists():
-        pytest.skip("the checkout is not a git repository: nothing to clone")
     clone = tmp_path / "engramory-clone"
     subprocess.run(["git", "clone", "-q", str(REPO), str(clone)], check=True)
     head = git(clone, "rev-parse", "HEAD").strip()

@@ -130,7 +130,7 @@ def run(args: argparse.Namespace) -> int:
         if text:
             print(
                 printable(
-                    f"engramory {args.tool}: the store {shown} "
+                    f"engramory precommit: {args.tool} on the store {shown} "
                     f"({plural(len(files), 'changed file')})"
                 )
             )
