@@ -40,6 +40,7 @@ COMMAND_MODULES = {
     "trace": "engramory.commands.trace",
     "export": "engramory.commands.export",
     "import": "engramory.commands.importer",
+    "precommit": "engramory.commands.precommit",
 }
 
 DESCRIPTION = """\

@@ -85,8 +85,11 @@ def test_json_output_shape(cli, tmp_path: Path) -> None:
         "index",
         "notes",
         "summary",
+        "fixes",
         "findings",
     }
+    fired = ("index-line-not-pointer", "pointer-missing", "no-frontmatter", "missing-scope")
+    assert report["fixes"] == {rule: RULES[rule].fix for rule in fired}
     assert report["store"] == str(store.resolve())
     assert report["profile"] == "engramory"
     assert report["index"] == {

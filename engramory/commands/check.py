@@ -11,10 +11,17 @@ import argparse
 import json
 import os
 
-from engramory import breach, discovery, fsutil
+from engramory import __version__, breach, discovery, fsutil
 from engramory import caps as capsmod
 from engramory.caps import Caps, Measurement
-from engramory.commands.options import add_cap_flags, add_format_flag, caps_from_args
+from engramory.commands.options import (
+    CI_FORMATS,
+    add_cap_flags,
+    add_color_flag,
+    add_format_flag,
+    caps_from_args,
+)
+from engramory.console import painter, stdout_colour
 from engramory.errors import EXIT_FINDINGS, EXIT_OK, EXIT_OVER, InputMissingError
 from engramory.textfmt import human_size, printable
 
@@ -39,7 +46,15 @@ examples:
   engramory check examples/store
   engramory check ~/notes/memory/MEMORY.md --format json
   ENGRAMORY_HARD=120 engramory check          # a tighter line cap for this run
-  engramory check --hard-bytes 16384 .engramory-memory"""
+  engramory check --hard-bytes 16384 .engramory-memory
+  engramory check --format github             # a GitHub Actions annotation when WARN or OVER
+  engramory check --format sarif > check.sarif
+
+--format github and sarif report WARN and OVER as the doctor's rules
+index-over-soft-cap (warning) and index-over-hard-cap (error), with the
+index's path relative to the current directory; OK reports nothing."""
+# The doctor's rule ids for check's verdicts, so CI shows one name for one problem.
+VERDICT_RULES = {capsmod.WARN: "index-over-soft-cap", capsmod.OVER: "index-over-hard-cap"}
 
 
 def measure(path: str, caps: Caps, real: str | None = None) -> Measurement:
@@ -126,7 +141,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("path", nargs="?", metavar="PATH", help="index file or store directory")
-    add_format_flag(parser)
+    add_format_flag(parser, CI_FORMATS)
+    add_color_flag(parser)
     add_cap_flags(parser)
     parser.set_defaults(run=run)
 
@@ -152,7 +168,34 @@ def run(args: argparse.Namespace) -> int:
     verdict, dims = m.verdict(caps)
     if args.format == "json":
         print(json.dumps(report(m, caps, verdict, dims)))
+    elif args.format in CI_FORMATS:
+        print(ci_report(args.format, path, describe(path, m, caps, verdict), verdict), end="")
     else:
         origin = location.source if location.discovered else ""
-        print(printable(describe(path, m, caps, verdict, origin)))
+        line = printable(describe(path, m, caps, verdict, origin))
+        word, rest = line.split(":", 1)
+        print(painter(stdout_colour(args.color))(word) + ":" + rest)
     return EXIT_CODES[verdict]
+
+
+def ci_report(output: str, path: str, message: str, verdict: str) -> str:
+    """The ``github`` or ``sarif`` output (ending in a newline, empty for github when OK): the
+    verdict as the doctor's cap rule, at the index's path relative to the current directory.
+
+    The doctor's modules load only here, so the everyday text check starts as fast as before.
+    """
+    from engramory.doctor.model import Finding  # noqa: PLC0415
+    from engramory.doctor.rules import RULES  # noqa: PLC0415
+    from engramory.report import github, relative_path, sarif, working_directory  # noqa: PLC0415
+
+    cwd = working_directory()
+    folder, name = os.path.split(os.path.abspath(path))
+    shown = relative_path(os.path.realpath(folder), name, cwd)
+    findings = []
+    if verdict in VERDICT_RULES:
+        rule = RULES[VERDICT_RULES[verdict]]
+        findings.append(Finding(rule.id, rule.severity, shown, None, message))
+    if output == "github":
+        return "".join(line + "\n" for line in github.render(findings))
+    rules = [(RULES[rule_id], RULES[rule_id].severity) for rule_id in VERDICT_RULES.values()]
+    return json.dumps(sarif.document(findings, rules, __version__, cwd), ensure_ascii=False) + "\n"

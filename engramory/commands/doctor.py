@@ -8,16 +8,19 @@ import sys
 from collections.abc import Iterator, Mapping
 from datetime import date
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from engramory import __version__, automemory, breach, discovery, secrets
 from engramory.caps import Measurement
 from engramory.commands.options import (
+    CI_FORMATS,
     add_cap_flags,
+    add_color_flag,
     add_format_flag,
     caps_from_args,
     positive_int_arg,
 )
+from engramory.console import painter, stdout_colour
 from engramory.doctor import engine
 from engramory.doctor.context import DEFAULT_MAX_INDEX_LINE, DEFAULT_STALE_DAYS, Options
 from engramory.doctor.model import (
@@ -33,6 +36,8 @@ from engramory.doctor.model import (
 from engramory.doctor.profiles import PROFILES, Profile, automatic
 from engramory.doctor.rules import RULES
 from engramory.errors import EXIT_FINDINGS, EXIT_OK, InputMissingError, UsageError
+from engramory.report import github, relocated, sarif, working_directory
+from engramory.report import statistics as stats
 from engramory.textfmt import plural, printable
 
 JSON_BATCH = 2000  # findings encoded per json.dumps call: fast, and memory stays flat
@@ -79,6 +84,10 @@ examples:
   engramory doctor --stale-days 30          # project notes untouched for 30+ days are stale
   engramory doctor --stale-days 0           # stale-project off
   engramory doctor --list-rules
+  engramory doctor --statistics             # one line per rule that fired, most frequent first
+  engramory doctor --max-findings 50        # at most 50 finding lines, then how many more
+  engramory doctor --format github          # annotations in a GitHub Actions log
+  engramory doctor --format sarif > engramory.sarif   # for GitHub code scanning
   engramory doctor --explain pointer-missing   # what it checks, examples, the fix"""
 
 
@@ -278,11 +287,42 @@ def _index_text(report: engine.Report) -> str:
     )
 
 
-def render_text(report: engine.Report) -> Iterator[str]:
-    """The text report, one line at a time (file-derived text escaped: one finding, one line)."""
-    for f in report.findings:
+def _plain(word: str) -> str:
+    return word
+
+
+def finding_lines(
+    findings: list[Finding], paint: Callable[[str], str], limit: int | None
+) -> Iterator[str]:
+    """One line per finding, at most ``limit`` of them, then one saying how many were left out.
+
+    File-derived text is escaped (one finding, one line); only the severity word,
+    our own, goes through ``paint``."""
+    shown = findings if limit is None else findings[:limit]
+    for f in shown:
         where = f.path if f.line is None else f"{f.path}:{f.line}"
-        yield printable(f"{where}: {f.severity}: {f.message} [{f.rule}]")
+        yield f"{printable(where)}: {paint(f.severity)}: {printable(f'{f.message} [{f.rule}]')}"
+    left = len(findings) - len(shown)
+    if left:
+        yield (
+            f"... and {plural(left, 'more finding')} not shown (--max-findings {limit}); "
+            "--statistics counts every finding by rule"
+        )
+
+
+def render_text(
+    report: engine.Report,
+    paint: Callable[[str], str] = _plain,
+    max_findings: int | None = None,
+    statistics: bool = False,
+) -> Iterator[str]:
+    """The text report, one line at a time: the findings (at most ``max_findings``) or, with
+    ``statistics``, one line per rule that fired; the summary; a fix line per rule that fired
+    (the statistics lines carry their fix already)."""
+    if statistics:
+        yield from stats.render(stats.rows(report.findings, report.hints), paint)
+    else:
+        yield from finding_lines(report.findings, paint, max_findings)
     totals = counts(report.findings)
     if not report.findings:
         verdict = "clean"
@@ -298,6 +338,8 @@ def render_text(report: engine.Report) -> Iterator[str]:
         f"engramory doctor: {verdict} — {plural(report.notes, 'note')}, {_index_text(report)}, "
         f"profile {report.profile.name}"
     )
+    if statistics:
+        return
     for rule_id, hint in report.hints.items():
         yield f"  fix {rule_id}: {hint}"
 
@@ -322,6 +364,7 @@ def render_json(report: engine.Report) -> Iterator[str]:
         },
         "notes": report.notes,
         "summary": counts(report.findings),
+        "fixes": report.hints,
     }
     yield json.dumps(head, ensure_ascii=False)[:-1] + ', "findings": ['
     findings = report.findings
@@ -329,6 +372,33 @@ def render_json(report: engine.Report) -> Iterator[str]:
         batch = [f.as_dict() for f in findings[start : start + JSON_BATCH]]
         yield (", " if start else "") + json.dumps(batch, ensure_ascii=False)[1:-1]
     yield "]}"
+
+
+def render_sarif(report: engine.Report, cwd: str) -> str:
+    """The SARIF log: every rule of the catalogue (its level under the report's profile),
+    one result per finding, paths relative to ``cwd``."""
+    profile = report.profile
+    rules = [(rule, profile.severity(rule)) for rule in RULES.values()]
+    findings = relocated(report.findings, report.root, cwd)
+    return json.dumps(sarif.document(findings, rules, __version__, cwd), ensure_ascii=False)
+
+
+def write_report(report: engine.Report, args: argparse.Namespace, header: str | None) -> None:
+    """Print the report in ``args.format``; ``header`` (text only) says how the store was found."""
+    if args.format == "json":
+        sys.stdout.writelines(render_json(report))
+        sys.stdout.write("\n")
+    elif args.format == "github":
+        findings = relocated(report.findings, report.root, working_directory())
+        sys.stdout.writelines(line + "\n" for line in github.render(findings))
+    elif args.format == "sarif":
+        sys.stdout.write(render_sarif(report, working_directory()) + "\n")
+    else:
+        if header is not None:
+            sys.stdout.write(printable(header) + "\n")
+        paint = painter(stdout_colour(args.color))
+        lines = render_text(report, paint, args.max_findings, args.statistics)
+        sys.stdout.writelines(line + "\n" for line in lines)
 
 
 def exit_code(findings: list[Finding], strict: bool) -> int:
@@ -362,6 +432,23 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="check the current project's Claude Code auto-memory folder, wherever it is "
         "(not with STORE)",
     )
+    catalogue = parser.add_mutually_exclusive_group()
+    catalogue.add_argument(
+        "--list-rules", action="store_true", help="print the rule catalogue and exit"
+    )
+    catalogue.add_argument(
+        "--explain",
+        metavar="RULE",
+        help="print one rule's severity, summary, examples (a store it fires on and one it "
+        "does not) and fix, and exit",
+    )
+    add_store_options(parser)
+    parser.set_defaults(run=run)
+
+
+def add_store_options(parser: argparse.ArgumentParser) -> None:
+    """The flags that say how to check a store and print the report (``engramory precommit
+    doctor`` takes them too)."""
     parser.add_argument(
         "--profile",
         choices=tuple(PROFILES),
@@ -369,7 +456,21 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="the dialect to judge the store in (default: claude-native for a Claude Code "
         "auto-memory folder, else engramory); with --list-rules, the severities under it",
     )
-    add_format_flag(parser)
+    add_format_flag(parser, CI_FORMATS)
+    add_color_flag(parser)
+    parser.add_argument(
+        "--statistics",
+        action="store_true",
+        help="instead of the findings, one line per rule that fired: count, severity, rule id, "
+        "its fix (most frequent first; text only)",
+    )
+    parser.add_argument(
+        "--max-findings",
+        type=non_negative_int_arg,
+        metavar="N",
+        help="list at most N findings, then say how many were left out (text only: json, "
+        "github and sarif stay complete)",
+    )
     parser.add_argument("--strict", action="store_true", help="warnings fail too (exit 1)")
     parser.add_argument(
         "--no-schema",
@@ -381,16 +482,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument(
         "--ignore", action="append", metavar="RULES", help="skip these rules (comma-separated)"
-    )
-    catalogue = parser.add_mutually_exclusive_group()
-    catalogue.add_argument(
-        "--list-rules", action="store_true", help="print the rule catalogue and exit"
-    )
-    catalogue.add_argument(
-        "--explain",
-        metavar="RULE",
-        help="print one rule's severity, summary, examples (a store it fires on and one it "
-        "does not) and fix, and exit",
     )
     parser.add_argument(
         "--max-index-line",
@@ -416,7 +507,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "CPU, up to 8; 1: none); the report is the same whatever N is",
     )
     add_cap_flags(parser)
-    parser.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -430,6 +520,10 @@ def run(args: argparse.Namespace) -> int:
         shown = PROFILES[args.profile] if args.profile else None
         print(catalogue_json(shown) if args.format == "json" else catalogue_text(shown))
         return EXIT_OK
+    if args.statistics and args.format != "text":
+        raise UsageError(
+            f"--statistics is a text view; --format {args.format} always lists every finding"
+        )
     caps = caps_from_args(args)
     if args.native and args.store is not None:
         raise UsageError(
@@ -446,15 +540,8 @@ def run(args: argparse.Namespace) -> int:
         stale_days=args.stale_days,
     )
     report = engine.run(str(location.root), caps, options, chosen, args.jobs)
-    if args.format == "json":
-        sys.stdout.writelines(render_json(report))
-        sys.stdout.write("\n")
-    else:
-        if location.discovered:
-            sys.stdout.write(
-                printable(f"checking the store {location.root} ({location.source})") + "\n"
-            )
-        sys.stdout.writelines(line + "\n" for line in render_text(report))
+    header = f"checking the store {location.root} ({location.source})"
+    write_report(report, args, header if location.discovered else None)
     return exit_code(report.findings, args.strict)
 
 

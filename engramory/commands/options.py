@@ -1,10 +1,11 @@
-"""Command-line pieces shared by several commands: cap flags and output format."""
+"""Command-line pieces shared by several commands: cap flags, output format and colour."""
 
 from __future__ import annotations
 
 import argparse
 
 from engramory.caps import Caps, caps_from, positive_int
+from engramory.console import COLOR_CHOICES
 
 CAP_FLAGS = (
     ("--warn-lines", "warn_lines", "soft cap on index lines (default: $ENGRAMORY_WARN or 150)"),
@@ -42,11 +43,31 @@ def caps_from_args(args: argparse.Namespace) -> Caps:
     return caps_from(**{dest: getattr(args, dest, None) for _, dest, _ in CAP_FLAGS})
 
 
-def add_format_flag(parser: argparse.ArgumentParser) -> None:
-    """Add ``--format text|json``."""
+def add_format_flag(parser: argparse.ArgumentParser, extra: tuple[str, ...] = ()) -> None:
+    """Add ``--format text|json`` (plus the ``extra`` formats, e.g. ``github``, ``sarif``)."""
     parser.add_argument(
         "--format",
-        choices=("text", "json"),
+        choices=("text", "json", *extra),
         default="text",
-        help="output format (default: text)",
+        help="output format (default: text)"
+        + (
+            "; github: one GitHub Actions annotation per finding; sarif: SARIF 2.1.0 for "
+            "code scanning"
+            if extra
+            else ""
+        ),
+    )
+
+
+CI_FORMATS = ("github", "sarif")
+
+
+def add_color_flag(parser: argparse.ArgumentParser) -> None:
+    """Add ``--color auto|always|never``."""
+    parser.add_argument(
+        "--color",
+        choices=COLOR_CHOICES,
+        default="auto",
+        help="colour the severity words: auto (default) only on a terminal and when NO_COLOR "
+        "is unset, always (even with NO_COLOR), never",
     )
