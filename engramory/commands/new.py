@@ -378,7 +378,7 @@ def make_plan(request: NoteRequest, body: str, root: str, caps: Caps) -> Plan:
     )
 
 
-def _index_now(index: IndexState) -> tuple[bool, str | None]:
+def index_now(index: IndexState) -> tuple[bool, str | None]:
     """``(exists, text)`` of the index as it is on disk now (``None``: unreadable)."""
     try:
         raw = fsutil.read_bounded(index.path, len(notewrite.encode_index(index.text)) + 1)
@@ -392,7 +392,7 @@ def _index_now(index: IndexState) -> tuple[bool, str | None]:
 def ensure_unchanged(index: IndexState) -> None:
     """Exit 1 when the index is no longer what the plan was made from: writing the
     planned text would lose an edit made meanwhile."""
-    if _index_now(index) != (index.exists, index.text):
+    if index_now(index) != (index.exists, index.text):
         raise EngramoryError(f"{index.path} changed meanwhile: nothing written; retry")
 
 
@@ -422,7 +422,7 @@ def write(plan: Plan) -> None:
 
 def still_valid(plan: Plan) -> bool:
     """Whether the plan still holds: the index as it was read and no file at the note's path."""
-    return not os.path.lexists(plan.note_path) and _index_now(plan.index) == (
+    return not os.path.lexists(plan.note_path) and index_now(plan.index) == (
         plan.index.exists,
         plan.index.text,
     )
