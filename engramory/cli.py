@@ -38,6 +38,7 @@ COMMAND_MODULES = {
     "sync": "engramory.commands.sync",
     "where": "engramory.commands.where",
     "trace": "engramory.commands.trace",
+    "mcp": "engramory.commands.mcp",
 }
 
 DESCRIPTION = """\
