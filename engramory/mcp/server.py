@@ -101,9 +101,7 @@ class Server:
             request = protocol.parse_line(line)
         except ProtocolError as exc:
             return protocol.error_message(exc.id, exc.code, exc.message) if exc.code else None
-        if request.is_notification:
-            if request.method == "notifications/initialized":
-                self.initialized = True
+        if request.is_notification:  # notifications/initialized included: nothing to do
             return None
         assert request.id is not None
         try:

@@ -8,11 +8,13 @@ Refused, before anything is written: a note that is not a live regular file
 in the store, a frontmatter the parser reports problems in (writing it back
 would drop what it could not read), a secret's value the note does not hold
 already (as the guard judges an edit), and a result the doctor's note rules
-call an error. When the description changes, the index's pointer line for the
-note is updated too: a line whose only link is to the note and which ends in
-``— OLD DESCRIPTION`` (as ``new`` writes it) gets the new description; growing
-the index past a hard cap that way is refused. A pointer written differently
-is left alone, and the result says so.
+call an error the note did not have already (a note that holds a secret, say,
+can still be edited elsewhere, as the guard allows). When the description
+changes, the index's pointer line for the note is updated too: a line whose
+only link is to the note and which ends in ``— OLD DESCRIPTION`` (as ``new``
+writes it) gets the new description; growing the index past a hard cap that
+way is refused. A pointer written differently is left alone, and the result
+says so.
 """
 
 from __future__ import annotations
@@ -147,7 +149,8 @@ def make_update_plan(raw_slug: str, change: NoteChange, root: str, caps: Caps) -
             "memory; write where the secret lives instead (a vault path, ${VAR})"
         )
     issues = notewrite.note_issues(rel, new, today)
-    errors = [i for i in issues if i.severity == ERROR]
+    broken_before = {i.rule for i in notewrite.note_issues(rel, old, today) if i.severity == ERROR}
+    errors = [i for i in issues if i.severity == ERROR and i.rule not in broken_before]
     if errors:
         raise EngramoryError(
             f"{rel} would not pass the doctor after the update: "
