@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import shutil
 import subprocess
@@ -365,3 +366,13 @@ def test_four_clients_writing_together_lose_nothing(tmp_path: Path) -> None:
             assert (store / f"c{who}-{n}.md").is_file()
             assert targets.count(f"c{who}-{n}.md") == 1
     assert [f for f in doctor(store).findings if f.severity == "error"] == []
+
+
+def test_hosts_prints_the_mcp_servers_entry(cli, tmp_path: Path) -> None:
+    store = valid_store(tmp_path / "s")
+    entry = json.loads(cli("hosts", "--mcp", "--store", str(store)).out)
+    server = entry["mcpServers"]["engramory"]
+    assert server["command"] == os.path.abspath(sys.executable)
+    assert server["args"] == ["-m", "engramory", "mcp", "--store", os.path.realpath(store)]
+    assert "engramory mcp --store PATH" in cli("hosts").out
+    assert json.loads(cli("hosts", "--format", "json").out)[0]["host"]  # still the host list
