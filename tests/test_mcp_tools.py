@@ -376,3 +376,57 @@ def test_hosts_prints_the_mcp_servers_entry(cli, tmp_path: Path) -> None:
     assert server["args"] == ["-m", "engramory", "mcp", "--store", os.path.realpath(store)]
     assert "engramory mcp --store PATH" in cli("hosts").out
     assert json.loads(cli("hosts", "--format", "json").out)[0]["host"]  # still the host list
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="fcntl.flock")
+def test_a_waiter_on_a_removed_lock_file_locks_the_new_one(tmp_path: Path, monkeypatch) -> None:
+    """A writer removes the lock file it created (leave_no_file) while another waits on it:
+    the waiter must end up holding the file at the path, or a third writer could lock a
+    fresh file beside it and both would write at once."""
+    import fcntl
+    import threading
+
+    store = valid_store(tmp_path / "s")
+    path = store / continuity.LOCK_NAME
+    holder = subprocess.Popen(
+        [sys.executable, "-c",
+         "import sys, os, fcntl; fd = os.open(sys.argv[1], os.O_CREAT | os.O_RDWR); "
+         "fcntl.flock(fd, fcntl.LOCK_EX); print('held', flush=True); sys.stdin.readline(); "
+         "os.unlink(sys.argv[1])", str(path)],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    opened, inside, leave = threading.Event(), threading.Event(), threading.Event()
+    real_open = continuity._open_lock
+
+    def open_and_say(lock_path):  # type: ignore[no-untyped-def]
+        found = real_open(lock_path)
+        opened.set()
+        return found
+
+    monkeypatch.setattr(continuity, "_open_lock", open_and_say)
+
+    def waiter() -> None:
+        with continuity.locked(store, timeout=20):
+            inside.set()
+            leave.wait(20)
+
+    assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+    thread = threading.Thread(target=waiter)
+    thread.start()
+    try:
+        assert opened.wait(20)
+        assert holder.stdin is not None
+        holder.stdin.write("go\n")
+        holder.stdin.flush()
+        holder.wait(20)
+        assert inside.wait(20)
+        fd = os.open(path, os.O_RDWR)  # the file at the path now: the waiter must hold it
+        try:
+            with pytest.raises(BlockingIOError):
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        finally:
+            os.close(fd)
+    finally:
+        leave.set()
+        thread.join(20)
+        holder.kill()
