@@ -301,15 +301,18 @@ def locked(
 def _open_lock(path: Path) -> tuple[int, bool]:
     """The lock file's descriptor, and whether this call created the file."""
     flags = os.O_RDWR | getattr(os, "O_NOFOLLOW", 0)
-    try:
+    while True:
         try:
-            return os.open(path, flags | os.O_CREAT | os.O_EXCL, 0o600), True
-        except FileExistsError:
-            return os.open(path, flags), False
-    except FileNotFoundError:  # removed between the two opens: try again
-        return _open_lock(path)
-    except OSError as exc:
-        raise StateError(f"cannot open the lock file {path}: {exc.strerror or exc}") from None
+            try:
+                return os.open(path, flags | os.O_CREAT | os.O_EXCL, 0o600), True
+            except FileExistsError:
+                return os.open(path, flags), False
+        except FileNotFoundError:
+            if not path.parent.is_dir():
+                raise StateError(f"cannot open the lock file {path}: no such directory") from None
+            # else it was removed between the two opens: try again
+        except OSError as exc:
+            raise StateError(f"cannot open the lock file {path}: {exc.strerror or exc}") from None
 
 
 def _still_linked(fd: int, path: Path) -> bool:
