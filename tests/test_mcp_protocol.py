@@ -143,3 +143,12 @@ def test_stdout_holds_only_protocol_and_logs_go_to_stderr(store: Path) -> None:
 def test_a_missing_store_is_exit_66_before_serving(tmp_path: Path) -> None:
     result, out = session(tmp_path / "nowhere", line(INIT), initialize=False)
     assert result.returncode == 66 and out == []
+
+
+def test_a_line_past_the_message_limit_is_skipped_whole() -> None:
+    import io
+
+    from engramory.mcp.server import read_lines
+
+    stream = io.BytesIO(b"x" * 25 + b"\n" + b'{"a": 1}\r\n' + b"tail")
+    assert list(read_lines(stream, 10)) == [None, b'{"a": 1}', b"tail"]
