@@ -41,6 +41,7 @@ COMMAND_MODULES = {
     "export": "engramory.commands.export",
     "import": "engramory.commands.importer",
     "precommit": "engramory.commands.precommit",
+    "mcp": "engramory.commands.mcp",
 }
 
 DESCRIPTION = """\

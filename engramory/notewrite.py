@@ -33,6 +33,8 @@ this to was were when where which while who why will with how what do does not n
 i we you he she they them our your my me us"""
 STOP_WORDS = frozenset(_STOP_TEXT.split())
 BOM = "\ufeff"
+WHY_MARK = "**Why:**"
+HOW_MARK = "**How to apply:**"
 
 
 def slug_problem(slug: str) -> str | None:
@@ -86,15 +88,43 @@ def note_fields(note: NewNote, today: date) -> dict[str, str]:
 
 def note_text(note: NewNote, today: date) -> str:
     """The whole note: frontmatter, a blank line, the body, then **Why:** and **How to apply:**."""
-    parts = [render(note_fields(note, today))]
-    body = note.body.strip("\n")
+    return render(note_fields(note, today)) + body_text(note.body, note.why, note.how)
+
+
+def body_text(body: str, why: str | None, how: str | None) -> str:
+    """What follows the frontmatter: a blank line and the body, then **Why:** and
+    **How to apply:** paragraphs (each only when given)."""
+    parts = []
+    body = body.strip("\n")
     if body.strip():
         parts.append("\n" + body.rstrip() + "\n")
-    if note.why is not None:
-        parts.append(f"\n**Why:** {note.why.strip()}\n")
-    if note.how is not None:
-        parts.append(f"\n**How to apply:** {note.how.strip()}\n")
+    if why is not None:
+        parts.append(f"\n{WHY_MARK} {why.strip()}\n")
+    if how is not None:
+        parts.append(f"\n{HOW_MARK} {how.strip()}\n")
     return "".join(parts)
+
+
+def split_body(body: str) -> tuple[str, str | None, str | None]:
+    """``(body, why, how)`` of a note's text after the frontmatter, the inverse of
+    :func:`body_text`: the first line opening with **Why:** and the first later one opening
+    with **How to apply:** start those parts (``None`` when absent)."""
+    lines = body.split("\n")
+    why_at = next((i for i, line in enumerate(lines) if line.startswith(WHY_MARK)), None)
+    start = 0 if why_at is None else why_at
+    how_at = next((i for i in range(start, len(lines)) if lines[i].startswith(HOW_MARK)), None)
+    cuts = [i for i in (why_at, how_at) if i is not None]
+    main = "\n".join(lines[: min(cuts)] if cuts else lines)
+
+    def part(at: int | None, mark: str, end: int | None) -> str | None:
+        if at is None:
+            return None
+        text = "\n".join(lines[at:end])[len(mark) :]
+        return text.strip()
+
+    why = part(why_at, WHY_MARK, how_at)
+    how = part(how_at, HOW_MARK, None)
+    return main, why, how
 
 
 def words(text: str) -> frozenset[str]:

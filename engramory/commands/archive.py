@@ -18,11 +18,19 @@ import os
 import stat
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from engramory import discovery, fsutil, indexedit, notewrite
 from engramory.caps import INDEX_NAME, Caps
-from engramory.commands.new import IndexState, ensure_unchanged, over_cap, read_index_for_edit
+from engramory.commands.new import (
+    IndexState,
+    ensure_unchanged,
+    index_now,
+    over_cap,
+    read_index_for_edit,
+)
 from engramory.commands.options import add_cap_flags, caps_from_args
+from engramory.continuity.state import locked
 from engramory.doctor.context import NameTable
 from engramory.errors import EXIT_OK, EngramoryError, InputMissingError, UsageError
 from engramory.frontmatter import parse_bytes
@@ -409,12 +417,24 @@ def refuse_new_orphans(before: set[int], after: set[int], found: Walk, rel: str)
         )
 
 
-def run(args: argparse.Namespace) -> int:
-    """Archive the note; exit 0 when done (or planned, with --dry-run)."""
-    slug = bare_slug(args.slug)
-    caps = caps_from_args(args)
-    location = discovery.locate(args.store)
-    root = os.path.realpath(location.root)
+@dataclass
+class ArchivePlan:
+    """Everything ``archive`` will do and say."""
+
+    root: str
+    slug: str
+    rel: str
+    archived_rel: str
+    destination: str
+    index: IndexState
+    new_index: str | None
+    edit: PointerEdit
+    linking: list[str]
+    identity: tuple[int, int]
+
+
+def make_archive_plan(slug: str, root: str, caps: Caps, keep_pointer: bool) -> ArchivePlan:
+    """Decide what to move and rewrite; raise on any refusal (nothing changed yet)."""
     identity = note_identity(root, slug)
     directory = archive_dir(root)
     destination = check_destination(root, directory, slug)
@@ -429,7 +449,7 @@ def run(args: argparse.Namespace) -> int:
     edit = PointerEdit()
     if index.exists:
         text = notewrite.split_bom(index.text)[1]
-        edit = pointer_edit(text, root, found, rel, identity, archived_rel, args.keep_pointer)
+        edit = pointer_edit(text, root, found, rel, identity, archived_rel, keep_pointer)
         new_index = apply_edit(index.text, edit)
         refuse_growth_over_cap(index.text, new_index, caps)
         refuse_new_orphans(
@@ -442,13 +462,49 @@ def run(args: argparse.Namespace) -> int:
             found,
             rel,
         )
-    linking = graph.to_slug
-    verb = "would " if args.dry_run else ""
-    if not args.dry_run:
-        move(os.path.join(root, rel), destination, index, new_index)
+    return ArchivePlan(
+        root, slug, rel, archived_rel, destination, index, new_index, edit, graph.to_slug, identity
+    )
+
+
+def _plan_still_valid(plan: ArchivePlan) -> bool:
+    """Whether the note, its destination and the index are as the plan saw them."""
+    try:
+        info = os.lstat(os.path.join(plan.root, plan.rel))
+    except OSError:
+        return False
+    if (info.st_dev, info.st_ino) != plan.identity or os.path.lexists(plan.destination):
+        return False
+    if plan.new_index is None:
+        return not os.path.lexists(plan.index.path)
+    return index_now(plan.index) == (plan.index.exists, plan.index.text)
+
+
+def archive(
+    raw_slug: str, root: str, caps: Caps, keep_pointer: bool = False, dry_run: bool = False
+) -> ArchivePlan:
+    """Check, plan and (unless ``dry_run``) archive the note; the plan made.
+
+    As for ``new``: refusals come from a plan made without the lock; under the store's
+    state lock the plan is checked against the disk again (made anew if another writer
+    changed the note or the index meanwhile) and carried out.
+    """
+    slug = bare_slug(raw_slug)
+    plan = make_archive_plan(slug, root, caps, keep_pointer)
+    if dry_run:
+        return plan
+    with locked(Path(root), leave_no_file=True):
+        if not _plan_still_valid(plan):
+            plan = make_archive_plan(slug, root, caps, keep_pointer)
+        move(os.path.join(root, plan.rel), plan.destination, plan.index, plan.new_index)
+    return plan
+
+
+def report_lines(plan: ArchivePlan, dry_run: bool) -> list[str]:
+    """What was done (or would be, with ``dry_run``), one line each."""
     out = []
-    if location.discovered:
-        out.append(f"store {root} ({location.source})")
+    verb = "would " if dry_run else ""
+    rel, archived_rel, edit = plan.rel, plan.archived_rel, plan.edit
     out.append(f"{verb}{'move' if verb else 'moved'} {rel} -> {archived_rel}")
     for number in edit.removed:
         out.append(f"{INDEX_NAME}:{number}: {verb}{'remove' if verb else 'removed'} the pointer")
@@ -456,15 +512,29 @@ def run(args: argparse.Namespace) -> int:
         out.append(
             f"{INDEX_NAME}:{number}: {verb}{'point' if verb else 'points'} to {archived_rel}: {new}"
         )
-    if index.exists and not edit.removed and not edit.rewritten:
+    if plan.index.exists and not edit.removed and not edit.rewritten:
         out.append(f"{INDEX_NAME}: no pointer to {rel} found")
-    if linking:
+    if plan.linking:
         out.append(
-            f"still linking to it with [[{slug}]] (it resolves to the archived note now; "
-            "update the links if the topic moved): " + ", ".join(linking)
+            f"still linking to it with [[{plan.slug}]] (it resolves to the archived note now; "
+            "update the links if the topic moved): " + ", ".join(plan.linking)
         )
-    if args.dry_run:
+    if dry_run:
         out.append("nothing changed: --dry-run")
+    return out
+
+
+def run(args: argparse.Namespace) -> int:
+    """Archive the note; exit 0 when done (or planned, with --dry-run)."""
+    bare_slug(args.slug)  # a usage error (64) before the store is looked for
+    caps = caps_from_args(args)
+    location = discovery.locate(args.store)
+    root = os.path.realpath(location.root)
+    plan = archive(args.slug, root, caps, args.keep_pointer, args.dry_run)
+    out = []
+    if location.discovered:
+        out.append(f"store {root} ({location.source})")
+    out += report_lines(plan, args.dry_run)
     for line in out:
         print(printable(line))
     return EXIT_OK

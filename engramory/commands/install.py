@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import sys
 
+from engramory import discovery
 from engramory.continuity import state as continuity
+from engramory.errors import EngramoryError
 from engramory.hosts.base import CAP_ENFORCEMENT_TEXT, VERIFIED
 from engramory.hosts.registry import HOSTS, host_names, resolve, rows
 from engramory.install import layout
@@ -81,7 +85,8 @@ HOSTS_HELP = "list every host: rules file, skill directory, hooks, verified or d
 HOSTS_EPILOG = """\
 examples:
   engramory hosts
-  engramory hosts --format json"""
+  engramory hosts --format json
+  engramory hosts --mcp --store .engramory-memory"""
 
 
 def _common(parser: argparse.ArgumentParser) -> None:
@@ -166,6 +171,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         formatter_class=fmt,
     )
     hosts.add_argument("--format", choices=("text", "json"), default="text", help="output format")
+    hosts.add_argument(
+        "--mcp",
+        action="store_true",
+        help="print the mcpServers entry that runs `engramory mcp` for a store (MCP clients)",
+    )
+    hosts.add_argument("--store", metavar="PATH", help="with --mcp: the store (default: found)")
     hosts.set_defaults(run=run_hosts)
 
 
@@ -234,7 +245,31 @@ def run_uninstall(args: argparse.Namespace) -> int:
     return install.execute(plan, args.dry_run, _say)
 
 
+MCP_FOOTER = (
+    "MCP clients with no files or no standing rules (desktop chat apps, web agents): serve the "
+    "store with `engramory mcp --store PATH`; `engramory hosts --mcp` prints the mcpServers "
+    "entry (adapters/mcp/README.md). File-capable hosts above: use init instead."
+)
+
+
+def mcp_entry(store: str | None) -> dict[str, object]:
+    """The ``mcpServers`` entry running this interpreter's ``engramory mcp`` on a store."""
+    if store is not None:
+        root = os.path.realpath(discovery.locate(store).root)
+    else:
+        try:
+            root = os.path.realpath(discovery.locate().root)
+        except EngramoryError:
+            root = "/ABSOLUTE/PATH/TO/.engramory-memory"
+    command = os.path.abspath(sys.executable) if sys.executable else "python3"
+    args = ["-m", "engramory", "mcp", "--store", root]
+    return {"mcpServers": {"engramory": {"command": command, "args": args}}}
+
+
 def run_hosts(args: argparse.Namespace) -> int:
+    if getattr(args, "mcp", False):
+        print(json.dumps(mcp_entry(args.store), indent=2, ensure_ascii=False))
+        return 0
     table = rows()
     if args.format == "json":
         print(json.dumps(table, indent=2, ensure_ascii=False))
@@ -264,4 +299,6 @@ def run_hosts(args: argparse.Namespace) -> int:
         print(f"  index cap: {row['enforcement']}")
         for note in row["notes"]:
             print(f"  note:      {note}")
+    print()
+    print(MCP_FOOTER)
     return 0

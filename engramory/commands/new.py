@@ -16,10 +16,12 @@ import stat
 import sys
 from dataclasses import dataclass
 from datetime import date
+from pathlib import Path
 
 from engramory import discovery, fsutil, notewrite, secrets
 from engramory.caps import INDEX_NAME, Caps, count_lines, utf8_size
 from engramory.commands.options import add_cap_flags, add_format_flag, caps_from_args
+from engramory.continuity.state import locked
 from engramory.doctor.model import ERROR, WARNING
 from engramory.doctor.rules.duplicates import likeness, text_parts
 from engramory.errors import EXIT_OK, EngramoryError, InputMissingError, UsageError
@@ -91,28 +93,62 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(run=run)
 
 
+@dataclass(frozen=True)
+class NoteRequest:
+    """What ``new`` is asked to write, as plain values (from the command line or a tool call)."""
+
+    note_type: str
+    slug: str
+    description: str
+    scope: str | None = None
+    title: str | None = None
+    why: str | None = None
+    how: str | None = None
+
+
+def request_from_args(args: argparse.Namespace) -> NoteRequest:
+    """The request the command line makes."""
+    return NoteRequest(
+        args.note_type, args.slug, args.description, args.scope, args.title, args.why, args.how
+    )
+
+
 def check_arguments(args: argparse.Namespace) -> None:
     """Every usage refusal (64), before anything is read."""
-    if args.note_type not in NOTE_TYPES:
-        raise UsageError(f"TYPE {args.note_type!r} is not one of {TYPES_TEXT}")
-    problem = notewrite.slug_problem(args.slug)
+    check_request(request_from_args(args))
+
+
+def check_request(request: NoteRequest, labels: dict[str, str] | None = None) -> None:
+    """Every usage refusal of a request (raised as :class:`UsageError`); ``labels`` renames
+    the options in messages (``{"--why": "why"}`` for a tool's argument names)."""
+    name = {WHY_LABEL: WHY_LABEL, HOW_LABEL: HOW_LABEL, "--description": "--description",
+            "--title": "--title", "TYPE": "TYPE", **(labels or {})}  # fmt: skip
+    if request.note_type not in NOTE_TYPES:
+        raise UsageError(f"{name['TYPE']} {request.note_type!r} is not one of {TYPES_TEXT}")
+    if request.scope is not None and request.scope not in notewrite.SCOPES:
+        raise UsageError(f"scope {request.scope!r} is not one of {', '.join(notewrite.SCOPES)}")
+    problem = notewrite.slug_problem(request.slug)
     if problem:
         raise UsageError(problem)
-    if not args.description.strip():
-        raise UsageError("--description is empty: give the one-line hook that says when to open it")
-    needs = args.note_type in notewrite.TYPES_NEEDING_WHY
-    for label, value in ((WHY_LABEL, args.why), (HOW_LABEL, args.how)):
+    if not request.description.strip():
+        raise UsageError(
+            f"{name['--description']} is empty: give the one-line hook that says when to open it"
+        )
+    needs = request.note_type in notewrite.TYPES_NEEDING_WHY
+    for label, value in ((WHY_LABEL, request.why), (HOW_LABEL, request.how)):
         if needs and (value is None or not value.strip()):
-            raise UsageError(f"a {args.note_type} note needs {label} TEXT")
+            raise UsageError(f"a {request.note_type} note needs {name[label]} TEXT")
         if not needs and value is not None:
-            raise UsageError(f"{label} is for feedback and project notes, not {args.note_type}")
+            raise UsageError(
+                f"{name[label]} is for feedback and project notes, not {request.note_type}"
+            )
     for label, value in (
-        ("--description", args.description),
-        ("--title", args.title),
-        (WHY_LABEL, args.why),
-        (HOW_LABEL, args.how),
+        ("--description", request.description),
+        ("--title", request.title),
+        (WHY_LABEL, request.why),
+        (HOW_LABEL, request.how),
     ):
-        problem = notewrite.one_line_problem(label, value) if value is not None else None
+        problem = notewrite.one_line_problem(name[label], value) if value is not None else None
         if problem:
             raise UsageError(problem)
 
@@ -272,31 +308,31 @@ class Plan:
     warnings: list[str]
 
 
-def make_plan(args: argparse.Namespace, body: str, root: str, caps: Caps) -> Plan:
+def make_plan(request: NoteRequest, body: str, root: str, caps: Caps) -> Plan:
     """Decide what to write; raise on any refusal (nothing written yet)."""
-    rel = args.slug + ".md"
-    clash = existing_slug(root, args.slug)
+    rel = request.slug + ".md"
+    clash = existing_slug(root, request.slug)
     if clash is not None:
         raise EngramoryError(
             f"a note named {printable(clash)} already exists in {root}: update it, or pick another "
             "slug"
         )
     note = notewrite.NewNote(
-        args.note_type,
-        args.slug,
-        args.description,
-        args.scope,
+        request.note_type,
+        request.slug,
+        request.description,
+        request.scope,
         body,
-        args.why,
-        args.how,
+        request.why,
+        request.how,
     )
     today = date.today()
     text = notewrite.note_text(note, today)
     data = text.encode("utf-8")
-    title = args.title.strip() if args.title and args.title.strip() else None
-    pointer = pointer_line(title or notewrite.default_title(args.slug), rel, note.description)
+    title = request.title.strip() if request.title and request.title.strip() else None
+    pointer = pointer_line(title or notewrite.default_title(request.slug), rel, note.description)
     index = read_index_for_edit(root, caps)
-    new_index = notewrite.index_with_pointer(index.text, args.note_type, pointer)
+    new_index = notewrite.index_with_pointer(index.text, request.note_type, pointer)
     lines, size, reasons = over_cap(new_index, caps)
     if reasons:
         raise EngramoryError(
@@ -342,7 +378,7 @@ def make_plan(args: argparse.Namespace, body: str, root: str, caps: Caps) -> Pla
     )
 
 
-def _index_now(index: IndexState) -> tuple[bool, str | None]:
+def index_now(index: IndexState) -> tuple[bool, str | None]:
     """``(exists, text)`` of the index as it is on disk now (``None``: unreadable)."""
     try:
         raw = fsutil.read_bounded(index.path, len(notewrite.encode_index(index.text)) + 1)
@@ -356,7 +392,7 @@ def _index_now(index: IndexState) -> tuple[bool, str | None]:
 def ensure_unchanged(index: IndexState) -> None:
     """Exit 1 when the index is no longer what the plan was made from: writing the
     planned text would lose an edit made meanwhile."""
-    if _index_now(index) != (index.exists, index.text):
+    if index_now(index) != (index.exists, index.text):
         raise EngramoryError(f"{index.path} changed meanwhile: nothing written; retry")
 
 
@@ -382,6 +418,33 @@ def write(plan: Plan) -> None:
             f"{plan.index.path}: cannot write it ({fsutil.os_error_text(exc)}); "
             f"{plan.note_rel} was removed again, nothing changed"
         ) from None
+
+
+def still_valid(plan: Plan) -> bool:
+    """Whether the plan still holds: the index as it was read and no file at the note's path."""
+    return not os.path.lexists(plan.note_path) and index_now(plan.index) == (
+        plan.index.exists,
+        plan.index.text,
+    )
+
+
+def create(request: NoteRequest, body: str, root: str, caps: Caps, dry_run: bool = False) -> Plan:
+    """Check, plan and (unless ``dry_run``) write the note and its pointer; the plan made.
+
+    The refusals come from a plan made without the lock (a refused write takes none);
+    then, under the store's state lock, the plan is checked against the disk again and
+    made anew when another writer changed the index meanwhile, so that two writers
+    (CLI or MCP server) never lose each other's pointer.
+    """
+    check_request(request)
+    plan = make_plan(request, body, root, caps)
+    if dry_run:
+        return plan
+    with locked(Path(root), leave_no_file=True):
+        if not still_valid(plan):
+            plan = make_plan(request, body, root, caps)
+        write(plan)
+    return plan
 
 
 def report_text(plan: Plan, dry_run: bool) -> list[str]:
@@ -410,9 +473,7 @@ def run(args: argparse.Namespace) -> int:
     body = read_body(args)
     location = discovery.locate(args.store)
     root = os.path.realpath(location.root)
-    plan = make_plan(args, body, root, caps)
-    if not args.dry_run:
-        write(plan)
+    plan = create(request_from_args(args), body, root, caps, args.dry_run)
     if args.format == "json":
         print(
             json.dumps(

@@ -256,33 +256,75 @@ def save(store: Path, state: State) -> None:
 
 
 @contextmanager
-def locked(store: Path, timeout: float | None = None) -> Iterator[None]:
+def locked(
+    store: Path, timeout: float | None = None, *, leave_no_file: bool = False
+) -> Iterator[None]:
     """Hold the store's state lock (an OS lock on ``.engramory-state.lock``).
 
     A holder that pauses is never displaced: the lock belongs to the open file,
     and the OS releases it when the holder exits. Waits at most ``timeout``
     (default: :data:`LOCK_TIMEOUT`, read at each call so that it can be changed).
+    With ``leave_no_file`` a lock file this call had to create is removed again
+    before the lock is released (the note writers leave a store as they found it
+    but for what they wrote); a waiter that then gets the lock on the unlinked
+    file sees that it is no longer the file at the path, and locks that one.
     """
     if timeout is None:
         timeout = LOCK_TIMEOUT
     path = store / LOCK_NAME
-    flags = os.O_CREAT | os.O_RDWR | getattr(os, "O_NOFOLLOW", 0)
+    deadline = time.monotonic() + timeout
+    while True:
+        fd, created = _open_lock(path)
+        try:
+            _acquire(fd, path, timeout, deadline)
+        except BaseException:
+            os.close(fd)
+            raise
+        if _still_linked(fd, path):
+            break
+        _release(fd)
+        os.close(fd)
     try:
-        fd = os.open(path, flags, 0o600)
-    except OSError as exc:
-        raise StateError(f"cannot open the lock file {path}: {exc.strerror or exc}") from None
-    try:
-        _acquire(fd, path, timeout)
         try:
             yield
         finally:
+            if created and leave_no_file:
+                try:
+                    os.unlink(path)
+                except OSError:
+                    pass
             _release(fd)
     finally:
         os.close(fd)
 
 
-def _acquire(fd: int, path: Path, timeout: float) -> None:
-    deadline = time.monotonic() + timeout
+def _open_lock(path: Path) -> tuple[int, bool]:
+    """The lock file's descriptor, and whether this call created the file."""
+    flags = os.O_RDWR | getattr(os, "O_NOFOLLOW", 0)
+    while True:
+        try:
+            try:
+                return os.open(path, flags | os.O_CREAT | os.O_EXCL, 0o600), True
+            except FileExistsError:
+                return os.open(path, flags), False
+        except FileNotFoundError:
+            if not path.parent.is_dir():
+                raise StateError(f"cannot open the lock file {path}: no such directory") from None
+            # else it was removed between the two opens: try again
+        except OSError as exc:
+            raise StateError(f"cannot open the lock file {path}: {exc.strerror or exc}") from None
+
+
+def _still_linked(fd: int, path: Path) -> bool:
+    """Whether the locked descriptor is still the file at ``path`` (not one removed meanwhile)."""
+    try:
+        here, there = os.fstat(fd), os.lstat(path)
+    except OSError:
+        return False
+    return (here.st_dev, here.st_ino) == (there.st_dev, there.st_ino)
+
+
+def _acquire(fd: int, path: Path, timeout: float, deadline: float) -> None:
     while True:
         try:
             _try_lock(fd)

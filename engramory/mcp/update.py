@@ -1,0 +1,216 @@
+"""``memory_update``: rewrite a live note in place, with the checks ``new`` makes.
+
+The frontmatter is parsed and written back through the project's writer
+(:func:`engramory.frontmatter.render`) with ``description`` replaced when given
+and ``updated`` set to today; the body, **Why:** and **How to apply:** parts
+are replaced one by one when given (:func:`engramory.notewrite.split_body`).
+Refused, before anything is written: a note that is not a live regular file
+in the store, a frontmatter the parser reports problems in (writing it back
+would drop what it could not read), a secret's value the note does not hold
+already (as the guard judges an edit), and a result the doctor's note rules
+call an error the note did not have already (a note that holds a secret, say,
+can still be edited elsewhere, as the guard allows). When the description
+changes, the index's pointer line for the note is updated too: a line whose
+only link is to the note and which ends in ``— OLD DESCRIPTION`` (as ``new``
+writes it) gets the new description; growing the index past a hard cap that
+way is refused. A pointer written differently is left alone, and the result
+says so.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from datetime import date
+from pathlib import Path
+
+from engramory import fsutil, indexedit, notewrite, secrets
+from engramory.caps import INDEX_NAME, Caps
+from engramory.commands.archive import bare_slug, note_identity, refuse_growth_over_cap
+from engramory.commands.new import IndexState, index_now, read_index_for_edit
+from engramory.continuity.state import locked
+from engramory.doctor.model import ERROR, WARNING
+from engramory.errors import EngramoryError, UsageError
+from engramory.frontmatter import parse_bytes, render
+from engramory.markdown import INLINE, classify_index
+from engramory.store import NOTE_READ_LIMIT
+from engramory.textfmt import excerpt
+
+
+@dataclass(frozen=True)
+class NoteChange:
+    """What to change in a note (``None``: keep it)."""
+
+    description: str | None = None
+    body: str | None = None
+    why: str | None = None
+    how: str | None = None
+
+
+@dataclass
+class UpdatePlan:
+    """Everything an update will write and say."""
+
+    root: str
+    rel: str
+    path: str
+    old: bytes
+    new: bytes
+    index: IndexState
+    new_index: str | None
+    pointer_line: int | None
+    warnings: list[str] = field(default_factory=list)
+
+
+def check_change(change: NoteChange) -> None:
+    """Usage refusals: nothing to change, or a one-line value that is not one line."""
+    if all(value is None for value in vars(change).values()):
+        raise UsageError("nothing to update: give description, body, why or how")
+    if change.description is not None and not change.description.strip():
+        raise UsageError("description is empty: give the one-line hook that says when to open it")
+    for label in ("description", "why", "how"):
+        value = getattr(change, label)
+        problem = notewrite.one_line_problem(label, value) if value is not None else None
+        if problem:
+            raise UsageError(problem)
+
+
+def new_secret(old: str, new: str) -> secrets.Secret | None:
+    """The first secret of ``new`` whose value ``old`` does not hold (the guard's rule)."""
+    held = {old[s.start : s.end] for s in secrets.find(old)}
+    return next((s for s in secrets.find(new) if new[s.start : s.end] not in held), None)
+
+
+def updated_note(old: bytes, change: NoteChange, rel: str, today: date) -> bytes:
+    """The note's new bytes; refuses a frontmatter that cannot be written back whole."""
+    parsed = parse_bytes(old)
+    if not parsed.present or not parsed.closed or parsed.problems:
+        raise EngramoryError(
+            f"{rel}: its frontmatter is missing or has problems, so it cannot be rewritten "
+            f"safely: fix it first (engramory doctor; engramory fix)"
+        )
+    fields = dict(parsed.fields)
+    if change.description is not None:
+        fields["description"] = change.description.strip()
+    fields["updated"] = today.isoformat()
+    if change.body is None and change.why is None and change.how is None:
+        tail = parsed.body
+    else:
+        body, why, how = notewrite.split_body(parsed.body)
+        if change.body is not None:
+            body = change.body.replace("\r\n", "\n")
+        tail = notewrite.body_text(
+            body,
+            change.why if change.why is not None else why,
+            change.how if change.how is not None else how,
+        )
+    return (render(fields) + tail).encode("utf-8")
+
+
+def _hook(description: str) -> str:
+    """The description as ``new`` writes it after the dash of a pointer line."""
+    return indexedit.pointer_line("t", "t.md", description).split(" — ", 1)[1]
+
+
+def pointer_update(index: str, rel: str, old: str, new: str) -> tuple[str, int | None]:
+    """``(index, line)``: the index with the note's pointer line given the new description
+    (``line``: its number; ``None`` and the index unchanged when no line qualifies)."""
+    bom, rest = notewrite.split_bom(index)
+    old_tail, new_tail = " — " + _hook(old), " — " + _hook(new)
+    for line in classify_index(rest):
+        targets = [link.target for link in line.links if link.form == INLINE]
+        if len(line.links) != 1 or targets not in ([rel], [f"./{rel}"]):
+            continue
+        text = line.text.rstrip("\r")
+        if text.endswith(old_tail):
+            changed = text[: -len(old_tail)] + new_tail
+            return bom + indexedit.replace_line(rest, line.number, changed), line.number
+    return index, None
+
+
+def make_update_plan(raw_slug: str, change: NoteChange, root: str, caps: Caps) -> UpdatePlan:
+    """Decide what to write; raise on any refusal (nothing written yet)."""
+    check_change(change)
+    slug = bare_slug(raw_slug)
+    note_identity(root, slug)  # a live regular file, not a symlink
+    rel = slug + ".md"
+    path = os.path.join(root, rel)
+    try:
+        old = fsutil.read_bounded(path, NOTE_READ_LIMIT)
+    except OSError as exc:
+        raise EngramoryError(f"{rel}: cannot read it ({fsutil.os_error_text(exc)})") from None
+    today = date.today()
+    new = updated_note(old, change, rel, today)
+    old_text, new_text = old.decode("utf-8", "replace"), new.decode("utf-8", "replace")
+    found = new_secret(old_text, new_text)
+    if found is not None:
+        raise EngramoryError(
+            f"the update puts a {found.kind} ({found.shown}) into {rel}: keep secrets out of "
+            "memory; write where the secret lives instead (a vault path, ${VAR})"
+        )
+    issues = notewrite.note_issues(rel, new, today)
+    broken_before = {i.rule for i in notewrite.note_issues(rel, old, today) if i.severity == ERROR}
+    errors = [i for i in issues if i.severity == ERROR and i.rule not in broken_before]
+    if errors:
+        raise EngramoryError(
+            f"{rel} would not pass the doctor after the update: "
+            + "; ".join(f"{excerpt(i.message, 200)} [{i.rule}]" for i in errors)
+        )
+    warnings = [
+        f"{rel}{'' if i.line is None else f':{i.line}'}: {i.message} [{i.rule}]"
+        for i in issues
+        if i.severity == WARNING
+    ]
+    index = read_index_for_edit(root, caps)
+    new_index, number = None, None
+    old_description = parse_bytes(old).fields.get("description", "")
+    if change.description is not None and change.description.strip() != old_description:
+        edited, number = pointer_update(index.text, rel, old_description, change.description)
+        if number is None:
+            warnings.append(
+                f"{INDEX_NAME}: no pointer line to {rel} ending in its old description was "
+                "found; update the pointer's description by hand"
+            )
+        else:
+            refuse_growth_over_cap(index.text, edited, caps)
+            new_index = edited
+    return UpdatePlan(root, rel, path, old, new, index, new_index, number, warnings)
+
+
+def _still_valid(plan: UpdatePlan) -> bool:
+    try:
+        now = fsutil.read_bounded(plan.path, len(plan.old) + 1)
+    except OSError:
+        return False
+    return now == plan.old and index_now(plan.index) == (plan.index.exists, plan.index.text)
+
+
+def update(raw_slug: str, change: NoteChange, root: str, caps: Caps) -> UpdatePlan:
+    """Check, plan and write the update under the store's state lock (re-planned when the
+    note or index changed meanwhile); the note is put back if the index cannot be written."""
+    plan = make_update_plan(raw_slug, change, root, caps)
+    with locked(Path(root), leave_no_file=True):
+        if not _still_valid(plan):
+            plan = make_update_plan(raw_slug, change, root, caps)
+        write(plan)
+    return plan
+
+
+def write(plan: UpdatePlan) -> None:
+    """The note, then the index (each atomically); the old note back if the index fails."""
+    try:
+        fsutil.write_atomic(plan.path, plan.new)
+    except OSError as exc:
+        raise EngramoryError(
+            f"{plan.rel}: cannot write it ({fsutil.os_error_text(exc)}); nothing changed"
+        ) from None
+    if plan.new_index is None:
+        return
+    try:
+        fsutil.write_atomic(plan.index.path, notewrite.encode_index(plan.new_index))
+    except OSError as exc:
+        fsutil.write_atomic(plan.path, plan.old)
+        raise EngramoryError(
+            f"{plan.index.path}: cannot write it ({fsutil.os_error_text(exc)}); {plan.rel} was "
+            "put back, nothing changed"
+        ) from None
