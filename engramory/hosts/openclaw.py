@@ -44,6 +44,7 @@ from engramory.hosts.opencode import (
     WRITE,
     edit_call,
     lifecycle_payload,
+    plain_call,
     plugin_may_concern,
     plugin_oversized,
     plugin_request,
@@ -99,16 +100,12 @@ def tool_calls(payload: object) -> list[ToolCall]:
         return []
     tool, arguments, cwd = request
     kind = TOOLS.get(tool) if isinstance(tool, str) else None
-    if kind == SHELL:
-        return [fields.shell_call(service.SHELL, arguments, cwd)]
-    if kind == PATCH:
-        return [ToolCall(service.PATCH, cwd=cwd, command=fields.patch_text(arguments))]
-    path = fields.path(arguments, PATH_KEYS)
-    if kind == WRITE:
-        content = fields.text(arguments, CONTENT_KEYS)
-        return [ToolCall(service.WRITE, path, cwd=cwd, content=content)]
+    call = plain_call(kind, arguments, cwd, PATH_KEYS, CONTENT_KEYS)
+    if call is not None:
+        return [call]
     if kind != EDIT:
         return [ToolCall(service.UNKNOWN, cwd=cwd)]
+    path = fields.path(arguments, PATH_KEYS)
     edits = arguments.get("edits")
     if isinstance(edits, list):
         steps = [

@@ -132,6 +132,25 @@ def oversized_call(raw: bytes) -> ToolCall:
     return plugin_oversized(raw, TOOLS, PATH_KEYS)
 
 
+def plain_call(
+    kind: str | None,
+    arguments: dict[str, object],
+    cwd: str | None,
+    path_keys: tuple[str, ...],
+    content_keys: tuple[str, ...],
+) -> ToolCall | None:
+    """The call of a shell, patch or write tool, which both plugins' hosts shape alike
+    (``None``: an edit or an unknown tool, which each dialect reads its own way)."""
+    if kind == SHELL:
+        return fields.shell_call(service.SHELL, arguments, cwd)
+    if kind == PATCH:
+        return ToolCall(service.PATCH, cwd=cwd, command=fields.patch_text(arguments))
+    if kind == WRITE:
+        path = fields.path(arguments, path_keys)
+        return ToolCall(service.WRITE, path, cwd=cwd, content=fields.text(arguments, content_keys))
+    return None
+
+
 def tool_calls(payload: object) -> list[ToolCall]:
     """The tool call in one plugin payload (already decoded from JSON)."""
     request = plugin_request(payload)
@@ -139,18 +158,14 @@ def tool_calls(payload: object) -> list[ToolCall]:
         return []
     tool, arguments, cwd = request
     kind = TOOLS.get(tool) if isinstance(tool, str) else None
-    if kind == SHELL:
-        return [fields.shell_call(service.SHELL, arguments, cwd)]
-    if kind == PATCH:
-        return [ToolCall(service.PATCH, cwd=cwd, command=fields.patch_text(arguments))]
+    call = plain_call(kind, arguments, cwd, PATH_KEYS, CONTENT_KEYS)
+    if call is not None:
+        return [call]
+    if kind != EDIT:
+        return [ToolCall(service.UNKNOWN, cwd=cwd)]
     path = fields.path(arguments, PATH_KEYS)
-    if kind == WRITE:
-        content = fields.text(arguments, CONTENT_KEYS)
-        return [ToolCall(service.WRITE, path, cwd=cwd, content=content)]
-    if kind == EDIT:
-        old, new = arguments.get(OLD_KEYS[0]), arguments.get(NEW_KEYS[0])
-        return [edit_call(path, cwd, old, new, arguments.get(REPLACE_ALL_KEYS[0]))]
-    return [ToolCall(service.UNKNOWN, cwd=cwd)]
+    old, new = arguments.get(OLD_KEYS[0]), arguments.get(NEW_KEYS[0])
+    return [edit_call(path, cwd, old, new, arguments.get(REPLACE_ALL_KEYS[0]))]
 
 
 def render(verdict: Verdict, event: str) -> tuple[str, int]:
