@@ -244,3 +244,13 @@ def test_the_pre_check_never_hides_a_secret(noise: str, sample: str) -> None:
     for text in (noise, noise + sample, sample + noise, noise[:50] + sample + noise[50:]):
         if secrets.find(text):
             assert may_hold_secret(text)
+
+
+def test_a_codex_patch_of_a_note_without_a_secret_loads_no_detector(store: Path) -> None:
+    (store / "deploy.md").write_text(NOTE, encoding="utf-8")
+    body = "*** Update File: deploy.md\n@@\n" + "".join(
+        f" {line}\n" for line in NOTE.splitlines()[-1:]
+    )
+    payload = codex_patch(store, body + "+The deploy steps are in docs/deploy.md.\n")
+    names = imported("codex", payload)
+    assert "engramory.secrets" not in names and "re" not in names

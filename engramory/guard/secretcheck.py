@@ -114,7 +114,6 @@ def check_patch_secrets(ops: list[FileOp], cwd: str) -> Verdict:
     """
     import os  # noqa: PLC0415
 
-    from engramory import secrets  # noqa: PLC0415
     from engramory.guard import v4a  # noqa: PLC0415
     from engramory.guard.service import silent  # noqa: PLC0415
 
@@ -130,6 +129,8 @@ def check_patch_secrets(ops: list[FileOp], cwd: str) -> Verdict:
         for text, old in pieces:
             if not may_hold_secret(text):
                 continue
+            from engramory import secrets  # noqa: PLC0415 - only for a text that may hold one
+
             for secret in secrets.find(text):
                 value = text[secret.start : secret.end]
                 if value in old or allowed(text, secret.line):
