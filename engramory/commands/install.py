@@ -38,8 +38,18 @@ def install_hooks_help() -> str:
             continue
         what = ["the index guard"] if spec.pre_write_hook else []
         what += ["continuity hooks"] if spec.lifecycle_hooks else []
-        parts.append(f"{spec.name}: {' and '.join(what)} in {', '.join(spec.hook_locations)}")
+        parts.append(f"{spec.name}: {' and '.join(what)} in {shown_locations(spec.hook_locations)}")
     return "register Engramory's hooks (" + "; ".join(parts) + ")"
+
+
+def shown_locations(paths: tuple[str, ...]) -> str:
+    """Hook locations for help text: one file as it is, several files of a folder as the folder."""
+    folders: dict[str, list[str]] = {}
+    for path in paths:
+        folders.setdefault(path.rpartition("/")[0], []).append(path)
+    return ", ".join(
+        files[0] if len(files) == 1 else f"{folder}/" for folder, files in folders.items()
+    )
 
 
 INIT_HELP = "wire Engramory into an agent host (rules, store, optional skill and hooks)"
