@@ -17,6 +17,7 @@ import stat
 import sys
 from collections.abc import Callable
 from datetime import date
+from pathlib import Path
 
 from engramory import backup, discovery, indexedit, notewrite
 from engramory.caps import INDEX_NAME, Caps, count_lines, utf8_size
@@ -34,6 +35,7 @@ from engramory.compact.model import (
     within,
 )
 from engramory.compact.plan import Plan, make_plan
+from engramory.continuity.state import locked
 from engramory.doctor.context import DEFAULT_MAX_INDEX_LINE, NameTable
 from engramory.doctor.profiles import CLAUDE_NATIVE_PROFILE, automatic
 from engramory.errors import EXIT_FINDINGS, EXIT_OK, EngramoryError, UsageError
@@ -499,7 +501,8 @@ def run(args: argparse.Namespace) -> int:
     if not stat.S_ISDIR(os.stat(root).st_mode):
         raise UsageError(f"{root} is not a folder: give the store's folder")
     if args.undo is not None:
-        return backup.undo(root, args.undo, command="compact")
+        with locked(Path(root), leave_no_file=True):
+            return backup.undo(root, args.undo, command="compact")
     caps = caps_from_args(args)
     limits = target_caps(caps, args.to)
     text, raw = read_index(root, caps)
@@ -511,9 +514,10 @@ def run(args: argparse.Namespace) -> int:
     if args.apply and plan.changed:
         folder = archive.archive_dir(root)
         sources, changes, created, removed = write_set(plan, raw, read, folder)
-        backup_id = backup.apply(
-            root, sources, changes, created=created, removed=removed, command="compact"
-        )
+        with locked(Path(root), leave_no_file=True):  # as every writer of the store
+            backup_id = backup.apply(
+                root, sources, changes, created=created, removed=removed, command="compact"
+            )
     if args.format == "json":
         print(report_json(root, plan, args.to, args.apply and plan.changed, backup_id))
     else:

@@ -17,11 +17,13 @@ import subprocess
 import sys
 from collections.abc import Iterable, Iterator
 from datetime import date, datetime, timezone
+from pathlib import Path
 
 from engramory import backup, discovery, fsutil, indexedit, markdown, secrets
 from engramory.caps import INDEX_NAME, Caps
 from engramory.commands.doctor import _native_folder
 from engramory.commands.options import add_cap_flags, caps_from_args
+from engramory.continuity.state import locked
 from engramory.doctor import engine
 from engramory.doctor.context import Options
 from engramory.doctor.model import Finding
@@ -137,7 +139,8 @@ def run(args: argparse.Namespace) -> int:
     if location.discovered:
         print(printable(f"fixing the store {location.root} ({location.source})"))
     if args.undo is not None:
-        return backup.undo(root, args.undo)
+        with locked(Path(root), leave_no_file=True):
+            return backup.undo(root, args.undo)
     caps = caps_from_args(args)
     options = Options(profile=automatic(location.root, _native_folder()), today=date.today())
     report = engine.run(root, caps, options)
@@ -357,5 +360,7 @@ def summary(fixes: Plan, applied: bool) -> Iterator[str]:
 
 
 def apply(root: str, sources: dict[str, bytes], changes: dict[str, bytes]) -> str:
-    """Back up, then write every change atomically; the backup's ID (engramory.backup)."""
-    return backup.apply(root, sources, changes)
+    """Back up, then write every change atomically, under the store's lock (as `new` and the
+    MCP server write); the backup's ID (engramory.backup)."""
+    with locked(Path(root), leave_no_file=True):
+        return backup.apply(root, sources, changes)

@@ -18,6 +18,7 @@ from pathlib import Path
 from engramory import automemory, backup, discovery, fsutil
 from engramory.caps import INDEX_NAME, Caps
 from engramory.commands.options import add_cap_flags, add_format_flag, caps_from_args
+from engramory.continuity.state import locked
 from engramory.errors import EXIT_OK, EngramoryError, InputMissingError, UsageError
 from engramory.interop import claude_import, importer, memoir_import
 from engramory.interop.importer import Candidate, ImportPlan, Skip, SourceFolder
@@ -369,4 +370,5 @@ def run_undo(args: argparse.Namespace) -> int:
     root, _how = store_root(args.store)
     if not os.path.isdir(root):
         raise InputMissingError(f"{root}: no store there")
-    return backup.undo(root, args.undo, command="import")
+    with locked(Path(root), leave_no_file=True):
+        return backup.undo(root, args.undo, command="import")

@@ -20,9 +20,11 @@ import stat
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime
+from pathlib import Path
 
 from engramory import backup, fsutil, notewrite, secrets
 from engramory.caps import INDEX_NAME, Caps, count_lines, utf8_size
+from engramory.continuity.state import locked
 from engramory.doctor.model import ERROR
 from engramory.errors import EngramoryError, InputMissingError
 from engramory.frontmatter import NOTE_TYPES, decode, render
@@ -329,7 +331,8 @@ def execute(plan: ImportPlan) -> str | None:
             ) from None
     sources = {INDEX_NAME: plan.index_source} if changes else {}
     try:
-        return backup.apply(plan.root, sources, changes, created=created, command=COMMAND)
+        with locked(Path(plan.root), leave_no_file=True):  # as every writer of the store
+            return backup.apply(plan.root, sources, changes, created=created, command=COMMAND)
     except OSError as exc:  # before the first note or index write: the backup could not be made
         raise EngramoryError(
             f"{plan.root}: cannot make the backup ({fsutil.os_error_text(exc)}); no note and "
