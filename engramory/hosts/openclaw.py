@@ -36,7 +36,6 @@ import os
 
 from engramory.guard import service
 from engramory.guard.service import ToolCall
-from engramory.hosts import fields
 from engramory.hosts.opencode import (
     EDIT,
     PATCH,
@@ -44,10 +43,9 @@ from engramory.hosts.opencode import (
     WRITE,
     edit_call,
     lifecycle_payload,
-    plain_call,
+    plugin_calls,
     plugin_may_concern,
     plugin_oversized,
-    plugin_request,
     render,
     render_lifecycle,
 )
@@ -93,19 +91,9 @@ def _first(mapping: dict[str, object], keys: tuple[str, ...]) -> object:
     return next((mapping[key] for key in keys if key in mapping), None)
 
 
-def tool_calls(payload: object) -> list[ToolCall]:
-    """The tool call in one plugin payload (already decoded from JSON)."""
-    request = plugin_request(payload)
-    if request is None:
-        return []
-    tool, arguments, cwd = request
-    kind = TOOLS.get(tool) if isinstance(tool, str) else None
-    call = plain_call(kind, arguments, cwd, PATH_KEYS, CONTENT_KEYS)
-    if call is not None:
-        return [call]
-    if kind != EDIT:
-        return [ToolCall(service.UNKNOWN, cwd=cwd)]
-    path = fields.path(arguments, PATH_KEYS)
+def _edit(path: str | None, arguments: dict[str, object], cwd: str | None) -> ToolCall:
+    """OpenClaw's ``edit``: one old/new pair, or an ``edits`` list (keys unverified: every
+    spelling seen is read)."""
     edits = arguments.get("edits")
     if isinstance(edits, list):
         steps = [
@@ -114,9 +102,14 @@ def tool_calls(payload: object) -> list[ToolCall]:
             else (None, None, False)
             for step in edits
         ]
-        return [ToolCall(service.MULTIEDIT, path, cwd=cwd, edits=steps)]
+        return ToolCall(service.MULTIEDIT, path, cwd=cwd, edits=steps)
     old, new = _first(arguments, OLD_KEYS), _first(arguments, NEW_KEYS)
-    return [edit_call(path, cwd, old, new, arguments.get("replace_all"))]
+    return edit_call(path, cwd, old, new, arguments.get("replace_all"))
+
+
+def tool_calls(payload: object) -> list[ToolCall]:
+    """The tool call in one plugin payload (already decoded from JSON)."""
+    return plugin_calls(payload, TOOLS, PATH_KEYS, CONTENT_KEYS, _edit)
 
 
 # --- OpenClaw for the installer ---

@@ -45,6 +45,8 @@ from engramory.hosts.rawjson import json_string
 
 TYPE_CHECKING = False  # not ``typing.TYPE_CHECKING``: the guard's path never imports typing
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from engramory.continuity.policy import Reply
     from engramory.guard.decision import Verdict
     from engramory.hosts.base import Host
@@ -151,21 +153,37 @@ def plain_call(
     return None
 
 
-def tool_calls(payload: object) -> list[ToolCall]:
-    """The tool call in one plugin payload (already decoded from JSON)."""
+def plugin_calls(
+    payload: object,
+    tools: dict[str, str],
+    path_keys: tuple[str, ...],
+    content_keys: tuple[str, ...],
+    read_edit: Callable[[str | None, dict[str, object], str | None], ToolCall],
+) -> list[ToolCall]:
+    """The tool call in one plugin payload (already decoded from JSON); an edit is read by
+    ``read_edit(path, arguments, cwd)``, each host's own way."""
     request = plugin_request(payload)
     if request is None:
         return []
     tool, arguments, cwd = request
-    kind = TOOLS.get(tool) if isinstance(tool, str) else None
-    call = plain_call(kind, arguments, cwd, PATH_KEYS, CONTENT_KEYS)
+    kind = tools.get(tool) if isinstance(tool, str) else None
+    call = plain_call(kind, arguments, cwd, path_keys, content_keys)
     if call is not None:
         return [call]
     if kind != EDIT:
         return [ToolCall(service.UNKNOWN, cwd=cwd)]
-    path = fields.path(arguments, PATH_KEYS)
+    return [read_edit(fields.path(arguments, path_keys), arguments, cwd)]
+
+
+def _edit(path: str | None, arguments: dict[str, object], cwd: str | None) -> ToolCall:
+    """OpenCode's ``edit{filePath, oldString, newString, replaceAll}``."""
     old, new = arguments.get(OLD_KEYS[0]), arguments.get(NEW_KEYS[0])
-    return [edit_call(path, cwd, old, new, arguments.get(REPLACE_ALL_KEYS[0]))]
+    return edit_call(path, cwd, old, new, arguments.get(REPLACE_ALL_KEYS[0]))
+
+
+def tool_calls(payload: object) -> list[ToolCall]:
+    """The tool call in one plugin payload (already decoded from JSON)."""
+    return plugin_calls(payload, TOOLS, PATH_KEYS, CONTENT_KEYS, _edit)
 
 
 def render(verdict: Verdict, event: str) -> tuple[str, int]:
