@@ -12,6 +12,10 @@ writes a continuity reply in a host's format.
 
 from __future__ import annotations
 
+TYPE_CHECKING = False  # not ``typing.TYPE_CHECKING``: the guard's path imports this package
+if TYPE_CHECKING:
+    from types import ModuleType
+
 # The hosts whose module defines ``render_lifecycle(reply) -> (text, exit_code)``: the
 # ``--host`` choices of ``engramory sync hook`` (a test keeps this in step with the modules).
 LIFECYCLE_HOSTS = (
@@ -31,6 +35,15 @@ LIFECYCLE_HOSTS = (
 LIFECYCLE_EVENTS = ("SessionStart", "UserPromptSubmit", "PreCompact")
 
 
+def _module(host: str) -> ModuleType:
+    """The module of a host with lifecycle hooks (``ValueError`` for any other host)."""
+    if host not in LIFECYCLE_HOSTS:
+        raise ValueError(f"no lifecycle hook format for host {host!r}")
+    import importlib  # noqa: PLC0415 - the guard's path imports this package
+
+    return importlib.import_module(f"{__name__}.{host}")
+
+
 def lifecycle_payload(host: str, payload: object, event: str | None) -> object:
     """``payload`` as :mod:`engramory.continuity.policy` reads it: Claude Code's shape.
 
@@ -43,12 +56,7 @@ def lifecycle_payload(host: str, payload: object, event: str | None) -> object:
     event, when given, replaces the payload's own name. A payload that is not
     a JSON object is passed on for the policy to refuse.
     """
-    if host not in LIFECYCLE_HOSTS:
-        raise ValueError(f"no lifecycle hook format for host {host!r}")
-    import importlib  # noqa: PLC0415 - the guard's path imports this package
-
-    module = importlib.import_module(f"{__name__}.{host}")
-    reader = getattr(module, "lifecycle_payload", None)
+    reader = getattr(_module(host), "lifecycle_payload", None)
     if reader is not None:
         return reader(payload, event)
     if event is None or not isinstance(payload, dict):
@@ -62,11 +70,7 @@ def oversized_lifecycle_payload(host: str, raw: bytes) -> object:
     the whole conversation."""
     if host not in LIFECYCLE_HOSTS:
         return None
-    import importlib  # noqa: PLC0415 - the guard's path imports this package
-
-    reader = getattr(
-        importlib.import_module(f"{__name__}.{host}"), "oversized_lifecycle_payload", None
-    )
+    reader = getattr(_module(host), "oversized_lifecycle_payload", None)
     return reader(raw) if reader is not None else None
 
 
@@ -76,17 +80,9 @@ def store_per_call(host: str) -> bool:
     project without one is answered quietly (DESIGN §4)."""
     if host not in LIFECYCLE_HOSTS:
         return False
-    import importlib  # noqa: PLC0415 - the guard's path imports this package
-
-    module = importlib.import_module(f"{__name__}.{host}")
-    return getattr(module, "LIFECYCLE_STORE_PER_CALL", False) is True
+    return getattr(_module(host), "LIFECYCLE_STORE_PER_CALL", False) is True
 
 
 def render_lifecycle(host: str, reply: object) -> tuple[str, int]:
     """``reply`` (a :class:`~engramory.continuity.policy.Reply`) in ``host``'s hook format."""
-    if host not in LIFECYCLE_HOSTS:
-        raise ValueError(f"no lifecycle hook format for host {host!r}")
-    import importlib  # noqa: PLC0415 - the guard's path imports this package
-
-    module = importlib.import_module(f"{__name__}.{host}")
-    return module.render_lifecycle(reply)
+    return _module(host).render_lifecycle(reply)

@@ -339,10 +339,8 @@ def hook_argvs(context: HookContext) -> dict[str, tuple[list[str], str]]:
         )
     }
     for name, event in LIFECYCLE_FILES.items():
-        args = [context.sync, "hook", "--host", "cline", "--event", event, "--mode", context.mode]
-        args += ["--", store] if store is not None else []
         argvs[name] = (
-            [context.python, "-I", "-S", *args],
+            hookwiring.sync_argv(context.python, context.sync, "cline", context.mode, store, event),
             f"Cline {name} -> Engramory's continuity reminder",
         )
     return argvs

@@ -268,7 +268,6 @@ def host() -> Host:
         ) -> dict[str, object]:
             """One preToolUse handler, and one per continuity event: each a bash and a
             PowerShell line that both exit 0."""
-            from engramory.hosts import lifecycle_io  # noqa: PLC0415
 
             def handler(argv: list[str]) -> dict[str, object]:
                 return {
@@ -283,7 +282,7 @@ def host() -> Host:
                 "preToolUse": [{**guard_handler, "matcher": GUARD_MATCHER}]
             }
             for own, event in LIFECYCLE_EVENTS.items():
-                argv = lifecycle_io.sync_argv(python, sync, self.name, event, mode, store)
+                argv = hookwiring.sync_argv(python, sync, self.name, mode, store, event)
                 groups[own] = [handler(argv)]
             return groups
 

@@ -227,7 +227,6 @@ def host() -> Host:
             (beforeShellExecution), and the continuity hooks (sessionStart,
             beforeSubmitPrompt, preCompact), each a shell line (a PowerShell one on
             Windows). A failure (127: no interpreter) lets Cursor go on; only exit 2 stops."""
-            from engramory.hosts import lifecycle_io  # noqa: PLC0415
 
             on_windows = os.name == "nt" if windows is None else windows
 
@@ -240,7 +239,7 @@ def host() -> Host:
                 "beforeShellExecution": [{"command": guard_line}],
             }
             for own, event in LIFECYCLE_EVENTS.items():
-                argv = lifecycle_io.sync_argv(python, sync, self.name, event, mode, store)
+                argv = hookwiring.sync_argv(python, sync, self.name, mode, store, event)
                 groups[own] = [{"command": line(argv)}]
             return groups
 

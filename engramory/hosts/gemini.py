@@ -211,7 +211,6 @@ def host() -> Host:
             (SessionStart, BeforeAgent, PreCompress), each a shell line that exits 0
             whatever happens (a PowerShell one on Windows): a BeforeAgent hook that exits 2
             would discard the user's prompt."""
-            from engramory.hosts import lifecycle_io  # noqa: PLC0415
 
             on_windows = os.name == "nt" if windows is None else windows
 
@@ -231,7 +230,7 @@ def host() -> Host:
                 "BeforeTool": {"matcher": GUARD_MATCHER, "hooks": [handler]}
             }
             for own, event in LIFECYCLE_EVENTS.items():
-                argv = lifecycle_io.sync_argv(python, sync, self.name, event, mode, store)
+                argv = hookwiring.sync_argv(python, sync, self.name, mode, store, event)
                 continuity = {
                     "type": "command",
                     "name": hookwiring.CONTINUITY_NAME,

@@ -176,9 +176,10 @@ TIMEOUT = 10  # seconds (Hermes: default 60, max 300)
 def hook_entries(context: HookContext) -> dict[str, list[dict[str, object]]]:
     """The ``hooks:`` entries init adds: the guard and the continuity hook, naming no store
     (the file is user-wide: each call finds its store from Hermes' working directory)."""
-    guard = [context.python, "-I", "-S", context.guard, "--host", "hermes"]
-    sync = [context.python, "-I", "-S", context.sync, "hook", "--host", "hermes"]
-    sync += ["--mode", context.mode]
+    from engramory.install import hookwiring  # noqa: PLC0415 - not on the guard's path
+
+    guard = hookwiring.guard_argv(context.python, context.guard, None, "hermes")
+    sync = hookwiring.sync_argv(context.python, context.sync, "hermes", context.mode, None)
     return {
         "pre_tool_call": [
             {

@@ -230,8 +230,7 @@ def agent_hooks(
     hooks: dict[str, list[dict[str, object]]] = {}
     if store is not None:
         for kiro_event, event in LIFECYCLE_EVENTS.items():
-            argv = [python, "-I", "-S", sync, "hook", "--host", "kiro", "--event", event]
-            argv += ["--mode", mode, "--", store]
+            argv = hookwiring.sync_argv(python, sync, "kiro", mode, store, event)
             hooks[kiro_event] = [{"command": line(argv), "timeout_ms": TIMEOUT_MS}]
     hooks["preToolUse"] = [
         {"matcher": matcher, "command": guard_line, "timeout_ms": TIMEOUT_MS}

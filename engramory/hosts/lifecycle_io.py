@@ -1,6 +1,6 @@
 """Lifecycle (continuity) hooks of the hosts whose events are not Claude Code's: their payloads
-read as Claude Code's shape, the command line each installed hook runs, and the reminder a host
-that only observes a compaction shows instead of holding it back.
+read as Claude Code's shape, and the reminder a host that only observes a compaction shows
+instead of holding it back.
 
 Used by ``engramory sync hook`` and the installer, never on the index guard's path.
 """
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-EVENTS = ("SessionStart", "UserPromptSubmit", "PreCompact")
+from engramory.hosts import LIFECYCLE_EVENTS as EVENTS
 
 
 def _first_string(payload: Mapping[str, object], keys: tuple[str, ...]) -> object:
@@ -56,22 +56,3 @@ def observed_compaction(label: str, text: str) -> str:
         f"Engramory reminder: {label} only observes a compaction and cannot hold it back, so "
         "this one goes ahead. Where it could, Engramory would have held it, saying:\n" + text
     )
-
-
-def sync_argv(python: str, sync: str, host: str, event: str, mode: str, store: str) -> list[str]:
-    """The argv of one installed lifecycle hook: the sync script answering ``event``."""
-    return [
-        python,
-        "-I",
-        "-S",
-        sync,
-        "hook",
-        "--host",
-        host,
-        "--event",
-        event,
-        "--mode",
-        mode,
-        "--",
-        store,
-    ]

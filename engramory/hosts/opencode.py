@@ -249,9 +249,11 @@ def plugin_config(
     guard_argv: list[str], python: str, sync: str, host: str, mode: str, store: str
 ) -> dict[str, object]:
     """What a plugin needs: the guard's argv and the sync hook's argv without its event."""
+    from engramory.install import hookwiring  # noqa: PLC0415 - not on the guard's path
+
     return {
         "guard": guard_argv,
-        "sync": [python, "-I", "-S", sync, "hook", "--host", host, "--mode", mode],
+        "sync": hookwiring.sync_argv(python, sync, host, mode, None),
         "store": store,
     }
 

@@ -157,9 +157,25 @@ def verification_command(argv: list[str], payload: dict[str, object], windows: b
     return f"printf '%s\\n' {shlex.quote(text)} | {shlex.join(argv)}"
 
 
-def sync_args(sync: str, host: str, mode: str, store: str) -> list[str]:
-    """The sync script's arguments for a continuity hook of ``host``."""
-    return [sync, "hook", "--host", host, "--mode", mode, "--", store]
+def sync_args(
+    sync: str, host: str, mode: str, store: str | None, event: str | None = None
+) -> list[str]:
+    """The sync script's arguments for a continuity hook of ``host``.
+
+    ``event``: the canonical event the hook answers, for a host whose payload
+    does not name it (``--event``). ``store`` ``None``: the hook names no store
+    and finds one from each event's working directory (a user-wide config).
+    """
+    named = ["--event", event] if event is not None else []
+    where = ["--", store] if store is not None else []
+    return [sync, "hook", "--host", host, *named, "--mode", mode, *where]
+
+
+def sync_argv(
+    python: str, sync: str, host: str, mode: str, store: str | None, event: str | None = None
+) -> list[str]:
+    """A continuity hook's whole command: ``python -I -S`` and :func:`sync_args`."""
+    return [python, "-I", "-S", *sync_args(sync, host, mode, store, event)]
 
 
 def lifecycle_groups(handler: Callable[[str], dict[str, object]]) -> dict[str, Group]:
