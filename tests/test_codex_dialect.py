@@ -20,7 +20,7 @@ from engramory.hosts import codex
 ROOT = Path(__file__).resolve().parents[1]
 SCHEMA = json.loads(
     (
-        ROOT.parent / "shared" / "schemas" / "codex" / "pre-tool-use.command.output.schema.json"
+        ROOT / "tests" / "schemas" / "codex" / "pre-tool-use.command.output.schema.json"
     ).read_text(encoding="utf-8")
 )
 GROWN = "".join(f"+line {n}\n" for n in range(260))

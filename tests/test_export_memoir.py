@@ -1,7 +1,7 @@
 """``engramory export memoir DIR`` (issue 18): every entry memoir-valid, nothing lost silently.
 
 The exported entries of examples/store and of every corpus store validate against memoir's
-entry schema (../shared/schemas/memoir/, skipped when absent) and carry what a canonical entry
+entry schema (tests/schemas/memoir/, vendored) and carry what a canonical entry
 needs; PyYAML reads each file to the mapping our reader reads; refusals and --dry-run write
 nothing; archived notes only on request; skipped notes are listed with their reason.
 """
@@ -28,21 +28,14 @@ from engramory.interop.memoir_yaml import parse_frontmatter, split_entry
 yaml = pytest.importorskip("yaml")
 jsonschema = pytest.importorskip("jsonschema")
 
-SHARED = REPO.parent / "shared"
-SCHEMA_PATH = SHARED / "schemas" / "memoir" / "entry.schema.json"
-CORPUS = (
-    SHARED / "corpus" / "stores"
-    if (SHARED / "corpus" / "stores").is_dir()
-    else REPO / "tests" / "corpus" / "stores"
-)
+SCHEMA_PATH = REPO / "tests" / "schemas" / "memoir" / "entry.schema.json"
+CORPUS = REPO / "tests" / "corpus" / "stores"
 CORPUS_STORES = sorted(p for p in CORPUS.iterdir() if p.is_dir()) if CORPUS.is_dir() else []
 SECRET = "AKIA" + "Q" * 16
 
 
 @pytest.fixture(scope="module")
 def validator():
-    if not SCHEMA_PATH.is_file():
-        pytest.skip(f"memoir's schema is not at {SCHEMA_PATH}")
     schema = json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
     cls = jsonschema.Draft202012Validator
     return cls(schema, format_checker=cls.FORMAT_CHECKER)
