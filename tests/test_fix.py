@@ -287,7 +287,9 @@ def test_apply_then_undo_gives_back_every_byte_and_mode(tmp_path: Path) -> None:
     assert oct((root / "a.md").stat().st_mode & 0o777) == oct(0o600)
     backup = undo_id(out)
     saved = root / ".engramory" / "backup" / backup
-    assert sorted(p.name for p in saved.iterdir()) == ["MEMORY.md", "a.md", "c.md"]
+    saved_copies = sorted(p.name for p in saved.iterdir() if not p.name.startswith(".engramory-"))
+    assert saved_copies == ["MEMORY.md", "a.md", "c.md"]
+    assert (saved / ".engramory-journal").is_file()
     again = fix(str(root), "--apply")
     assert again[0] == 0 and "nothing to fix" in again[1]
     assert fix(str(root), "--undo", backup)[0] == 0
