@@ -260,6 +260,7 @@ def apply(
     command: str = "fix",
     modes: dict[str, int] | None = None,
     made_store: bool = False,
+    inherited: Iterable[str] = (),
     announce: Announce | None = None,
 ) -> str:
     """Journal, announce, then write every change and new file, then remove; the backup's ID.
@@ -270,7 +271,9 @@ def apply(
     copies and the record of every file and folder, fsynced. Then ``announce``
     gets the ID (the caller prints the undo command), then the store is written.
     ``modes`` overrides a file's mode (a forced undo puts each file back with its
-    own); ``made_store`` says the caller created the store folder for this run.
+    own); ``made_store`` says the caller created the store folder for this run;
+    ``inherited`` names folders an earlier run made that this run's undo removes too
+    (a forced undo's backup folders).
     """
     created = created or {}
     modes = modes or {}
@@ -283,6 +286,7 @@ def apply(
     journal = _journal(command, targets, sources, changes, created, modes)
     journal.made = [STORE_ITSELF] if made_store else []
     journal.made += _missing_backup_folders(root) + sorted(_missing_folders(root, created))
+    journal.made += [rel for rel in inherited if rel not in journal.made]
     backups = backup_root(root, create=True)
     backup_id, folder = _new_backup(backups)
     for rel, target in targets.items():

@@ -291,6 +291,7 @@ def _forced(
         removed=removed,
         command=journal.command,
         modes=modes,
+        inherited=[m for m in journal.made if m in backup.BACKUP_FOLDERS],
         announce=announce,
     )
 
