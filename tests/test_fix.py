@@ -143,6 +143,20 @@ def test_missing_dates_from_git_history(tmp_path: Path) -> None:
     assert not fired(root, "missing-date")
 
 
+@pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+def test_a_git_ignored_store_names_dates_from_mtime(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    root = make_store(project / ".engramory-memory", {"a.md": note("a", drop=("updated",))})
+    (project / ".gitignore").write_text(".engramory-memory/\n")  # as `init` may write it
+    _git(project, "init", "-q")
+    _git(project, "add", "-A")
+    _git(project, "commit", "-qm", "one")
+    before = digest(root)
+    code, out, _ = fix(str(root), "--apply")
+    assert code == 0 and "git has no commit of it (--dates-from mtime uses" in out
+    assert digest(root) == before
+
+
 def test_orphan_gets_a_pointer_under_its_type(tmp_path: Path) -> None:
     index = "# Memory index\n\n## feedback\n- [B](b.md) — when b\n\n## user\n"
     root = _store(
