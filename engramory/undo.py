@@ -166,6 +166,11 @@ def _undo_locked(
             )
         )
         return False
+    if journal.command != command:
+        raise EngramoryError(
+            f"backup {backup_id} was made by {printable(journal.command)}: run engramory "
+            f"{printable(journal.command)} --undo {backup_id}"
+        )
     now = {rel: read_current(root, rel) for rel in journal.files}
     changed = {
         rel: why
@@ -182,23 +187,16 @@ def _undo_locked(
         )
     if changed:
         new_id = _forced(root, journal, now, saved, announce)
-        _clean_temporary(root, journal)
-        _remove_folders(root, [m for m in journal.made if m not in backup.BACKUP_FOLDERS])
-        _remove_backup(root, folder, [])
-        print(
-            printable(
-                f"undid {command} {backup_id} by force: {plural(len(changed), 'later change')} "
-                f"overwritten, kept in backup {new_id}"
-            )
-        )
-        return False
-    restored, removed = _restore(root, journal, now, saved)
+        summary = f"by force: {plural(len(changed), 'later change')} kept in backup {new_id}"
+    else:
+        restored, removed = _restore(root, journal, now, saved)
+        tail = f", {plural(removed, 'created file')} removed" if removed else ""
+        summary = f"{plural(restored, 'file')} put back{tail}"
     _clean_temporary(root, journal)
     _remove_folders(root, [m for m in journal.made if m not in backup.BACKUP_FOLDERS])
-    _remove_backup(root, folder, journal.made)
-    tail = f", {plural(removed, 'created file')} removed" if removed else ""
-    print(printable(f"undid {command} {backup_id}: {plural(restored, 'file')} put back{tail}"))
-    return STORE_ITSELF in journal.made
+    _remove_backup(root, folder, [] if changed else journal.made)
+    print(printable(f"undid {command} {backup_id}: {summary}"))
+    return not changed and STORE_ITSELF in journal.made
 
 
 def _saved_copies(folder: str, journal: Journal) -> dict[str, bytes]:

@@ -17,6 +17,7 @@ import shlex
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from contextlib import redirect_stdout
@@ -24,6 +25,8 @@ from pathlib import Path
 
 import pytest
 from fixkit import digest, fix
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from test_compact import COLD_CAPS, _cold_store, compact, memoir_store
 
 from conftest import run_engramory
@@ -32,6 +35,7 @@ from engramory import backup
 from engramory.cli import main
 from engramory.continuity import state
 from engramory.crashpoint import ENV as CRASH_ENV
+from engramory.undo import undo
 
 FIX_NOTES = {"a.md": note("a", name="b"), "o.md": note("o"), "c.md": note("c", created="2026.1.3")}
 FIX_INDEX = "## user\n- [A](a.md)\n- [C](c.md)\n"
@@ -168,6 +172,44 @@ def test_a_created_file_deleted_since_is_no_later_work(tmp_path: Path) -> None:
     assert everything(root) == before
 
 
+def test_undo_with_another_commands_id_names_that_command(tmp_path: Path) -> None:
+    root = fix_store(tmp_path)
+    backup_id = printed_id(fix(str(root), "--apply")[1])
+    tree = everything(root)
+    code, _out, err = compact(str(root), "--undo", backup_id)
+    assert code == 1 and f"run engramory fix --undo {backup_id}" in err
+    assert everything(root) == tree
+
+
+def test_a_restored_file_replaced_by_a_symlink_is_refused_even_with_force(tmp_path: Path) -> None:
+    root = fix_store(tmp_path)
+    backup_id = printed_id(fix(str(root), "--apply")[1])
+    outside = tmp_path / "outside.md"
+    outside.write_text("not the store's\n")
+    (root / "a.md").unlink()
+    (root / "a.md").symlink_to(outside)
+    tree = everything(root)
+    for extra in ((), ("--force",)):
+        code, _out, err = fix(str(root), "--undo", backup_id, *extra)
+        assert code == 1 and "a.md" in err and "not a plain readable file" in err
+        assert everything(root) == tree
+    assert outside.read_text() == "not the store's\n"
+
+
+@pytest.mark.parametrize("rel", ["../outside.md", "/etc/passwd", ".engramory/x.md", "a/../../x"])
+def test_a_journal_naming_a_path_out_of_the_store_is_refused(tmp_path: Path, rel: str) -> None:
+    root = fix_store(tmp_path)
+    backup_id = printed_id(fix(str(root), "--apply")[1])
+    journal = root / ".engramory" / "backup" / backup_id / backup.JOURNAL_NAME
+    text = journal.read_text().replace('"a.md"', f'"{rel}"')
+    assert rel in text
+    journal.write_text(text)
+    tree = everything(root)
+    code, _out, err = fix(str(root), "--undo", backup_id)
+    assert code == 1 and "journal" in err and "cannot be read" in err
+    assert everything(root) == tree
+
+
 # -- --force: undone anyway, and undoable ----------------------------------------------------
 
 
@@ -180,7 +222,7 @@ def test_forced_fix_undo_backs_up_the_later_work_and_can_itself_be_undone(tmp_pa
         handle.write("a line written by hand\n")
     later = digest(root)
     code, out, _err = fix(str(root), "--undo", backup_id, "--force")
-    assert code == 0 and f"undid fix {backup_id} by force" in out
+    assert code == 0 and f"undid fix {backup_id}: by force" in out
     forced_id = printed_id(out)
     assert forced_id != backup_id
     backups = root / ".engramory" / "backup"
@@ -211,6 +253,38 @@ def test_force_without_undo_is_a_usage_error(tmp_path: Path) -> None:
     root = fix_store(tmp_path)
     assert fix(str(root), "--force")[0] == 64
     assert compact(str(root), "--force")[0] == 64
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.dictionaries(
+        st.sampled_from(["a.md", "b.md", "c.md", "d.md", "MEMORY.md"]),
+        st.tuples(
+            st.sampled_from(["keep", "change", "remove"]),
+            st.binary(max_size=64),
+            st.binary(max_size=64),
+            st.sampled_from([0o644, 0o600, 0o640]),
+        ),
+    ),
+    st.dictionaries(st.sampled_from(["n.md", "sub/m.md", "archive/o.md"]), st.binary(max_size=64)),
+)
+def test_any_apply_then_undo_is_byte_exact(files: dict, created: dict[str, bytes]) -> None:
+    with tempfile.TemporaryDirectory() as folder:
+        root = Path(folder) / "store"
+        root.mkdir()
+        for rel, (_what, old, _new, mode) in files.items():
+            (root / rel).write_bytes(old)
+            (root / rel).chmod(mode)
+        before = everything(root)
+        sources = {rel: old for rel, (_w, old, _n, _m) in files.items()}
+        changes = {rel: new for rel, (w, _o, new, _m) in files.items() if w == "change"}
+        removed = [rel for rel, (w, _o, _n, _m) in files.items() if w == "remove"]
+        with redirect_stdout(io.StringIO()):
+            backup_id = backup.apply(
+                str(root), sources, changes, created=created, removed=removed, command="fix"
+            )
+            assert undo(str(root), backup_id, "fix") == 0
+        assert everything(root) == before
 
 
 # -- a normal undo leaves nothing the apply made ---------------------------------------------
