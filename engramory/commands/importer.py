@@ -32,7 +32,8 @@ folder is only read, never modified.
 
   memoir DIR          a memoir store (entry files; the legacy dialect too)
   claude-memory [DIR] Claude Code's auto-memory folder (default: this project's)
-  --undo ID           take back an import (the ID it printed)
+  --undo ID           take back an import (the ID it printed); refused when a
+                      file changed since, unless --force (which backs it up first)
 
 Every refusal writes nothing: an index that the pointers would take over its
 hard cap (unless --archive-overflow), a store that is the source folder."""
