@@ -148,7 +148,7 @@ def backup_root(root: str, create: bool) -> str:
             mode = os.lstat(path).st_mode
         except FileNotFoundError:
             if not create:
-                return path
+                return os.path.join(root, *BACKUP_DIR)
             os.mkdir(path, 0o700)
             continue
         if not stat.S_ISDIR(mode):
