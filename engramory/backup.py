@@ -1,11 +1,11 @@
-"""Backups and undo for the commands that rewrite a store (``fix``, ``compact``).
+"""The journal of the commands that rewrite a store (``fix``, ``compact``, ``import``).
 
-A run saves every file it will change or remove under
-``<store>/.engramory/backup/<ID>/`` (the ID is the UTC time), writes, and
-prints the ID; ``--undo ID`` puts the saved bytes back. A run that also
-creates files records each with the SHA-256 of what it wrote (in
-``<ID>/.engramory-created``), so undo removes them, and refuses, changing
-nothing, when one of them changed since.
+An apply is a journal. Before its first store write, a run saves every file it
+will change or remove under ``<store>/.engramory/backup/<ID>/`` (the ID is the UTC
+time), then writes ``<ID>/.engramory-journal``: per file the SHA-256 before the run
+and as the run will leave it, and its mode; the folders the run makes. Everything
+is fsynced, then the undo command is announced (printed), then the store is
+written. :mod:`engramory.undo` compares the store with the journal.
 """
 
 from __future__ import annotations
@@ -13,21 +13,30 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import stat
-from collections.abc import Iterable
-from dataclasses import dataclass
+import sys
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
-from engramory import fsutil
-from engramory.caps import Caps
-from engramory.errors import EngramoryError, InputMissingError, UsageError
+from engramory import crashpoint, fsutil
+from engramory.caps import INDEX_NAME
+from engramory.errors import EngramoryError, UsageError
 from engramory.store import NOTE_READ_LIMIT, READ_OK, read_file
-from engramory.textfmt import plural, printable
+from engramory.textfmt import excerpt, printable
 
 BACKUP_DIR = (".engramory", "backup")
-CREATED_FOLDERS_NAME = ".engramory-created-folders"  # ... and the folders it made for them
-CREATED_NAME = ".engramory-created"  # inside a backup: the files the run created
+BACKUP_FOLDERS = tuple("/".join(BACKUP_DIR[: i + 1]) for i in range(len(BACKUP_DIR)))
+JOURNAL_NAME = ".engramory-journal"  # inside a backup: what the run changes, creates, removes
+INDEX_AFTER_NAME = ".engramory-index-after"  # ... and the index as the run leaves it
+JOURNAL_VERSION = 1
+JOURNAL_LIMIT = 64 * 1024 * 1024
+STORE_ITSELF = "."  # in a journal's folders made: the run created the store folder itself
 READ_LIMIT = NOTE_READ_LIMIT
+ID_FORM = re.compile(r"[0-9]{8}T[0-9]{6}Z(?:-[1-9][0-9]{0,2})?")  # as _new_backup names them
+ID_EXAMPLE = "20261202T031500Z"
+Announce = Callable[[str], None]
 
 
 def digest(data: bytes) -> str:
@@ -66,6 +75,70 @@ class _Target:
     mode: int
 
 
+@dataclass(frozen=True)
+class Entry:
+    """One file of a journal: its SHA-256 before the run (``None``: the run creates it) and
+    as the run leaves it (``None``: the run removes it), and the mode it had (or is given)."""
+
+    before: str | None
+    after: str | None
+    mode: int | None
+
+
+@dataclass
+class Journal:
+    """What one apply does to a store, complete on disk before its first store write."""
+
+    command: str
+    files: dict[str, Entry] = field(default_factory=dict)
+    made: list[str] = field(default_factory=list)  # folders it creates, store-relative
+
+    def to_bytes(self) -> bytes:
+        files = {rel: [e.before, e.after, e.mode] for rel, e in sorted(self.files.items())}
+        record = {"journal": JOURNAL_VERSION, "command": self.command, "made": self.made}
+        return json.dumps({**record, "files": files}, indent=1).encode()
+
+
+def _safe_rel(rel: object) -> bool:
+    """A store-relative path a journal may name: not absolute, no ``..``, not in ``.engramory``."""
+    if not isinstance(rel, str) or "\\" in rel or "\0" in rel:
+        return False
+    parts = rel.split("/")
+    return not {"", ".", ".."} & set(parts) and parts[0] != BACKUP_DIR[0]
+
+
+def _is_digest(value: object) -> bool:
+    hexdigits = "0123456789abcdef"
+    return isinstance(value, str) and len(value) == 64 and all(c in hexdigits for c in value)
+
+
+def parse_journal(data: bytes) -> Journal | None:
+    """The journal in ``data``; ``None`` when it is not one this version wrote."""
+    try:
+        record = json.loads(data.decode("utf-8"))
+    except ValueError:
+        return None
+    if not isinstance(record, dict) or record.get("journal") != JOURNAL_VERSION:
+        return None
+    files, made, command = record.get("files"), record.get("made"), record.get("command")
+    if not isinstance(files, dict) or not isinstance(made, list) or not isinstance(command, str):
+        return None
+    ours = (STORE_ITSELF, *BACKUP_FOLDERS)
+    journal = Journal(command, made=[m for m in made if m in ours or _safe_rel(m)])
+    for rel, value in files.items():
+        if not _safe_rel(rel) or not isinstance(value, list) or len(value) != 3:
+            return None
+        before, after, mode = value
+        if before is None and after is None:
+            return None
+        if any(d is not None and not _is_digest(d) for d in (before, after)):
+            return None
+        if mode is not None and (not isinstance(mode, int) or isinstance(mode, bool)):
+            return None
+        journal.files[rel] = Entry(before, after, mode if mode is None else mode & 0o7777)
+    return journal
+
+
 def backup_root(root: str, create: bool) -> str:
     """``<store>/.engramory/backup``, refusing a symlink or a non-folder on the way."""
     path = root
@@ -75,7 +148,7 @@ def backup_root(root: str, create: bool) -> str:
             mode = os.lstat(path).st_mode
         except FileNotFoundError:
             if not create:
-                return path
+                return os.path.join(root, *BACKUP_DIR)
             os.mkdir(path, 0o700)
             continue
         if not stat.S_ISDIR(mode):
@@ -84,6 +157,11 @@ def backup_root(root: str, create: bool) -> str:
                 "backups are kept there and it will not be followed; remove it and run again"
             )
     return path
+
+
+def _missing_backup_folders(root: str) -> list[str]:
+    """``.engramory`` and ``.engramory/backup`` where they do not exist yet (store-relative)."""
+    return [r for r in BACKUP_FOLDERS if not os.path.lexists(os.path.join(root, *r.split("/")))]
 
 
 def _new_backup(backups: str) -> tuple[str, str]:
@@ -133,6 +211,45 @@ def _refuse_existing(root: str, created: Iterable[str]) -> None:
             )
 
 
+def _journal(
+    command: str,
+    targets: dict[str, _Target],
+    sources: dict[str, bytes],
+    changes: dict[str, bytes],
+    created: dict[str, bytes],
+    modes: dict[str, int],
+) -> Journal:
+    """The journal of one apply (pure: every digest from the bytes given)."""
+    journal = Journal(command)
+    for rel, target in targets.items():
+        after = digest(changes[rel]) if rel in changes else None
+        journal.files[rel] = Entry(digest(sources[rel]), after, modes.get(rel, target.mode))
+    for rel, data in created.items():
+        journal.files[rel] = Entry(None, digest(data), modes.get(rel))
+    return journal
+
+
+def _save(folder: str, rel: str, data: bytes, mode: int) -> None:
+    """One saved copy in the backup folder, durable with every folder it needed."""
+    saved = os.path.join(folder, *rel.split("/"))
+    parent = os.path.dirname(saved)
+    if not os.path.isdir(parent):
+        os.makedirs(parent, 0o700)
+        for directory in _parents(parent, folder):
+            fsutil.fsync_directory(directory)
+    fsutil.write_atomic(saved, data, mode)
+
+
+def _parents(path: str, top: str) -> list[str]:
+    """``path``'s parent folders up to ``top`` (the folders a new entry under ``top`` needs
+    synced)."""
+    found = []
+    while path != top and len(path) > len(top):
+        path = os.path.dirname(path)
+        found.append(path)
+    return found
+
+
 def apply(
     root: str,
     sources: dict[str, bytes],
@@ -141,219 +258,128 @@ def apply(
     created: dict[str, bytes] | None = None,
     removed: Iterable[str] = (),
     command: str = "fix",
+    modes: dict[str, int] | None = None,
+    made_store: bool = False,
+    inherited: Iterable[str] = (),
+    announce: Announce | None = None,
 ) -> str:
-    """Back up, then write every change and new file atomically, then remove; the backup's ID.
+    """Journal, announce, then write every change and new file, then remove; the backup's ID.
 
     Every check comes first (each changed or removed file still holds
     ``sources``' bytes and is a regular file in a writable folder; no file to
-    create exists; the backup folder is no symlink).
+    create exists; the backup folder is no symlink). Then the journal: the saved
+    copies and the record of every file and folder, fsynced. Then ``announce``
+    gets the ID (the caller prints the undo command), then the store is written.
+    ``modes`` overrides a file's mode (a forced undo puts each file back with its
+    own); ``made_store`` says the caller created the store folder for this run;
+    ``inherited`` names folders an earlier run made that this run's undo removes too
+    (a forced undo's backup folders).
     """
     created = created or {}
+    modes = modes or {}
     removed = list(removed)
     touched = [*changes, *[r for r in removed if r not in changes]]
     for rel in touched:
         ensure_unchanged(root, rel, sources[rel], command)
     targets = _targets(root, touched, command)
     _refuse_existing(root, created)
+    journal = _journal(command, targets, sources, changes, created, modes)
+    journal.made = [STORE_ITSELF] if made_store else []
+    journal.made += _missing_backup_folders(root) + sorted(_missing_folders(root, created))
+    journal.made += [rel for rel in inherited if rel not in journal.made]
     backups = backup_root(root, create=True)
     backup_id, folder = _new_backup(backups)
     for rel, target in targets.items():
-        saved = os.path.join(folder, *rel.split("/"))
-        os.makedirs(os.path.dirname(saved), 0o700, exist_ok=True)
-        fsutil.write_atomic(saved, sources[rel], target.mode)
-    if created:
-        record = {rel: digest(data) for rel, data in created.items()}
-        fsutil.write_atomic(
-            os.path.join(folder, CREATED_NAME), json.dumps(record, indent=1).encode(), 0o600
-        )
-        new_folders = sorted(_missing_folders(root, created))
-        if new_folders:  # made for the new files (archive/): undo removes them when empty
-            fsutil.write_atomic(
-                os.path.join(folder, CREATED_FOLDERS_NAME), json.dumps(new_folders).encode(), 0o600
-            )
+        _save(folder, rel, sources[rel], target.mode)
+        crashpoint.reached("backup-saved")  # a test hook, inert unless set
+    if INDEX_NAME in changes:  # undo shows the lines added to the index since
+        fsutil.write_atomic(os.path.join(folder, INDEX_AFTER_NAME), changes[INDEX_NAME], 0o600)
+    fsutil.write_atomic(os.path.join(folder, JOURNAL_NAME), journal.to_bytes(), 0o600)
+    for directory in (folder, *_parents(folder, root)):
+        fsutil.fsync_directory(directory)
+    crashpoint.reached("journaled")
+    if announce is not None:
+        announce(backup_id)
+    crashpoint.reached("announced")
     try:
-        create_all(root, created)
+        create_all(root, created, modes)
         for rel, data in changes.items():
-            fsutil.write_atomic(targets[rel].path, data, targets[rel].mode)
+            fsutil.write_atomic(targets[rel].path, data, modes.get(rel, targets[rel].mode))
+            crashpoint.reached("changed")
         for rel in removed:
             os.unlink(targets[rel].path)
+            crashpoint.reached("removed")
+        fsutil.fsync_directory(root)
     except OSError as exc:
         raise EngramoryError(
             f"writing the store failed ({fsutil.os_error_text(exc)}): put the files back with "
             f"engramory {command} --undo {backup_id}"
         ) from None
+    crashpoint.reached("applied")
     return backup_id
 
 
-def create_all(root: str, created: dict[str, bytes]) -> None:
+def create_all(root: str, created: dict[str, bytes], modes: dict[str, int] | None = None) -> None:
     """Write the new files (each exclusively: never over a file that appeared meanwhile, never
     through a symlink), then make them durable with one ``sync`` rather than one ``fsync`` a
     file: a run may create thousands of notes. Their index is written (atomically) after."""
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
-    flags |= getattr(os, "O_BINARY", 0)
-    umask = os.umask(0)
-    os.umask(umask)
+    modes = modes or {}
     sync = getattr(os, "sync", None)
     for rel, data in created.items():
         path = os.path.join(root, *rel.split("/"))
         if not os.path.isdir(os.path.dirname(path)):
             os.mkdir(os.path.dirname(path))
-        fd = os.open(path, flags, 0o644 & ~umask)
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            if sync is None:
-                handle.flush()
-                os.fsync(handle.fileno())
+        write_new_file(path, data, modes.get(rel), durable=sync is None)
+        crashpoint.reached("created")
     if created and sync is not None:
         sync()
 
 
+def write_new_file(path: str, data: bytes, mode: int | None, durable: bool) -> None:
+    """Create ``path`` exclusively with ``data`` (and ``mode``, else 0o644 less the umask);
+    on a failure (a full disk) the partial file is removed again."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+    fd = os.open(path, flags | getattr(os, "O_BINARY", 0), 0o644 if mode is None else 0o600)
+    crashpoint.reached("create-opened")
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            if mode is not None and hasattr(os, "fchmod"):
+                os.fchmod(handle.fileno(), mode)  # exact, whatever the umask
+            handle.write(data)
+            if durable:
+                handle.flush()
+                os.fsync(handle.fileno())
+    except BaseException:
+        try:
+            os.unlink(path)
+        except OSError:
+            pass
+        raise
+
+
+def announcer(command: str, tail: str = "", to_stderr: bool = False) -> Announce:
+    """What prints ``undo: engramory COMMAND --undo ID TAIL`` (flushed) once the journal is on
+    disk (on stderr where stdout is a JSON document)."""
+
+    def announce(backup_id: str) -> None:
+        stream = sys.stderr if to_stderr else sys.stdout
+        print(printable(f"undo: engramory {command} --undo {backup_id}{tail}"), file=stream)
+        stream.flush()
+
+    return announce
+
+
 def check_backup_id(backup_id: str) -> None:
-    """A usage error (64) for an ID that is a path."""
-    if (
-        not backup_id
-        or "/" in backup_id
-        or "\\" in backup_id
-        or ".." in backup_id
-        or "\0" in backup_id
-    ):
+    """A usage error (64) for anything but the form the tool writes IDs in."""
+    if ID_FORM.fullmatch(backup_id) is None:
         raise UsageError(
-            f"--undo takes the ID that --apply printed (a timestamp such as 20261202T031500Z), "
-            f"not a path: {printable(backup_id)}"
+            f"--undo takes the ID that --apply printed: a UTC timestamp such as {ID_EXAMPLE} "
+            f"(a second one in the same second: {ID_EXAMPLE}-2), not "
+            f"{excerpt(backup_id) if backup_id else 'an empty value'}"
         )
-
-
-def _saved_files(folder: str) -> list[tuple[str, str]]:
-    """``(store-relative path, saved file)`` of each file in a backup (symlinks refused)."""
-    found = []
-    for directory, dirs, files in os.walk(folder):
-        for name in [*dirs, *files]:
-            path = os.path.join(directory, name)
-            mode = os.lstat(path).st_mode
-            if stat.S_ISLNK(mode) or not (stat.S_ISDIR(mode) or stat.S_ISREG(mode)):
-                raise EngramoryError(
-                    f"the backup holds {printable(path)}, which is not a plain file: "
-                    "restore it by hand"
-                )
-        for name in files:
-            if directory == folder and name in (CREATED_NAME, CREATED_FOLDERS_NAME):
-                continue
-            path = os.path.join(directory, name)
-            found.append((os.path.relpath(path, folder).replace(os.sep, "/"), path))
-    return sorted(found)
 
 
 def _missing_folders(root: str, created: Iterable[str]) -> set[str]:
     """The store-relative folders of ``created`` that do not exist yet."""
     folders = {rel.rsplit("/", 1)[0] for rel in created if "/" in rel}
     return {rel for rel in folders if not os.path.isdir(os.path.join(root, *rel.split("/")))}
-
-
-def _created_folders(folder: str) -> list[str]:
-    """The folders the run made for its new files (none recorded, or unreadable: none)."""
-    data, _why = read_plain(folder, CREATED_FOLDERS_NAME)
-    try:
-        record = json.loads(data.decode("utf-8")) if data is not None else []
-    except ValueError:
-        return []
-    if not isinstance(record, list):
-        return []
-    return [rel for rel in record if isinstance(rel, str) and ".." not in rel.split("/")]
-
-
-def _remove_empty_folders(root: str, rels: Iterable[str]) -> None:
-    """Remove each folder that is still empty (deepest first); a folder something else has
-    filled since stays."""
-    for rel in sorted(rels, key=lambda r: -r.count("/")):
-        path = os.path.join(root, *rel.split("/"))
-        if fsutil.escapes(path, root) is not None:
-            continue
-        try:
-            os.rmdir(path)
-        except OSError:
-            pass
-
-
-def _created_files(folder: str) -> dict[str, str]:
-    """The files the run created, with the digest of what it wrote (none recorded: empty)."""
-    path = os.path.join(folder, CREATED_NAME)
-    if not os.path.lexists(path):
-        return {}
-    data, why = read_plain(folder, CREATED_NAME)
-    try:
-        record = json.loads(data.decode("utf-8")) if data is not None else None
-    except ValueError:
-        record = None
-    if not isinstance(record, dict) or not all(
-        isinstance(k, str) and isinstance(v, str) for k, v in record.items()
-    ):
-        raise EngramoryError(f"the backup's record of created files cannot be read {why}".rstrip())
-    return record
-
-
-def _changed_created(root: str, created: dict[str, str]) -> list[str]:
-    """The created files that are no longer what the run wrote (a missing one is fine)."""
-    changed = []
-    for rel, wanted in sorted(created.items()):
-        path = os.path.join(root, *rel.split("/"))
-        if not os.path.lexists(path):
-            continue
-        data, _why = read_plain(root, rel, max(READ_LIMIT, Caps().read_limit()))
-        if data is None or digest(data) != wanted:
-            changed.append(rel)
-    return changed
-
-
-def undo(root: str, backup_id: str, command: str = "fix") -> int:
-    """Put back the bytes saved as ``backup_id`` (atomically, their modes kept) and remove
-    the files the run created; refuse, changing nothing, when one of those changed since."""
-    check_backup_id(backup_id)
-    folder = os.path.join(backup_root(root, create=False), backup_id)
-    try:
-        is_folder = stat.S_ISDIR(os.lstat(folder).st_mode)
-    except OSError:
-        is_folder = False
-    if not is_folder:
-        raise InputMissingError(
-            f"no backup {printable(backup_id)} in {printable(os.path.dirname(folder))}: "
-            f"give the ID engramory {command} --apply printed"
-        )
-    created = _created_files(folder)
-    changed = _changed_created(root, created)
-    if changed:
-        raise EngramoryError(
-            f"{plural(len(changed), 'file')} created by {command} {backup_id} changed since, "
-            "so undo would lose that work; nothing was changed. Changed: "
-            + ", ".join(printable(rel) for rel in changed)
-            + " (copy what you need, delete them, and run --undo again)"
-        )
-    restore = []
-    for rel, saved in _saved_files(folder):
-        data, why = read_plain(folder, rel, max(READ_LIMIT, Caps().read_limit()))
-        if data is None:
-            raise EngramoryError(f"the saved copy of {printable(rel)} cannot be read ({why})")
-        path = os.path.join(root, *rel.split("/"))
-        if fsutil.escapes(os.path.dirname(path), root) is not None:
-            raise EngramoryError(f"{printable(rel)} would be outside the store: restore it by hand")
-        if not os.path.isdir(os.path.dirname(path)):
-            raise EngramoryError(f"the folder of {printable(rel)} is gone: restore it by hand")
-        try:
-            if stat.S_ISLNK(os.lstat(path).st_mode):
-                raise EngramoryError(f"{printable(rel)} is now a symlink: restore it by hand")
-        except FileNotFoundError:
-            pass
-        restore.append((rel, path, data, stat.S_IMODE(os.lstat(saved).st_mode)))
-    for rel, path, data, mode in restore:
-        fsutil.write_atomic(path, data, mode)
-        print(printable(f"restored {rel}"))
-    removed = 0
-    for rel in sorted(created):
-        path = os.path.join(root, *rel.split("/"))
-        if os.path.lexists(path):
-            os.unlink(path)
-            removed += 1
-            print(printable(f"removed {rel}"))
-    _remove_empty_folders(root, _created_folders(folder))
-    tail = f", {plural(removed, 'created file')} removed" if created else ""
-    print(printable(f"undid {command} {backup_id}: {plural(len(restore), 'file')} put back{tail}"))
-    return 0

@@ -14,6 +14,8 @@ import errno
 import os
 import stat
 
+from engramory import crashpoint
+
 _OPEN_FLAGS = (
     os.O_RDONLY
     | getattr(os, "O_NONBLOCK", 0)
@@ -181,6 +183,7 @@ def write_atomic(path: str | os.PathLike[str], data: bytes, mode: int | None = N
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
+        crashpoint.reached("atomic-temp")  # a test hook, inert unless set
         os.chmod(temp, mode)
         os.replace(temp, target)
     except BaseException:
@@ -189,10 +192,10 @@ def write_atomic(path: str | os.PathLike[str], data: bytes, mode: int | None = N
         except OSError:
             pass
         raise
-    _fsync_directory(directory)
+    fsync_directory(directory)
 
 
-def _fsync_directory(directory: str) -> None:
+def fsync_directory(directory: str) -> None:
     """Persist a rename on POSIX; a no-op where directories cannot be opened."""
     if not hasattr(os, "O_DIRECTORY"):
         return

@@ -143,6 +143,20 @@ def test_missing_dates_from_git_history(tmp_path: Path) -> None:
     assert not fired(root, "missing-date")
 
 
+@pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+def test_a_git_ignored_store_names_dates_from_mtime(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    root = make_store(project / ".engramory-memory", {"a.md": note("a", drop=("updated",))})
+    (project / ".gitignore").write_text(".engramory-memory/\n")  # as `init` may write it
+    _git(project, "init", "-q")
+    _git(project, "add", "-A")
+    _git(project, "commit", "-qm", "one")
+    before = digest(root)
+    code, out, _ = fix(str(root), "--apply")
+    assert code == 0 and "git has no commit of it (--dates-from mtime uses" in out
+    assert digest(root) == before
+
+
 def test_orphan_gets_a_pointer_under_its_type(tmp_path: Path) -> None:
     index = "# Memory index\n\n## feedback\n- [B](b.md) — when b\n\n## user\n"
     root = _store(
@@ -287,7 +301,9 @@ def test_apply_then_undo_gives_back_every_byte_and_mode(tmp_path: Path) -> None:
     assert oct((root / "a.md").stat().st_mode & 0o777) == oct(0o600)
     backup = undo_id(out)
     saved = root / ".engramory" / "backup" / backup
-    assert sorted(p.name for p in saved.iterdir()) == ["MEMORY.md", "a.md", "c.md"]
+    saved_copies = sorted(p.name for p in saved.iterdir() if not p.name.startswith(".engramory-"))
+    assert saved_copies == ["MEMORY.md", "a.md", "c.md"]
+    assert (saved / ".engramory-journal").is_file()
     again = fix(str(root), "--apply")
     assert again[0] == 0 and "nothing to fix" in again[1]
     assert fix(str(root), "--undo", backup)[0] == 0

@@ -19,7 +19,7 @@ from collections.abc import Callable
 from datetime import date
 from pathlib import Path
 
-from engramory import backup, discovery, indexedit, notewrite
+from engramory import backup, discovery, indexedit, notewrite, undo
 from engramory.caps import INDEX_NAME, Caps, count_lines, utf8_size
 from engramory.commands import archive
 from engramory.commands.doctor import _native_folder
@@ -66,8 +66,9 @@ soft cap (--to hard: the hard cap), in this order, each run fully:
 The preamble (title to first '##'), thematic breaks and blocks holding any
 pointer are left alone. --apply backs up every file it changes or removes in
 <store>/.engramory/backup/ID/, records the files it creates, and prints the
-undo command; --undo ID puts every byte back and removes the created files
-(refusing when one of them changed since).
+undo command; --undo ID puts every byte back and removes the created files,
+the folders and the backup; it refuses, changing nothing, when a file changed
+since (--force: anyway, after backing up the current state).
 
 Exit 0 within the target with nothing to do (or after an --apply that reached
 it); 1 something to do, still over after --apply, or a refusal; 64 usage; 66
@@ -110,6 +111,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("--format", choices=("text", "json"), default="text", help="output")
     parser.add_argument("--undo", metavar="ID", help="put back what --apply ID changed")
+    parser.add_argument(
+        "--force", action="store_true", help="with --undo: even over later changes (backed up)"
+    )
     add_cap_flags(parser)
     parser.set_defaults(run=run)
 
@@ -490,45 +494,63 @@ def report_text(plan: Plan, target: str, limits: tuple[int, int], applied: bool)
 # -- the command --------------------------------------------------------------------
 
 
+def _plan(
+    root: str, given: str, args: argparse.Namespace, caps: Caps, announce: backup.Announce | None
+) -> tuple[Plan, str | None]:
+    """The plan, and with ``announce`` (``--apply``) its writing: the backup's ID."""
+    limits = target_caps(caps, args.to)
+    text, raw = read_index(root, caps)
+    native = automatic(given, _native_folder()).name == CLAUDE_NATIVE_PROFILE
+    facts, read = gather(root, date.today().isoformat(), native)
+    plan = make_plan(text, facts, limits, args.max_index_line, args.archive_cold)
+    if announce is None or not plan.changed:
+        return plan, None
+    folder = archive.archive_dir(root)
+    sources, changes, created, removed = write_set(plan, raw, read, folder)
+    backup_id = backup.apply(
+        root,
+        sources,
+        changes,
+        created=created,
+        removed=removed,
+        command="compact",
+        announce=announce,
+    )
+    return plan, backup_id
+
+
 def run(args: argparse.Namespace) -> int:
     """Plan, apply or undo."""
     if args.undo is not None:
         backup.check_backup_id(args.undo)
         if args.apply:
             raise UsageError("--undo puts an earlier --apply back: give it without --apply")
+    elif args.force:
+        raise UsageError("--force goes with --undo ID")
     location = discovery.locate(args.store)
     root = os.path.realpath(location.root)
     if not stat.S_ISDIR(os.stat(root).st_mode):
         raise UsageError(f"{root} is not a folder: give the store's folder")
+    tail = "" if location.discovered else " " + shlex.quote(str(location.root))
+    announce = backup.announcer("compact", tail, to_stderr=args.format == "json")
     if args.undo is not None:
-        with locked(Path(root), leave_no_file=True):
-            return backup.undo(root, args.undo, command="compact")
+        return undo.undo(root, args.undo, "compact", force=args.force, announce=announce)
     caps = caps_from_args(args)
     limits = target_caps(caps, args.to)
-    text, raw = read_index(root, caps)
-    native = automatic(location.root, _native_folder()).name == CLAUDE_NATIVE_PROFILE
-    facts, read = gather(root, date.today().isoformat(), native)
-    plan = make_plan(text, facts, limits, args.max_index_line, args.archive_cold)
-    fits = within(plan.after, limits)
-    backup_id = None
-    if args.apply and plan.changed:
-        folder = archive.archive_dir(root)
-        sources, changes, created, removed = write_set(plan, raw, read, folder)
+    if location.discovered and args.format == "text":
+        print(printable(f"store {root} ({location.source})"))
+    if args.apply:  # planned under the lock, so a writer between plan and write cannot void it
         with locked(Path(root), leave_no_file=True):  # as every writer of the store
-            backup_id = backup.apply(
-                root, sources, changes, created=created, removed=removed, command="compact"
-            )
+            plan, backup_id = _plan(root, location.root, args, caps, announce)
+    else:
+        plan, backup_id = _plan(root, location.root, args, caps, None)
+    fits = within(plan.after, limits)
     if args.format == "json":
         print(report_json(root, plan, args.to, args.apply and plan.changed, backup_id))
     else:
-        if location.discovered:
-            print(printable(f"store {root} ({location.source})"))
         sys.stdout.writelines(
             line + "\n" for line in report_text(plan, args.to, limits, backup_id is not None)
         )
-        if backup_id is not None:
-            store = "" if location.discovered else " " + shlex.quote(str(location.root))
-            print(printable(f"undo: engramory compact --undo {backup_id}{store}"))
     if args.apply:
         return EXIT_OK if fits else EXIT_FINDINGS
     return EXIT_OK if fits and not plan.changed else EXIT_FINDINGS

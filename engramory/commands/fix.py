@@ -19,7 +19,7 @@ from collections.abc import Iterable, Iterator
 from datetime import date, datetime, timezone
 from pathlib import Path
 
-from engramory import backup, discovery, fsutil, indexedit, markdown, secrets
+from engramory import backup, discovery, fsutil, indexedit, markdown, secrets, undo
 from engramory.caps import INDEX_NAME, Caps
 from engramory.commands.doctor import _native_folder
 from engramory.commands.options import add_cap_flags, caps_from_args
@@ -64,7 +64,10 @@ exit 1 when there is something to fix, 0 when there is nothing.
 --apply first copies every file it changes into <store>/.engramory/backup/ID/
 (ID: a UTC timestamp), writes each file atomically, and prints
 "undo: engramory fix --undo ID"; it exits 0 even when findings it cannot fix
-remain. --undo ID puts the saved bytes back (66 when there is no such backup).
+remain. --undo ID puts the saved bytes back and removes the backup; it refuses
+(exit 1, nothing changed) when a file changed since the apply, listing them;
+--force undoes anyway after backing up the current state (a new undo ID).
+66 when there is no such backup.
 STORE is found as for engramory doctor. Rule ids for --select: {", ".join(FIX_IDS)}."""
 EPILOG = """\
 examples:
@@ -121,6 +124,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="where missing dates come from (default: git, when the store is in a work tree)",
     )
     parser.add_argument("--undo", metavar="ID", help="put back the files backed up as ID")
+    parser.add_argument(
+        "--force", action="store_true", help="with --undo: even over later changes (backed up)"
+    )
     add_cap_flags(parser)
     parser.set_defaults(run=run)
 
@@ -132,15 +138,19 @@ def run(args: argparse.Namespace) -> int:
         backup.check_backup_id(args.undo)
         if args.apply:
             raise UsageError("--undo puts an earlier --apply back: give it without --apply")
+    elif args.force:
+        raise UsageError("--force goes with --undo ID")
     if args.store is not None and args.store_flag is not None:
         raise UsageError("give the store once: STORE or --store PATH")
     location = discovery.locate(args.store if args.store is not None else args.store_flag)
     root = os.path.realpath(location.root)
     if location.discovered:
         print(printable(f"fixing the store {location.root} ({location.source})"))
+    announce = backup.announcer(
+        "fix", "" if location.discovered else " " + shlex.quote(str(location.root))
+    )
     if args.undo is not None:
-        with locked(Path(root), leave_no_file=True):
-            return backup.undo(root, args.undo)
+        return undo.undo(root, args.undo, "fix", force=args.force, announce=announce)
     caps = caps_from_args(args)
     options = Options(profile=automatic(location.root, _native_folder()), today=date.today())
     report = engine.run(root, caps, options)
@@ -152,12 +162,10 @@ def run(args: argparse.Namespace) -> int:
     if not fixes.changes:
         sys.stdout.writelines(line + "\n" for line in summary(fixes, applied=True))
         return EXIT_OK
-    backup_id = apply(root, fixes.sources, fixes.changes)
+    apply(root, fixes.sources, fixes.changes, announce)
     for rel in fixes.changes:
         print(printable(f"changed {rel}"))
     sys.stdout.writelines(line + "\n" for line in summary(fixes, applied=True))
-    store = "" if location.discovered else " " + shlex.quote(str(location.root))
-    print(printable(f"undo: engramory fix --undo {backup_id}{store}"))
     return EXIT_OK
 
 
@@ -260,7 +268,9 @@ class _History:
         )
         days = [day for day in (found or []) if _is_day(day)]
         if not days:
-            return Dates(why="git has no commit of it")
+            return Dates(
+                why="git has no commit of it (--dates-from mtime uses its modification date)"
+            )
         return Dates(days[-1], days[0])
 
     def _mtime(self, rel: str) -> Dates:
@@ -359,8 +369,13 @@ def summary(fixes: Plan, applied: bool) -> Iterator[str]:
 # -- writing ----------------------------------------------------------------------------
 
 
-def apply(root: str, sources: dict[str, bytes], changes: dict[str, bytes]) -> str:
-    """Back up, then write every change atomically, under the store's lock (as `new` and the
-    MCP server write); the backup's ID (engramory.backup)."""
+def apply(
+    root: str,
+    sources: dict[str, bytes],
+    changes: dict[str, bytes],
+    announce: backup.Announce | None = None,
+) -> str:
+    """Journal (announcing the undo command), then write every change atomically, under the
+    store's lock (as `new` and the MCP server write); the backup's ID (engramory.backup)."""
     with locked(Path(root), leave_no_file=True):
-        return backup.apply(root, sources, changes)
+        return backup.apply(root, sources, changes, announce=announce)

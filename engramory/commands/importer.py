@@ -12,13 +12,13 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shlex
 import stat
 from pathlib import Path
 
-from engramory import automemory, backup, discovery, fsutil
+from engramory import automemory, backup, discovery, fsutil, undo
 from engramory.caps import INDEX_NAME, Caps
 from engramory.commands.options import add_cap_flags, add_format_flag, caps_from_args
-from engramory.continuity.state import locked
 from engramory.errors import EXIT_OK, EngramoryError, InputMissingError, UsageError
 from engramory.interop import claude_import, importer, memoir_import
 from engramory.interop.importer import Candidate, ImportPlan, Skip, SourceFolder
@@ -32,7 +32,8 @@ folder is only read, never modified.
 
   memoir DIR          a memoir store (entry files; the legacy dialect too)
   claude-memory [DIR] Claude Code's auto-memory folder (default: this project's)
-  --undo ID           take back an import (the ID it printed)
+  --undo ID           take back an import (the ID it printed); refused when a
+                      file changed since, unless --force (which backs it up first)
 
 Every refusal writes nothing: an index that the pointers would take over its
 hard cap (unless --archive-overflow), a store that is the source folder."""
@@ -114,6 +115,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("--undo", metavar="ID", help="take back the import that printed ID")
     parser.add_argument("--store", metavar="PATH", help="with --undo: the store")
+    parser.add_argument(
+        "--force", action="store_true", help="with --undo: even over later changes (backed up)"
+    )
     parser.set_defaults(run=run_undo)
     actions = parser.add_subparsers(title="actions", dest="action", metavar="ACTION")
     memoir = actions.add_parser(
@@ -308,7 +312,10 @@ def note_tally(plan: ImportPlan) -> list[str]:
 
 def finish(args: argparse.Namespace, plan: ImportPlan, how: str, said: list[str]) -> int:
     """Write the plan (unless --dry-run) and report it."""
-    backup_id = None if args.dry_run else importer.execute(plan)
+    announce = backup.announcer(
+        "import", f" --store {shlex.quote(plan.root)}", to_stderr=args.format == "json"
+    )
+    backup_id = None if args.dry_run else importer.execute(plan, announce)
     said = said + note_tally(plan)
     if args.format == "json":
         data = importer.summary(plan)
@@ -323,15 +330,14 @@ def finish(args: argparse.Namespace, plan: ImportPlan, how: str, said: list[str]
         )
         print(json.dumps(data, ensure_ascii=False))
         return EXIT_OK
-    for line in report_lines(plan, how, said, backup_id, bool(args.dry_run)):
+    for line in report_lines(plan, how, said, bool(args.dry_run)):
         print(printable(line))
     return EXIT_OK
 
 
-def report_lines(
-    plan: ImportPlan, how: str, said: list[str], backup_id: str | None, dry_run: bool
-) -> list[str]:
-    """The text report: store, imported per type, archived, skipped per reason, next step."""
+def report_lines(plan: ImportPlan, how: str, said: list[str], dry_run: bool) -> list[str]:
+    """The text report: store, imported per type, archived, skipped per reason, next step (the
+    undo command was printed before the first write)."""
     verb = "would import" if dry_run else "imported"
     out = [f"store {plan.root} ({how})"]
     out.append(f"{verb} {importer.type_counts_text(plan)}")
@@ -356,8 +362,6 @@ def report_lines(
     out.append(f"{INDEX_NAME} {'would be' if dry_run else 'now'} {size}")
     if dry_run:
         out.append("nothing written: --dry-run")
-    elif backup_id is not None:
-        out.append(f"undo: engramory import --undo {backup_id} --store {plan.root}")
     out.append(f"next: {NEXT_STEP} {plan.root}")
     return out
 
@@ -370,5 +374,5 @@ def run_undo(args: argparse.Namespace) -> int:
     root, _how = store_root(args.store)
     if not os.path.isdir(root):
         raise InputMissingError(f"{root}: no store there")
-    with locked(Path(root), leave_no_file=True):
-        return backup.undo(root, args.undo, command="import")
+    announce = backup.announcer("import", f" --store {shlex.quote(root)}")
+    return undo.undo(root, args.undo, "import", force=args.force, announce=announce)

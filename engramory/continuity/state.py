@@ -267,7 +267,9 @@ def locked(
     With ``leave_no_file`` a lock file this call had to create is removed again
     before the lock is released (the note writers leave a store as they found it
     but for what they wrote); a waiter that then gets the lock on the unlinked
-    file sees that it is no longer the file at the path, and locks that one.
+    file sees that it is no longer the file at the path, and locks that one. Such a
+    file holds its creator's process ID, so one left by a writer that was killed
+    (a stale lock: its process is gone) is removed by the next such call.
     """
     if timeout is None:
         timeout = LOCK_TIMEOUT
@@ -275,12 +277,15 @@ def locked(
     deadline = time.monotonic() + timeout
     while True:
         fd, created = _open_lock(path)
+        if created and leave_no_file:
+            _sign(fd)
         try:
             _acquire(fd, path, timeout, deadline)
         except BaseException:
             os.close(fd)
             raise
         if _still_linked(fd, path):
+            created = created or (leave_no_file and _creator_gone(fd))
             break
         _release(fd)
         os.close(fd)
@@ -313,6 +318,35 @@ def _open_lock(path: Path) -> tuple[int, bool]:
             # else it was removed between the two opens: try again
         except OSError as exc:
             raise StateError(f"cannot open the lock file {path}: {exc.strerror or exc}") from None
+
+
+def _sign(fd: int) -> None:
+    """Write this process's ID into a lock file it created (see :func:`_creator_gone`)."""
+    try:
+        os.write(fd, f"{os.getpid()}\n".encode())
+    except OSError:
+        pass  # unsigned: never taken for stale
+
+
+def _creator_gone(fd: int) -> bool:
+    """Whether the lock file (locked by this process now) names a process that no longer
+    exists: a writer killed before it could remove it (POSIX; elsewhere never)."""
+    if os.name != "posix":
+        return False
+    try:
+        os.lseek(fd, 0, os.SEEK_SET)
+        text = os.read(fd, 32).decode("ascii").strip()
+    except (OSError, UnicodeDecodeError):
+        return False
+    if not text.isdigit() or int(text) == os.getpid():
+        return False
+    try:
+        os.kill(int(text), 0)
+    except ProcessLookupError:
+        return True
+    except (OSError, OverflowError):
+        return False
+    return False
 
 
 def _still_linked(fd: int, path: Path) -> bool:

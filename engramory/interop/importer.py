@@ -312,9 +312,9 @@ def read_index(root: str, caps: Caps) -> tuple[str | None, bytes]:
     return notewrite.decode_index(raw), raw
 
 
-def execute(plan: ImportPlan) -> str | None:
+def execute(plan: ImportPlan, announce: backup.Announce | None = None) -> str | None:
     """Write the plan (the store folder first when missing); the backup ID, ``None`` when there
-    was nothing to write."""
+    was nothing to write. ``announce`` gets the ID once the journal is on disk."""
     created = plan.created()
     changes = {}
     if plan.index_exists and (plan.live or plan.archived):
@@ -332,7 +332,15 @@ def execute(plan: ImportPlan) -> str | None:
     sources = {INDEX_NAME: plan.index_source} if changes else {}
     try:
         with locked(Path(plan.root), leave_no_file=True):  # as every writer of the store
-            return backup.apply(plan.root, sources, changes, created=created, command=COMMAND)
+            return backup.apply(
+                plan.root,
+                sources,
+                changes,
+                created=created,
+                command=COMMAND,
+                made_store=not plan.store_exists,
+                announce=announce,
+            )
     except OSError as exc:  # before the first note or index write: the backup could not be made
         raise EngramoryError(
             f"{plan.root}: cannot make the backup ({fsutil.os_error_text(exc)}); no note and "
