@@ -27,7 +27,7 @@ _PASSWORD_LINE = "password" + ": " + "Hx9#kQ2!" + "mZ7@pL4$"
 
 def _secret_message(secret: secrets.Secret) -> str:
     return (
-        f"a {secret.kind} ({excerpt(secret.shown)}) is stored here: a credential's value "
+        f"{secret.title} ({excerpt(secret.shown)}) is stored here: a credential's value "
         "never belongs in memory"
     )
 
