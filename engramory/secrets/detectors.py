@@ -279,10 +279,14 @@ DETECTORS: tuple[Detector, ...] = (
         "bearer-token",
         "a bearer token",
         ("bearer",),
-        r"(?i:bearer)[ \t]{1,4}[`'\"]?(?P<value>[A-Za-z0-9._~+/=-]{8,2048})",
+        r"(?i:bearer)[ \t]{1,4}[`'\"]?(?P<value>[A-Za-z0-9][A-Za-z0-9._~+/=-]{7,2047})",
         check=_token_shaped,
         fires=("**Auth**: Bearer `pit-·4f8a2c9e1b7d`", "Authorization: Bearer Zk4m·Q8vX2nR7tY1w"),
-        quiet=("send a Bearer token in the header", "Authorization: Bearer <token>"),
+        quiet=(
+            "send a Bearer token in the header",
+            "Authorization: Bearer <token>",
+            'req.Header.Set("Authorization", "Bearer "+c.accessToken)',
+        ),
     ),
     Detector(
         "basic-auth",
@@ -334,6 +338,9 @@ DETECTORS: tuple[Detector, ...] = (
             "token: bitpat_YOUR_TOKEN",
             "public key: ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMq",
             "the key is to keep it simple",
+            "| Party | Phase 5 done before the next deploy-focused pass | 2026-04-19 |",
+            "First pass: 2026-04-19",
+            "| Private key | `(?i)-----BEGIN[ A-Z0-9_-]{0,100}PRIVATE KEY` |",
         ),
     ),
 )

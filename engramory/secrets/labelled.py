@@ -112,15 +112,20 @@ def password_value(value: str) -> bool:
     """Whether a value after a password's label is a password."""
     if len(value) < MIN_PASSWORD or values.is_hash_or_id(value) or values.is_pointer(value):
         return False
-    if values.entropy(value) < MIN_PASSWORD_ENTROPY:
-        return False
+    if values.entropy(value) < MIN_PASSWORD_ENTROPY or not any(ch.isalpha() for ch in value):
+        return False  # a repeated piece, a date, a time, a version: not a password
     if any(not ch.isalnum() for ch in value) or any(ch.isdigit() for ch in value):
         return not value.isdigit() or len(value) >= MIN_VALUE
     return len(value) >= MIN_VALUE and values.entropy(value) >= MIN_ENTROPY
 
 
+_CODE_MARKS = frozenset("\\[]{}")  # a pattern or code, not a key (Django's keys hold ( and ))
+
+
 def key_value(value: str) -> bool:
     """Whether a value after a key's, token's or secret's label is one."""
+    if value.startswith("(") or any(ch in _CODE_MARKS for ch in value):
+        return False
     if values.is_hex(value):
         return len(value) >= MIN_HEX_KEY
     if values.is_hash_or_id(value) or values.is_pointer(value):
@@ -137,6 +142,8 @@ def find(text: str, low: str) -> list[tuple[int, int]]:
         if start < done:
             continue
         value_at = _separator(text, match.end("word")) if match.group("paren") else match.end()
+        if match.group("word") == "pass" and low[match.end() - 1] not in ":=":
+            continue  # "first pass | …", "pass is": only DB_PASS= and pass: name a password
         span = None if value_at is None else _value_span(text, value_at)
         if span is None or span[1] - span[0] < MIN_PASSWORD:
             continue
