@@ -85,7 +85,8 @@ def test_doctor_github_one_line_per_finding_relative_to_cwd(
     for line, finding in zip(lines, expected):
         command = {"error": "error", "warning": "warning", "info": "notice"}[finding["severity"]]
         assert line.startswith(f"::{command} file=memory/")
-        assert f"title={finding['rule']}::" in line
+        tag = finding["rule"] + (f" ({finding['detector']})" if "detector" in finding else "")
+        assert f"title={tag}::" in line
     assert any(line.startswith("::error file=memory/MEMORY.md,line=") for line in lines)
     assert any("file=memory/odd%2C name%3A50%25.md," in line for line in lines)
     assert SECRET not in result.out

@@ -31,7 +31,7 @@ jsonschema = pytest.importorskip("jsonschema")
 SCHEMA_PATH = REPO / "tests" / "schemas" / "memoir" / "entry.schema.json"
 CORPUS = REPO / "tests" / "corpus" / "stores"
 CORPUS_STORES = sorted(p for p in CORPUS.iterdir() if p.is_dir()) if CORPUS.is_dir() else []
-SECRET = "AKIA" + "Q" * 16
+SECRET = "AKIA" + "QZ7Y" * 4
 
 
 @pytest.fixture(scope="module")

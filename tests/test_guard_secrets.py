@@ -219,24 +219,34 @@ def _samples() -> list[str]:
 def test_a_keyword_in_prose_does_not_load_the_detector(store: Path) -> None:
     prose = NOTE + "The deploy token is in the vault under ci; the password manager has it.\n"
     names = imported("claude", write(store / "deploy.md", prose))
-    assert "engramory.secrets" not in names and "re" not in names
+    assert "engramory.secrets.scan" not in names and "re" not in names
 
 
-def test_every_kind_the_detector_finds_passes_the_pre_check() -> None:
+def test_every_detector_example_passes_the_pre_check() -> None:
     from engramory import secrets
     from engramory.guard.secretcheck import may_hold_secret
+    from engramory.secrets.detectors import DETECTORS, example
 
-    found_kinds = set()
-    for sample in _samples():
+    found_detectors = set()
+    for sample in _samples() + [example(e) for d in DETECTORS for e in d.fires]:
         text = f"note text\n{sample}\nmore"
         found = secrets.find(text)
-        found_kinds.update(secret.kind for secret in found)
-        assert may_hold_secret(text) or not found, sample
-    assert found_kinds == set(secrets.KINDS)
+        found_detectors.update(secret.detector for secret in found)
+        assert found and may_hold_secret(text), sample
+    assert found_detectors == {d.id for d in DETECTORS}
 
 
-@settings(max_examples=300, deadline=None)
-@given(st.text(alphabet=st.characters(codec="utf-8"), max_size=200), st.sampled_from(_samples()))
+def _every_sample() -> list[str]:
+    from engramory.secrets.detectors import DETECTORS, example
+
+    return _samples() + [example(e) for d in DETECTORS for e in d.fires + d.quiet]
+
+
+@settings(max_examples=600, deadline=None)
+@given(
+    st.text(alphabet=st.characters(codec="utf-8"), max_size=200),
+    st.sampled_from(_every_sample()),
+)
 def test_the_pre_check_never_hides_a_secret(noise: str, sample: str) -> None:
     from engramory import secrets
     from engramory.guard.secretcheck import may_hold_secret
@@ -253,4 +263,4 @@ def test_a_codex_patch_of_a_note_without_a_secret_loads_no_detector(store: Path)
     )
     payload = codex_patch(store, body + "+The deploy steps are in docs/deploy.md.\n")
     names = imported("codex", payload)
-    assert "engramory.secrets" not in names and "re" not in names
+    assert "engramory.secrets.scan" not in names and "re" not in names

@@ -138,7 +138,7 @@ def test_the_index_named_by_path_through_the_real_hook(tmp_path: Path) -> None:
 def test_a_secret_written_into_a_store_note_is_denied(tmp_path: Path) -> None:
     (tmp_path / "MEMORY.md").write_text("- [a](a.md)\n")
     (tmp_path / "a.md").write_text("a note\n")
-    key = "AKIA" + "Q" * 16
+    key = "AKIA" + "QZ7Y" * 4
     payload = fs_write("append", "a.md", new_str=f"aws_access_key_id = {key}\n")(tmp_path)
     found, reason = outcome(run_hook("kiro", payload))
     assert found == DENY and "secret" in reason and key not in reason

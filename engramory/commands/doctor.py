@@ -301,7 +301,7 @@ def finding_lines(
     shown = findings if limit is None else findings[:limit]
     for f in shown:
         where = f.path if f.line is None else f"{f.path}:{f.line}"
-        yield f"{printable(where)}: {paint(f.severity)}: {printable(f'{f.message} [{f.rule}]')}"
+        yield f"{printable(where)}: {paint(f.severity)}: {printable(f'{f.message} [{f.tag}]')}"
     left = len(findings) - len(shown)
     if left:
         yield (

@@ -243,7 +243,7 @@ def make_plan(args: argparse.Namespace, root: Path) -> Plan:
         plan.entries.append((result, text))
         found = secrets.find(text)
         if found:
-            plan.secret_notes.append((item.rel, f"a {found[0].kind} ({found[0].shown})"))
+            plan.secret_notes.append((item.rel, f"{found[0].title} ({found[0].shown})"))
     existing = [
         name
         for name in (entry.file_name for entry, _ in plan.entries)

@@ -286,7 +286,7 @@ def refuse_secrets(texts: dict[str, str]) -> None:
         if found:
             first = found[0]
             raise EngramoryError(
-                f"{where} holds a {first.kind} ({first.shown}, line {first.line}): keep secrets "
+                f"{where} holds {first.title} ({first.shown}, line {first.line}): keep secrets "
                 "out of memory; write where the secret lives instead (a vault path, ${VAR})"
             )
 

@@ -37,13 +37,15 @@ DEFAULT_STALE_DAYS = 90
 class Options:
     """How the doctor runs: schema rules on or off, the long-line limit, today's date, the
     profile (the store's dialect: how loud each rule is), and the age in days past which
-    a project note is stale (``0``: never)."""
+    a project note is stale (``0``: never); ``allowed_secrets``: the fingerprint prefixes
+    of the store's ``.engramory/allow-secrets`` (read by the engine)."""
 
     schema: bool = True
     max_index_line: int = DEFAULT_MAX_INDEX_LINE
     today: date = field(default_factory=date.today)
     profile: Profile = ENGRAMORY
     stale_days: int = DEFAULT_STALE_DAYS
+    allowed_secrets: tuple[str, ...] = ()
 
 
 class NoteCheck:

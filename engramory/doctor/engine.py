@@ -13,6 +13,8 @@ Every step is linear in the number of notes and index lines.
 
 from __future__ import annotations
 
+import dataclasses
+
 import gc
 import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -340,7 +342,9 @@ def _pointers(lines: list[markdown.IndexLine], resolver: _PointerResolver) -> li
 def _finding(profile: Profile, rule_id: str, path: str, line: int | None, message: str) -> Finding:
     """A rule's issue as a finding, at the severity and with the wording of the profile."""
     rule = RULES[rule_id]
-    return Finding(rule_id, profile.severity(rule), path, line, profile.message(rule_id, message))
+    detector = getattr(message, "detector", None)
+    shown = profile.message(rule_id, message)
+    return Finding(rule_id, profile.severity(rule), path, line, shown, detector)
 
 
 def _active(scope: str, selected: set[str], options: Options) -> list[Rule]:
@@ -400,6 +404,10 @@ def _run(
     options = options or Options()
     chosen = set(RULES) if selected is None else set(selected)
     root = os.path.realpath(store_root)
+    if "secret-value" in chosen:
+        from engramory.secrets import allow  # noqa: PLC0415 - only when secrets are checked
+
+        options = dataclasses.replace(options, allowed_secrets=allow.load(root).prefixes)
 
     files = walk(root)
     index = read_index(root, caps)

@@ -42,30 +42,63 @@ Issue = tuple[str, "int | None", str]
 FINDINGS_PER_FILE = 20
 
 
+class Detected(str):
+    """A message that also names the detector behind it (``secret-value``'s findings):
+    a plain ``str`` everywhere, with ``detector`` read when the finding is made."""
+
+    detector: str
+
+    def __new__(cls, message: str, detector: str) -> Detected:
+        made = super().__new__(cls, message)
+        made.detector = detector
+        return made
+
+    def __reduce__(self) -> tuple[type[Detected], tuple[str, str]]:
+        return (Detected, (str(self), self.detector))
+
+
 class Finding:
-    """One problem: ``path`` is store-relative and ``/``-separated; ``line`` is 1-based."""
+    """One problem: ``path`` is store-relative and ``/``-separated; ``line`` is 1-based;
+    ``detector`` names the detector of a ``secret-value`` finding (``None`` otherwise)."""
 
-    __slots__ = ("line", "message", "path", "rule", "severity")
+    __slots__ = ("detector", "line", "message", "path", "rule", "severity")
 
-    def __init__(self, rule: str, severity: str, path: str, line: int | None, message: str):
+    def __init__(
+        self,
+        rule: str,
+        severity: str,
+        path: str,
+        line: int | None,
+        message: str,
+        detector: str | None = None,
+    ):
         self.rule = rule
         self.severity = severity
         self.path = path
         self.line = line
-        self.message = message
+        self.message = str(message)
+        self.detector = detector if detector is not None else getattr(message, "detector", None)
+
+    @property
+    def tag(self) -> str:
+        """The rule id as text output shows it: ``secret-value (aws-access-key-id)``."""
+        return f"{self.rule} ({self.detector})" if self.detector else self.rule
 
     def sort_key(self) -> tuple[str, int, int, str]:
         """Path, then line (findings without a line first), then rule id."""
         return (self.path, 0 if self.line is None else 1, self.line or 0, self.rule)
 
     def as_dict(self) -> dict[str, Any]:
-        return {
+        made: dict[str, Any] = {
             "rule": self.rule,
             "severity": self.severity,
             "path": self.path,
             "line": self.line,
             "message": self.message,
         }
+        if self.detector:
+            made["detector"] = self.detector
+        return made
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Finding) and self.as_dict() == other.as_dict()

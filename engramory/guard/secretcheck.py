@@ -22,51 +22,31 @@ if TYPE_CHECKING:
     from engramory.guard.v4a import FileOp
 
 RULE_ID = "secret-value"
-# Every secret engramory.secrets finds holds one of these: a provider's literal prefix, a
-# JWT's encoded header, or (compared in lower case) a generic keyword. A text holding none
-# is answered without importing the detector (``re`` and its patterns cost more than the
-# whole hook); tests/test_guard_secrets.py checks the list against the detector.
-ANCHORS = (
-    "AKIA", "ASIA", "ABIA", "ACCA", "AIza", "glpat-", "xoxa-", "xoxb-", "xoxp-", "xoxr-",
-    "xoxs-", "sk-", "pypi-", "PRIVATE KEY-----", "ghp_", "gho_", "ghu_", "ghs_", "ghr_",
-    "github_pat_", "k_live_", "npm_", "hooks.slack.com", "eyJ",
-)  # fmt: skip
-KEYWORDS = (
-    "password", "passwd", "pwd", "secret", "token",
-    "apikey", "api_key", "api-key", "accesskey", "access_key", "access-key",
-)  # fmt: skip
 MARKER = "engramory:"  # allowcomment.MARKER: a text without it has no allow comment
 NOTE_LIMIT = 4 * 1024 * 1024  # store.NOTE_READ_LIMIT: the doctor reads no more of a note
-
-
-_BETWEEN = "\"'` \t"  # what may stand between a keyword and its ``:`` or ``=``
-_BETWEEN_MAX = 9
+ARCHIVE_DIR = "archive"
 
 
 def may_hold_secret(text: str) -> bool:
-    """``False`` only when ``text`` surely holds no secret the detector would find.
+    """``False`` only when ``text`` surely holds no secret the detector would find: none of
+    the detectors' gating keywords (:mod:`engramory.secrets.gate`, which imports nothing)."""
+    from engramory.secrets.gate import may_hold_secret as gate  # noqa: PLC0415
 
-    A provider's anchor anywhere, or a generic keyword followed (after quotes and
-    blanks) by ``:`` or ``=``, as the detector's assignment rule needs.
-    """
-    if any(anchor in text for anchor in ANCHORS):
-        return True
-    low = text.lower()
-    return any(_assigned(low, word) for word in KEYWORDS)
+    return gate(text)
 
 
-def _assigned(low: str, word: str) -> bool:
-    """Whether ``word`` occurs in ``low`` right before a ``:`` or ``=``."""
-    at = low.find(word)
-    while at >= 0:
-        j = at + len(word)
-        limit = j + _BETWEEN_MAX
-        while j < len(low) and j < limit and low[j] in _BETWEEN:
-            j += 1
-        if j < len(low) and low[j] in ":=":
-            return True
-        at = low.find(word, at + 1)
-    return False
+def _store_root(path: str) -> str:
+    """The store a note at ``path`` belongs to: its folder, or the one above ``archive/``."""
+    import os  # noqa: PLC0415
+
+    folder = os.path.dirname(os.path.abspath(path))
+    return os.path.dirname(folder) if os.path.basename(folder).lower() == ARCHIVE_DIR else folder
+
+
+def _allowed_values(path: str):  # noqa: ANN202 - an AllowList, loaded only when needed
+    from engramory.secrets import allow  # noqa: PLC0415
+
+    return allow.load(_store_root(path))
 
 
 def _current(path: str) -> str | None:
@@ -91,13 +71,13 @@ def allowed(text: str, line: int) -> bool:
     return RULE_ID in line_allows(text).get(line, frozenset())
 
 
-def refusal(kind: str, shown: str, where: str) -> Verdict:
+def refusal(title: str, shown: str, where: str) -> Verdict:
     """The deny: names the kind of credential and at most its first characters, never the value."""
     from engramory.guard.decision import DENY, Verdict  # noqa: PLC0415
 
     return Verdict(
         DENY,
-        f"Engramory: this write would put a secret, {kind} '{shown}', into the memory store "
+        f"Engramory: this write would put a secret, {title} '{shown}', into the memory store "
         f"({where}). "
         "The store is plain text on disk and must never hold a secret's value: write where "
         "the secret lives instead (for example 'the deploy token is in the password manager "
@@ -131,15 +111,17 @@ def check_patch_secrets(ops: list[FileOp], cwd: str) -> Verdict:
                 continue
             from engramory import secrets  # noqa: PLC0415 - only for a text that may hold one
 
-            for secret in secrets.find(text):
+            found = secrets.find(text, _allowed_values(os.path.join(cwd, op.path)))
+            held = _held(old) if found else set()
+            for secret in found:
                 value = text[secret.start : secret.end]
-                if value in old or allowed(text, secret.line):
+                if value in held or allowed(text, secret.line):
                     continue
                 if current is None:
                     current = _current(os.path.join(cwd, op.path)) or ""
-                if value in current:
+                if value in _held(current):
                     continue
-                return refusal(secret.kind, secret.shown, f"{op.destination}, added by the patch")
+                return refusal(secret.title, secret.shown, f"{op.destination}, added by the patch")
     return silent()
 
 
@@ -155,12 +137,21 @@ def check_secrets(call: ToolCall, path: str) -> Verdict:
         return silent()
     from engramory import secrets  # noqa: PLC0415 - only for a text that may hold one
 
-    found = secrets.find(predicted)
+    found = secrets.find(predicted, _allowed_values(path))
     if not found:
         return silent()
-    held = {current[s.start : s.end] for s in secrets.find(current)} if current else set()
+    held = _held(current)
     for secret in found:
         if predicted[secret.start : secret.end] in held or allowed(predicted, secret.line):
             continue
-        return refusal(secret.kind, secret.shown, f"{call.path}, line {secret.line}")
+        return refusal(secret.title, secret.shown, f"{call.path}, line {secret.line}")
     return silent()
+
+
+def _held(text: str) -> set[str]:
+    """The values the detector finds in ``text``: already there, so not new."""
+    if not text or not may_hold_secret(text):
+        return set()
+    from engramory import secrets  # noqa: PLC0415
+
+    return {text[s.start : s.end] for s in secrets.find(text)}

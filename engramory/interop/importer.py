@@ -184,7 +184,7 @@ def _screen(
         if found or in_pointer:
             first = (found or in_pointer)[0]
             where = f"on line {first.line}" if found else "in its pointer's title or hook"
-            skipped.append(Skip(candidate.source, SECRET, f"a {first.kind} {where}: not copied"))
+            skipped.append(Skip(candidate.source, SECRET, f"{first.title} {where}: not copied"))
             continue
         seen[file_name.casefold()] = file_name
         kept.append(Planned(file_name, data, candidate))

@@ -145,7 +145,7 @@ def make_update_plan(raw_slug: str, change: NoteChange, root: str, caps: Caps) -
     found = new_secret(old_text, new_text)
     if found is not None:
         raise EngramoryError(
-            f"the update puts a {found.kind} ({found.shown}) into {rel}: keep secrets out of "
+            f"the update puts {found.title} ({found.shown}) into {rel}: keep secrets out of "
             "memory; write where the secret lives instead (a vault path, ${VAR})"
         )
     issues = notewrite.note_issues(rel, new, today)

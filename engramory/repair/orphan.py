@@ -37,7 +37,7 @@ def pointer(note: NoteInput) -> tuple[str, str] | str:
     if found:
         secret = found[0]
         return (
-            f"not indexed: its description holds what looks like a {secret.kind} secret "
+            f"not indexed: its description holds what looks like {secret.title} "
             f"({secret.shown}): remove it from the note first"
         )
     return note_type, line

@@ -35,7 +35,7 @@ def annotation(finding: Finding) -> str:
     props = [f"file={escape_property(finding.path)}"]
     if finding.line is not None:
         props.append(f"line={finding.line}")
-    props.append(f"title={escape_property(finding.rule)}")
+    props.append(f"title={escape_property(finding.tag)}")
     return f"::{COMMANDS[finding.severity]} {','.join(props)}::{escape_data(finding.message)}"
 
 

@@ -56,6 +56,8 @@ def result(finding: Finding, rule_index: int | None) -> dict[str, Any]:
     }
     if rule_index is not None:
         made["ruleIndex"] = rule_index
+    if finding.detector:
+        made["properties"] = {"detector": finding.detector}
     return made
 
 

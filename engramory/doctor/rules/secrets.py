@@ -12,10 +12,11 @@ import re
 from collections.abc import Iterator, Sequence
 
 from engramory import secrets
+from engramory.secrets.allow import AllowList
 from engramory.allowcomment import MARKER, line_allows
 from engramory.discovery import INDEX_NAME
 from engramory.doctor.context import NoteCheck, StoreView
-from engramory.doctor.model import ERROR, INFO, NOTE, Example, Issue, rule, sample_note
+from engramory.doctor.model import ERROR, INFO, NOTE, Detected, Example, Issue, rule, sample_note
 from engramory.frontmatter import decode
 from engramory.textfmt import excerpt
 
@@ -26,14 +27,16 @@ _PASSWORD_LINE = "password" + ": " + "Hx9#kQ2!" + "mZ7@pL4$"
 
 
 def _secret_message(secret: secrets.Secret) -> str:
-    return (
-        f"a {secret.kind} ({excerpt(secret.shown)}) is stored here: a credential's value "
-        "never belongs in memory"
+    return Detected(
+        f"{secret.title} ({excerpt(secret.shown)}) is stored here: a credential's value "
+        "never belongs in memory",
+        secret.detector,
     )
 
 
-def _scan(rel: str, text: str) -> Iterator[Issue]:
-    for secret in secrets.first_per_line(text):
+def _scan(rel: str, text: str, allowed: tuple[str, ...] = ()) -> Iterator[Issue]:
+    listed = AllowList(allowed) if allowed else None
+    for secret in secrets.first_per_line(text, listed):
         yield (rel, secret.line, _secret_message(secret))
 
 
@@ -43,12 +46,13 @@ def _beyond_live_notes(view: StoreView) -> Iterator[Issue]:
     The engine knows the allow comments of the index and the live notes; an archived
     note's own are read here, with its text.
     """
+    allowed = view.options.allowed_secrets
     if view.index.text is not None:
-        yield from _scan(INDEX_NAME, view.index.text)
+        yield from _scan(INDEX_NAME, view.index.text, allowed)
     for rel, data in view.archived_notes():
         text = decode(data)
         allows = line_allows(text) if MARKER in text else {}
-        for issue in _scan(rel, text):
+        for issue in _scan(rel, text, allowed):
             if "secret-value" not in allows.get(issue[1] or 0, ()):
                 yield issue
 
@@ -111,7 +115,7 @@ def secret_value(notes: Sequence[NoteCheck]) -> Iterator[Issue]:
     Quiet: ``op://…``, ``${VAR}``, placeholders, low-entropy values, AWS's example key."""
     for note in notes:
         if note.read.data is not None:
-            yield from _scan(note.rel, decode(note.read.data))
+            yield from _scan(note.rel, decode(note.read.data), note.options.allowed_secrets)
 
 
 # An e-mail address, found from its ``@``: the look-behind starts the local part at the
