@@ -264,3 +264,55 @@ def test_a_codex_patch_of_a_note_without_a_secret_loads_no_detector(store: Path)
     payload = codex_patch(store, body + "+The deploy steps are in docs/deploy.md.\n")
     names = imported("codex", payload)
     assert "engramory.secrets.scan" not in names and "re" not in names
+
+
+# --- issue 33: the assignment forms, the patch rename, the stalling block ------------------
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        f"AWS_ACCESS_KEY_ID={AWS}",
+        f"export AWS_ACCESS_KEY_ID={AWS}",
+        f"aws_key={AWS}",
+        "dbPassword: " + "Hx9#kQ2" + "!mZ",
+    ],
+)
+def test_an_assignment_written_into_a_note_is_denied(store: Path, line: str) -> None:
+    kind, reason = verdict(write(store / "deploy.md", NOTE + f"\n{line}\n"))
+    assert kind == "deny"
+    value = line.split("=", 1)[-1].split(": ", 1)[-1]
+    assert value not in reason and value[4:] not in reason
+
+
+def test_an_existing_value_relabelled_as_a_password_is_denied_by_a_patch(store: Path) -> None:
+    """Edit and apply_patch agree: the value was in the note, but not as a secret."""
+    value = "Hx9#kQ2" + "!mZ7pL"
+    (store / "deploy.md").write_text(NOTE + f"ticket ref {value}\n", encoding="utf-8")
+    body = f"*** Update File: deploy.md\n@@\n-ticket ref {value}\n+password: {value}\n"
+    output = answer(run_hook("codex", codex_patch(store, body)))
+    assert output is not None
+    assert output["hookSpecificOutput"].get("permissionDecision") == "deny"
+    kind, _ = verdict(edit(store / "deploy.md", f"ticket ref {value}", f"password: {value}"))
+    assert kind == "deny"
+
+
+def test_the_stalling_block_is_answered_within_two_seconds(store: Path) -> None:
+    """A private-key header then ``A:`` pieces once took 24 s in the hook (past the host's
+    10 s timeout, so the write went through); the over-cap index write is denied at once."""
+    import time
+
+    block = "-----BEGIN RSA " + "PRIVATE KEY-----\n" + "A:" * 240 + "\n"
+    index = "".join(f"- [n{n}](n{n}.md) — note {n}\n" for n in range(260)) + block
+    best = min(
+        _timed(lambda: verdict(write(store / "MEMORY.md", index)), time.perf_counter)
+        for _ in range(3)
+    )
+    assert verdict(write(store / "MEMORY.md", index))[0] == "deny"
+    assert best < 2.0
+
+
+def _timed(call, clock) -> float:
+    started = clock()
+    call()
+    return clock() - started

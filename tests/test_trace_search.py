@@ -610,3 +610,33 @@ def test_control_characters_in_a_transcript_are_escaped(cli, tree: Tree) -> None
     out = cli("trace", "escape").out
     assert "\x1b" not in out
     assert "**escape** \\x1b[2J parser here" in out
+
+
+REPEAT_SESSION = "4e900000-0000-4000-8000-000000000005"
+PASSWORD = "Tr0ub4" + "dor&3x"
+
+
+def test_an_unlabelled_repeat_of_a_matched_value_is_masked_everywhere(cli, tree: Tree) -> None:
+    """Issue 33: the detector matches ``password: …`` in one message; the agent's reply
+    repeats the bare value later; every output of the session masks both."""
+    cwd = str(tree.project)
+    tree.claude(
+        tree.project,
+        REPEAT_SESSION,
+        [
+            user("r1", f"staging login for the reindex: password: {PASSWORD}", cwd, ts(6, 1)),
+            assistant("r2", [text(f"Your password `{PASSWORD}` works for reindex")], cwd, ts(6, 2)),
+        ],
+    )
+    for args in (
+        ("trace", "works for reindex"),
+        ("trace", "works for reindex", "--format", "json"),
+        ("trace", "--show", REPEAT_SESSION),
+        ("trace", "--show", REPEAT_SESSION, "--format", "json"),
+        ("trace", "--list"),
+        ("trace", "--list", "--format", "json"),
+    ):
+        result = cli(*args)
+        assert result.code == 0, args
+        assert PASSWORD not in result.out and PASSWORD[4:] not in result.out, args
+    assert "Tr0u…" in cli("trace", "works for reindex").out

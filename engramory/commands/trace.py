@@ -16,6 +16,7 @@ from engramory.errors import EXIT_FINDINGS, EXIT_OK, InputMissingError, UsageErr
 from engramory.textfmt import plural, printable
 from engramory.trace import render, scope
 from engramory.trace.lines import ReadStats
+from engramory.trace.mask import values_in
 from engramory.trace.model import ROLES, TOOL, SessionFile
 from engramory.trace.search import (
     READERS,
@@ -175,11 +176,12 @@ def _show(args: argparse.Namespace, stats: ReadStats) -> int:
         )
         return EXIT_FINDINGS
     said = replay(sessions[chosen[0]], args.tools, stats)
+    known = values_in(m.text for m in replay(sessions[chosen[0]], True, ReadStats()))
     for message in said:
         if args.format == "json":
-            print(render.json_line(message))
+            print(render.json_line(message, known))
         else:
-            print("\n".join(render.replay_block(message)))
+            print("\n".join(render.replay_block(message, known)))
     return EXIT_OK
 
 
@@ -197,21 +199,36 @@ def _colour() -> bool:
     return sys.stdout.isatty() and not os.environ.get("NO_COLOR")
 
 
+def _secrets_of(
+    wanted: set[str], files: list[SessionFile], stats: ReadStats
+) -> dict[str, frozenset[str]]:
+    """The values the detector matches anywhere in each wanted session (tool output too),
+    so an unlabelled repeat of one is masked as well."""
+    sessions = by_session([file for file in files if file.session in wanted])
+    quiet = ReadStats()  # a second read: its unreadable lines were counted by the search
+    return {
+        session: values_in(m.text for m in replay(group, True, quiet))
+        for session, group in sessions.items()
+    }
+
+
 def _search(args: argparse.Namespace, stats: ReadStats) -> int:
     if not args.query:
         raise UsageError("give a QUERY (or --show SESSION, or --list)")
     query = Query(args.query, regex=args.regex, case_sensitive=args.case_sensitive)
     filters = Filters(frozenset([args.role]) if args.role else None, args.since, args.until)
     tools = args.tools or args.role == TOOL  # tool hits exist only when tools are searched
-    hits = search(_files(args, everywhere=False), query, tools, filters, stats)
+    files = _files(args, everywhere=False)
+    hits = search(files, query, tools, filters, stats)
     shown = hits[-args.limit :]
+    known = _secrets_of({hit.session for hit in shown}, files, stats)
     if args.format == "json":
         for hit in shown:
-            print(render.json_line(hit))
+            print(render.json_line(hit, known.get(hit.session, ())))
     else:
         colour = _colour()
         for hit in shown:
-            print("\n".join(render.hit_block(hit, query, colour)))
+            print("\n".join(render.hit_block(hit, query, colour, known.get(hit.session, ()))))
             print()
         if hits:
             print(render.summary(hits, len(shown)))

@@ -1,8 +1,10 @@
 """Text and JSON Lines output for ``engramory trace``.
 
 Everything printed from a transcript is masked first (every value the
-``secret-value`` detector finds is cut to its first four characters), so a key
-in old tool output is not echoed into a new session. Text output escapes
+``secret-value`` detector finds, and every other occurrence in the session of a
+value it found anywhere in that session, is cut to its first four characters:
+:mod:`engramory.trace.mask`), so a key in old tool output is not echoed into a
+new session. Text output escapes
 control characters (:func:`engramory.textfmt.printable`) and marks matches in
 colour only when asked to (a terminal, no ``NO_COLOR``), else with ``**``.
 """
@@ -10,10 +12,10 @@ colour only when asked to (a terminal, no ``NO_COLOR``), else with ``**``.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
-from engramory.secrets import redact
 from engramory.textfmt import human_size, plural, printable
+from engramory.trace.mask import masked
 from engramory.trace.model import TOOL, Message
 from engramory.trace.search import Query, Summary, moment
 
@@ -34,10 +36,10 @@ def when(timestamp: str | None, seconds: bool = False) -> str:
     return found.strftime("%Y-%m-%d %H:%M:%S" if seconds else "%Y-%m-%d %H:%M")
 
 
-def json_line(message: Message) -> str:
-    """One hit as a JSON object on one line (text masked)."""
+def json_line(message: Message, known: Collection[str] = ()) -> str:
+    """One hit as a JSON object on one line (text masked; ``known``: the session's secrets)."""
     fields = message._asdict()
-    fields["text"] = redact(message.text)
+    fields["text"] = masked(message.text, known)
     return json.dumps(fields, ensure_ascii=False)
 
 
@@ -66,9 +68,9 @@ def _window(line: str, spans: list[tuple[int, int]]) -> tuple[str, list[tuple[in
     return piece, kept
 
 
-def context(text: str, query: Query, colour: bool) -> list[str]:
+def context(text: str, query: Query, colour: bool, known: Collection[str] = ()) -> list[str]:
     """Up to three lines of ``text`` around its first match, the matches marked."""
-    lines = redact(text).split("\n")
+    lines = masked(text, known).split("\n")
     spans_of = [query.spans(line) for line in lines]
     at = next((i for i, spans in enumerate(spans_of) if spans), 0)
     first = max(0, at - (CONTEXT_LINES // 2))
@@ -86,9 +88,11 @@ def header(message: Message, seconds: bool = False) -> str:
     )
 
 
-def hit_block(message: Message, query: Query, colour: bool) -> list[str]:
-    """One hit: its header and its context."""
-    return [header(message), *context(message.text, query, colour)]
+def hit_block(
+    message: Message, query: Query, colour: bool, known: Collection[str] = ()
+) -> list[str]:
+    """One hit: its header and its context (``known``: the session's secrets, masked)."""
+    return [header(message), *context(message.text, query, colour, known)]
 
 
 def best_session(hits: Sequence[Message]) -> str:
@@ -119,24 +123,24 @@ def excerpt(text: str) -> str:
     return cut + ("\n…" if cut != text else "")
 
 
-def replay_block(message: Message) -> list[str]:
+def replay_block(message: Message, known: Collection[str] = ()) -> list[str]:
     """One message of ``--show``: its time and role, then its text indented (masked)."""
     text = excerpt(message.text) if message.role == TOOL else message.text
     lines = [printable(f"{when(message.timestamp, seconds=True)}  {message.role}")]
-    lines += ["  " + printable(line) for line in redact(text).split("\n")]
+    lines += ["  " + printable(line) for line in masked(text, known).split("\n")]
     return lines
 
 
 def summary_json(found: Summary) -> str:
     """One ``--list`` session as a JSON object on one line."""
     fields = found._asdict()
-    fields["opening"] = redact(found.opening)
+    fields["opening"] = masked(found.opening)
     return json.dumps(fields, ensure_ascii=False)
 
 
 def summary_line(found: Summary) -> str:
     """One ``--list`` session: id, host, first and last time, messages, size, first line."""
-    opening = redact(found.opening)
+    opening = masked(found.opening)
     if len(opening) > 100:
         opening = opening[:100] + "…"
     return printable(

@@ -36,6 +36,7 @@ from typing import Callable, NamedTuple
 from engramory.errors import UsageError
 from engramory.trace import claude, codex, parallel, scope
 from engramory.trace.lines import ReadStats, Selector, line_numbers, read_lines
+from engramory.trace.mask import masked, values_in
 from engramory.trace.model import TOOL, USER, Message, SessionFile
 
 HEAD_READ = 1 << 16
@@ -514,6 +515,8 @@ def summarize(session: str, files: Sequence[SessionFile], stats: ReadStats) -> S
     said = replay(files, False, stats)
     dated = [message for message in said if moment(message.timestamp) is not None]
     opening = next((m.text.strip().split("\n", 1)[0] for m in said if m.role == USER), "")
+    if opening:
+        opening = masked(opening, values_in(m.text for m in said))
     cwd = next((file.cwd for file in files if file.cwd), None)
     return Summary(
         session,
