@@ -5,6 +5,7 @@ a generated round trip, and the installer's round trip through the CLI with ``$H
 from __future__ import annotations
 
 import json
+import re
 import shlex
 from pathlib import Path
 
@@ -206,7 +207,7 @@ def test_the_host_facts() -> None:
     host = HOSTS["hermes"]
     assert host.pre_write_hook and host.cap_enforcement == "deny-hook"
     assert host.hook_files == ("$HERMES_HOME/config.yaml",) == host.global_hook_files
-    assert host.lifecycle_hooks == ("pre_llm_call",)
+    assert host.lifecycle_hooks == ("on_session_start", "pre_llm_call")
 
 
 @pytest.mark.parametrize("text", [r[1] for r in EDITABLE[1:]], ids=[r[0] for r in EDITABLE[1:]])
@@ -245,11 +246,14 @@ def test_the_registered_commands_name_no_store(cli, project: Path, hermes_home: 
         for line in text.splitlines()
         if "command:" in line
     ]
-    guard, sync = (shlex.split(command) for command in commands)
+    guard, start, sync = (shlex.split(command) for command in commands)
     assert guard[1:3] == ["-I", "-S"] and guard[3].endswith("engramory_index_guard.py")
     assert guard[4:] == ["--host", "hermes"]
+    assert start[3].endswith("engramory_sync.py")
+    assert start[4:] == ["hook", "--host", "hermes", "--event", "SessionStart", "--mode", "explicit"]
     assert sync[3].endswith("engramory_sync.py")
     assert sync[4:] == ["hook", "--host", "hermes", "--mode", "explicit"]
+    assert re.search(r"^  on_session_start:\n    - command: .*--event SessionStart", text, re.M)
     assert str(project) not in text  # user-wide: each call finds its store from its cwd
     assert 'matcher: "write_file|patch|terminal"' in text and "fail_closed: false" in text
 
