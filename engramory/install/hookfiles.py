@@ -73,13 +73,16 @@ class OwnedFile:
 
 @dataclass(frozen=True)
 class ConfigEdit:
-    """An edit of a file the user owns (see the module docstring)."""
+    """An edit of a file the user owns (see the module docstring). ``searched``: uninstall
+    found the file by looking (not named by the host table or a flag), so a file without
+    Engramory's parts is passed over without a word."""
 
     path: Path
     what: str
     install: Callable[[str | None], str]
     remove: Callable[[str], str | None]
     is_ours: Callable[[str], bool]
+    searched: bool = False
 
 
 Artifact = "OwnedFile | ConfigEdit"

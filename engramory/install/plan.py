@@ -719,11 +719,18 @@ def hook_context(
     )
 
 
-def _artifacts(layout: Layout, options: Options, python: str | None = None) -> list[object]:
-    """The host's hook files, each checked to stay inside the project (or home)."""
+def _artifacts(
+    layout: Layout, options: Options, python: str | None = None, uninstall: bool = False
+) -> list[object]:
+    """The host's hook files (``uninstall``: those to take back), each checked to stay inside
+    the project (or home)."""
     if layout.reader or not layout.spec.hook_files:
         return []
-    artifacts = layout.spec.hook_artifacts(hook_context(layout, options, python))
+    context = hook_context(layout, options, python)
+    if uninstall:
+        artifacts = layout.spec.uninstalled_artifacts(context)
+    else:
+        artifacts = layout.spec.hook_artifacts(context)
     for artifact in artifacts:
         _check_contained(layout, artifact.path, "the hook file")
         if fsutil.is_within(os.path.realpath(artifact.path), os.path.realpath(layout.store)):
@@ -1377,9 +1384,14 @@ def _uninstall_config_edit(layout: Layout, artifact: ConfigEdit) -> list[Step]:
     shown = _shown(layout, artifact.path)
     if _absent(artifact.path):
         return [Step("skip", shown, "absent")]
-    text = _read_text(artifact.path, "the hook") or ""
+    try:
+        text = _read_text(artifact.path, "the hook") or ""
+    except Refusal as exc:
+        if not artifact.searched:
+            raise
+        return [Step("leave", shown, f"not searched for Engramory's hooks: {exc}")]
     if not artifact.is_ours(text):
-        return [Step("skip", shown, "no Engramory hooks")]
+        return [] if artifact.searched else [Step("skip", shown, "no Engramory hooks")]
     try:
         new = artifact.remove(text)
     except EditRefusal as exc:
@@ -1415,7 +1427,7 @@ def _installed_artifacts(layout: Layout, options: Options) -> list[object]:
         return []
     if layout.global_ and not layout.spec.global_hook_files:
         return []
-    return _artifacts(layout, options, os.path.abspath(sys.executable))
+    return _artifacts(layout, options, os.path.abspath(sys.executable), uninstall=True)
 
 
 def plan_uninstall(layout: Layout, options: Options | None = None) -> Plan:
