@@ -73,6 +73,16 @@ REFUSED = [
 ]  # fmt: skip
 
 
+def test_the_marker_records_a_folder_init_created() -> None:
+    installed = hermes_config.install(None, ENTRIES, new_folder=True)
+    assert hermes_config.created_folder(installed) and hermes_config.remove(installed) is None
+    assert hermes_config.install(installed, ENTRIES) == installed  # the record survives re-init
+    plain = hermes_config.install(None, ENTRIES)
+    assert not hermes_config.created_folder(plain) and hermes_config.remove(plain) is None
+    kept = hermes_config.install("model: x\n", ENTRIES, new_folder=True)  # the file existed
+    assert not hermes_config.created_folder(kept)
+
+
 @pytest.mark.parametrize("text", [r[1] for r in EDITABLE], ids=[r[0] for r in EDITABLE])
 def test_install_then_remove_gives_the_exact_bytes_back(text: str | None) -> None:
     installed = hermes_config.install(text, ENTRIES)
@@ -236,6 +246,36 @@ def test_a_config_init_created_is_removed_again(cli, project: Path, hermes_home:
     assert "--accept-hooks" in result.out and "HERMES_ACCEPT_HOOKS=1" in result.out
     assert cli("uninstall", "hermes").code == 0
     assert not config.exists()
+    assert hermes_home.is_dir()  # the folder was there before init: kept, empty or not
+
+
+def test_the_hermes_folder_init_created_goes_with_the_config(
+    cli, project: Path, home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("HERMES_HOME", raising=False)
+    folder = home / ".hermes"
+    result = cli("init", "hermes", "--install-hooks")
+    assert result.code == 0, result
+    config = (folder / "config.yaml").read_text()
+    assert hermes_config.CREATED_WITH_FOLDER in config.splitlines()[0]
+    assert cli("init", "hermes", "--install-hooks").code == 0  # re-init keeps the record
+    assert (folder / "config.yaml").read_text() == config
+    result = cli("uninstall", "hermes")
+    assert result.code == 0, result
+    assert "then its folder, which init created" in result.out
+    assert not folder.exists() and home.is_dir()
+
+
+def test_a_folder_init_created_that_holds_more_now_is_kept(
+    cli, project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder = tmp_path / "new-hermes-home"
+    monkeypatch.setenv("HERMES_HOME", str(folder))
+    assert cli("init", "hermes", "--install-hooks").code == 0
+    (folder / "sessions").mkdir()  # Hermes ran since
+    assert cli("uninstall", "hermes").code == 0
+    assert not (folder / "config.yaml").exists()
+    assert sorted(p.name for p in folder.iterdir()) == ["sessions"]
 
 
 def test_the_registered_commands_name_no_store(cli, project: Path, hermes_home: Path) -> None:
@@ -250,7 +290,15 @@ def test_the_registered_commands_name_no_store(cli, project: Path, hermes_home: 
     assert guard[1:3] == ["-I", "-S"] and guard[3].endswith("engramory_index_guard.py")
     assert guard[4:] == ["--host", "hermes"]
     assert start[3].endswith("engramory_sync.py")
-    assert start[4:] == ["hook", "--host", "hermes", "--event", "SessionStart", "--mode", "explicit"]
+    assert start[4:] == [
+        "hook",
+        "--host",
+        "hermes",
+        "--event",
+        "SessionStart",
+        "--mode",
+        "explicit",
+    ]
     assert sync[3].endswith("engramory_sync.py")
     assert sync[4:] == ["hook", "--host", "hermes", "--mode", "explicit"]
     assert re.search(r"^  on_session_start:\n    - command: .*--event SessionStart", text, re.M)
@@ -285,6 +333,7 @@ def test_global_install_edits_the_same_file(cli, home: Path, hermes_home: Path) 
     assert hermes_config.is_ours((hermes_home / "config.yaml").read_text())
     assert cli("uninstall", "hermes", "--global").code == 0
     assert not (hermes_home / "config.yaml").exists()
+    assert hermes_home.is_dir()  # there before init (empty): never deleted on emptiness alone
 
 
 def test_hook_entries_on_windows_are_one_windows_command_line() -> None:

@@ -440,9 +440,7 @@ def test_merge_into_the_users_agent_and_give_back_its_bytes(cli, project: Path, 
 
 
 @pytest.mark.parametrize("style", list(STYLES))
-def test_uninstall_without_the_flag_finds_the_merged_agent(
-    cli, project: Path, style: str
-) -> None:
+def test_uninstall_without_the_flag_finds_the_merged_agent(cli, project: Path, style: str) -> None:
     path = project / ".kiro" / "agents" / "dev.json"
     path.parent.mkdir(parents=True)
     original = STYLES[style](USER_AGENT).encode()
@@ -483,9 +481,7 @@ def test_uninstall_takes_the_hooks_out_of_every_agent_and_passes_the_others_over
     assert outside.read_text() == json.dumps(USER_AGENT)
 
 
-def test_uninstall_with_the_flag_also_takes_back_the_engramory_agent(
-    cli, project: Path
-) -> None:
+def test_uninstall_with_the_flag_also_takes_back_the_engramory_agent(cli, project: Path) -> None:
     path = project / ".kiro" / "agents" / "dev.json"
     path.parent.mkdir(parents=True)
     path.write_text(json.dumps(USER_AGENT, indent=2) + "\n")

@@ -223,9 +223,9 @@ def empty_headings(text: str, removed: Sequence[int]) -> tuple[dict[int, str], l
             continue
         headings[start] = lines[start - 1]
         spacing += kept
-        if end == len(lines) and start >= 3 and _blank(lines[start - 2]):
-            if not _blank(lines[start - 3]):
-                spacing.append(start - 1)
+        at_end = end == len(lines) and start >= 3
+        if at_end and _blank(lines[start - 2]) and not _blank(lines[start - 3]):
+            spacing.append(start - 1)
     return headings, spacing
 
 

@@ -220,13 +220,15 @@ def config_edit(path: Path, context: HookContext) -> ConfigEdit:
     from engramory.install.hookfiles import ConfigEdit  # noqa: PLC0415
 
     entries = hook_entries(context)
+    new_folder = not os.path.lexists(path.parent)  # then init creates ~/.hermes/ too
     return ConfigEdit(
         path=path,
         what="the index guard (pre_tool_call) and the continuity hooks (on_session_start, "
         "pre_llm_call)",
-        install=lambda text: hermes_config.install(text, entries),
+        install=lambda text: hermes_config.install(text, entries, new_folder),
         remove=hermes_config.remove,
         is_ours=hermes_config.is_ours,
+        created_folder=hermes_config.created_folder,
     )
 
 
@@ -288,7 +290,8 @@ def host() -> Host:
             if not install_hooks:
                 return ()
             return (
-                "Hermes asks once before it runs a new hook: approve each of the three when it asks. A "
+                "Hermes asks once before it runs a new hook: approve each of the three when it "
+                "asks. A "
                 "non-interactive run skips them unless started with --accept-hooks or "
                 "HERMES_ACCEPT_HOOKS=1 (or `hooks_auto_accept: true` in config.yaml).",
                 "The hooks are in Hermes' user-wide config.yaml: they serve every project and "

@@ -44,9 +44,12 @@ from engramory.hosts.rawjson import json_string
 
 TYPE_CHECKING = False  # not ``typing.TYPE_CHECKING``: the guard's path never imports typing
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from engramory.continuity.policy import Reply
     from engramory.guard.decision import Verdict
     from engramory.hosts.base import Host
+    from engramory.install.hookfiles import HookContext
 
 
 # --- the guard dialect ------------------------------------------------------------------
@@ -257,11 +260,46 @@ def new_agent(hooks: dict[str, object]) -> dict[str, object]:
     }
 
 
+def agent_name(context: HookContext) -> str | None:
+    """The ``--kiro-agent`` value, refused (64) when it is not an agent's name."""
+    from engramory.install.plan import FlagRefusal  # noqa: PLC0415
+
+    name = context.options.get("kiro_agent")
+    if name is not None and not is_agent_name(name):
+        raise FlagRefusal(
+            f"--kiro-agent {name!r} is not an agent name (letters, digits, '.', '_', "
+            "'-'): give the name of a file in .kiro/agents/ without .json"
+        )
+    return name
+
+
+def agents_folder(context: HookContext) -> Path:
+    return (context.home if context.global_ else context.root) / AGENTS_DIR
+
+
+def agent_files(folder: Path) -> list[Path]:
+    """The agent definitions in ``folder`` (``NAME.json``: a file, or a link to one), by
+    name; none when the folder is missing, unreadable or itself a link."""
+    names: list[str] = []
+    try:
+        if os.path.islink(folder):
+            return []
+        with os.scandir(folder) as entries:
+            for entry in entries:
+                if len(names) >= MAX_AGENT_FILES:
+                    break
+                stem = entry.name[: -len(".json")]
+                if entry.name.endswith(".json") and is_agent_name(stem):
+                    names.append(entry.name)
+    except OSError:
+        return []
+    return [folder / name for name in sorted(names) if os.path.isfile(folder / name)]
+
+
 def host() -> Host:
     """Kiro as ``engramory init`` and ``engramory hosts`` see it: steering rules that include
     the live index, and (Kiro CLI) the guard and reminders in an agent definition."""
     import json  # noqa: PLC0415
-    from pathlib import Path  # noqa: PLC0415
 
     from engramory import fsutil  # noqa: PLC0415
     from engramory.discovery import INDEX_NAME  # noqa: PLC0415
@@ -270,7 +308,6 @@ def host() -> Host:
     from engramory.install.hookfiles import (  # noqa: PLC0415
         ConfigEdit,
         EditRefusal,
-        HookContext,
         OwnedFile,
     )
 
@@ -338,39 +375,6 @@ def host() -> Host:
 
         what = f"the hooks in the Kiro CLI agent '{name}'"
         return ConfigEdit(path, what, install, remove, is_ours, searched)
-
-    def agent_name(context: HookContext) -> str | None:
-        """The ``--kiro-agent`` value, refused (64) when it is not an agent's name."""
-        from engramory.install.plan import FlagRefusal  # noqa: PLC0415
-
-        name = context.options.get("kiro_agent")
-        if name is not None and not is_agent_name(name):
-            raise FlagRefusal(
-                f"--kiro-agent {name!r} is not an agent name (letters, digits, '.', '_', "
-                "'-'): give the name of a file in .kiro/agents/ without .json"
-            )
-        return name
-
-    def agents_folder(context: HookContext) -> Path:
-        return (context.home if context.global_ else context.root) / AGENTS_DIR
-
-    def agent_files(folder: Path) -> list[Path]:
-        """The agent definitions in ``folder`` (``NAME.json``: a file, or a link to one), by
-        name; none when the folder is missing, unreadable or itself a link."""
-        names: list[str] = []
-        try:
-            if os.path.islink(folder):
-                return []
-            with os.scandir(folder) as entries:
-                for entry in entries:
-                    if len(names) >= MAX_AGENT_FILES:
-                        break
-                    stem = entry.name[: -len(".json")]
-                    if entry.name.endswith(".json") and is_agent_name(stem):
-                        names.append(entry.name)
-        except OSError:
-            return []
-        return [folder / name for name in sorted(names) if os.path.isfile(folder / name)]
 
     class Kiro(Host):
         """Kiro: an index include in the rules, no store under ``.kiro/steering/``; the Kiro

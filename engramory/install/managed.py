@@ -206,7 +206,9 @@ def remove_block(text: str, begin: str, end: str) -> str:
 
 # The first line of a ``.gitignore`` init created holding only rules uninstall takes back:
 # uninstall deletes the file when this line is all that is left (never a file the user had).
-CREATED_MARKER = "# Engramory: init created this file; uninstall deletes it when nothing else is left"
+CREATED_MARKER = (
+    "# Engramory: init created this file; uninstall deletes it when nothing else is left"
+)
 
 
 def mark_created(text: str) -> str:

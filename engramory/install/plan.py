@@ -14,8 +14,10 @@ output (``engramory init ... | head -1``) cannot stop an install half-way.
 
 Uninstall removes only what init wrote and can prove is its own: the marked
 block, a dedicated rules file that still carries Engramory's header, the skill
-payload (file by file), and the handlers carrying Engramory's fingerprint. It
-never touches the memory store or its ``.gitignore`` entry.
+payload (file by file), the handlers carrying Engramory's fingerprint, init's
+ignore rules, and a ``.gitignore`` or a folder whose marker records that init
+created it, once nothing else is in it. It never touches the memory store or
+its ``.gitignore`` entry.
 """
 
 from __future__ import annotations
@@ -200,6 +202,21 @@ def _delete(path: Path, stop: Path) -> Callable[[], None]:
     def run() -> None:
         os.unlink(path)
         _prune_empty(path.parent, stop)
+
+    return run
+
+
+def _delete_recorded(path: Path, folder: bool) -> Callable[[], None]:
+    """Delete a file, then (``folder``: init recorded that it created it) its folder when that
+    is left empty; no other folder, whatever it holds."""
+
+    def run() -> None:
+        os.unlink(path)
+        if folder:
+            try:
+                path.parent.rmdir()
+            except OSError:  # not empty (or gone): left as it is
+                pass
 
     return run
 
@@ -1397,14 +1414,20 @@ def _uninstall_config_edit(layout: Layout, artifact: ConfigEdit) -> list[Step]:
     except EditRefusal as exc:
         return [Step("LEFT UNTOUCHED", shown, str(exc), problem=True)]
     if new is None:
-        return [
-            Step(
-                "remove",
-                shown,
-                "it held only Engramory's hooks",
-                _delete(artifact.path, layout.root),
-            )
-        ]
+        if artifact.created_folder is None:
+            return [
+                Step(
+                    "remove",
+                    shown,
+                    "it held only Engramory's hooks",
+                    _delete(artifact.path, layout.root),
+                )
+            ]
+        folder = artifact.created_folder(text)
+        why = "it held only Engramory's hooks" + (
+            "; then its folder, which init created, if nothing else is in it" if folder else ""
+        )
+        return [Step("remove", shown, why, _delete_recorded(artifact.path, folder))]
     return [
         Step("update", shown, f"removed {artifact.what}, kept the rest", _write(artifact.path, new))
     ]
