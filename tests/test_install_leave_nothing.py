@@ -38,9 +38,7 @@ def test_init_native_without_hooks_still_says_why_the_store_has_no_entry(
     assert not (project / ".gitignore").exists()
 
 
-def test_a_gitignore_init_created_is_deleted_when_nothing_else_is_left(
-    cli, project: Path
-) -> None:
+def test_a_gitignore_init_created_is_deleted_when_nothing_else_is_left(cli, project: Path) -> None:
     assert cli("init", "claude", "--native", "--install-hooks").code == 0
     ignore = project / ".gitignore"
     assert ignore.read_text().splitlines()[0] == managed.CREATED_MARKER
@@ -60,9 +58,7 @@ def test_a_gitignore_init_created_that_the_user_added_to_is_kept(cli, project: P
     assert ignore.read_text() == managed.CREATED_MARKER + "\ndist/\n"
 
 
-@pytest.mark.parametrize(
-    "before", [b"", b"node_modules/\n", b"build/\r\n"], ids=repr
-)
+@pytest.mark.parametrize("before", [b"", b"node_modules/\n", b"build/\r\n"], ids=repr)
 def test_a_gitignore_that_was_there_before_init_gets_its_bytes_back(
     cli, project: Path, before: bytes
 ) -> None:
@@ -76,9 +72,7 @@ def test_a_gitignore_that_was_there_before_init_gets_its_bytes_back(
     assert re.search(r"updated\s+\.gitignore \(dropped the", result.out)
 
 
-def test_a_gitignore_holding_the_store_entry_is_never_marked_or_deleted(
-    cli, project: Path
-) -> None:
+def test_a_gitignore_holding_the_store_entry_is_never_marked_or_deleted(cli, project: Path) -> None:
     assert cli("init", "claude", "--install-hooks").code == 0
     ignore = project / ".gitignore"
     assert managed.CREATED_MARKER not in ignore.read_text()  # the store's entry stays for good
@@ -109,9 +103,7 @@ def test_the_global_guard_only_uninstall_says_nothing_about_a_store(
     assert re.search(r"removed\s+\.claude/settings\.json", result.out)
 
 
-def test_a_project_uninstall_without_a_store_still_says_none_was_found(
-    cli, project: Path
-) -> None:
+def test_a_project_uninstall_without_a_store_still_says_none_was_found(cli, project: Path) -> None:
     result = cli("uninstall", "claude")
     assert result.code == 0, result
     assert "memory store: none found at" in result.out
