@@ -598,3 +598,9 @@ def test_the_rules_promise_no_compaction_gate_and_name_the_agent() -> None:
     assert "only in the agent that holds them" in note and "(use fs_write)" in note
     claude = blocks.host_note(registry.HOSTS["claude"], False, ".engramory-memory", hooks=True)
     assert "A manual compaction waits for that record. They remind and gate;" in claude
+
+
+def test_uninstall_naming_the_engramory_agent_still_deletes_it(cli, project: Path) -> None:
+    assert cli("init", "kiro", "--install-hooks").code == 0
+    assert cli("uninstall", "kiro", "--kiro-agent", "engramory").code == 0
+    assert not (project / AGENT).exists()

@@ -428,17 +428,17 @@ def host() -> Host:
             """``engramory.json``, the agent ``--kiro-agent`` names, and every other agent
             file in the folder that holds Engramory's hooks (an agent init merged them into
             is found without the flag)."""
-            named = self.hook_artifacts(context)
             folder = agents_folder(context)
+            own = folder / f"{AGENT_NAME}.json"
+            named = [own_agent(own, {})]  # deleted when only Engramory's parts are left
+            named += [artifact for artifact in self.hook_artifacts(context) if artifact.path != own]
             base = os.path.realpath(context.home if context.global_ else context.root)
-            known = {artifact.path for artifact in named} | {folder / f"{AGENT_NAME}.json"}
+            known = {artifact.path for artifact in named}
             found: list[OwnedFile | ConfigEdit] = []
             for path in agent_files(folder):
                 if path in known or not fsutil.is_within(os.path.realpath(path), base):
                     continue
                 found.append(user_agent(path, path.name[: -len(".json")], {}, searched=True))
-            if context.options.get("kiro_agent") is not None:
-                named.insert(0, own_agent(folder / f"{AGENT_NAME}.json", {}))
             return [*named, *found]
 
         def closing_lines(self, install_hooks: bool) -> tuple[str, ...]:
