@@ -134,3 +134,13 @@ def test_the_kiro_agents_folder_init_created_goes_and_one_with_agents_stays(
     assert cli("init", "kiro", *where, "--install-hooks").code == 0
     assert cli("uninstall", "kiro", *where).code == 0
     assert sorted(p.name for p in agents.iterdir()) == ["mine.json"]
+
+
+def test_a_gitignore_left_holding_only_the_marker_is_deleted(cli, project: Path) -> None:
+    assert cli("init", "claude", "--native", "--install-hooks").code == 0
+    ignore = project / ".gitignore"
+    ignore.write_text(managed.CREATED_MARKER + "\n")  # its rule already taken back
+    result = cli("uninstall", "claude", "--native")
+    assert result.code == 0, result
+    assert re.search(r"removed\s+\.gitignore \(init created it and nothing else", result.out)
+    assert not ignore.exists()

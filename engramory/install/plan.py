@@ -1365,13 +1365,14 @@ def _uninstall_gitignore(layout: Layout, rules: list[IgnoreRule]) -> Step | None
         if managed.has_ignore_rule(text, rule, comment):
             text = managed.remove_ignore_rule(text, rule, comment)
             dropped.append(rule)
+    what = f"dropped the {', '.join(dropped)} rule{'s' if len(dropped) > 1 else ''}"
+    shown = _shown(layout, ignore)
+    if managed.only_created_marker(text):  # also when init itself took its last rule back
+        why = "init created it and nothing else is left"
+        why = f"{what}; {why}" if dropped else why
+        return Step("remove", shown, why, _delete(ignore, layout.root))
     if not dropped:
         return None
-    shown = _shown(layout, ignore)
-    what = f"dropped the {', '.join(dropped)} rule{'s' if len(dropped) > 1 else ''}"
-    if managed.only_created_marker(text):
-        why = f"{what}; init created it and nothing else is left"
-        return Step("remove", shown, why, _delete(ignore, layout.root))
     return Step("update", shown, what, _write(ignore, text))
 
 
