@@ -6,12 +6,15 @@ import os
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from test_new import tree
 
 from conftest import run_engramory
 from doctorkit import doctor, make_store, note, valid_store
-from engramory import fsutil
+from engramory import fsutil, indexedit
 from engramory.commands import archive as archive_command
+from engramory.markdown import classify_index
 
 
 def errors(root: Path) -> list[str]:
@@ -26,9 +29,12 @@ def test_archive_moves_removes_pointer_and_reports_wikilinks(cli, tmp_path: Path
     assert result.code == 0, result
     assert not (store / "reference-logs.md").exists()
     assert (store / "archive" / "reference-logs.md").read_bytes() == note_bytes
-    expected = "".join(
-        line for line in index_before.splitlines(keepends=True) if "reference-logs.md" not in line
+    # the pointer goes, and the "## reference" heading it leaves empty (with the blank line
+    # before it) goes with it
+    expected = index_before.replace(
+        "\n\n## reference\n- [reference-logs](reference-logs.md) — open when it matters\n", "\n"
     )
+    assert expected != index_before
     assert (store / "MEMORY.md").read_text(encoding="utf-8") == expected
     assert "project-migration.md:" in result.out and "[[reference-logs]]" in result.out
     assert errors(store) == []
@@ -301,7 +307,7 @@ def _error_counts(root: Path) -> dict[str, int]:
 
 
 @pytest.mark.parametrize("source", CORPUS, ids=lambda p: p.name[:12])
-def test_new_then_archive_on_corpus_stores_adds_no_doctor_error(
+def test_new_then_archive_on_corpus_stores_adds_no_error_and_gives_back_the_index(
     cli, tmp_path: Path, source: Path
 ) -> None:
     import shutil
@@ -309,6 +315,8 @@ def test_new_then_archive_on_corpus_stores_adds_no_doctor_error(
     store = tmp_path / "s"
     shutil.copytree(source, store, symlinks=True)
     before = _error_counts(store)
+    index = store / "MEMORY.md"
+    index_before = index.read_bytes() if index.exists() else None
     result = cli(
         "new", "reference", "corpus-probe", "--description", "A probe note for the corpus test",
         "--store", str(store),
@@ -320,3 +328,142 @@ def test_new_then_archive_on_corpus_stores_adds_no_doctor_error(
     assert _error_counts(store) == before
     assert cli("archive", "corpus-probe", "--store", str(store)).code == 0
     assert _error_counts(store) == before
+    if index_before is not None and not index_before.endswith((b"\n\n", b"\n\r\n")):
+        assert index.read_bytes() == index_before  # the ## reference heading new added goes too
+
+
+# --- the ## TYPE heading `new` added, taken out again when archive leaves it empty -------------
+
+ROLE = note("role", "user")
+INDEX_WITHOUT_FEEDBACK = "# Memory\n\n## user\n- [Role](role.md) — the role\n"
+
+
+def new_feedback(cli, store: Path, slug: str = "test-style") -> None:
+    result = cli(
+        "new", "feedback", slug, "--description", "How tests are written here",
+        "--why", "the team reviews tests first", "--how", "one behaviour per test",
+        "--store", str(store),
+    )  # fmt: skip
+    assert result.code == 0, result
+
+
+@pytest.mark.parametrize(
+    "index",
+    [
+        INDEX_WITHOUT_FEEDBACK,
+        INDEX_WITHOUT_FEEDBACK.rstrip("\n"),  # no final newline
+        INDEX_WITHOUT_FEEDBACK.replace("\n", "\r\n"),
+        "",  # an empty index
+    ],
+    ids=["lf", "no-final-newline", "crlf", "empty"],
+)
+def test_new_then_archive_gives_back_the_index_byte_for_byte(
+    cli, tmp_path: Path, index: str
+) -> None:
+    store = make_store(tmp_path / "s", {"role.md": ROLE}, index=index)
+    before = (store / "MEMORY.md").read_bytes()
+    new_feedback(cli, store)
+    assert b"## feedback" in (store / "MEMORY.md").read_bytes()
+    result = cli("archive", "test-style", "--store", str(store))
+    assert result.code == 0, result
+    assert (store / "MEMORY.md").read_bytes() == before
+    assert 'removed the heading "## feedback" (nothing is left under it)' in result.out
+
+
+def test_a_section_new_added_before_another_goes_without_its_blank_lines(
+    cli, tmp_path: Path
+) -> None:
+    store = make_store(tmp_path / "s", {"role.md": ROLE}, index=INDEX_WITHOUT_FEEDBACK)
+    new_feedback(cli, store)
+    result = cli(
+        "new", "reference", "dashboards", "--description", "Where the dashboards are",
+        "--store", str(store),
+    )  # fmt: skip
+    assert result.code == 0, result
+    assert cli("archive", "test-style", "--store", str(store)).code == 0
+    assert (store / "MEMORY.md").read_text(encoding="utf-8") == (
+        INDEX_WITHOUT_FEEDBACK + "\n## reference\n- [Dashboards](dashboards.md) — Where the "
+        "dashboards are\n"
+    )
+
+
+@pytest.mark.parametrize(
+    ("section", "why"),
+    [
+        ("## feedback\nKept: the user's own words.\n- [Test style](test-style.md) — x\n", "text"),
+        ("## feedback\n<!-- the user's comment -->\n- [Test style](test-style.md) — x\n", "note"),
+        ("## Feedback\n- [Test style](test-style.md) — x\n", "another case"),
+        ("### feedback\n- [Test style](test-style.md) — x\n", "another level"),
+        ("## feedback notes\n- [Test style](test-style.md) — x\n", "more words"),
+    ],
+    ids=lambda value: value if len(value) < 20 else None,
+)
+def test_a_heading_not_as_new_writes_it_or_with_more_under_it_stays(
+    cli, tmp_path: Path, section: str, why: str
+) -> None:
+    index = INDEX_WITHOUT_FEEDBACK + "\n" + section
+    notes = {"role.md": ROLE, "test-style.md": note("test-style", "feedback")}
+    store = make_store(tmp_path / "s", notes, index=index)
+    result = cli("archive", "test-style", "--store", str(store))
+    assert result.code == 0, result
+    heading = section.split("\n", 1)[0]
+    left = (store / "MEMORY.md").read_text(encoding="utf-8")
+    assert heading + "\n" in left, why
+    assert "test-style.md" not in left
+    assert "removed the heading" not in result.out
+
+
+def test_an_empty_heading_this_archive_did_not_empty_stays(cli, tmp_path: Path) -> None:
+    index = "# Memory\n\n## project\n\n## user\n- [Role](role.md) — the role\n"
+    store = make_store(tmp_path / "s", {"role.md": ROLE}, index=index)
+    new_feedback(cli, store)
+    assert cli("archive", "test-style", "--store", str(store)).code == 0
+    assert (store / "MEMORY.md").read_text(encoding="utf-8") == index  # ## project kept
+
+
+def test_keep_pointer_and_a_section_with_another_pointer_keep_the_heading(
+    cli, tmp_path: Path
+) -> None:
+    store = make_store(tmp_path / "s", {"role.md": ROLE}, index=INDEX_WITHOUT_FEEDBACK)
+    new_feedback(cli, store, "test-style")
+    new_feedback(cli, store, "review-style")
+    assert cli("archive", "test-style", "--store", str(store)).code == 0
+    assert "## feedback\n- [Review style](review-style.md)" in (store / "MEMORY.md").read_text(
+        encoding="utf-8"
+    )
+    assert cli("archive", "review-style", "--store", str(store), "--keep-pointer").code == 0
+    left = (store / "MEMORY.md").read_text(encoding="utf-8")
+    assert "## feedback\n- [Review style](archive/review-style.md)" in left
+
+
+def test_dry_run_says_the_heading_would_go_and_writes_nothing(cli, tmp_path: Path) -> None:
+    store = make_store(tmp_path / "s", {"role.md": ROLE}, index=INDEX_WITHOUT_FEEDBACK)
+    new_feedback(cli, store)
+    before = tree(store)
+    result = cli("archive", "test-style", "--store", str(store), "--dry-run")
+    assert result.code == 0, result
+    assert 'MEMORY.md:6: would remove the heading "## feedback"' in result.out
+    assert tree(store) == before
+
+
+_INDEX_LINES = st.sampled_from(
+    ["# Memory", "## user", "### project", "- [A](a.md) — a", "text", "", "## Feedback notes"]
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_INDEX_LINES, max_size=8), st.sampled_from(["", "\n", "\r\n"]))
+def test_adding_a_section_then_emptying_it_round_trips(lines: list[str], end: str) -> None:
+    """``new``'s edit then archive's, on the text alone: byte for byte, whenever the index
+    does not already end with a blank line (``new`` then adds no blank line before the
+    heading, and the two texts cannot be told apart)."""
+    nl = end or "\n"
+    text = nl.join(lines) + (end if lines else "")
+    last = indexedit.split_lines(text)[-1:]
+    if last and not last[0].strip():
+        return  # ends with a blank line: ambiguous, see the docstring
+    added = indexedit.add_pointer(text, "feedback", "- [T](t.md) — t")
+    pointer = next(e.number for e in classify_index(added) if "(t.md)" in e.text)
+    headings, spacing = archive_command.empty_headings(added, [pointer])
+    assert list(headings.values()) == ["## feedback"]
+    assert indexedit.remove_lines(added, [pointer, *headings, *spacing]) == text

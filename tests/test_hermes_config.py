@@ -5,6 +5,7 @@ a generated round trip, and the installer's round trip through the CLI with ``$H
 from __future__ import annotations
 
 import json
+import re
 import shlex
 from pathlib import Path
 
@@ -70,6 +71,16 @@ REFUSED = [
     ("a directive", "%YAML 1.2\n---\na: 1\n"),
     ("a scalar hooks value", "hooks: null\n"),
 ]  # fmt: skip
+
+
+def test_the_marker_records_a_folder_init_created() -> None:
+    installed = hermes_config.install(None, ENTRIES, new_folder=True)
+    assert hermes_config.created_folder(installed) and hermes_config.remove(installed) is None
+    assert hermes_config.install(installed, ENTRIES) == installed  # the record survives re-init
+    plain = hermes_config.install(None, ENTRIES)
+    assert not hermes_config.created_folder(plain) and hermes_config.remove(plain) is None
+    kept = hermes_config.install("model: x\n", ENTRIES, new_folder=True)  # the file existed
+    assert not hermes_config.created_folder(kept)
 
 
 @pytest.mark.parametrize("text", [r[1] for r in EDITABLE], ids=[r[0] for r in EDITABLE])
@@ -206,7 +217,7 @@ def test_the_host_facts() -> None:
     host = HOSTS["hermes"]
     assert host.pre_write_hook and host.cap_enforcement == "deny-hook"
     assert host.hook_files == ("$HERMES_HOME/config.yaml",) == host.global_hook_files
-    assert host.lifecycle_hooks == ("pre_llm_call",)
+    assert host.lifecycle_hooks == ("on_session_start", "pre_llm_call")
 
 
 @pytest.mark.parametrize("text", [r[1] for r in EDITABLE[1:]], ids=[r[0] for r in EDITABLE[1:]])
@@ -235,6 +246,36 @@ def test_a_config_init_created_is_removed_again(cli, project: Path, hermes_home:
     assert "--accept-hooks" in result.out and "HERMES_ACCEPT_HOOKS=1" in result.out
     assert cli("uninstall", "hermes").code == 0
     assert not config.exists()
+    assert hermes_home.is_dir()  # the folder was there before init: kept, empty or not
+
+
+def test_the_hermes_folder_init_created_goes_with_the_config(
+    cli, project: Path, home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("HERMES_HOME", raising=False)
+    folder = home / ".hermes"
+    result = cli("init", "hermes", "--install-hooks")
+    assert result.code == 0, result
+    config = (folder / "config.yaml").read_text()
+    assert hermes_config.CREATED_WITH_FOLDER in config.splitlines()[0]
+    assert cli("init", "hermes", "--install-hooks").code == 0  # re-init keeps the record
+    assert (folder / "config.yaml").read_text() == config
+    result = cli("uninstall", "hermes")
+    assert result.code == 0, result
+    assert "then its folder, which init created" in result.out
+    assert not folder.exists() and home.is_dir()
+
+
+def test_a_folder_init_created_that_holds_more_now_is_kept(
+    cli, project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder = tmp_path / "new-hermes-home"
+    monkeypatch.setenv("HERMES_HOME", str(folder))
+    assert cli("init", "hermes", "--install-hooks").code == 0
+    (folder / "sessions").mkdir()  # Hermes ran since
+    assert cli("uninstall", "hermes").code == 0
+    assert not (folder / "config.yaml").exists()
+    assert sorted(p.name for p in folder.iterdir()) == ["sessions"]
 
 
 def test_the_registered_commands_name_no_store(cli, project: Path, hermes_home: Path) -> None:
@@ -245,11 +286,22 @@ def test_the_registered_commands_name_no_store(cli, project: Path, hermes_home: 
         for line in text.splitlines()
         if "command:" in line
     ]
-    guard, sync = (shlex.split(command) for command in commands)
+    guard, start, sync = (shlex.split(command) for command in commands)
     assert guard[1:3] == ["-I", "-S"] and guard[3].endswith("engramory_index_guard.py")
     assert guard[4:] == ["--host", "hermes"]
+    assert start[3].endswith("engramory_sync.py")
+    assert start[4:] == [
+        "hook",
+        "--host",
+        "hermes",
+        "--event",
+        "SessionStart",
+        "--mode",
+        "explicit",
+    ]
     assert sync[3].endswith("engramory_sync.py")
     assert sync[4:] == ["hook", "--host", "hermes", "--mode", "explicit"]
+    assert re.search(r"^  on_session_start:\n    - command: .*--event SessionStart", text, re.M)
     assert str(project) not in text  # user-wide: each call finds its store from its cwd
     assert 'matcher: "write_file|patch|terminal"' in text and "fail_closed: false" in text
 
@@ -281,6 +333,7 @@ def test_global_install_edits_the_same_file(cli, home: Path, hermes_home: Path) 
     assert hermes_config.is_ours((hermes_home / "config.yaml").read_text())
     assert cli("uninstall", "hermes", "--global").code == 0
     assert not (hermes_home / "config.yaml").exists()
+    assert hermes_home.is_dir()  # there before init (empty): never deleted on emptiness alone
 
 
 def test_hook_entries_on_windows_are_one_windows_command_line() -> None:

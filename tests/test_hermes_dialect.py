@@ -344,6 +344,39 @@ def test_a_malformed_event_is_a_visible_warning(project: Path) -> None:
     assert "could not update its state" in json.loads(done.stdout)["context"]
 
 
+def session_started(d: Path) -> dict:
+    """An on_session_start payload as Hermes' shell hooks write it (no tool, no prompt)."""
+    return {
+        "hook_event_name": "on_session_start",
+        "tool_name": None,
+        "tool_input": None,
+        "session_id": "20261201_100000_abcdef",
+        "cwd": str(d),
+        "profile": "default",
+        "extra": {"model": "m", "platform": "cli"},
+    }
+
+
+@pytest.mark.parametrize("args", [("--event", "SessionStart"), ()], ids=["as installed", "bare"])
+def test_the_session_start_is_recorded(project: Path, tmp_path: Path, args: tuple) -> None:
+    done = sync_hook(session_started(project), tmp_path, *args)
+    assert (done.returncode, done.stderr) == (0, "")
+    assert "mark-synced" in json.loads(done.stdout)["context"]  # Hermes drops it: harmless
+    recorded = session(project)
+    assert recorded.source == "startup" and not recorded.unsynced
+
+
+def test_after_the_session_start_the_first_turn_still_carries_the_reminder(
+    project: Path, tmp_path: Path
+) -> None:
+    assert sync_hook(session_started(project), tmp_path, "--event", "SessionStart").returncode == 0
+    first = sync_hook(llm_call(project, first=True), cwd=tmp_path)
+    assert "mark-synced" in json.loads(first.stdout)["context"]
+    assert not session(project).unsynced  # a second start changes nothing
+    assert sync_hook(llm_call(project, first=False), cwd=tmp_path).returncode == 0
+    assert session(project).unsynced
+
+
 def test_lifecycle_payload_mapping() -> None:
     d = Path("/w")
     first = hermes.lifecycle_payload(llm_call(d, first=True, message="go"), None)
@@ -359,6 +392,13 @@ def test_lifecycle_payload_mapping() -> None:
     assert hermes.lifecycle_payload(llm_call(d, first=False), "PreCompact")["hook_event_name"] == (
         "PreCompact"
     )
+    assert hermes.lifecycle_payload(session_started(d), None) == {
+        "hook_event_name": "SessionStart",
+        "session_id": "20261201_100000_abcdef",
+        "prompt": None,
+        "source": "startup",
+        "cwd": "/w",
+    }
     assert hermes.lifecycle_payload([1], None) == [1]
     assert hermes.oversized_lifecycle_payload(b'{"tool_name": null}') is None
 

@@ -439,6 +439,80 @@ def test_merge_into_the_users_agent_and_give_back_its_bytes(cli, project: Path, 
     assert path.read_bytes() == original
 
 
+@pytest.mark.parametrize("style", list(STYLES))
+def test_uninstall_without_the_flag_finds_the_merged_agent(cli, project: Path, style: str) -> None:
+    path = project / ".kiro" / "agents" / "dev.json"
+    path.parent.mkdir(parents=True)
+    original = STYLES[style](USER_AGENT).encode()
+    path.write_bytes(original)
+    assert cli("init", "kiro", "--install-hooks", "--kiro-agent", "dev").code == 0
+    assert path.read_bytes() != original
+    result = cli("uninstall", "kiro")
+    assert result.code == 0, result
+    assert path.read_bytes() == original
+    assert "removed the hooks in the Kiro CLI agent 'dev', kept the rest" in result.out
+
+
+def test_uninstall_takes_the_hooks_out_of_every_agent_and_passes_the_others_over(
+    cli, project: Path
+) -> None:
+    folder = project / ".kiro" / "agents"
+    folder.mkdir(parents=True)
+    originals = {
+        name: json.dumps({**USER_AGENT, "name": name}, indent=2).encode() + b"\n"
+        for name in ("dev", "ops", "plain")
+    }
+    for name, data in originals.items():
+        (folder / f"{name}.json").write_bytes(data)
+    (folder / "broken.json").write_bytes(b"\xff not utf-8")
+    (folder / "notes.txt").write_text("not an agent")
+    outside = project.parent / "elsewhere.json"
+    outside.write_text(json.dumps(USER_AGENT))
+    (folder / "linked.json").symlink_to(outside)
+    for name in ("dev", "ops"):
+        assert cli("init", "kiro", "--install-hooks", "--kiro-agent", name).code == 0
+    assert cli("init", "kiro", "--install-hooks").code == 0  # and the engramory agent
+    result = cli("uninstall", "kiro")
+    assert result.code == 0, result
+    assert {name: (folder / f"{name}.json").read_bytes() for name in originals} == originals
+    assert not (project / AGENT).exists()
+    assert "plain" not in result.out and "linked" not in result.out  # nothing of ours there
+    assert "left            .kiro/agents/broken.json (not searched" in result.out
+    assert outside.read_text() == json.dumps(USER_AGENT)
+
+
+def test_uninstall_with_the_flag_also_takes_back_the_engramory_agent(cli, project: Path) -> None:
+    path = project / ".kiro" / "agents" / "dev.json"
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps(USER_AGENT, indent=2) + "\n")
+    original = path.read_bytes()
+    assert cli("init", "kiro", "--install-hooks").code == 0
+    assert cli("init", "kiro", "--install-hooks", "--kiro-agent", "dev").code == 0
+    assert cli("uninstall", "kiro", "--kiro-agent", "dev").code == 0
+    assert path.read_bytes() == original and not (project / AGENT).exists()
+
+
+def test_a_global_uninstall_finds_the_merged_global_agent_and_leaves_the_project(
+    cli, project: Path, home: Path
+) -> None:
+    user = home / ".kiro" / "agents" / "dev.json"
+    user.parent.mkdir(parents=True)
+    user.write_text(json.dumps(USER_AGENT, indent=2) + "\n")
+    original = user.read_bytes()
+    assert cli("init", "kiro", "--global", "--install-hooks", "--kiro-agent", "dev").code == 0
+    assert cli("init", "kiro", "--install-hooks").code == 0
+    project_agent = (project / AGENT).read_bytes()
+    assert cli("uninstall", "kiro", "--global").code == 0
+    assert user.read_bytes() == original
+    assert (project / AGENT).read_bytes() == project_agent  # a project install is its own
+    assert cli("uninstall", "kiro").code == 0
+    assert user.read_bytes() == original and not (project / AGENT).exists()
+
+
+def test_uninstall_refuses_an_agent_name_that_is_not_a_file_name(cli, project: Path) -> None:
+    refused(cli, project, "uninstall", "kiro", "--kiro-agent", "../x", match="", code=64)
+
+
 @pytest.mark.parametrize(
     ("content", "match"),
     [
@@ -524,3 +598,9 @@ def test_the_rules_promise_no_compaction_gate_and_name_the_agent() -> None:
     assert "only in the agent that holds them" in note and "(use fs_write)" in note
     claude = blocks.host_note(registry.HOSTS["claude"], False, ".engramory-memory", hooks=True)
     assert "A manual compaction waits for that record. They remind and gate;" in claude
+
+
+def test_uninstall_naming_the_engramory_agent_still_deletes_it(cli, project: Path) -> None:
+    assert cli("init", "kiro", "--install-hooks").code == 0
+    assert cli("uninstall", "kiro", "--kiro-agent", "engramory").code == 0
+    assert not (project / AGENT).exists()

@@ -8,7 +8,9 @@ that points only to it is removed, and a line that also points to other
 notes keeps them, with its links to this note rewritten to the archived
 path. ``--keep-pointer`` rewrites every such link to ``archive/SLUG.md``
 instead of removing lines (a ``[[slug]]`` is left as it is: the doctor
-resolves it to the archived note).
+resolves it to the archived note). A ``## TYPE`` heading in the form ``new``
+writes that the removal leaves empty goes too, so ``new`` then ``archive`` of
+one note gives back the index byte for byte.
 """
 
 from __future__ import annotations
@@ -33,8 +35,8 @@ from engramory.commands.options import add_cap_flags, caps_from_args
 from engramory.continuity.state import locked
 from engramory.doctor.context import NameTable
 from engramory.errors import EXIT_OK, EngramoryError, InputMissingError, UsageError
-from engramory.frontmatter import parse_bytes
-from engramory.markdown import INLINE, WIKI, Link, body_wikilinks, classify_index
+from engramory.frontmatter import NOTE_TYPES, parse_bytes
+from engramory.markdown import HEADING, INLINE, WIKI, Link, body_wikilinks, classify_index
 from engramory.store import (
     ANCHOR,
     ARCHIVE,
@@ -60,7 +62,10 @@ index line that points to it, found as the doctor resolves pointers
 is kept, with its link to this note rewritten to archive/SLUG.md. With
 --keep-pointer every pointer is rewritten to archive/SLUG.md instead (a
 retired-topic listing; a [[slug]] stays as it is, the doctor resolves it to
-the archived note). Prints the notes that still link to it with [[SLUG]].
+the archived note). A "## TYPE" heading as `engramory new` writes it that is
+left with nothing under it is removed too (with the blank line new put before
+it), so new then archive of one note gives back the index byte for byte.
+Prints the notes that still link to it with [[SLUG]].
 
 The move and the index edit are each atomic; when the index edit fails the
 note is moved back. Exit 64 when SLUG is not a bare slug (a '/', '..', an
@@ -180,10 +185,48 @@ def check_destination(root: str, directory: str, slug: str) -> str:
 
 @dataclass
 class PointerEdit:
-    """How the index changes: lines removed, lines rewritten (number -> new content)."""
+    """How the index changes: lines removed, lines rewritten (number -> new content), and
+    the ``## TYPE`` headings the removal leaves empty (number -> heading) with the blank
+    lines that go with them (``spacing``)."""
 
     removed: list[int] = field(default_factory=list)
     rewritten: dict[int, str] = field(default_factory=dict)
+    headings: dict[int, str] = field(default_factory=dict)
+    spacing: list[int] = field(default_factory=list)
+
+
+# The section headings ``engramory new`` adds (``## feedback``...), exactly as it writes them.
+NEW_HEADINGS = frozenset(f"## {note_type}" for note_type in NOTE_TYPES)
+
+
+def _blank(line: str) -> bool:
+    return not line.strip()
+
+
+def empty_headings(text: str, removed: Sequence[int]) -> tuple[dict[int, str], list[int]]:
+    """The ``## TYPE`` headings (as ``new`` writes them) whose section held a removed line
+    and holds nothing but blank lines without it, and the blank lines that go with each:
+    those of its section and, for a last section, the one blank line ``new`` put before
+    the heading (``new`` adds it only after a line that is not blank)."""
+    lines = [line.rstrip("\r\n") for line in indexedit.split_lines(text)]
+    gone = set(removed)
+    starts = [entry.number for entry in classify_index(text) if entry.kind == HEADING]
+    headings: dict[int, str] = {}
+    spacing: list[int] = []
+    for k, start in enumerate(starts):
+        end = starts[k + 1] - 1 if k + 1 < len(starts) else len(lines)
+        section = range(start + 1, end + 1)
+        if lines[start - 1] not in NEW_HEADINGS or not any(n in gone for n in section):
+            continue
+        kept = [n for n in section if n not in gone]
+        if any(not _blank(lines[n - 1]) for n in kept):
+            continue
+        headings[start] = lines[start - 1]
+        spacing += kept
+        at_end = end == len(lines) and start >= 3
+        if at_end and _blank(lines[start - 2]) and not _blank(lines[start - 3]):
+            spacing.append(start - 1)
+    return headings, spacing
 
 
 def strip_md(target: str) -> str:
@@ -277,7 +320,7 @@ def apply_edit(text: str, edit: PointerEdit) -> str:
     bom, rest = notewrite.split_bom(text)
     for number, new in edit.rewritten.items():
         rest = indexedit.replace_line(rest, number, new)
-    return bom + indexedit.remove_lines(rest, edit.removed)
+    return bom + indexedit.remove_lines(rest, [*edit.removed, *edit.headings, *edit.spacing])
 
 
 @dataclass
@@ -450,6 +493,7 @@ def make_archive_plan(slug: str, root: str, caps: Caps, keep_pointer: bool) -> A
     if index.exists:
         text = notewrite.split_bom(index.text)[1]
         edit = pointer_edit(text, root, found, rel, identity, archived_rel, keep_pointer)
+        edit.headings, edit.spacing = empty_headings(text, edit.removed)
         new_index = apply_edit(index.text, edit)
         refuse_growth_over_cap(index.text, new_index, caps)
         refuse_new_orphans(
@@ -508,6 +552,11 @@ def report_lines(plan: ArchivePlan, dry_run: bool) -> list[str]:
     out.append(f"{verb}{'move' if verb else 'moved'} {rel} -> {archived_rel}")
     for number in edit.removed:
         out.append(f"{INDEX_NAME}:{number}: {verb}{'remove' if verb else 'removed'} the pointer")
+    for number, heading in sorted(edit.headings.items()):
+        out.append(
+            f"{INDEX_NAME}:{number}: {verb}{'remove' if verb else 'removed'} the heading "
+            f'"{heading}" (nothing is left under it)'
+        )
     for number, new in sorted(edit.rewritten.items()):
         out.append(
             f"{INDEX_NAME}:{number}: {verb}{'point' if verb else 'points'} to {archived_rel}: {new}"

@@ -82,9 +82,12 @@ UNINSTALL_DESCRIPTION = """\
 Remove what `engramory init HOST` wrote and can prove is its own: the marked
 block (a file that then holds nothing else is deleted), a dedicated rules file
 that still carries Engramory's header, the skill payload, and Engramory's hook
-handlers. Other hosts' blocks, other hooks and anything unrecognised are left
-byte-identical. The memory store and its .gitignore entry are never touched.
-A file left untouched because its markers are damaged makes the run exit 1."""
+handlers (kiro: in every agent file of .kiro/agents/, with or without
+--kiro-agent). A .gitignore or a Hermes folder that init created (its marker
+says so) is deleted once nothing else is in it. Other hosts' blocks, other
+hooks and anything unrecognised are left byte-identical. The memory store and
+its .gitignore entry are never touched. A file left untouched because its
+markers are damaged makes the run exit 1."""
 UNINSTALL_EPILOG = """\
 examples:
   engramory uninstall claude --dry-run

@@ -235,10 +235,16 @@ class Host:
         """The hook files ``--install-hooks`` writes or edits, for a host whose hooks are not
         a JSON hook config (:mod:`engramory.install.hookfiles`). Default: none.
 
-        Uninstall calls it too (with the same kind of context) to learn which
+        Uninstall calls it too, through :meth:`uninstalled_artifacts`, to learn which
         files to take back.
         """
         return []
+
+    def uninstalled_artifacts(self, context: HookContext) -> list[OwnedFile | ConfigEdit]:
+        """The hook files uninstall takes Engramory's parts out of. Default: those
+        :meth:`hook_artifacts` names; a host whose hooks may sit in files the user chose
+        (Kiro's agents) also searches for them."""
+        return self.hook_artifacts(context)
 
     def clean_hook_config(self, document: Document) -> None:
         """Tidy the hook config after Engramory's handlers were merged or removed (default: no)."""

@@ -13,11 +13,15 @@ patch in ``patch`` --; ``terminal {command}``. A deny is stdout
 ``pre_tool_call`` hook has no way to add context, so a nudge is not shown) and
 exits 0. Hermes runs a shell hook fail-open unless ``fail_closed: true``.
 
-Continuity: Hermes has no session-start hook whose answer reaches the agent, and
-no compaction hook a shell command can hold back. ``pre_llm_call`` runs once per
-turn and its ``{"context": ...}`` is added to the user's message: the first turn
-of a session (``extra.is_first_turn``) is read as SessionStart, every later one
-as UserPromptSubmit (``extra.user_message``).
+Continuity: ``on_session_start`` runs once when Hermes creates a session, before
+its first model call: it is read as SessionStart and records the session's start
+(Hermes discards what a session-start hook prints, so its reply reaches no one).
+``pre_llm_call`` runs once per turn and its ``{"context": ...}`` is added to the
+user's message: the first turn of a session (``extra.is_first_turn``) is read as
+SessionStart too -- recording a start again changes nothing -- and carries the
+reminder to the agent; every later turn is UserPromptSubmit
+(``extra.user_message``). Hermes has no compaction hook a shell command can hold
+back.
 
 Hermes loads only the first project context file it finds (its
 ``candidates``), and a ``.hermes.md`` or ``HERMES.md`` in a parent folder
@@ -117,17 +121,19 @@ def render(verdict: Verdict, event: str) -> tuple[str, int]:
 
 # The hook is in the user-wide config.yaml: each event finds its store from its ``cwd``.
 LIFECYCLE_STORE_PER_CALL = True
+SESSION_EVENT = "on_session_start"
 LIFECYCLE_EVENT = "pre_llm_call"
 
 
 def lifecycle_payload(payload: object, event: str | None) -> object:
-    """A ``pre_llm_call`` event as Claude Code's shape: the first turn is SessionStart, every
-    later one UserPromptSubmit (``--event`` overrides)."""
+    """An ``on_session_start`` or ``pre_llm_call`` event as Claude Code's shape: the session's
+    start and a session's first turn are SessionStart, every later turn UserPromptSubmit
+    (``--event`` overrides)."""
     if not isinstance(payload, dict):
         return payload
     extra = payload.get("extra")
     extra = extra if isinstance(extra, dict) else {}
-    first = extra.get("is_first_turn") is True
+    first = extra.get("is_first_turn") is True or payload.get("hook_event_name") == SESSION_EVENT
     name = event or ("SessionStart" if first else "UserPromptSubmit")
     return {
         "hook_event_name": name,
@@ -174,12 +180,15 @@ TIMEOUT = 10  # seconds (Hermes: default 60, max 300)
 
 
 def hook_entries(context: HookContext) -> dict[str, list[dict[str, object]]]:
-    """The ``hooks:`` entries init adds: the guard and the continuity hook, naming no store
+    """The ``hooks:`` entries init adds: the guard and the continuity hooks, naming no store
     (the file is user-wide: each call finds its store from Hermes' working directory)."""
     from engramory.install import hookwiring  # noqa: PLC0415 - not on the guard's path
 
     guard = hookwiring.guard_argv(context.python, context.guard, None, "hermes")
     sync = hookwiring.sync_argv(context.python, context.sync, "hermes", context.mode, None)
+    start = hookwiring.sync_argv(
+        context.python, context.sync, "hermes", context.mode, None, "SessionStart"
+    )
     return {
         "pre_tool_call": [
             {
@@ -189,6 +198,7 @@ def hook_entries(context: HookContext) -> dict[str, list[dict[str, object]]]:
                 "fail_closed": False,
             }
         ],
+        SESSION_EVENT: [{"command": command_line(start, context.windows), "timeout": TIMEOUT}],
         LIFECYCLE_EVENT: [{"command": command_line(sync, context.windows), "timeout": TIMEOUT}],
     }
 
@@ -210,12 +220,15 @@ def config_edit(path: Path, context: HookContext) -> ConfigEdit:
     from engramory.install.hookfiles import ConfigEdit  # noqa: PLC0415
 
     entries = hook_entries(context)
+    new_folder = not os.path.lexists(path.parent)  # then init creates ~/.hermes/ too
     return ConfigEdit(
         path=path,
-        what="the index guard (pre_tool_call) and the continuity reminder (pre_llm_call)",
-        install=lambda text: hermes_config.install(text, entries),
+        what="the index guard (pre_tool_call) and the continuity hooks (on_session_start, "
+        "pre_llm_call)",
+        install=lambda text: hermes_config.install(text, entries, new_folder),
         remove=hermes_config.remove,
         is_ours=hermes_config.is_ours,
+        created_folder=hermes_config.created_folder,
     )
 
 
@@ -277,7 +290,8 @@ def host() -> Host:
             if not install_hooks:
                 return ()
             return (
-                "Hermes asks once before it runs a new hook: approve both when it asks. A "
+                "Hermes asks once before it runs a new hook: approve each of the three when it "
+                "asks. A "
                 "non-interactive run skips them unless started with --accept-hooks or "
                 "HERMES_ACCEPT_HOOKS=1 (or `hooks_auto_accept: true` in config.yaml).",
                 "The hooks are in Hermes' user-wide config.yaml: they serve every project and "
@@ -309,7 +323,7 @@ def host() -> Host:
         cap_enforcement=DENY_HOOK,
         edit_tools=("write_file", "patch"),
         holds_compaction=False,  # no compaction hook a shell command can answer
-        lifecycle_hooks=(LIFECYCLE_EVENT,),
+        lifecycle_hooks=(SESSION_EVENT, LIFECYCLE_EVENT),
         native_memory="~/.hermes/memories/, which its memory tool manages and caps",
         notes=(
             "Hermes loads only the first project context file it finds; the block goes into "
@@ -319,7 +333,8 @@ def host() -> Host:
             "other context file, would win over the file init writes: init refuses then.",
             "--install-hooks edits Hermes' user-wide config.yaml (also for a project install); "
             "Hermes asks for approval of each new hook once.",
-            "Continuity: pre_llm_call adds context on a session's first turn and marks later "
+            "Continuity: on_session_start records each session's start (Hermes discards what it "
+            "prints); pre_llm_call adds the reminder on a session's first turn and marks later "
             "prompts as work; Hermes has no compaction hook, so nothing holds a compaction back.",
         ),
     )

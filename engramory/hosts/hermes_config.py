@@ -7,7 +7,9 @@ lines sit between two marker comments (:data:`BEGIN`, :data:`END`) and every
 other byte of the file stays as it was. What can be edited safely:
 
 * no file (it is created; the begin marker says so, and uninstall deletes the
-  file only then, and only when nothing else is left);
+  file only then, and only when nothing else is left; when init also created the
+  folder, the marker says that too, and uninstall removes the folder once it is
+  empty -- never a folder that was there before);
 * a file without a top-level ``hooks:`` key (a ``hooks:`` block is appended);
 * a block-style ``hooks:`` mapping (the new event keys are inserted first in it;
   an event the user already has, as a block-style list, gets Engramory's item
@@ -29,6 +31,7 @@ from engramory.install.hookfiles import OWNED_MARKER, EditRefusal
 BEGIN = f"# {OWNED_MARKER} begin"
 END = f"# {OWNED_MARKER} end"
 CREATED = "(init created this file)"
+CREATED_WITH_FOLDER = "(init created this file and its folder)"
 ADDED_BREAK = "(init added the line break before this line)"
 
 Entries = "dict[str, list[dict[str, object]]]"  # event -> its hook items, in order
@@ -134,14 +137,18 @@ def _check_shape(lines: list[str], refuse: EditRefusal) -> None:
             raise refuse
 
 
-def install(text: str | None, entries: dict[str, list[dict[str, object]]]) -> str:
-    """``text`` with Engramory's hook entries (``None``: the file is absent: a new file)."""
+def install(
+    text: str | None, entries: dict[str, list[dict[str, object]]], new_folder: bool = False
+) -> str:
+    """``text`` with Engramory's hook entries (``None``: the file is absent: a new file;
+    ``new_folder``: its folder is absent too, and the begin marker says init made both)."""
     if text is not None and is_ours(text):
+        new_folder = new_folder or created_folder(text)
         text = remove(text)
     refuse = EditRefusal(by_hand(entries))
     if text is None:
         body = ["hooks:\n", *render_entries(entries, 2, "\n")]
-        return "".join(_marked(CREATED, body, 0, "\n"))
+        return "".join(_marked(CREATED_WITH_FOLDER if new_folder else CREATED, body, 0, "\n"))
     nl = _newline(text)
     lines = text.splitlines(keepends=True)
     _check_shape(lines, refuse)
@@ -244,6 +251,13 @@ def is_ours(text: str) -> bool:
     return any(line.strip().startswith(BEGIN) for line in text.splitlines())
 
 
+def created_folder(text: str) -> bool:
+    """Whether the begin marker says init created the file's folder too."""
+    return any(
+        line.strip().startswith(BEGIN) and CREATED_WITH_FOLDER in line for line in text.splitlines()
+    )
+
+
 def remove(text: str) -> str | None:
     """``text`` without Engramory's marked lines (``None``: init created the file and nothing
     else is left). Unbalanced markers raise :class:`EditRefusal`."""
@@ -258,7 +272,7 @@ def remove(text: str) -> str | None:
             if inside:
                 raise EditRefusal(_unbalanced())
             inside = True
-            created = created or CREATED in stripped
+            created = created or CREATED in stripped or CREATED_WITH_FOLDER in stripped
             if ADDED_BREAK in stripped:
                 added_break = len(kept) - 1
             continue

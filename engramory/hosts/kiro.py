@@ -44,9 +44,12 @@ from engramory.hosts.rawjson import json_string
 
 TYPE_CHECKING = False  # not ``typing.TYPE_CHECKING``: the guard's path never imports typing
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from engramory.continuity.policy import Reply
     from engramory.guard.decision import Verdict
     from engramory.hosts.base import Host
+    from engramory.install.hookfiles import HookContext
 
 
 # --- the guard dialect ------------------------------------------------------------------
@@ -208,6 +211,12 @@ AGENT_RESOURCES = (
 )
 AGENT_FLAG = ("--kiro-agent", "kiro_agent", "merge the hooks into .kiro/agents/NAME.json")
 _AGENT_NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-")
+MAX_AGENT_FILES = 1000  # an agents folder larger than this is searched no further
+
+
+def is_agent_name(name: str) -> bool:
+    """Whether ``name`` can be an agent's file name (without ``.json``)."""
+    return bool(name) and not name.startswith(".") and set(name) <= _AGENT_NAME_CHARS
 
 
 def agent_hooks(
@@ -251,11 +260,46 @@ def new_agent(hooks: dict[str, object]) -> dict[str, object]:
     }
 
 
+def agent_name(context: HookContext) -> str | None:
+    """The ``--kiro-agent`` value, refused (64) when it is not an agent's name."""
+    from engramory.install.plan import FlagRefusal  # noqa: PLC0415
+
+    name = context.options.get("kiro_agent")
+    if name is not None and not is_agent_name(name):
+        raise FlagRefusal(
+            f"--kiro-agent {name!r} is not an agent name (letters, digits, '.', '_', "
+            "'-'): give the name of a file in .kiro/agents/ without .json"
+        )
+    return name
+
+
+def agents_folder(context: HookContext) -> Path:
+    return (context.home if context.global_ else context.root) / AGENTS_DIR
+
+
+def agent_files(folder: Path) -> list[Path]:
+    """The agent definitions in ``folder`` (``NAME.json``: a file, or a link to one), by
+    name; none when the folder is missing, unreadable or itself a link."""
+    names: list[str] = []
+    try:
+        if os.path.islink(folder):
+            return []
+        with os.scandir(folder) as entries:
+            for entry in entries:
+                if len(names) >= MAX_AGENT_FILES:
+                    break
+                stem = entry.name[: -len(".json")]
+                if entry.name.endswith(".json") and is_agent_name(stem):
+                    names.append(entry.name)
+    except OSError:
+        return []
+    return [folder / name for name in sorted(names) if os.path.isfile(folder / name)]
+
+
 def host() -> Host:
     """Kiro as ``engramory init`` and ``engramory hosts`` see it: steering rules that include
     the live index, and (Kiro CLI) the guard and reminders in an agent definition."""
     import json  # noqa: PLC0415
-    from pathlib import Path  # noqa: PLC0415
 
     from engramory import fsutil  # noqa: PLC0415
     from engramory.discovery import INDEX_NAME  # noqa: PLC0415
@@ -264,7 +308,6 @@ def host() -> Host:
     from engramory.install.hookfiles import (  # noqa: PLC0415
         ConfigEdit,
         EditRefusal,
-        HookContext,
         OwnedFile,
     )
 
@@ -307,7 +350,9 @@ def host() -> Host:
             path, "the Kiro CLI agent 'engramory' with the hooks", install, remove, is_ours
         )
 
-    def user_agent(path: Path, name: str, hooks: dict[str, object]) -> ConfigEdit:
+    def user_agent(
+        path: Path, name: str, hooks: dict[str, object], searched: bool = False
+    ) -> ConfigEdit:
         """The user's agent ``NAME.json``: the hooks merged in, everything else kept."""
 
         def install(text: str | None) -> str:
@@ -328,9 +373,8 @@ def host() -> Host:
             doc.remove()
             return doc.text()
 
-        return ConfigEdit(
-            path, f"the hooks in the Kiro CLI agent '{name}'", install, remove, is_ours
-        )
+        what = f"the hooks in the Kiro CLI agent '{name}'"
+        return ConfigEdit(path, what, install, remove, is_ours, searched)
 
     class Kiro(Host):
         """Kiro: an index include in the rules, no store under ``.kiro/steering/``; the Kiro
@@ -366,10 +410,7 @@ def host() -> Host:
             }
 
         def hook_artifacts(self, context: HookContext) -> list[OwnedFile | ConfigEdit]:
-            from engramory.install.plan import FlagRefusal  # noqa: PLC0415
-
-            base = context.home if context.global_ else context.root
-            folder = base / AGENTS_DIR
+            folder = agents_folder(context)
             hooks = agent_hooks(
                 context.python,
                 context.guard,
@@ -378,15 +419,27 @@ def host() -> Host:
                 context.mode,
                 context.windows,
             )
-            name = context.options.get("kiro_agent")
+            name = agent_name(context)
             if name is None:
                 return [own_agent(folder / f"{AGENT_NAME}.json", dict(hooks))]
-            if not name or name.startswith(".") or not set(name) <= _AGENT_NAME_CHARS:
-                raise FlagRefusal(
-                    f"--kiro-agent {name!r} is not an agent name (letters, digits, '.', '_', "
-                    "'-'): give the name of a file in .kiro/agents/ without .json"
-                )
             return [user_agent(folder / f"{name}.json", name, dict(hooks))]
+
+        def uninstalled_artifacts(self, context: HookContext) -> list[OwnedFile | ConfigEdit]:
+            """``engramory.json``, the agent ``--kiro-agent`` names, and every other agent
+            file in the folder that holds Engramory's hooks (an agent init merged them into
+            is found without the flag)."""
+            folder = agents_folder(context)
+            own = folder / f"{AGENT_NAME}.json"
+            named = [own_agent(own, {})]  # deleted when only Engramory's parts are left
+            named += [artifact for artifact in self.hook_artifacts(context) if artifact.path != own]
+            base = os.path.realpath(context.home if context.global_ else context.root)
+            known = {artifact.path for artifact in named}
+            found: list[OwnedFile | ConfigEdit] = []
+            for path in agent_files(folder):
+                if path in known or not fsutil.is_within(os.path.realpath(path), base):
+                    continue
+                found.append(user_agent(path, path.name[: -len(".json")], {}, searched=True))
+            return [*named, *found]
 
         def closing_lines(self, install_hooks: bool) -> tuple[str, ...]:
             if not install_hooks:

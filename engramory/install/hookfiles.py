@@ -73,13 +73,19 @@ class OwnedFile:
 
 @dataclass(frozen=True)
 class ConfigEdit:
-    """An edit of a file the user owns (see the module docstring)."""
+    """An edit of a file the user owns (see the module docstring). ``searched``: uninstall
+    found the file by looking (not named by the host table or a flag), so a file without
+    Engramory's parts is passed over without a word. ``created_folder``: whether the file's
+    text records that init created its folder; when it is given, uninstall removes the
+    folder (once empty) only then, never on emptiness alone."""
 
     path: Path
     what: str
     install: Callable[[str | None], str]
     remove: Callable[[str], str | None]
     is_ours: Callable[[str], bool]
+    searched: bool = False
+    created_folder: Callable[[str], bool] | None = None
 
 
 Artifact = "OwnedFile | ConfigEdit"

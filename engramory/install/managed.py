@@ -204,6 +204,23 @@ def remove_block(text: str, begin: str, end: str) -> str:
     return _join(before + after)
 
 
+# The first line of a ``.gitignore`` init created holding only rules uninstall takes back:
+# uninstall deletes the file when this line is all that is left (never a file the user had).
+CREATED_MARKER = (
+    "# Engramory: init created this file; uninstall deletes it when nothing else is left"
+)
+
+
+def mark_created(text: str) -> str:
+    """A new ignore file's ``text`` with :data:`CREATED_MARKER` as its first line."""
+    return CREATED_MARKER + (newline_of(text) if text else "\n") + text
+
+
+def only_created_marker(text: str) -> bool:
+    """Whether ``text`` holds nothing but :data:`CREATED_MARKER` (and blank lines)."""
+    return [line.strip() for line in _lines(text) if line.strip()] == [CREATED_MARKER]
+
+
 def gitignore_entry(relative: str) -> str:
     """The ignore line for a store at ``relative`` (``/``-separated) below the ignore file."""
     return "/" + relative.strip("/") + "/"

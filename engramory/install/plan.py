@@ -14,8 +14,10 @@ output (``engramory init ... | head -1``) cannot stop an install half-way.
 
 Uninstall removes only what init wrote and can prove is its own: the marked
 block, a dedicated rules file that still carries Engramory's header, the skill
-payload (file by file), and the handlers carrying Engramory's fingerprint. It
-never touches the memory store or its ``.gitignore`` entry.
+payload (file by file), the handlers carrying Engramory's fingerprint, init's
+ignore rules, and a ``.gitignore`` or a folder whose marker records that init
+created it, once nothing else is in it. It never touches the memory store or
+its ``.gitignore`` entry.
 """
 
 from __future__ import annotations
@@ -200,6 +202,21 @@ def _delete(path: Path, stop: Path) -> Callable[[], None]:
     def run() -> None:
         os.unlink(path)
         _prune_empty(path.parent, stop)
+
+    return run
+
+
+def _delete_recorded(path: Path, folder: bool) -> Callable[[], None]:
+    """Delete a file, then (``folder``: init recorded that it created it) its folder when that
+    is left empty; no other folder, whatever it holds."""
+
+    def run() -> None:
+        os.unlink(path)
+        if folder:
+            try:
+                path.parent.rmdir()
+            except OSError:  # not empty (or gone): left as it is
+                pass
 
     return run
 
@@ -531,33 +548,37 @@ def _hook_config_ignore(layout: Layout, hooks: HookPlan | None) -> IgnoreEdit | 
 def _gitignore_steps(
     layout: Layout, hooks: HookPlan | None, artifacts: list[object] | None = None
 ) -> list[Step]:
-    """One step for the project's ``.gitignore``: every ignore edit composed, written once."""
-    steps: list[Step] = []
+    """One step for the project's ``.gitignore``: every ignore edit composed, written once.
+
+    When the store gets no entry, why not is said on that same line (one line, one verb).
+    """
     edits: list[IgnoreEdit] = []
     store = _store_ignore(layout)
-    if isinstance(store, str):
-        steps.append(Step("skip", ".gitignore", store))
-    elif store is not None:
+    skipped = store if isinstance(store, str) else None
+    if store is not None and skipped is None:
         edits.append(store)
     hook_config = _hook_config_ignore(layout, hooks)
     if hook_config is not None:
         edits.append(hook_config)
     edits += _artifact_ignores(layout, artifacts or [])
     if not edits:
-        return steps
+        return [Step("skip", ".gitignore", skipped)] if skipped is not None else []
     path = layout.root / ".gitignore"
     _check_contained(layout, path, ".gitignore")
-    original = _read_text(path, "the ignore entry") or ""
-    text, changed, kept = original, [], []
+    original = _read_text(path, "the ignore entry")
+    text, changed, kept = original or "", [], []
     for edit in edits:
         new, detail = edit(text)
         (changed if new != text else kept).append(detail)
         text = new
     shown = _shown(layout, path)
-    if text == original:
-        return [*steps, Step("keep", shown, "; ".join(kept))]
+    if text == (original or ""):
+        return [Step("keep", shown, "; ".join([*kept, *([skipped] if skipped else [])]))]
+    if original is None and skipped is not None:
+        text = managed.mark_created(text)  # only rules uninstall takes back: it may delete it
     verb = "update" if _lexists(path) else "create"
-    return [*steps, Step(verb, shown, "; ".join(changed), _write(path, text))]
+    why = "; ".join([*changed, *([skipped] if skipped else [])])
+    return [Step(verb, shown, why, _write(path, text))]
 
 
 def _copy_skill(skill: Path) -> Callable[[], None]:
@@ -715,11 +736,18 @@ def hook_context(
     )
 
 
-def _artifacts(layout: Layout, options: Options, python: str | None = None) -> list[object]:
-    """The host's hook files, each checked to stay inside the project (or home)."""
+def _artifacts(
+    layout: Layout, options: Options, python: str | None = None, uninstall: bool = False
+) -> list[object]:
+    """The host's hook files (``uninstall``: those to take back), each checked to stay inside
+    the project (or home)."""
     if layout.reader or not layout.spec.hook_files:
         return []
-    artifacts = layout.spec.hook_artifacts(hook_context(layout, options, python))
+    context = hook_context(layout, options, python)
+    if uninstall:
+        artifacts = layout.spec.uninstalled_artifacts(context)
+    else:
+        artifacts = layout.spec.hook_artifacts(context)
     for artifact in artifacts:
         _check_contained(layout, artifact.path, "the hook file")
         if fsutil.is_within(os.path.realpath(artifact.path), os.path.realpath(layout.store)):
@@ -1310,23 +1338,42 @@ def _uninstall_hooks(layout: Layout) -> list[Step]:
                     _write(path, document.text()),
                 )
             )
-    ignore = _uninstall_hook_ignore(layout)
-    return steps if ignore is None else [*steps, ignore]
+    return steps
 
 
-def _uninstall_hook_ignore(layout: Layout) -> Step | None:
-    """Drop the hook config's ignore rule, only when init's comment marks it as init's own."""
+# An ignore rule uninstall takes back: (rule, init's comment line above it).
+IgnoreRule = tuple[str, str]
+
+
+def _hook_ignore_rules(layout: Layout) -> list[IgnoreRule]:
+    """The hook config's ignore rule, when this host has one (taken back only under init's
+    comment)."""
     wanted = layout.spec.hook_ignore_rule()
+    return [] if wanted is None or layout.global_ or layout.reader else [wanted]
+
+
+def _uninstall_gitignore(layout: Layout, rules: list[IgnoreRule]) -> Step | None:
+    """One step for the project's ``.gitignore``: every rule of init's dropped, written once;
+    the file deleted when init created it (its first line says so) and nothing else is left."""
     ignore = layout.root / ".gitignore"
-    if wanted is None or layout.global_ or not ignore.is_file():
+    if not rules or layout.global_ or not ignore.is_file():
         return None
-    rule, comment = wanted
     _check_contained(layout, ignore, ".gitignore")
-    text = _read_text(ignore, "the ignore rule") or ""
-    if not managed.has_ignore_rule(text, rule, comment):
+    original = _read_text(ignore, "the ignore rule") or ""
+    text, dropped = original, []
+    for rule, comment in rules:
+        if managed.has_ignore_rule(text, rule, comment):
+            text = managed.remove_ignore_rule(text, rule, comment)
+            dropped.append(rule)
+    what = f"dropped the {', '.join(dropped)} rule{'s' if len(dropped) > 1 else ''}"
+    shown = _shown(layout, ignore)
+    if managed.only_created_marker(text):  # also when init itself took its last rule back
+        why = "init created it and nothing else is left"
+        why = f"{what}; {why}" if dropped else why
+        return Step("remove", shown, why, _delete(ignore, layout.root))
+    if not dropped:
         return None
-    new = managed.remove_ignore_rule(text, rule, comment)
-    return Step("update", _shown(layout, ignore), f"dropped the {rule} rule", _write(ignore, new))
+    return Step("update", shown, what, _write(ignore, text))
 
 
 def _uninstall_owned_file(layout: Layout, artifact: OwnedFile) -> list[Step]:
@@ -1336,68 +1383,75 @@ def _uninstall_owned_file(layout: Layout, artifact: OwnedFile) -> list[Step]:
     text = _read_text(artifact.path, "the hook") or ""
     if not hookfiles.is_owned(text):
         return [Step("leave", shown, "not Engramory's (no marker line): left as it is")]
-    steps = [Step("remove", shown, artifact.what, _delete(artifact.path, layout.root))]
-    ignore = layout.root / ".gitignore"
-    if artifact.ignore and not layout.global_ and ignore.is_file():
-        rule = artifact.path.relative_to(layout.root).as_posix()
-        comment = _artifact_ignore_comment(layout)
-        _check_contained(layout, ignore, ".gitignore")
-        ignore_text = _read_text(ignore, "the ignore rule") or ""
-        if managed.has_ignore_rule(ignore_text, rule, comment):
-            new = managed.remove_ignore_rule(ignore_text, rule, comment)
-            steps.append(_ignore_removal(layout, ignore, rule, new))
-    return steps
+    return [Step("remove", shown, artifact.what, _delete(artifact.path, layout.root))]
 
 
-def _ignore_removal(layout: Layout, ignore: Path, rule: str, new: str) -> Step:
-    """One rule dropped from ``.gitignore`` (several are composed: each re-reads the file)."""
-    shown = _shown(layout, ignore)
+def _artifact_ignore_rules(layout: Layout, artifacts: list[object]) -> list[IgnoreRule]:
+    """The ignore rule of each owned hook file a project install git-ignores."""
+    if layout.global_:
+        return []
     comment = _artifact_ignore_comment(layout)
-
-    def run() -> None:
-        text = _read_text(ignore, "the ignore rule") or ""
-        _write(ignore, managed.remove_ignore_rule(text, rule, comment))()
-
-    return Step("update", shown, f"dropped the {rule} rule", run)
+    return [
+        (artifact.path.relative_to(layout.root).as_posix(), comment)
+        for artifact in artifacts
+        if isinstance(artifact, OwnedFile) and artifact.ignore
+    ]
 
 
 def _uninstall_config_edit(layout: Layout, artifact: ConfigEdit) -> list[Step]:
     shown = _shown(layout, artifact.path)
     if _absent(artifact.path):
         return [Step("skip", shown, "absent")]
-    text = _read_text(artifact.path, "the hook") or ""
+    try:
+        text = _read_text(artifact.path, "the hook") or ""
+    except Refusal as exc:
+        if not artifact.searched:
+            raise
+        return [Step("leave", shown, f"not searched for Engramory's hooks: {exc}")]
     if not artifact.is_ours(text):
-        return [Step("skip", shown, "no Engramory hooks")]
+        return [] if artifact.searched else [Step("skip", shown, "no Engramory hooks")]
     try:
         new = artifact.remove(text)
     except EditRefusal as exc:
         return [Step("LEFT UNTOUCHED", shown, str(exc), problem=True)]
     if new is None:
-        return [
-            Step(
-                "remove",
-                shown,
-                "it held only Engramory's hooks",
-                _delete(artifact.path, layout.root),
-            )
-        ]
+        if artifact.created_folder is None:
+            return [
+                Step(
+                    "remove",
+                    shown,
+                    "it held only Engramory's hooks",
+                    _delete(artifact.path, layout.root),
+                )
+            ]
+        folder = artifact.created_folder(text)
+        why = "it held only Engramory's hooks" + (
+            "; then its folder, which init created, if nothing else is in it" if folder else ""
+        )
+        return [Step("remove", shown, why, _delete_recorded(artifact.path, folder))]
     return [
         Step("update", shown, f"removed {artifact.what}, kept the rest", _write(artifact.path, new))
     ]
 
 
-def _uninstall_artifacts(layout: Layout, options: Options) -> list[Step]:
+def _uninstall_artifacts(layout: Layout, artifacts: list[object]) -> list[Step]:
     """Take back the host's hook files: only what still carries Engramory's marks."""
-    if not layout.spec.hook_files or (layout.global_ and not layout.spec.global_hook_files):
-        return []
-    python = os.path.abspath(sys.executable)
     steps: list[Step] = []
-    for artifact in _artifacts(layout, options, python):
+    for artifact in artifacts:
         if isinstance(artifact, OwnedFile):
             steps += _uninstall_owned_file(layout, artifact)
         elif isinstance(artifact, ConfigEdit):
             steps += _uninstall_config_edit(layout, artifact)
     return steps
+
+
+def _installed_artifacts(layout: Layout, options: Options) -> list[object]:
+    """The hook files init would have written for this layout (none for a reader)."""
+    if layout.reader or not layout.spec.hook_files:
+        return []
+    if layout.global_ and not layout.spec.global_hook_files:
+        return []
+    return _artifacts(layout, options, os.path.abspath(sys.executable), uninstall=True)
 
 
 def plan_uninstall(layout: Layout, options: Options | None = None) -> Plan:
@@ -1407,8 +1461,13 @@ def plan_uninstall(layout: Layout, options: Options | None = None) -> Plan:
     if skill is not None:
         steps.append(skill)
     if not layout.reader:
+        artifacts = _installed_artifacts(layout, options or Options())
         steps += _uninstall_hooks(layout)
-        steps += _uninstall_artifacts(layout, options or Options())
+        steps += _uninstall_artifacts(layout, artifacts)
+        rules = _hook_ignore_rules(layout) + _artifact_ignore_rules(layout, artifacts)
+        ignore = _uninstall_gitignore(layout, rules)
+        if ignore is not None:
+            steps.append(ignore)
     plan = Plan(f"engramory uninstall {layout.host}: {layout.spec.label} in {layout.root}", steps)
     plan.closing += layout.found
     if layout.native is not None:
@@ -1421,7 +1480,7 @@ def plan_uninstall(layout: Layout, options: Options | None = None) -> Plan:
             f"memory store: NOT touched - {layout.store} (notes and index left exactly as they "
             "are; its .gitignore entry too)"
         )
-    else:
+    elif not layout.global_:  # a user-wide install (the guard alone) may have no store at all
         plan.closing.append(
             f"memory store: none found at {layout.store}; nothing about any other store was "
             "checked (pass --memory-root to name yours)"
