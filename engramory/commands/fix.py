@@ -322,7 +322,7 @@ def _is_day(text: str) -> bool:
 def _shown(line: str) -> str:
     """One diff line as printed: secrets hidden, cut at :data:`DIFF_LINE_LIMIT`, escaped."""
     for secret in reversed(secrets.find(line)):
-        line = f"{line[: secret.start]}<{secret.kind} hidden>{line[secret.end :]}"
+        line = f"{line[: secret.start]}<{secret.kind}: secret hidden>{line[secret.end :]}"
     if len(line) > DIFF_LINE_LIMIT:
         line = line[:DIFF_LINE_LIMIT] + f"... ({len(line) - DIFF_LINE_LIMIT} more characters)"
     return printable(line)
