@@ -22,9 +22,15 @@ from pathlib import Path
 from engramory import backup, discovery, indexedit, notewrite
 from engramory.caps import INDEX_NAME, Caps, count_lines, utf8_size
 from engramory.commands import archive
-from engramory.commands.doctor import _native_folder
 from engramory.commands.new import read_index_for_edit
-from engramory.commands.options import add_cap_flags, caps_from_args, positive_int_arg
+from engramory.commands.options import (
+    add_cap_flags,
+    add_profile_flags,
+    caps_from_args,
+    positive_int_arg,
+    profile_from_args,
+    say_profile,
+)
 from engramory.compact.model import (
     COLD,
     HARD,
@@ -37,7 +43,6 @@ from engramory.compact.model import (
 from engramory.compact.plan import Plan, make_plan
 from engramory.continuity.state import locked
 from engramory.doctor.context import DEFAULT_MAX_INDEX_LINE, NameTable
-from engramory.doctor.profiles import CLAUDE_NATIVE_PROFILE, automatic
 from engramory.errors import EXIT_FINDINGS, EXIT_OK, EngramoryError, UsageError
 from engramory.frontmatter import parse_bytes
 from engramory.markdown import INLINE, WIKI, Link, classify_index
@@ -68,6 +73,12 @@ pointer are left alone. --apply backs up every file it changes or removes in
 <store>/.engramory/backup/ID/, records the files it creates, and prints the
 undo command; --undo ID puts every byte back and removes the created files
 (refusing when one of them changed since).
+
+The profile (--profile, --native, else detected as for engramory doctor) is
+named with why on the first line (on stderr with --format json, and as
+"profile" and "profile_reason" in it). In claude-native the notes the inline
+step creates take a title as name, as the host writes them; no existing
+note's frontmatter is ever changed.
 
 Exit 0 within the target with nothing to do (or after an --apply that reached
 it); 1 something to do, still over after --apply, or a refusal; 64 usage; 66
@@ -110,6 +121,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("--format", choices=("text", "json"), default="text", help="output")
     parser.add_argument("--undo", metavar="ID", help="put back what --apply ID changed")
+    add_profile_flags(parser)
     add_cap_flags(parser)
     parser.set_defaults(run=run)
 
@@ -428,8 +440,15 @@ def largest_lines(text: str) -> list[str]:
     return [f"{INDEX_NAME}:{n}: {len(line)} characters" for n, line in numbered if line]
 
 
-def report_json(root: str, plan: Plan, target: str, applied: bool, undo: str | None) -> str:
-    """The JSON of the issue."""
+def report_json(
+    root: str,
+    plan: Plan,
+    target: str,
+    applied: bool,
+    undo: str | None,
+    profile: dict[str, str] | None = None,
+) -> str:
+    """The JSON of the issue (``profile``: the profile's fields, profile_choice.Choice.as_json)."""
     steps = [
         {
             "step": step.step,
@@ -444,6 +463,7 @@ def report_json(root: str, plan: Plan, target: str, applied: bool, undo: str | N
     return json.dumps(
         {
             "store": root,
+            **(profile or {}),
             "before": _size(plan.before),
             "after": _size(plan.after),
             "target": target,
@@ -506,8 +526,9 @@ def run(args: argparse.Namespace) -> int:
     caps = caps_from_args(args)
     limits = target_caps(caps, args.to)
     text, raw = read_index(root, caps)
-    native = automatic(location.root, _native_folder()).name == CLAUDE_NATIVE_PROFILE
-    facts, read = gather(root, date.today().isoformat(), native)
+    choice = profile_from_args(args, location.root)
+    say_profile(choice, machine=args.format == "json")
+    facts, read = gather(root, date.today().isoformat(), choice.native)
     plan = make_plan(text, facts, limits, args.max_index_line, args.archive_cold)
     fits = within(plan.after, limits)
     backup_id = None
@@ -519,7 +540,8 @@ def run(args: argparse.Namespace) -> int:
                 root, sources, changes, created=created, removed=removed, command="compact"
             )
     if args.format == "json":
-        print(report_json(root, plan, args.to, args.apply and plan.changed, backup_id))
+        applied = args.apply and plan.changed
+        print(report_json(root, plan, args.to, applied, backup_id, choice.as_json()))
     else:
         if location.discovered:
             print(printable(f"store {root} ({location.source})"))

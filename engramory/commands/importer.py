@@ -17,7 +17,14 @@ from pathlib import Path
 
 from engramory import automemory, backup, discovery, fsutil
 from engramory.caps import INDEX_NAME, Caps
-from engramory.commands.options import add_cap_flags, add_format_flag, caps_from_args
+from engramory.commands.options import (
+    add_cap_flags,
+    add_format_flag,
+    add_profile_flags,
+    caps_from_args,
+    profile_from_args,
+    say_profile,
+)
 from engramory.continuity.state import locked
 from engramory.errors import EXIT_OK, EngramoryError, InputMissingError, UsageError
 from engramory.interop import claude_import, importer, memoir_import
@@ -100,6 +107,7 @@ def _add_common(parser: argparse.ArgumentParser) -> None:
         "pointers up to the soft cap, the rest go to archive/ unindexed",
     )
     add_format_flag(parser)
+    add_profile_flags(parser)
     add_cap_flags(parser)
 
 
@@ -307,7 +315,11 @@ def note_tally(plan: ImportPlan) -> list[str]:
 
 
 def finish(args: argparse.Namespace, plan: ImportPlan, how: str, said: list[str]) -> int:
-    """Write the plan (unless --dry-run) and report it."""
+    """Write the plan (unless --dry-run) and report it, with the target store's profile (as it
+    was before the import)."""
+    choice = profile_from_args(args, plan.root)
+    if args.format == "json":
+        say_profile(choice, machine=True)
     backup_id = None if args.dry_run else importer.execute(plan)
     said = said + note_tally(plan)
     if args.format == "json":
@@ -317,13 +329,15 @@ def finish(args: argparse.Namespace, plan: ImportPlan, how: str, said: list[str]
                 "dry_run": bool(args.dry_run),
                 "backup": backup_id,
                 "found": how,
+                **choice.as_json(),
                 "notes_said": said,
                 "next": f"{NEXT_STEP} {plan.root}",
             }
         )
         print(json.dumps(data, ensure_ascii=False))
         return EXIT_OK
-    for line in report_lines(plan, how, said, backup_id, bool(args.dry_run)):
+    lines = report_lines(plan, how, said, backup_id, bool(args.dry_run))
+    for line in [*lines[:1], choice.line(), *lines[1:]]:
         print(printable(line))
     return EXIT_OK
 
