@@ -84,10 +84,10 @@ def dialect_reason(native: int, described: int) -> str:
     """The reason line for a count of native notes among the notes with frontmatter."""
     of = f"{native} of {described} notes with frontmatter"
     if described and native * 2 > described:
-        return f"{of} are in Claude Code's dialect (titles as names, no dates)"
+        return f"{of} are in Claude Code's dialect"
     if not described:
         return "not a Claude Code memory folder, and no note has frontmatter"
-    return f"not a Claude Code memory folder, and {of} are in Claude Code's dialect (no majority)"
+    return f"not a Claude Code memory folder; {of} in Claude Code's dialect, not a majority"
 
 
 # --- the I/O edge --------------------------------------------------------------------------------
