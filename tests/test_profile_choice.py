@@ -435,3 +435,40 @@ def test_a_key_added_to_a_note_with_a_metadata_block_goes_after_the_block() -> N
         "metadata:\n  node_type: memory\n  type: project\n"
         "  originSessionId: 5b7e0c2d-91aa-4c3e-8f10-2d6b9e4a7c01\ncreated: 2026-05-01\n---\n"
     ) in edited
+
+
+# --- every corpus store in the profile it is detected in ------------------------------------------
+
+CORPUS_STORES = sorted(
+    p for p in (Path(__file__).parent / "corpus" / "stores").iterdir() if p.is_dir()
+)
+
+
+def all_bytes(root: Path) -> dict[str, bytes]:
+    return {
+        p.relative_to(root).as_posix(): p.read_bytes()
+        for p in sorted(root.rglob("*"))
+        if p.is_file() and not p.is_symlink() and ".engramory" not in p.parts
+    }
+
+
+@pytest.mark.parametrize("store", CORPUS_STORES, ids=[p.name for p in CORPUS_STORES])
+def test_fix_in_the_detected_profile_on_every_corpus_store(
+    store: Path, tmp_path: Path, cli
+) -> None:
+    """Detected native: no note byte changes; apply twice is a no-op; undo is byte-exact."""
+    root = shutil.copytree(store, tmp_path / store.name, symlinks=True)
+    before = all_bytes(root)
+    choice = choose(root, cwd=tmp_path)
+    first = cli("fix", str(root), "--apply")
+    assert first.code == 0, first
+    assert first.out.splitlines()[0] == choice.line()
+    after = all_bytes(root)
+    if choice.profile is CLAUDE_NATIVE:
+        assert {rel for rel in after if after[rel] != before.get(rel)} <= {"MEMORY.md"}
+    assert "nothing to fix" in cli("fix", str(root), "--apply").out
+    assert all_bytes(root) == after
+    undo = [line for line in first.out.splitlines() if line.startswith("undo: ")]
+    if undo:
+        assert cli("fix", str(root), "--undo", undo[0].split()[4]).code == 0
+    assert all_bytes(root) == before
