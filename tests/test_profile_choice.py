@@ -18,6 +18,8 @@ from datetime import date
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
@@ -27,7 +29,13 @@ from engramory.caps import Caps
 from engramory.doctor.profiles import CLAUDE_NATIVE, ENGRAMORY
 from engramory.frontmatter import parse
 from engramory.mcp import update as mcp_update
-from engramory.profile_choice import choose, dialect_reason, in_host_dialect, is_title
+from engramory.profile_choice import (
+    DATE_KEYS,
+    choose,
+    dialect_reason,
+    in_host_dialect,
+    is_title,
+)
 
 # --- a small CRM assistant's memory, as Claude Code writes it -------------------------------------
 
@@ -122,6 +130,19 @@ def plain_note(slug: str) -> str:
 )
 def test_a_note_is_in_the_host_dialect(fields: dict[str, str], native: bool) -> None:
     assert in_host_dialect(fields) is native
+
+
+KEYS = st.sampled_from(["name", "description", "type", "metadata", "originSessionId", "scope"])
+
+
+@given(st.dictionaries(KEYS, st.text(max_size=20)), st.sampled_from(DATE_KEYS))
+def test_a_dated_note_is_never_in_the_host_dialect(fields: dict[str, str], dated: str) -> None:
+    assert in_host_dialect({**fields, dated: "2026-05-01"}) is False
+
+
+@given(st.from_regex(r"[a-z0-9][a-z0-9_-]{0,30}", fullmatch=True))
+def test_a_slug_is_never_a_title(slug: str) -> None:
+    assert not is_title(slug)
 
 
 def test_a_title_has_a_space_or_a_capital_and_a_slug_has_neither() -> None:

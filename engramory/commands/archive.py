@@ -79,7 +79,8 @@ EPILOG = """\
 examples:
   engramory archive old-migration
   engramory archive old-migration --keep-pointer
-  engramory archive old-migration --store ~/notes/memory --dry-run"""
+  engramory archive old-migration --store ~/notes/memory --dry-run
+  engramory archive old-migration --native   # named as claude-native (the note moves as is)"""
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

@@ -89,6 +89,7 @@ examples:
   engramory compact --apply                  # do it; prints the undo command
   engramory compact ~/notes/memory --to hard --archive-cold --apply
   engramory compact --format json
+  engramory compact --native                 # a Claude Code folder kept under another path
   engramory compact --undo 20261202T031500Z"""
 LARGEST_SHOWN = 5
 DIFF_LINE_LIMIT = 400

@@ -347,7 +347,8 @@ def render_text(
         )
     yield (
         f"engramory doctor: {verdict} — {plural(report.notes, 'note')}, {_index_text(report)}, "
-        f"profile {report.profile.name}" + (f" ({profile_reason})" if profile_reason else "")
+        f"profile {report.profile.name}"
+        + (f" ({printable(profile_reason)})" if profile_reason else "")
     )
     if statistics:
         return

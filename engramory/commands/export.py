@@ -81,6 +81,7 @@ examples:
   engramory export memoir out/ --store .engramory-memory --project billing
   engramory export memoir out/ --include-archive --dry-run
   engramory export memoir out/ --format json
+  engramory export memoir out/ --store ~/crm-memory --native   # named as claude-native
 
 exit codes: 0 exported (skipped notes are listed), 1 refused (nothing written),
             64 usage error, 66 store missing or unreadable"""

@@ -70,7 +70,8 @@ skipped and listed, never overwritten."""
 MEMOIR_EPILOG = """\
 examples:
   engramory import memoir ~/memoir/memory --dry-run
-  engramory import memoir ./export --store .engramory-memory --archive-overflow --format json"""
+  engramory import memoir ./export --store .engramory-memory --archive-overflow --format json
+  engramory import memoir ./export --store ~/crm-memory --native   # the target store's profile"""
 
 CLAUDE_DESCRIPTION = """\
 Adopt Claude Code's auto-memory folder (default: the current project's, under
