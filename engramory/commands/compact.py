@@ -75,7 +75,7 @@ undo command; --undo ID puts every byte back and removes the created files
 (refusing when one of them changed since).
 
 The profile (--profile, --native, else detected as for engramory doctor) is
-named with why on the first line (on stderr with --format json, and as
+named with why after the store (on stderr with --format json, and as
 "profile" and "profile_reason" in it). In claude-native the notes the inline
 step creates take a title as name, as the host writes them; no existing
 note's frontmatter is ever changed.
@@ -528,7 +528,6 @@ def run(args: argparse.Namespace) -> int:
     limits = target_caps(caps, args.to)
     text, raw = read_index(root, caps)
     choice = profile_from_args(args, location.root)
-    say_profile(choice, machine=args.format == "json")
     facts, read = gather(root, date.today().isoformat(), choice.native)
     plan = make_plan(text, facts, limits, args.max_index_line, args.archive_cold)
     fits = within(plan.after, limits)
@@ -541,11 +540,13 @@ def run(args: argparse.Namespace) -> int:
                 root, sources, changes, created=created, removed=removed, command="compact"
             )
     if args.format == "json":
+        say_profile(choice, machine=True)
         applied = args.apply and plan.changed
         print(report_json(root, plan, args.to, applied, backup_id, choice.as_json()))
     else:
         if location.discovered:
             print(printable(f"store {root} ({location.source})"))
+        say_profile(choice)
         sys.stdout.writelines(
             line + "\n" for line in report_text(plan, args.to, limits, backup_id is not None)
         )

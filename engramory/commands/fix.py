@@ -64,7 +64,7 @@ Fix the doctor's findings that need no judgement, and list the rest:
 Only the frontmatter lines and index lines concerned change; every other byte stays.
 
 The profile (--profile, --native, else detected as for engramory doctor) is
-named on the first line with why. In the claude-native profile the host owns
+named with why before the diff. In the claude-native profile the host owns
 the frontmatter (titles as names, no dates, metadata: blocks), so only the
 index is repaired (orphan, duplicate-pointer, pointer-section-mismatch) and no
 note is rewritten; --select of a frontmatter fix there is a usage error.

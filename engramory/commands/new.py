@@ -61,7 +61,7 @@ warnings what the doctor would say about the new note (a relative date, a
 near-duplicate); the note is still written.
 
 The profile (--profile, --native, else detected as for engramory doctor) is
-named with why on the first line (on stderr with --format json, and as
+named with why after the store (on stderr with --format json, and as
 "profile" and "profile_reason" in it). In claude-native the note's name is
 its title (--title, else the slug's words), as Claude Code writes names;
 created and updated are still set, the note being new."""
@@ -502,7 +502,8 @@ def run(args: argparse.Namespace) -> int:
     location = discovery.locate(args.store)
     root = os.path.realpath(location.root)
     choice = profile_from_args(args, location.root)
-    say_profile(choice, machine=args.format == "json")
+    if args.format == "json":
+        say_profile(choice, machine=True)
     plan = create(request_from_args(args, choice.native), body, root, caps, args.dry_run)
     if args.format == "json":
         print(
@@ -522,6 +523,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         if location.discovered:
             print(printable(f"store {root} ({location.source})"))
+        say_profile(choice)
         for line in report_text(plan, args.dry_run):
             print(printable(line))
     return EXIT_OK
