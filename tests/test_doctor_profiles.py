@@ -24,9 +24,10 @@ from engramory.caps import Caps
 from engramory.doctor import engine
 from engramory.doctor.context import Options
 from engramory.doctor.model import ERROR, INFO
-from engramory.doctor.profiles import CLAUDE_NATIVE, ENGRAMORY, PROFILES, automatic
+from engramory.doctor.profiles import CLAUDE_NATIVE, ENGRAMORY, PROFILES
 from engramory.doctor.rules import RULES
 from engramory.frontmatter import parse
+from engramory.profile_choice import choose
 
 CORPUS = Path(__file__).resolve().parent / "corpus"
 EXPECTED = json.loads((CORPUS / "expected.json").read_text(encoding="utf-8"))
@@ -259,6 +260,11 @@ def test_the_profile_follows_the_folder_then_the_notes(cli, tmp_path: Path, stor
 # --- choosing the profile -------------------------------------------------------------------------
 
 
+def automatic(store: Path, native_folder: Path, environ: dict[str, str]):
+    """The profile chosen without a flag (empty folders: the location alone decides)."""
+    return choose(store, environ=environ, native_folder=native_folder).profile
+
+
 def test_automatic_profile(tmp_path: Path) -> None:
     env = {"CLAUDE_CONFIG_DIR": str(tmp_path / "config")}
     folder = tmp_path / "config" / "projects" / "-home-ann-app" / "memory"
@@ -266,11 +272,11 @@ def test_automatic_profile(tmp_path: Path) -> None:
     elsewhere = tmp_path / "docs" / "memory"
     elsewhere.mkdir(parents=True)
     assert automatic(folder, None, env) is CLAUDE_NATIVE
-    assert automatic(elsewhere, None, env) is ENGRAMORY
+    assert automatic(elsewhere, tmp_path, env) is ENGRAMORY
     assert automatic(elsewhere, tmp_path / "docs" / "memory", env) is CLAUDE_NATIVE  # the setting
     not_memory = tmp_path / "config" / "projects" / "-home-ann-app" / "notes"
     not_memory.mkdir()
-    assert automatic(not_memory, None, env) is ENGRAMORY
+    assert automatic(not_memory, tmp_path, env) is ENGRAMORY
 
 
 def test_the_folder_claude_code_resolves_for_this_project_is_native(
