@@ -17,6 +17,7 @@ from datetime import date
 from engramory import indexedit
 from engramory.doctor.context import NoteCheck, Options
 from engramory.doctor.model import NOTE
+from engramory.doctor.profiles import ENGRAMORY, Profile
 from engramory.doctor.rules import RULES
 from engramory.frontmatter import parse_bytes, render
 from engramory.store import READ_OK, NoteFile, Read
@@ -73,12 +74,17 @@ class NewNote:
     body: str = ""
     why: str | None = None
     how: str | None = None
+    name: str | None = None  # default: the slug (the claude-native profile gives a title)
 
 
 def note_fields(note: NewNote, today: date) -> dict[str, str]:
     """The frontmatter, in the protocol's order: name, description, type, scope, created,
     updated."""
-    fields = {"name": note.slug, "description": note.description, "type": note.note_type}
+    fields = {
+        "name": note.name or note.slug,
+        "description": note.description,
+        "type": note.note_type,
+    }
     if note.scope:
         fields["scope"] = note.scope
     fields["created"] = today.isoformat()
@@ -220,10 +226,12 @@ class DoctorIssue:
     message: str
 
 
-def note_issues(rel: str, data: bytes, today: date) -> list[DoctorIssue]:
-    """What every note rule of the doctor says about one note's bytes (``engramory``
-    profile, schema rules on), as the doctor's per-note pass would say it."""
-    options = Options(today=today)
+def note_issues(
+    rel: str, data: bytes, today: date, profile: Profile = ENGRAMORY
+) -> list[DoctorIssue]:
+    """What every note rule of the doctor says about one note's bytes (under ``profile``,
+    schema rules on), as the doctor's per-note pass would say it."""
+    options = Options(today=today, profile=profile)
     check = NoteCheck(
         NoteFile(rel, READ_OK), Read(READ_OK, data, len(data)), parse_bytes(data), options
     )

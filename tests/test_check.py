@@ -105,7 +105,7 @@ def test_crlf_lines_count_once(cli, tmp_path: Path) -> None:
 def test_json_shape(cli) -> None:
     result = cli("check", str(EXAMPLE_STORE), "--format", "json")
     report = json.loads(result.out)
-    assert set(report) == {"verdict", "lines", "bytes", "caps", "over"}
+    assert set(report) == {"verdict", "lines", "bytes", "caps", "over", "profile", "profile_reason"}
     assert report["caps"] == {
         "warn_lines": 150,
         "hard_lines": 200,
@@ -125,7 +125,8 @@ def test_over_the_hard_byte_cap_is_not_read(cli, tmp_path: Path, monkeypatch) ->
         raise AssertionError("an over-cap index must not be read")
 
     monkeypatch.setattr(fsutil.os, "read", refuse)
-    result = cli("check", str(index), "--format", "json")
+    # --profile: no note of the folder is read to detect it; only the index's read is refused
+    result = cli("check", str(index), "--format", "json", "--profile", "engramory")
     monkeypatch.undo()
     report = json.loads(result.out)
     assert result.code == 2

@@ -189,7 +189,10 @@ def test_json_shape(tmp_path: Path) -> None:
     code, out, _ = compact(str(root), "--format", "json", "--archive-cold")
     assert code == 1
     report = json.loads(out)
-    assert set(report) == {"store", "before", "after", "target", "steps", "applied", "undo"}
+    assert set(report) == {
+        *("store", "before", "after", "target", "steps", "applied", "undo"),
+        *("profile", "profile_reason"),
+    }
     assert report["target"] == "soft" and report["applied"] is False and report["undo"] is None
     assert [s["step"] for s in report["steps"]] == ["duplicates", "inline", "long-lines", "cold"]
     inline = report["steps"][1]

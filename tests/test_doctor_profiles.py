@@ -24,9 +24,10 @@ from engramory.caps import Caps
 from engramory.doctor import engine
 from engramory.doctor.context import Options
 from engramory.doctor.model import ERROR, INFO
-from engramory.doctor.profiles import CLAUDE_NATIVE, ENGRAMORY, PROFILES, automatic
+from engramory.doctor.profiles import CLAUDE_NATIVE, ENGRAMORY, PROFILES
 from engramory.doctor.rules import RULES
 from engramory.frontmatter import parse
+from engramory.profile_choice import choose
 
 CORPUS = Path(__file__).resolve().parent / "corpus"
 EXPECTED = json.loads((CORPUS / "expected.json").read_text(encoding="utf-8"))
@@ -230,12 +231,17 @@ def claude_folder(key: str) -> Path:
 
 
 @pytest.mark.parametrize("store", NATIVE, ids=[p.name for p in NATIVE])
-def test_the_profile_follows_the_folder_not_the_notes(cli, tmp_path: Path, store: Path) -> None:
-    """The same notes: in a plain folder, today's findings; in a Claude Code folder, the
-    claude-native ones, chosen without a flag."""
+def test_the_profile_follows_the_folder_then_the_notes(cli, tmp_path: Path, store: Path) -> None:
+    """The same notes: judged by the protocol (--profile engramory), today's findings; in a
+    Claude Code folder, the claude-native ones, chosen without a flag by the location (issue 31:
+    a plain copy is claude-native too when most of its notes are in the host's dialect)."""
     plain = shutil.copytree(store, tmp_path / "plain" / store.name)
-    report = json.loads(cli("doctor", str(plain), "--format", "json", "--stale-days", "0").out)
+    flags = ("--format", "json", "--stale-days", "0")
+    detected = json.loads(cli("doctor", str(plain), *flags).out)
+    assert "notes with frontmatter" in detected["profile_reason"]  # judged by its notes
+    report = json.loads(cli("doctor", str(plain), *flags, "--profile", "engramory").out)
     assert report["profile"] == "engramory"
+    assert report["profile_reason"] == "asked for with --profile"
     # stale-project depends on the day the test runs: pinned in the corpus test only.
     expected = {rule: n for rule, n in EXPECTED[store.name].items() if rule != "stale-project"}
     assert dict(Counter(f["rule"] for f in report["findings"])) == expected
@@ -244,6 +250,7 @@ def test_the_profile_follows_the_folder_not_the_notes(cli, tmp_path: Path, store
     native = shutil.copytree(store, claude_folder(f"-tmp-{store.name[:2]}"))
     report = json.loads(cli("doctor", str(native), "--format", "json", "--stale-days", "0").out)
     assert report["profile"] == "claude-native"
+    assert report["profile_reason"].startswith("a Claude Code auto-memory folder")
     explicit = run(store, CLAUDE_NATIVE)  # in this repository's work tree: not-gitignored too
     assert [(f["rule"], f["severity"]) for f in report["findings"]] == [
         (f.rule, f.severity) for f in explicit.findings if f.rule != "not-gitignored"
@@ -253,6 +260,11 @@ def test_the_profile_follows_the_folder_not_the_notes(cli, tmp_path: Path, store
 # --- choosing the profile -------------------------------------------------------------------------
 
 
+def automatic(store: Path, native_folder: Path, environ: dict[str, str]):
+    """The profile chosen without a flag (empty folders: the location alone decides)."""
+    return choose(store, environ=environ, native_folder=native_folder).profile
+
+
 def test_automatic_profile(tmp_path: Path) -> None:
     env = {"CLAUDE_CONFIG_DIR": str(tmp_path / "config")}
     folder = tmp_path / "config" / "projects" / "-home-ann-app" / "memory"
@@ -260,11 +272,11 @@ def test_automatic_profile(tmp_path: Path) -> None:
     elsewhere = tmp_path / "docs" / "memory"
     elsewhere.mkdir(parents=True)
     assert automatic(folder, None, env) is CLAUDE_NATIVE
-    assert automatic(elsewhere, None, env) is ENGRAMORY
+    assert automatic(elsewhere, tmp_path, env) is ENGRAMORY
     assert automatic(elsewhere, tmp_path / "docs" / "memory", env) is CLAUDE_NATIVE  # the setting
     not_memory = tmp_path / "config" / "projects" / "-home-ann-app" / "notes"
     not_memory.mkdir()
-    assert automatic(not_memory, None, env) is ENGRAMORY
+    assert automatic(not_memory, tmp_path, env) is ENGRAMORY
 
 
 def test_the_folder_claude_code_resolves_for_this_project_is_native(
@@ -281,16 +293,19 @@ def test_the_folder_claude_code_resolves_for_this_project_is_native(
     result = cli("doctor", str(folder))
     assert result.code == 0, result
     (summary,) = [line for line in result.out.splitlines() if line.startswith("engramory doctor:")]
-    assert summary.endswith("profile claude-native")
+    assert summary.endswith("profile claude-native (the folder Claude Code uses for this project's "
+                            "memory)")  # fmt: skip
     assert cli("doctor", str(folder), "--profile", "engramory").code == 1
-    monkeypatch.chdir(tmp_path)  # another project: the same folder is a plain store
-    assert "profile engramory" in cli("doctor", str(folder)).out
+    monkeypatch.chdir(tmp_path)  # another project: the same folder is native by its notes only
+    assert "profile claude-native (2 of 2 notes with frontmatter are in Claude Code's dialect)" in (
+        cli("doctor", str(folder)).out
+    )
 
 
 def test_profile_flag_overrides_and_is_named(cli, tmp_path: Path) -> None:
     store = native_store(tmp_path / "s")
-    default = cli("doctor", str(store))
-    assert default.code == 1 and "profile engramory" in default.out
+    default = cli("doctor", str(store), "--profile", "engramory")
+    assert default.code == 1 and "profile engramory (asked for with --profile)" in default.out
     native = cli("doctor", str(store), "--profile", "claude-native", "--strict")
     assert native.code == 0, native  # info never fails, even with --strict
     assert "0 errors, 0 warnings, 5 info" in native.out and "profile claude-native" in native.out
@@ -309,7 +324,8 @@ def test_a_profile_does_not_bring_back_an_ignored_rule(cli, tmp_path: Path) -> N
     )
     out = cli("doctor", str(store), "--profile", "claude-native", "--ignore", "missing-date").out
     assert "missing-date" not in out and "name-mismatch" not in out
-    assert "[name-mismatch]" in cli("doctor", str(store), "--select", "name-mismatch").out
+    asked = cli("doctor", str(store), "--select", "name-mismatch", "--profile", "engramory").out
+    assert "[name-mismatch]" in asked
 
 
 # --- --native -------------------------------------------------------------------------------------

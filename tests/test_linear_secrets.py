@@ -90,7 +90,9 @@ CASES: list[Case] = [
     Case("secrets: 'key: ' repeated", lambda n: repeat("key: ", n), scanned),
     Case("secrets: 'dbPassword' repeated", lambda n: repeat("dbPassword", n), scanned),
     Case("secrets: 'SG.' repeated", lambda n: repeat("SG.", n), scanned),
-    Case("secrets: 'AccountKey=' then a long run", lambda n: repeat("A", n, "AccountKey="), scanned),
+    Case(
+        "secrets: 'AccountKey=' then a long run", lambda n: repeat("A", n, "AccountKey="), scanned
+    ),
     Case(
         "secrets: 'hooks.slack.com/services/T' repeated",
         lambda n: repeat("hooks.slack.com/services/T", n),

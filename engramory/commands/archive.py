@@ -31,7 +31,12 @@ from engramory.commands.new import (
     over_cap,
     read_index_for_edit,
 )
-from engramory.commands.options import add_cap_flags, caps_from_args
+from engramory.commands.options import (
+    add_cap_flags,
+    add_profile_flags,
+    caps_from_args,
+    profile_from_args,
+)
 from engramory.continuity.state import locked
 from engramory.doctor.context import NameTable
 from engramory.errors import EXIT_OK, EngramoryError, InputMissingError, UsageError
@@ -71,12 +76,16 @@ The move and the index edit are each atomic; when the index edit fails the
 note is moved back. Exit 64 when SLUG is not a bare slug (a '/', '..', an
 absolute path), before anything else is looked at; 66 when the note does not
 exist; 1 when archive/SLUG.md already exists in any letter case, when the
-note is a symlink, or when the edit would take the index over a hard cap."""
+note is a symlink, or when the edit would take the index over a hard cap.
+
+The store's profile (--profile, --native, else detected as for engramory
+doctor) is named with why; in every profile the note's bytes move unchanged."""
 EPILOG = """\
 examples:
   engramory archive old-migration
   engramory archive old-migration --keep-pointer
-  engramory archive old-migration --store ~/notes/memory --dry-run"""
+  engramory archive old-migration --store ~/notes/memory --dry-run
+  engramory archive old-migration --native   # named as claude-native (the note moves as is)"""
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -96,6 +105,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="rewrite the index pointers to archive/SLUG.md instead of removing them",
     )
     parser.add_argument("--dry-run", action="store_true", help="print what would change")
+    add_profile_flags(parser)
     add_cap_flags(parser)
     parser.set_defaults(run=run)
 
@@ -579,10 +589,12 @@ def run(args: argparse.Namespace) -> int:
     caps = caps_from_args(args)
     location = discovery.locate(args.store)
     root = os.path.realpath(location.root)
+    choice = profile_from_args(args, location.root)
     plan = archive(args.slug, root, caps, args.keep_pointer, args.dry_run)
     out = []
     if location.discovered:
         out.append(f"store {root} ({location.source})")
+    out.append(choice.line())
     out += report_lines(plan, args.dry_run)
     for line in out:
         print(printable(line))

@@ -19,7 +19,10 @@ from engramory.commands.options import (
     add_cap_flags,
     add_color_flag,
     add_format_flag,
+    add_profile_flags,
     caps_from_args,
+    profile_from_args,
+    say_profile,
 )
 from engramory.console import painter, stdout_colour
 from engramory.errors import EXIT_FINDINGS, EXIT_OK, EXIT_OVER, InputMissingError
@@ -40,7 +43,12 @@ directory without MEMORY.md that holds .engramory-memory/ means that store.
 Without PATH the store is $ENGRAMORY_MEMORY_ROOT, else the first
 .engramory-memory/ or MEMORY.md in the current directory or a parent, up to
 the git work-tree top. When the store is not PATH itself, the verdict line
-says why, after the index path: "OK: PATH (found in ...) is ..."."""
+says why, after the index path: "OK: PATH (found in ...) is ...".
+
+A second line names the store's profile and why (--profile, --native, else
+detected as for engramory doctor; on stderr for json, github and sarif, and
+as "profile" and "profile_reason" in the JSON). The caps are the same in
+every profile."""
 EPILOG = """\
 examples:
   engramory check examples/store
@@ -49,6 +57,7 @@ examples:
   engramory check --hard-bytes 16384 .engramory-memory
   engramory check --format github             # a GitHub Actions annotation when WARN or OVER
   engramory check --format sarif > check.sarif
+  engramory check ~/notes/memory --native     # named as claude-native
 
 --format github and sarif report WARN and OVER as the doctor's rules
 index-over-soft-cap (warning) and index-over-hard-cap (error), with the
@@ -143,6 +152,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("path", nargs="?", metavar="PATH", help="index file or store directory")
     add_format_flag(parser, CI_FORMATS)
     add_color_flag(parser)
+    add_profile_flags(parser)
     add_cap_flags(parser)
     parser.set_defaults(run=run)
 
@@ -166,8 +176,11 @@ def run(args: argparse.Namespace) -> int:
         raise InputMissingError(f"cannot reach {path}: {reason}")
     m = measure(path, caps, real)
     verdict, dims = m.verdict(caps)
+    choice = profile_from_args(args, location.root)
+    if args.format != "text":
+        say_profile(choice, machine=True)
     if args.format == "json":
-        print(json.dumps(report(m, caps, verdict, dims)))
+        print(json.dumps({**report(m, caps, verdict, dims), **choice.as_json()}))
     elif args.format in CI_FORMATS:
         print(ci_report(args.format, path, describe(path, m, caps, verdict), verdict), end="")
     else:
@@ -175,6 +188,7 @@ def run(args: argparse.Namespace) -> int:
         line = printable(describe(path, m, caps, verdict, origin))
         word, rest = line.split(":", 1)
         print(painter(stdout_colour(args.color))(word) + ":" + rest)
+        say_profile(choice)
     return EXIT_CODES[verdict]
 
 

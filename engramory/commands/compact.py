@@ -22,9 +22,15 @@ from pathlib import Path
 from engramory import backup, discovery, indexedit, notewrite, undo
 from engramory.caps import INDEX_NAME, Caps, count_lines, utf8_size
 from engramory.commands import archive
-from engramory.commands.doctor import _native_folder
 from engramory.commands.new import read_index_for_edit
-from engramory.commands.options import add_cap_flags, caps_from_args, positive_int_arg
+from engramory.commands.options import (
+    add_cap_flags,
+    add_profile_flags,
+    caps_from_args,
+    positive_int_arg,
+    profile_from_args,
+    say_profile,
+)
 from engramory.compact.model import (
     COLD,
     HARD,
@@ -37,7 +43,6 @@ from engramory.compact.model import (
 from engramory.compact.plan import Plan, make_plan
 from engramory.continuity.state import locked
 from engramory.doctor.context import DEFAULT_MAX_INDEX_LINE, NameTable
-from engramory.doctor.profiles import CLAUDE_NATIVE_PROFILE, automatic
 from engramory.errors import EXIT_FINDINGS, EXIT_OK, EngramoryError, UsageError
 from engramory.frontmatter import parse_bytes
 from engramory.markdown import INLINE, WIKI, Link, classify_index
@@ -70,6 +75,12 @@ undo command; --undo ID puts every byte back and removes the created files,
 the folders and the backup; it refuses, changing nothing, when a file changed
 since (--force: anyway, after backing up the current state).
 
+The profile (--profile, --native, else detected as for engramory doctor) is
+named with why after the store (on stderr with --format json, and as
+"profile" and "profile_reason" in it). In claude-native the notes the inline
+step creates take a title as name, as the host writes them; no existing
+note's frontmatter is ever changed.
+
 Exit 0 within the target with nothing to do (or after an --apply that reached
 it); 1 something to do, still over after --apply, or a refusal; 64 usage; 66
 no store or an unknown undo ID."""
@@ -79,6 +90,7 @@ examples:
   engramory compact --apply                  # do it; prints the undo command
   engramory compact ~/notes/memory --to hard --archive-cold --apply
   engramory compact --format json
+  engramory compact --native                 # a Claude Code folder kept under another path
   engramory compact --undo 20261202T031500Z"""
 LARGEST_SHOWN = 5
 DIFF_LINE_LIMIT = 400
@@ -114,6 +126,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--force", action="store_true", help="with --undo: even over later changes (backed up)"
     )
+    add_profile_flags(parser)
     add_cap_flags(parser)
     parser.set_defaults(run=run)
 
@@ -432,8 +445,15 @@ def largest_lines(text: str) -> list[str]:
     return [f"{INDEX_NAME}:{n}: {len(line)} characters" for n, line in numbered if line]
 
 
-def report_json(root: str, plan: Plan, target: str, applied: bool, undo: str | None) -> str:
-    """The JSON of the issue."""
+def report_json(
+    root: str,
+    plan: Plan,
+    target: str,
+    applied: bool,
+    undo: str | None,
+    profile: dict[str, str] | None = None,
+) -> str:
+    """The JSON of the issue (``profile``: the profile's fields, profile_choice.Choice.as_json)."""
     steps = [
         {
             "step": step.step,
@@ -448,6 +468,7 @@ def report_json(root: str, plan: Plan, target: str, applied: bool, undo: str | N
     return json.dumps(
         {
             "store": root,
+            **(profile or {}),
             "before": _size(plan.before),
             "after": _size(plan.after),
             "target": target,
@@ -495,12 +516,11 @@ def report_text(plan: Plan, target: str, limits: tuple[int, int], applied: bool)
 
 
 def _plan(
-    root: str, given: str, args: argparse.Namespace, caps: Caps, announce: backup.Announce | None
+    root: str, args: argparse.Namespace, caps: Caps, native: bool, announce: backup.Announce | None
 ) -> tuple[Plan, str | None]:
     """The plan, and with ``announce`` (``--apply``) its writing: the backup's ID."""
     limits = target_caps(caps, args.to)
     text, raw = read_index(root, caps)
-    native = automatic(given, _native_folder()).name == CLAUDE_NATIVE_PROFILE
     facts, read = gather(root, date.today().isoformat(), native)
     plan = make_plan(text, facts, limits, args.max_index_line, args.archive_cold)
     if announce is None or not plan.changed:
@@ -537,16 +557,21 @@ def run(args: argparse.Namespace) -> int:
         return undo.undo(root, args.undo, "compact", force=args.force, announce=announce)
     caps = caps_from_args(args)
     limits = target_caps(caps, args.to)
+    choice = profile_from_args(args, location.root)
     if location.discovered and args.format == "text":
         print(printable(f"store {root} ({location.source})"))
+    if args.format == "text":
+        say_profile(choice)
     if args.apply:  # planned under the lock, so a writer between plan and write cannot void it
         with locked(Path(root), leave_no_file=True):  # as every writer of the store
-            plan, backup_id = _plan(root, location.root, args, caps, announce)
+            plan, backup_id = _plan(root, args, caps, choice.native, announce)
     else:
-        plan, backup_id = _plan(root, location.root, args, caps, None)
+        plan, backup_id = _plan(root, args, caps, choice.native, None)
     fits = within(plan.after, limits)
     if args.format == "json":
-        print(report_json(root, plan, args.to, args.apply and plan.changed, backup_id))
+        say_profile(choice, machine=True)
+        applied = args.apply and plan.changed
+        print(report_json(root, plan, args.to, applied, backup_id, choice.as_json()))
     else:
         sys.stdout.writelines(
             line + "\n" for line in report_text(plan, args.to, limits, backup_id is not None)

@@ -14,11 +14,13 @@ from engramory import __version__, automemory, breach, discovery, secrets
 from engramory.caps import Measurement
 from engramory.commands.options import (
     CI_FORMATS,
+    PROFILE_HELP,
     add_cap_flags,
     add_color_flag,
     add_format_flag,
     caps_from_args,
     positive_int_arg,
+    profile_from_args,
 )
 from engramory.console import painter, stdout_colour
 from engramory.doctor import engine
@@ -33,7 +35,7 @@ from engramory.doctor.model import (
     Finding,
     Rule,
 )
-from engramory.doctor.profiles import PROFILES, Profile, automatic
+from engramory.doctor.profiles import PROFILES, Profile
 from engramory.doctor.rules import RULES
 from engramory.errors import EXIT_FINDINGS, EXIT_OK, InputMissingError, UsageError
 from engramory.report import github, relocated, sarif, working_directory
@@ -62,22 +64,29 @@ current directory or a parent, up to the git work-tree top. When the store
 is not STORE itself, the first line names it and why:
 "checking the store PATH (found in ...)". --native checks the current
 project's Claude Code auto-memory folder wherever it is (exit 66 when it
-does not exist).
+does not exist), in the claude-native profile; on every other store command
+--native only selects that profile.
 
-The profile is the dialect the store is judged in, named in the summary
-line (and as "profile" in JSON). A Claude Code auto-memory folder (a
-<config dir>/projects/*/memory folder, or the folder Claude Code uses for
-the current project) gets claude-native: the host writes no dates (missing
-ones are info, to add at the next edit) and titles as names (name-mismatch
-is quiet); every other rule applies unchanged. Any other store gets
-engramory. --profile overrides the choice."""
+The profile is the dialect the store is judged in, named with why it was
+chosen at the end of the summary line (and as "profile" and
+"profile_reason" in JSON; on stderr for github and sarif). --profile
+decides; else a Claude Code auto-memory folder (the store's real path is
+that of a <config dir>/projects/*/memory folder of any project, or of the
+folder Claude Code uses for the current project) gets claude-native; else
+a store most of whose notes with frontmatter are in the host's dialect
+(no created/updated, and a title as name, a metadata: block or an
+originSessionId) gets claude-native; else engramory. Under claude-native
+the host writes no dates (missing ones are info, to add at the next edit)
+and titles as names (name-mismatch is quiet); every other rule applies
+unchanged."""
 EPILOG = """\
 examples:
   engramory doctor examples/store
   engramory doctor ~/notes/memory --format json
   engramory doctor --no-schema              # structure only, when adopting a store
   engramory doctor --select orphan,pointer-missing
-  engramory doctor --native                 # this project's Claude Code memory folder
+  engramory doctor --native                 # this project's Claude Code memory folder,
+                                            # judged as claude-native
   engramory doctor ~/notes/memory --profile claude-native
   engramory doctor --ignore missing-scope,name-mismatch --strict
   engramory doctor big-store --jobs 1       # one process, no workers
@@ -315,10 +324,12 @@ def render_text(
     paint: Callable[[str], str] = _plain,
     max_findings: int | None = None,
     statistics: bool = False,
+    profile_reason: str | None = None,
 ) -> Iterator[str]:
     """The text report, one line at a time: the findings (at most ``max_findings``) or, with
-    ``statistics``, one line per rule that fired; the summary; a fix line per rule that fired
-    (the statistics lines carry their fix already)."""
+    ``statistics``, one line per rule that fired; the summary (ending with the profile and,
+    when given, why it was chosen); a fix line per rule that fired (the statistics lines
+    carry their fix already)."""
     if statistics:
         yield from stats.render(stats.rows(report.findings, report.hints), paint)
     else:
@@ -337,6 +348,7 @@ def render_text(
     yield (
         f"engramory doctor: {verdict} — {plural(report.notes, 'note')}, {_index_text(report)}, "
         f"profile {report.profile.name}"
+        + (f" ({printable(profile_reason)})" if profile_reason else "")
     )
     if statistics:
         return
@@ -344,7 +356,7 @@ def render_text(
         yield f"  fix {rule_id}: {hint}"
 
 
-def render_json(report: engine.Report) -> Iterator[str]:
+def render_json(report: engine.Report, profile_reason: str | None = None) -> Iterator[str]:
     """The JSON report, in pieces (a 100,000-finding report is never one big string).
 
     The pieces join into exactly ``json.dumps(payload)``: compact and one line,
@@ -356,6 +368,7 @@ def render_json(report: engine.Report) -> Iterator[str]:
         "engramory": __version__,
         "store": report.root,
         "profile": report.profile.name,
+        "profile_reason": profile_reason,
         "index": {
             "path": discovery.INDEX_NAME,
             "lines": index.measured.lines if read and index.measured else None,
@@ -383,10 +396,18 @@ def render_sarif(report: engine.Report, cwd: str) -> str:
     return json.dumps(sarif.document(findings, rules, __version__, cwd), ensure_ascii=False)
 
 
-def write_report(report: engine.Report, args: argparse.Namespace, header: str | None) -> None:
-    """Print the report in ``args.format``; ``header`` (text only) says how the store was found."""
+def write_report(
+    report: engine.Report,
+    args: argparse.Namespace,
+    header: str | None,
+    profile_reason: str | None = None,
+) -> None:
+    """Print the report in ``args.format``; ``header`` (text only) says how the store was found;
+    ``profile_reason`` why the report's profile was chosen (github and sarif: on stderr)."""
+    if profile_reason is not None and args.format in CI_FORMATS:
+        print(printable(f"profile {report.profile.name}: {profile_reason}"), file=sys.stderr)
     if args.format == "json":
-        sys.stdout.writelines(render_json(report))
+        sys.stdout.writelines(render_json(report, profile_reason))
         sys.stdout.write("\n")
     elif args.format == "github":
         findings = relocated(report.findings, report.root, working_directory())
@@ -397,7 +418,7 @@ def write_report(report: engine.Report, args: argparse.Namespace, header: str | 
         if header is not None:
             sys.stdout.write(printable(header) + "\n")
         paint = painter(stdout_colour(args.color))
-        lines = render_text(report, paint, args.max_findings, args.statistics)
+        lines = render_text(report, paint, args.max_findings, args.statistics, profile_reason)
         sys.stdout.writelines(line + "\n" for line in lines)
 
 
@@ -429,8 +450,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--native",
         action="store_true",
-        help="check the current project's Claude Code auto-memory folder, wherever it is "
-        "(not with STORE)",
+        help="check the current project's Claude Code auto-memory folder, wherever it is, in "
+        "the claude-native profile (not with STORE: for another store, --profile claude-native)",
     )
     catalogue = parser.add_mutually_exclusive_group()
     catalogue.add_argument(
@@ -453,8 +474,7 @@ def add_store_options(parser: argparse.ArgumentParser) -> None:
         "--profile",
         choices=tuple(PROFILES),
         metavar="|".join(PROFILES),
-        help="the dialect to judge the store in (default: claude-native for a Claude Code "
-        "auto-memory folder, else engramory); with --list-rules, the severities under it",
+        help=PROFILE_HELP + "; with --list-rules, the severities under it",
     )
     add_format_flag(parser, CI_FORMATS)
     add_color_flag(parser)
@@ -528,10 +548,11 @@ def run(args: argparse.Namespace) -> int:
     if args.native and args.store is not None:
         raise UsageError(
             "--native checks the current project's Claude Code auto-memory folder: give STORE "
-            "or --native, not both"
+            "or --native, not both (--profile claude-native judges STORE in the host's dialect)"
         )
     location = native_location() if args.native else discovery.locate(args.store)
-    profile = PROFILES[args.profile] if args.profile else automatic(location.root, _native_folder())
+    choice = profile_from_args(args, location.root)
+    profile = choice.profile
     options = Options(
         schema=not args.no_schema,
         max_index_line=args.max_index_line,
@@ -541,7 +562,7 @@ def run(args: argparse.Namespace) -> int:
     )
     report = engine.run(str(location.root), caps, options, chosen, args.jobs)
     header = f"checking the store {location.root} ({location.source})"
-    write_report(report, args, header if location.discovered else None)
+    write_report(report, args, header if location.discovered else None, choice.reason)
     return exit_code(report.findings, args.strict)
 
 
@@ -554,14 +575,6 @@ def _current_project() -> Path:
             f"the current directory is gone ({exc.strerror or exc}): cd into the project"
         ) from None
     return discovery.project_root(here)
-
-
-def _native_folder() -> Path | None:
-    """The folder Claude Code uses for the current project (``None`` when it cannot be told)."""
-    try:
-        return automemory.resolve(_current_project()).path
-    except (InputMissingError, OSError):
-        return None
 
 
 def native_location() -> discovery.Location:

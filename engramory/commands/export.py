@@ -19,7 +19,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from engramory import __version__, automemory, discovery, fsutil, secrets
-from engramory.commands.options import add_format_flag
+from engramory.commands.options import (
+    add_format_flag,
+    add_profile_flags,
+    profile_from_args,
+    say_profile,
+)
 from engramory.errors import EXIT_OK, EngramoryError, UsageError
 from engramory.frontmatter import parse
 from engramory.interop import memoir_export
@@ -76,6 +81,7 @@ examples:
   engramory export memoir out/ --store .engramory-memory --project billing
   engramory export memoir out/ --include-archive --dry-run
   engramory export memoir out/ --format json
+  engramory export memoir out/ --store ~/crm-memory --native   # named as claude-native
 
 exit codes: 0 exported (skipped notes are listed), 1 refused (nothing written),
             64 usage error, 66 store missing or unreadable"""
@@ -119,6 +125,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     memoir.add_argument("--dry-run", action="store_true", help="say what would be written")
     add_format_flag(memoir)
+    add_profile_flags(memoir)
     memoir.set_defaults(run=run_memoir)
 
 
@@ -365,14 +372,18 @@ def run_memoir(args: argparse.Namespace) -> int:
         raise UsageError(f"--project {excerpt(args.project)}: give a one-line, non-empty name")
     location = discovery.locate(args.store)
     root = Path(os.path.realpath(location.root))
+    choice = profile_from_args(args, location.root)
     plan = make_plan(args, root)
     if not args.dry_run and plan.entries:
         write(plan)
     if args.format == "json":
-        print(json.dumps(report_json(plan, bool(args.dry_run)), ensure_ascii=False))
+        say_profile(choice, machine=True)
+        report = {**report_json(plan, bool(args.dry_run)), **choice.as_json()}
+        print(json.dumps(report, ensure_ascii=False))
         return EXIT_OK
     if location.discovered:
         print(printable(f"store {root} ({location.source})"))
+    say_profile(choice)
     for line in report_text(plan, bool(args.dry_run)):
         print(printable(line))
     return EXIT_OK

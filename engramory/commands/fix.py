@@ -21,16 +21,20 @@ from pathlib import Path
 
 from engramory import backup, discovery, fsutil, indexedit, markdown, secrets, undo
 from engramory.caps import INDEX_NAME, Caps
-from engramory.commands.doctor import _native_folder
-from engramory.commands.options import add_cap_flags, caps_from_args
+from engramory.commands.options import (
+    add_cap_flags,
+    add_profile_flags,
+    caps_from_args,
+    profile_from_args,
+    say_profile,
+)
 from engramory.continuity.state import locked
 from engramory.doctor import engine
 from engramory.doctor.context import Options
 from engramory.doctor.model import Finding
-from engramory.doctor.profiles import automatic
 from engramory.errors import EXIT_FINDINGS, EXIT_OK, UsageError
 from engramory.frontmatter import NOTE_TYPES, parse_bytes
-from engramory.repair import FIX_IDS, MISSING_DATE, POINTER_SECTION_MISMATCH
+from engramory.repair import FIX_IDS, INDEX_FIX_IDS, MISSING_DATE, POINTER_SECTION_MISMATCH
 from engramory.repair.model import Dates, IndexInput, NoteInput, Plan
 from engramory.repair.plan import decoded_index, fix_of, plan
 from engramory.store import (
@@ -59,6 +63,12 @@ Fix the doctor's findings that need no judgement, and list the rest:
   name-mismatch             name (also a missing one) set to the file's slug
 Only the frontmatter lines and index lines concerned change; every other byte stays.
 
+The profile (--profile, --native, else detected as for engramory doctor) is
+named with why before the diff. In the claude-native profile the host owns
+the frontmatter (titles as names, no dates, metadata: blocks), so only the
+index is repaired (orphan, duplicate-pointer, pointer-section-mismatch) and no
+note is rewritten; --select of a frontmatter fix there is a usage error.
+
 Without --apply nothing is written: a unified diff of every change, then a summary;
 exit 1 when there is something to fix, 0 when there is nothing.
 --apply first copies every file it changes into <store>/.engramory/backup/ID/
@@ -75,6 +85,7 @@ examples:
   engramory fix ~/notes/memory --apply  # fix it, with a backup
   engramory fix --select orphan,duplicate-pointer --apply
   engramory fix --dates-from mtime      # dates from the files' modification times
+  engramory fix --native --apply        # a Claude Code memory copy: only the index is repaired
   engramory fix --undo 20261202T031500Z"""
 
 GIT_TIMEOUT = 10  # seconds for one git call
@@ -96,6 +107,17 @@ def _fix_ids(raw: list[str] | None) -> list[str]:
             f"{', '.join(FIX_IDS)})"
         )
     return [fix_id for fix_id in FIX_IDS if fix_id in ids]
+
+
+def _index_only(selected: list[str], asked: bool) -> list[str]:
+    """The claude-native fixes: only those of the index; naming another is a usage error."""
+    owned = [fix_id for fix_id in selected if fix_id not in INDEX_FIX_IDS]
+    if asked and owned:
+        raise UsageError(
+            f"{', '.join(owned)}: the claude-native profile leaves the host's frontmatter as it "
+            f"is (only {', '.join(INDEX_FIX_IDS)} are fixed there; --profile engramory for more)"
+        )
+    return [fix_id for fix_id in selected if fix_id in INDEX_FIX_IDS]
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -127,6 +149,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--force", action="store_true", help="with --undo: even over later changes (backed up)"
     )
+    add_profile_flags(parser)
     add_cap_flags(parser)
     parser.set_defaults(run=run)
 
@@ -152,7 +175,11 @@ def run(args: argparse.Namespace) -> int:
     if args.undo is not None:
         return undo.undo(root, args.undo, "fix", force=args.force, announce=announce)
     caps = caps_from_args(args)
-    options = Options(profile=automatic(location.root, _native_folder()), today=date.today())
+    choice = profile_from_args(args, location.root)
+    say_profile(choice)
+    if choice.native:
+        selected = _index_only(selected, args.select is not None)
+    options = Options(profile=choice.profile, today=date.today())
     report = engine.run(root, caps, options)
     fixes = plan_store(root, report.findings, caps, selected, args.dates_from)
     if not args.apply:

@@ -18,7 +18,14 @@ from pathlib import Path
 
 from engramory import automemory, backup, discovery, fsutil, undo
 from engramory.caps import INDEX_NAME, Caps
-from engramory.commands.options import add_cap_flags, add_format_flag, caps_from_args
+from engramory.commands.options import (
+    add_cap_flags,
+    add_format_flag,
+    add_profile_flags,
+    caps_from_args,
+    profile_from_args,
+    say_profile,
+)
 from engramory.errors import EXIT_OK, EngramoryError, InputMissingError, UsageError
 from engramory.interop import claude_import, importer, memoir_import
 from engramory.interop.importer import Candidate, ImportPlan, Skip, SourceFolder
@@ -64,7 +71,8 @@ skipped and listed, never overwritten."""
 MEMOIR_EPILOG = """\
 examples:
   engramory import memoir ~/memoir/memory --dry-run
-  engramory import memoir ./export --store .engramory-memory --archive-overflow --format json"""
+  engramory import memoir ./export --store .engramory-memory --archive-overflow --format json
+  engramory import memoir ./export --store ~/crm-memory --native   # the target store's profile"""
 
 CLAUDE_DESCRIPTION = """\
 Adopt Claude Code's auto-memory folder (default: the current project's, under
@@ -101,6 +109,7 @@ def _add_common(parser: argparse.ArgumentParser) -> None:
         "pointers up to the soft cap, the rest go to archive/ unindexed",
     )
     add_format_flag(parser)
+    add_profile_flags(parser)
     add_cap_flags(parser)
 
 
@@ -311,7 +320,11 @@ def note_tally(plan: ImportPlan) -> list[str]:
 
 
 def finish(args: argparse.Namespace, plan: ImportPlan, how: str, said: list[str]) -> int:
-    """Write the plan (unless --dry-run) and report it."""
+    """Write the plan (unless --dry-run) and report it, with the target store's profile (as it
+    was before the import)."""
+    choice = profile_from_args(args, plan.root)
+    if args.format == "json":
+        say_profile(choice, machine=True)
     announce = backup.announcer(
         "import", f" --store {shlex.quote(plan.root)}", to_stderr=args.format == "json"
     )
@@ -324,13 +337,15 @@ def finish(args: argparse.Namespace, plan: ImportPlan, how: str, said: list[str]
                 "dry_run": bool(args.dry_run),
                 "backup": backup_id,
                 "found": how,
+                **choice.as_json(),
                 "notes_said": said,
                 "next": f"{NEXT_STEP} {plan.root}",
             }
         )
         print(json.dumps(data, ensure_ascii=False))
         return EXIT_OK
-    for line in report_lines(plan, how, said, bool(args.dry_run)):
+    lines = report_lines(plan, how, said, bool(args.dry_run))
+    for line in [*lines[:1], choice.line(), *lines[1:]]:
         print(printable(line))
     return EXIT_OK
 

@@ -7,7 +7,13 @@ import os
 import sys
 
 from engramory import discovery
-from engramory.commands.options import add_cap_flags, caps_from_args
+from engramory.commands.options import (
+    add_cap_flags,
+    add_profile_flags,
+    caps_from_args,
+    profile_from_args,
+    say_profile,
+)
 from engramory.errors import EXIT_OK
 
 HELP = "serve the store to an MCP client (for hosts without files or standing rules)"
@@ -22,11 +28,18 @@ standing rules (the writer block, or the reader block with --read-only).
 
 Use it for hosts that have no files or no standing rules (desktop chat apps,
 web agents); for Claude Code, Codex and the other file-capable hosts use
-`engramory init HOST` instead. See adapters/mcp/README.md."""
+`engramory init HOST` instead. See adapters/mcp/README.md.
+
+The store's profile (--profile, --native, else detected as for engramory
+doctor) is logged on stderr with why. memory_update changes only the lines
+asked for and keeps the frontmatter's layout (a metadata: block,
+originSessionId); in claude-native it adds no updated: date and memory_write
+names the note by its title, as the host does."""
 EPILOG = """\
 examples:
   engramory mcp --store ~/notes/memory
-  python -m engramory mcp --store /abs/path/.engramory-memory --read-only"""
+  python -m engramory mcp --store /abs/path/.engramory-memory --read-only
+  engramory mcp --store ~/.claude/projects/-home-ann-app/memory --native"""
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -42,6 +55,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--read-only", action="store_true", help="serve only memory_index, _read and _search"
     )
+    add_profile_flags(parser)
     add_cap_flags(parser)
     parser.set_defaults(run=run)
 
@@ -53,6 +67,8 @@ def run(args: argparse.Namespace) -> int:
     caps = caps_from_args(args)
     location = discovery.locate(args.store)
     root = os.path.realpath(location.root)
-    context = tools.Context(root, caps, args.read_only)
+    choice = profile_from_args(args, location.root)
+    say_profile(choice, machine=True)
+    context = tools.Context(root, caps, args.read_only, choice.native)
     server.serve(context, sys.stdin.buffer, sys.stdout.buffer)
     return EXIT_OK

@@ -14,15 +14,23 @@ import json
 import os
 import stat
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date
 from pathlib import Path
 
 from engramory import discovery, fsutil, notewrite, secrets
 from engramory.caps import INDEX_NAME, Caps, count_lines, utf8_size
-from engramory.commands.options import add_cap_flags, add_format_flag, caps_from_args
+from engramory.commands.options import (
+    add_cap_flags,
+    add_format_flag,
+    add_profile_flags,
+    caps_from_args,
+    profile_from_args,
+    say_profile,
+)
 from engramory.continuity.state import locked
 from engramory.doctor.model import ERROR, WARNING
+from engramory.doctor.profiles import CLAUDE_NATIVE, ENGRAMORY
 from engramory.doctor.rules.duplicates import likeness, text_parts
 from engramory.errors import EXIT_OK, EngramoryError, InputMissingError, UsageError
 from engramory.frontmatter import NOTE_TYPES, TYPES_TEXT, parse_bytes
@@ -50,7 +58,13 @@ secret's value in the text (all exit 1).
 Before writing it lists up to 5 live notes whose descriptions are alike
 (word overlap >= 0.5) as "update one of these instead?", and prints as
 warnings what the doctor would say about the new note (a relative date, a
-near-duplicate); the note is still written."""
+near-duplicate); the note is still written.
+
+The profile (--profile, --native, else detected as for engramory doctor) is
+named with why after the store (on stderr with --format json, and as
+"profile" and "profile_reason" in it). In claude-native the note's name is
+its title (--title, else the slug's words), as Claude Code writes names;
+created and updated are still set, the note being new."""
 EPILOG = """\
 examples:
   engramory new feedback test-style --description "How tests are written here" \\
@@ -59,7 +73,8 @@ examples:
   engramory new reference dashboards --description "Where the dashboards are" --body-file -
   engramory new project migration --description "DB migration status" --why "..." \\
       --how "..." --dry-run
-  engramory new user editor --description "Editor setup" --format json"""
+  engramory new user editor --description "Editor setup" --format json
+  engramory new user role --description "The user's role" --body "..." --native"""
 
 WHY_LABEL = "--why"
 HOW_LABEL = "--how"
@@ -89,6 +104,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     body.add_argument("--body-file", metavar="PATH", help="read the body from PATH ('-': stdin)")
     parser.add_argument("--dry-run", action="store_true", help="print what would be written")
     add_format_flag(parser)
+    add_profile_flags(parser)
     add_cap_flags(parser)
     parser.set_defaults(run=run)
 
@@ -104,12 +120,20 @@ class NoteRequest:
     title: str | None = None
     why: str | None = None
     how: str | None = None
+    native: bool = False  # the claude-native profile: the name is the title, as the host writes
 
 
-def request_from_args(args: argparse.Namespace) -> NoteRequest:
-    """The request the command line makes."""
+def request_from_args(args: argparse.Namespace, native: bool = False) -> NoteRequest:
+    """The request the command line makes (``native``: the store's profile is claude-native)."""
     return NoteRequest(
-        args.note_type, args.slug, args.description, args.scope, args.title, args.why, args.how
+        args.note_type,
+        args.slug,
+        args.description,
+        args.scope,
+        args.title,
+        args.why,
+        args.how,
+        native,
     )
 
 
@@ -326,11 +350,14 @@ def make_plan(request: NoteRequest, body: str, root: str, caps: Caps) -> Plan:
         request.why,
         request.how,
     )
+    title = request.title.strip() if request.title and request.title.strip() else None
+    title = title or notewrite.default_title(request.slug)
+    if request.native:
+        note = replace(note, name=title)
     today = date.today()
     text = notewrite.note_text(note, today)
     data = text.encode("utf-8")
-    title = request.title.strip() if request.title and request.title.strip() else None
-    pointer = pointer_line(title or notewrite.default_title(request.slug), rel, note.description)
+    pointer = pointer_line(title, rel, note.description)
     index = read_index_for_edit(root, caps)
     new_index = notewrite.index_with_pointer(index.text, request.note_type, pointer)
     lines, size, reasons = over_cap(new_index, caps)
@@ -340,7 +367,8 @@ def make_plan(request: NoteRequest, body: str, root: str, caps: Caps) -> Plan:
             f"compact the index first (merge or archive notes: engramory archive SLUG), then retry"
         )
     refuse_secrets({rel: text, f"the pointer line for {INDEX_NAME}": pointer})
-    issues = notewrite.note_issues(rel, data, today)
+    profile = CLAUDE_NATIVE if request.native else ENGRAMORY
+    issues = notewrite.note_issues(rel, data, today, profile)
     errors = [i for i in issues if i.severity == ERROR]
     if errors:
         raise EngramoryError(
@@ -473,11 +501,15 @@ def run(args: argparse.Namespace) -> int:
     body = read_body(args)
     location = discovery.locate(args.store)
     root = os.path.realpath(location.root)
-    plan = create(request_from_args(args), body, root, caps, args.dry_run)
+    choice = profile_from_args(args, location.root)
+    if args.format == "json":
+        say_profile(choice, machine=True)
+    plan = create(request_from_args(args, choice.native), body, root, caps, args.dry_run)
     if args.format == "json":
         print(
             json.dumps(
                 {
+                    **choice.as_json(),
                     "created": plan.note_rel,
                     "path": plan.note_path,
                     "dry_run": bool(args.dry_run),
@@ -491,6 +523,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         if location.discovered:
             print(printable(f"store {root} ({location.source})"))
+        say_profile(choice)
         for line in report_text(plan, args.dry_run):
             print(printable(line))
     return EXIT_OK

@@ -1,11 +1,19 @@
-"""Command-line pieces shared by several commands: cap flags, output format and colour."""
+"""Command-line pieces shared by several commands: cap flags, output format, colour, profile."""
 
 from __future__ import annotations
 
 import argparse
+import os
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 from engramory.caps import Caps, caps_from, positive_int
 from engramory.console import COLOR_CHOICES
+from engramory.textfmt import printable
+
+if TYPE_CHECKING:
+    from engramory.profile_choice import Choice
 
 CAP_FLAGS = (
     ("--warn-lines", "warn_lines", "soft cap on index lines (default: $ENGRAMORY_WARN or 150)"),
@@ -71,3 +79,38 @@ def add_color_flag(parser: argparse.ArgumentParser) -> None:
         help="colour the severity words: auto (default) only on a terminal and when NO_COLOR "
         "is unset, always (even with NO_COLOR), never",
     )
+
+
+PROFILE_HELP = (
+    "the store's dialect: engramory or claude-native (default: claude-native for a Claude "
+    "Code auto-memory folder, by its real path, or a store whose notes are mostly in the "
+    "host's dialect; else engramory)"
+)
+
+
+def add_profile_flags(parser: argparse.ArgumentParser, native_help: str | None = None) -> None:
+    """Add ``--profile engramory|claude-native`` and ``--native`` (``--profile claude-native``)."""
+    from engramory.doctor.profiles import PROFILES  # noqa: PLC0415 - only for a store command
+
+    parser.add_argument(
+        "--profile", choices=tuple(PROFILES), metavar="|".join(PROFILES), help=PROFILE_HELP
+    )
+    parser.add_argument(
+        "--native",
+        action="store_true",
+        help=native_help or "the same as --profile claude-native (a --profile given wins)",
+    )
+
+
+def profile_from_args(args: argparse.Namespace, store: str | os.PathLike[str]) -> Choice:
+    """The profile for ``store``: ``--profile``, ``--native``, else detected (profile_choice)."""
+    from engramory.profile_choice import choose  # noqa: PLC0415 - only for a store command
+
+    return choose(
+        Path(store), getattr(args, "profile", None), native_flag=getattr(args, "native", False)
+    )
+
+
+def say_profile(choice: Choice, machine: bool = False) -> None:
+    """Print the one line naming the profile and why: on stderr when stdout is machine-read."""
+    print(printable(choice.line()), file=sys.stderr if machine else sys.stdout)

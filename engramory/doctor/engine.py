@@ -14,7 +14,6 @@ Every step is linear in the number of notes and index lines.
 from __future__ import annotations
 
 import dataclasses
-
 import gc
 import os
 from collections.abc import Callable, Iterable, Iterator, Sequence

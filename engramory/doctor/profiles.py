@@ -16,16 +16,15 @@ rules themselves know nothing of profiles.
   with the advice to add it at the next edit, and ``name-mismatch`` is quiet.
   Every other rule applies unchanged.
 
-Which profile a store gets by default is decided at the command line's edge
-(:func:`automatic`): a Claude Code auto-memory folder gets ``claude-native``.
+Which profile a store gets by default is decided at the command line's edge,
+by :mod:`engramory.profile_choice` (a Claude Code auto-memory folder, or a
+store whose notes are mostly in the host's dialect, gets ``claude-native``).
 """
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from engramory.doctor.model import INFO, Rule
 
@@ -86,27 +85,3 @@ CLAUDE_NATIVE = Profile(
 
 PROFILES: dict[str, Profile] = {p.name: p for p in (ENGRAMORY, CLAUDE_NATIVE)}
 """Every profile by name, in the order ``--list-rules`` shows them."""
-
-
-def automatic(
-    store: Path, native_folder: Path | None, environ: Mapping[str, str] | None = None
-) -> Profile:
-    """The profile a store gets when none is asked for.
-
-    ``claude-native`` when the store is a Claude Code auto-memory folder: a
-    ``<config dir>/projects/*/memory`` folder, or ``native_folder`` (the folder
-    the host resolves for the current project, which a setting may put
-    anywhere); ``engramory`` otherwise.
-    """
-    from engramory import automemory  # noqa: PLC0415 - only to choose a profile
-
-    env = os.environ if environ is None else environ
-    if automemory.is_auto_memory(store, env):  # type: ignore[arg-type]
-        return CLAUDE_NATIVE
-    if native_folder is not None and _same_folder(store, native_folder):
-        return CLAUDE_NATIVE
-    return ENGRAMORY
-
-
-def _same_folder(one: Path, other: Path) -> bool:
-    return os.path.realpath(one) == os.path.realpath(other)

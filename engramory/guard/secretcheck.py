@@ -43,7 +43,7 @@ def _store_root(path: str) -> str:
     return os.path.dirname(folder) if os.path.basename(folder).lower() == ARCHIVE_DIR else folder
 
 
-def _allowed_values(path: str):  # noqa: ANN202 - an AllowList, loaded only when needed
+def _allowed_values(path: str):
     from engramory.secrets import allow  # noqa: PLC0415
 
     return allow.load(_store_root(path))

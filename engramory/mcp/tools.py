@@ -42,11 +42,13 @@ EXCERPT_CHARS = 160
 
 @dataclass(frozen=True)
 class Context:
-    """What every handler works on: one store (resolved), the caps in force."""
+    """What every handler works on: one store (resolved), the caps in force, and whether the
+    store's profile is claude-native (the host owns the notes' frontmatter)."""
 
     root: str
     caps: Caps
     read_only: bool = False
+    native: bool = False
 
 
 @dataclass
@@ -304,6 +306,7 @@ def memory_write(context: Context, arguments: dict[str, Any]) -> ToolResult:
         arguments.get("title"),
         arguments.get("why"),
         arguments.get("how"),
+        context.native,
     )
     new_command.check_request(request, TOOL_LABELS)
     body = arguments.get("body", "").replace("\r\n", "\n")
@@ -326,7 +329,9 @@ def memory_update(context: Context, arguments: dict[str, Any]) -> ToolResult:
         arguments.get("description"), arguments.get("body"), arguments.get("why"),
         arguments.get("how"),
     )  # fmt: skip
-    plan = update_command.update(arguments["slug"], change, context.root, context.caps)
+    plan = update_command.update(
+        arguments["slug"], change, context.root, context.caps, context.native
+    )
     lines = [f"updated {plan.rel}"]
     if plan.pointer_line is not None:
         lines.append(f"{INDEX_NAME}:{plan.pointer_line}: the pointer's description updated")
@@ -442,7 +447,8 @@ TOOLS = (
     ),
     Tool(
         "memory_update",
-        "Rewrite a live note in place (updated: today): a new description (its index "
+        "Rewrite a live note in place, its frontmatter's layout kept (updated: today, unless "
+        "the store is in Claude Code's dialect): a new description (its index "
         "pointer follows), body, why or how. Refused when it would add a secret or break "
         "the note's schema.",
         _object(

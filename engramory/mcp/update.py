@@ -1,9 +1,11 @@
 """``memory_update``: rewrite a live note in place, with the checks ``new`` makes.
 
-The frontmatter is parsed and written back through the project's writer
-(:func:`engramory.frontmatter.render`) with ``description`` replaced when given
-and ``updated`` set to today; the body, **Why:** and **How to apply:** parts
-are replaced one by one when given (:func:`engramory.notewrite.split_body`).
+Only the lines asked for change (:mod:`engramory.repair.fmedit`): the
+``description`` line when one is given and, unless the store's profile is
+claude-native, ``updated`` set to today; every other frontmatter byte stays
+(a ``metadata:`` block, ``originSessionId``, the order and quoting of the
+keys). The body, **Why:** and **How to apply:** parts are replaced one by one
+when given (:func:`engramory.notewrite.split_body`).
 Refused, before anything is written: a note that is not a live regular file
 in the store, a frontmatter the parser reports problems in (writing it back
 would drop what it could not read), a secret's value the note does not hold
@@ -30,9 +32,11 @@ from engramory.commands.archive import bare_slug, note_identity, refuse_growth_o
 from engramory.commands.new import IndexState, index_now, read_index_for_edit
 from engramory.continuity.state import locked
 from engramory.doctor.model import ERROR, WARNING
+from engramory.doctor.profiles import CLAUDE_NATIVE, ENGRAMORY
 from engramory.errors import EngramoryError, UsageError
-from engramory.frontmatter import parse_bytes, render
+from engramory.frontmatter import parse_bytes
 from engramory.markdown import INLINE, classify_index
+from engramory.repair import fmedit
 from engramory.store import NOTE_READ_LIMIT
 from engramory.textfmt import excerpt
 
@@ -81,30 +85,43 @@ def new_secret(old: str, new: str) -> secrets.Secret | None:
     return next((s for s in secrets.find(new) if new[s.start : s.end] not in held), None)
 
 
-def updated_note(old: bytes, change: NoteChange, rel: str, today: date) -> bytes:
-    """The note's new bytes; refuses a frontmatter that cannot be written back whole."""
+def _split_at_fence(data: bytes, closing_fence: int) -> tuple[bytes, bytes]:
+    """``(frontmatter, body)``: the bytes up to and including the closing fence's line, the rest."""
+    at = -1
+    for _ in range(closing_fence):
+        at = data.find(b"\n", at + 1)
+        if at < 0:
+            return data, b""
+    return data[: at + 1], data[at + 1 :]
+
+
+def updated_note(
+    old: bytes, change: NoteChange, rel: str, today: date, native: bool = False
+) -> bytes:
+    """The note's new bytes: only the lines asked for changed (``native``: no ``updated``
+    added); refuses a frontmatter that cannot be edited safely."""
     parsed = parse_bytes(old)
     if not parsed.present or not parsed.closed or parsed.problems:
         raise EngramoryError(
             f"{rel}: its frontmatter is missing or has problems, so it cannot be rewritten "
             f"safely: fix it first (engramory doctor; engramory fix)"
         )
-    fields = dict(parsed.fields)
+    head, body_bytes = _split_at_fence(old, parsed.fence_lines[1])
     if change.description is not None:
-        fields["description"] = change.description.strip()
-    fields["updated"] = today.isoformat()
+        head = fmedit.set_field(head, "description", change.description.strip())
+    if not native:
+        head = fmedit.set_field(head, "updated", today.isoformat())
     if change.body is None and change.why is None and change.how is None:
-        tail = parsed.body
-    else:
-        body, why, how = notewrite.split_body(parsed.body)
-        if change.body is not None:
-            body = change.body.replace("\r\n", "\n")
-        tail = notewrite.body_text(
-            body,
-            change.why if change.why is not None else why,
-            change.how if change.how is not None else how,
-        )
-    return (render(fields) + tail).encode("utf-8")
+        return head + body_bytes
+    body, why, how = notewrite.split_body(parsed.body)
+    if change.body is not None:
+        body = change.body.replace("\r\n", "\n")
+    tail = notewrite.body_text(
+        body,
+        change.why if change.why is not None else why,
+        change.how if change.how is not None else how,
+    )
+    return head + tail.encode("utf-8")
 
 
 def _hook(description: str) -> str:
@@ -128,7 +145,9 @@ def pointer_update(index: str, rel: str, old: str, new: str) -> tuple[str, int |
     return index, None
 
 
-def make_update_plan(raw_slug: str, change: NoteChange, root: str, caps: Caps) -> UpdatePlan:
+def make_update_plan(
+    raw_slug: str, change: NoteChange, root: str, caps: Caps, native: bool = False
+) -> UpdatePlan:
     """Decide what to write; raise on any refusal (nothing written yet)."""
     check_change(change)
     slug = bare_slug(raw_slug)
@@ -140,7 +159,7 @@ def make_update_plan(raw_slug: str, change: NoteChange, root: str, caps: Caps) -
     except OSError as exc:
         raise EngramoryError(f"{rel}: cannot read it ({fsutil.os_error_text(exc)})") from None
     today = date.today()
-    new = updated_note(old, change, rel, today)
+    new = updated_note(old, change, rel, today, native)
     old_text, new_text = old.decode("utf-8", "replace"), new.decode("utf-8", "replace")
     found = new_secret(old_text, new_text)
     if found is not None:
@@ -148,8 +167,11 @@ def make_update_plan(raw_slug: str, change: NoteChange, root: str, caps: Caps) -
             f"the update puts {found.title} ({found.shown}) into {rel}: keep secrets out of "
             "memory; write where the secret lives instead (a vault path, ${VAR})"
         )
-    issues = notewrite.note_issues(rel, new, today)
-    broken_before = {i.rule for i in notewrite.note_issues(rel, old, today) if i.severity == ERROR}
+    profile = CLAUDE_NATIVE if native else ENGRAMORY
+    issues = notewrite.note_issues(rel, new, today, profile)
+    broken_before = {
+        i.rule for i in notewrite.note_issues(rel, old, today, profile) if i.severity == ERROR
+    }
     errors = [i for i in issues if i.severity == ERROR and i.rule not in broken_before]
     if errors:
         raise EngramoryError(
@@ -185,13 +207,16 @@ def _still_valid(plan: UpdatePlan) -> bool:
     return now == plan.old and index_now(plan.index) == (plan.index.exists, plan.index.text)
 
 
-def update(raw_slug: str, change: NoteChange, root: str, caps: Caps) -> UpdatePlan:
+def update(
+    raw_slug: str, change: NoteChange, root: str, caps: Caps, native: bool = False
+) -> UpdatePlan:
     """Check, plan and write the update under the store's state lock (re-planned when the
-    note or index changed meanwhile); the note is put back if the index cannot be written."""
-    plan = make_update_plan(raw_slug, change, root, caps)
+    note or index changed meanwhile); the note is put back if the index cannot be written.
+    ``native``: the store's profile is claude-native (no ``updated`` added)."""
+    plan = make_update_plan(raw_slug, change, root, caps, native)
     with locked(Path(root), leave_no_file=True):
         if not _still_valid(plan):
-            plan = make_update_plan(raw_slug, change, root, caps)
+            plan = make_update_plan(raw_slug, change, root, caps, native)
         write(plan)
     return plan
 

@@ -27,3 +27,7 @@ FIX_IDS = (
     INVALID_DATE,
     NAME_MISMATCH,
 )
+
+# The fixes that touch only the index: all the claude-native profile allows (the host owns
+# its notes' frontmatter).
+INDEX_FIX_IDS = (ORPHAN, DUPLICATE_POINTER, POINTER_SECTION_MISMATCH)

@@ -53,6 +53,9 @@ def set_field(data: bytes, key: str, value: str) -> bytes:
         kept[line_no - 1] = _field_line(key, value, indent, ending)
         return b"".join(kept)
     position = _insert_at(parsed.key_lines, parsed.fence_lines[1], key) - 1
+    # never inside a nested block (Claude Code's metadata:): after its last indented line
+    while position < parsed.fence_lines[1] - 1 and kept[position][:1] in (b" ", b"\t"):
+        position += 1
     kept.insert(position, _field_line(key, value, b"", _line_ending(kept)))
     return b"".join(kept)
 

@@ -12,12 +12,12 @@ import re
 from collections.abc import Iterator, Sequence
 
 from engramory import secrets
-from engramory.secrets.allow import AllowList
 from engramory.allowcomment import MARKER, line_allows
 from engramory.discovery import INDEX_NAME
 from engramory.doctor.context import NoteCheck, StoreView
 from engramory.doctor.model import ERROR, INFO, NOTE, Detected, Example, Issue, rule, sample_note
 from engramory.frontmatter import decode
+from engramory.secrets.allow import AllowList
 from engramory.textfmt import excerpt
 
 # Fixtures are assembled from pieces, so this file never holds a real-looking secret.

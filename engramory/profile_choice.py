@@ -1,0 +1,214 @@
+"""Which profile a store gets, and why: one answer for every store command.
+
+First match wins:
+
+1. asked for: ``--profile NAME`` (or ``--native``, meaning ``claude-native``);
+2. the location: the store's real path (symlinks resolved) is the real path of
+   a Claude Code auto-memory folder -- any ``<config dir>/projects/*/memory``
+   (every project, so a ``memory`` that is a symlink to a folder elsewhere is
+   recognised from its target), or the folder the host resolves for the
+   current project (which a setting may put anywhere);
+3. the notes: a strict majority of the notes with frontmatter are in the
+   host's dialect (:func:`in_host_dialect`) -- a copy of a native folder kept
+   outside the host's projects directory;
+4. else ``engramory``.
+
+The cost is bounded: at most :data:`PROJECTS_SCANNED` project folders are
+looked at, and the first :data:`HEAD_BYTES` of at most :data:`NOTES_READ`
+notes are read (non-blocking, regular files only, never through a symlink,
+the store walk's own rules for what is a note).
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from engramory import automemory, discovery
+from engramory.doctor.profiles import CLAUDE_NATIVE, ENGRAMORY, PROFILES, Profile
+from engramory.errors import UsageError
+from engramory.frontmatter import parse_bytes
+from engramory.store import READ_OK, walk
+
+PROJECTS_SCANNED = 10_000  # project folders compared with the store
+NOTES_READ = 2_000  # notes whose frontmatter is read for the dialect
+HEAD_BYTES = 16 * 1024  # bytes read from each of them
+_OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0)
+DATE_KEYS = ("created", "updated")
+
+
+@dataclass(frozen=True)
+class Choice:
+    """The profile a command uses and the one-line reason it tells the user."""
+
+    profile: Profile
+    reason: str
+
+    @property
+    def native(self) -> bool:
+        return self.profile is CLAUDE_NATIVE
+
+    def line(self) -> str:
+        """``profile claude-native: REASON`` (what a command prints)."""
+        return f"profile {self.profile.name}: {self.reason}"
+
+    def as_json(self) -> dict[str, str]:
+        """The JSON fields every command's report carries (the doctor's ``profile`` key kept)."""
+        return {"profile": self.profile.name, "profile_reason": self.reason}
+
+
+# --- the notes' dialect (pure) -------------------------------------------------------------------
+
+
+def is_title(name: str) -> bool:
+    """A name written as a title (``Active Leads``), not a slug (``active-leads``)."""
+    return any(char.isspace() or char.isupper() for char in name)
+
+
+def in_host_dialect(fields: Mapping[str, str]) -> bool:
+    """Whether a note's frontmatter reads as Claude Code writes it.
+
+    No ``created``/``updated``, and a ``name`` that is a title, or a ``metadata:``
+    block, or an ``originSessionId`` key. (The parser ignores indentation, so the
+    keys nested under ``metadata:`` read as plain ones and ``metadata`` as a key.)
+    """
+    if any(key in fields for key in DATE_KEYS):
+        return False
+    return is_title(fields.get("name", "")) or "metadata" in fields or "originSessionId" in fields
+
+
+def dialect_reason(native: int, described: int) -> str:
+    """The reason line for a count of native notes among the notes with frontmatter."""
+    of = f"{native} of {described} notes with frontmatter"
+    if described and native * 2 > described:
+        return f"{of} are in Claude Code's dialect"
+    if not described:
+        return "not a Claude Code memory folder, and no note has frontmatter"
+    return f"not a Claude Code memory folder; {of} in Claude Code's dialect, not a majority"
+
+
+# --- the I/O edge --------------------------------------------------------------------------------
+
+
+def _head(path: str) -> bytes | None:
+    """The first :data:`HEAD_BYTES` of a regular file, never through a symlink or a FIFO."""
+    try:
+        fd = os.open(path, _OPEN_FLAGS)
+    except (OSError, ValueError):
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        return os.read(fd, HEAD_BYTES)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
+def dialect_counts(root: str) -> tuple[int, int]:
+    """``(native, with frontmatter)`` over the store's live notes (the first :data:`NOTES_READ`).
+
+    Symlinked notes are skipped: the dialect is judged on the files the store holds.
+    """
+    native = described = 0
+    for note in walk(root).notes[:NOTES_READ]:
+        if note.status != READ_OK or note.symlink:
+            continue
+        head = _head(note.path(root))
+        if head is None:
+            continue
+        parsed = parse_bytes(head)
+        if not parsed.present:
+            continue
+        described += 1
+        native += in_host_dialect(parsed.fields)
+    return native, described
+
+
+def _real(path: Path | str) -> str:
+    return os.path.realpath(path)
+
+
+def host_memory_folder(store: Path, environ: Mapping[str, str]) -> Path | None:
+    """The ``<config dir>/projects/<key>/memory`` whose real path is the store's, if any."""
+    real = _real(store)
+    projects = automemory.projects_dir(environ)  # type: ignore[arg-type]
+    if automemory.is_auto_memory(Path(real), environ):  # type: ignore[arg-type]
+        return Path(real)
+    try:
+        with os.scandir(projects) as scan:
+            for count, entry in enumerate(scan):
+                if count >= PROJECTS_SCANNED:
+                    break
+                folder = Path(entry.path) / "memory"
+                if os.path.lexists(folder) and _real(folder) == real:
+                    return folder
+    except OSError:
+        return None
+    return None
+
+
+def current_native_folder(environ: Mapping[str, str], cwd: Path | None = None) -> Path | None:
+    """The folder Claude Code uses for the current directory's project (``None``: unknown)."""
+    try:
+        here = Path.cwd() if cwd is None else cwd
+        return automemory.resolve(discovery.project_root(here), environ).path  # type: ignore[arg-type]
+    except (OSError, ValueError):
+        return None
+
+
+def by_location(store: Path, environ: Mapping[str, str], native_folder: Path | None) -> str | None:
+    """The reason the store is a Claude Code auto-memory folder by where it is (``None``: not)."""
+    folder = host_memory_folder(store, environ)
+    if folder is not None:
+        linked = "" if _real(folder) == os.path.abspath(folder) else f", through {folder}"
+        return f"a Claude Code auto-memory folder (<config dir>/projects/*/memory{linked})"
+    if native_folder is not None and _real(native_folder) == _real(store):
+        return "the folder Claude Code uses for this project's memory"
+    return None
+
+
+def parse_name(asked: str) -> Profile:
+    """The profile named ``asked``; an unknown name is a usage error (64)."""
+    profile = PROFILES.get(asked)
+    if profile is None:
+        raise UsageError(
+            f"unknown profile {asked!r}: choose one of {', '.join(PROFILES)} "
+            "(--native means claude-native)"
+        )
+    return profile
+
+
+def choose(
+    store: Path,
+    asked: str | None = None,
+    *,
+    native_flag: bool = False,
+    environ: Mapping[str, str] | None = None,
+    native_folder: Path | None = None,
+    cwd: Path | None = None,
+) -> Choice:
+    """The profile for ``store``: asked for, else by location, else by the notes' dialect.
+
+    ``native_folder`` is the current project's Claude Code folder when the caller
+    already knows it; else it is resolved from ``cwd`` (default: the current directory).
+    """
+    if asked is not None:
+        return Choice(parse_name(asked), "asked for with --profile")
+    if native_flag:
+        return Choice(CLAUDE_NATIVE, "asked for with --native")
+    env = os.environ if environ is None else environ
+    if native_folder is None:
+        native_folder = current_native_folder(env, cwd)
+    where = by_location(store, env, native_folder)
+    if where is not None:
+        return Choice(CLAUDE_NATIVE, where)
+    native, described = dialect_counts(_real(store)) if os.path.isdir(store) else (0, 0)
+    reason = dialect_reason(native, described)
+    if described and native * 2 > described:
+        return Choice(CLAUDE_NATIVE, reason)
+    return Choice(ENGRAMORY, reason)
