@@ -31,7 +31,7 @@ from engramory.doctor.context import (
     Pointer,
     StoreView,
 )
-from engramory.doctor.model import NOTE, STORE, Finding, Issue, More, Rule, capped
+from engramory.doctor.model import NOTE, STORE, Finding, Issue, More, Rule, capped, left_out
 from engramory.doctor.profiles import ENGRAMORY, Profile
 from engramory.doctor.rules import RULES
 from engramory.doctor.workers import map_ranges, worker_count
@@ -340,7 +340,8 @@ def _pointers(lines: list[markdown.IndexLine], resolver: _PointerResolver) -> li
 def _finding(profile: Profile, rule_id: str, path: str, line: int | None, message: str) -> Finding:
     """A rule's issue as a finding, at the severity and with the wording of the profile."""
     rule = RULES[rule_id]
-    return Finding(rule_id, profile.severity(rule), path, line, profile.message(rule_id, message))
+    shown = profile.message(rule_id, message)
+    return Finding(rule_id, profile.severity(rule), path, line, shown, left_out(message))
 
 
 def _active(scope: str, selected: set[str], options: Options) -> list[Rule]:

@@ -28,7 +28,7 @@ def relative_path(root: str, rel: str, cwd: str) -> str:
 def relocated(findings: list[Finding], root: str, cwd: str) -> list[Finding]:
     """``findings`` (store-relative paths) with paths relative to ``cwd``."""
     return [
-        Finding(f.rule, f.severity, relative_path(root, f.path, cwd), f.line, f.message)
+        Finding(f.rule, f.severity, relative_path(root, f.path, cwd), f.line, f.message, f.left_out)
         for f in findings
     ]
 
