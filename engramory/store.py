@@ -220,6 +220,19 @@ class Read:
         self.error = error
 
 
+NAME_NOT_UTF8 = "its file name is not valid UTF-8: rename it to a UTF-8 name"
+
+
+def utf8_name(rel: str) -> bool:
+    """Whether a walked path is valid UTF-8 (the bytes of one that is not come back from
+    the file system as lone surrogates, which no note, index or JSON text can hold)."""
+    try:
+        rel.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def contained(root: str, rel: str) -> str | None:
     """The real path of store-relative ``rel`` (``/``-separated) under the resolved ``root``,
     or ``None`` when it leads out of the store.
