@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from mcpkit import call, line, session
 
-from doctorkit import note, valid_store
+from doctorkit import make_store, note, valid_store
 from engramory.store import contained, walk
 
 SECRET = "secret outside the store"
@@ -139,3 +139,19 @@ def test_export_skips_an_archived_note_behind_a_linked_archive(
     assert SECRET not in result.out + result.err
     exported = [p for p in out.rglob("*") if p.is_file()] if out.exists() else []
     assert not any(SECRET in p.read_text(encoding="utf-8", errors="replace") for p in exported)
+
+
+def test_compact_plans_no_move_into_a_linked_archive(cli, tmp_path: Path) -> None:
+    notes = {f"n{i}.md": note(f"n{i}", "reference", updated=f"2025-01-0{i + 1}") for i in range(6)}
+    store = make_store(
+        tmp_path / "s", notes, index="".join(f"- [N{i}](n{i}.md) — hook\n" for i in range(6))
+    )
+    outside = outside_folder(tmp_path)
+    os.symlink(outside, store / "archive")
+    flags = ("--archive-cold", "--warn-lines", "4", "--hard-lines", "5", "--format", "json")
+    planned = json.loads(cli("compact", str(store), *flags).out)
+    assert [s["archived"] for s in planned["steps"] if s["step"] == "cold"] == [[]]
+    applied = cli("compact", str(store), *flags, "--apply")
+    assert sorted(p.name for p in outside.iterdir()) == ["private.md"]
+    assert sorted(p.name for p in store.glob("n*.md")) == [f"n{i}.md" for i in range(6)]
+    assert applied.code == 1  # still over: nothing could be archived
