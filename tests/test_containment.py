@@ -71,7 +71,8 @@ def test_memory_read_refuses_a_note_behind_a_linked_archive(linked_archive: Path
     result, out = session(
         linked_archive,
         line(call(1, "memory_read", {"slug": "private"}))
-        + line(call(2, "memory_read", {"slug": "user-role"})),
+        + line(call(2, "memory_read", {"slug": "user-role"}))
+        + line(call(3, "memory_read", {"slug": "absent"})),
         *extra,
     )
     assert result.returncode == 0, result.stderr
@@ -81,6 +82,9 @@ def test_memory_read_refuses_a_note_behind_a_linked_archive(linked_archive: Path
     assert text == "archive/private.md leads out of the store (a symlink on the way): not read"
     assert SECRET not in json.dumps(out[0])
     assert allowed["isError"] is False  # the live notes are still served
+    # the same answer whether or not the name exists out there: nothing outside is looked at
+    absent = out[2]["result"]["content"][0]["text"]
+    assert absent == text.replace("private", "absent")
     assert b"Traceback" not in result.stderr
 
 

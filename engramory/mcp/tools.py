@@ -189,14 +189,13 @@ def _note_path(root: str, slug: str) -> tuple[str, str] | None:
     directory = archive_command.archive_dir(root)
     candidates.append(f"{directory}/{slug}.md")
     for rel in candidates:
-        if not os.path.lexists(os.path.join(root, *rel.split("/"))):
-            continue
-        path = contained(root, rel)
+        path = contained(root, rel)  # decided before anything outside is even looked at
         if path is None:
             raise EngramoryError(
                 f"{printable(rel)} leads out of the store (a symlink on the way): not read"
             )
-        return rel, path
+        if os.path.lexists(path):
+            return rel, path
     return None
 
 
