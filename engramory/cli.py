@@ -104,13 +104,28 @@ def build_parser(command: str | None = None) -> ArgumentParser:
     return parser
 
 
+def innermost(parser: argparse.ArgumentParser, args: argparse.Namespace) -> argparse.ArgumentParser:
+    """The parser of the (sub)command ``args`` chose: ``engramory export memoir`` gives
+    memoir's, so a usage error shows the usage of what was typed."""
+    while True:
+        chosen = None
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                chosen = action.choices.get(getattr(args, action.dest, None) or "")
+        if chosen is None:
+            return parser
+        parser = chosen
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command; return its exit code."""
     make_streams_safe()
     arguments = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser(arguments[0] if arguments else None)
     try:
-        args = parser.parse_args(arguments)
+        args, extra = parser.parse_known_args(arguments)
+        if extra:  # argparse would blame the top level; the command's own usage helps
+            innermost(parser, args).error(f"unrecognized arguments: {' '.join(extra)}")
     except SystemExit as exc:  # --help, --version, or a usage error (64)
         return exc.code if isinstance(exc.code, int) else EXIT_USAGE
     run = getattr(args, "run", None)

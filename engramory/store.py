@@ -106,7 +106,8 @@ class Walk:
     ``dirs`` are the directories found (hidden ones are skipped; ``templates/``
     is listed but not entered); ``loose`` the files outside ``archive/`` that are not notes
     and are named like a handoff (``handoff*``, ``hand-off*``, any case): the
-    content rules look for a parallel store in both.
+    content rules look for a parallel store in both. ``linked_out`` are the
+    folders that are symlinks leading out of the store (never entered).
     """
 
     notes: list[NoteFile] = field(default_factory=list)
@@ -114,6 +115,7 @@ class Walk:
     bad_dirs: list[tuple[str, str]] = field(default_factory=list)
     dirs: list[str] = field(default_factory=list)
     loose: list[str] = field(default_factory=list)
+    linked_out: list[str] = field(default_factory=list)
 
 
 HANDOFF_PREFIXES = ("handoff", "hand-off")
@@ -134,6 +136,21 @@ def _classify_file_entry(entry: os.DirEntry[str], rel: str, root: str) -> NoteFi
     except OSError:
         regular = False
     return NoteFile(rel, READ_OK if regular else NOT_REGULAR)
+
+
+def _folder_out(path: str, root: str) -> bool:
+    """Whether the symlink ``path`` leads to a folder outside the store ``root``."""
+    target = os.path.realpath(path)
+    return not fsutil.is_within(target, root) and os.path.isdir(target)
+
+
+def _not_a_note(found: Walk, entry: os.DirEntry[str], rel: str, live: bool, root: str) -> None:
+    """Record a walked entry that is not a note: a symlinked folder leading out of the
+    store, a loose handoff file outside ``archive/``."""
+    if entry.is_symlink() and _folder_out(entry.path, root):
+        found.linked_out.append(rel)
+    if live and entry.name.casefold().startswith(HANDOFF_PREFIXES):
+        found.loose.append(rel)
 
 
 def walk(root: str) -> Walk:
@@ -170,8 +187,7 @@ def walk(root: str) -> Walk:
                     subdirs.append((entry.path, rel))
                 continue
             if not name.lower().endswith(".md"):
-                if area != ARCHIVE and name.casefold().startswith(HANDOFF_PREFIXES):
-                    found.loose.append(rel)
+                _not_a_note(found, entry, rel, area != ARCHIVE, root)
                 continue
             if not rel_dir and name == INDEX_NAME:
                 continue
@@ -202,6 +218,33 @@ class Read:
         self.size = size
         self.identity = identity
         self.error = error
+
+
+NAME_NOT_UTF8 = "its file name is not valid UTF-8: rename it to a UTF-8 name"
+
+
+def utf8_name(rel: str) -> bool:
+    """Whether a walked path is valid UTF-8 (the bytes of one that is not come back from
+    the file system as lone surrogates, which no note, index or JSON text can hold)."""
+    try:
+        rel.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def contained(root: str, rel: str) -> str | None:
+    """The real path of store-relative ``rel`` (``/``-separated) under the resolved ``root``,
+    or ``None`` when it leads out of the store.
+
+    Every folder on the way is resolved, not only the last name: a symlinked
+    ``archive/`` (or any sub-folder, or the file itself) that leads out, or a
+    ``..`` that climbs out, gives ``None``. The one containment test for a file
+    a command or the MCP server opens by name; what :func:`walk` found is
+    inside already (it never enters a symlinked folder).
+    """
+    real = os.path.realpath(os.path.join(root, *rel.split("/")))
+    return real if fsutil.is_within(real, root) else None
 
 
 def read_file(path: str, limit: int) -> Read:

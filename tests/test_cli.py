@@ -35,6 +35,29 @@ def test_unknown_top_level_flag_exits_64_as_a_process() -> None:
     assert proc.returncode == 64  # not argparse's 2
 
 
+def test_check_bogus_prints_checks_own_usage_and_exits_64() -> None:
+    proc = run_engramory("check", "--bogus")
+    err = proc.stderr.decode()
+    assert proc.returncode == 64
+    assert err.startswith("usage: engramory check [-h]")
+    assert err.splitlines()[-1] == "engramory check: error: unrecognized arguments: --bogus"
+    assert "COMMAND" not in err  # not the top-level usage
+
+
+def test_an_unknown_flag_gets_the_usage_of_every_command(cli) -> None:
+    for name in command_names():
+        result = cli(name, "--bogus")
+        assert result.code == 64, name
+        assert result.err.startswith(f"usage: engramory {name} "), (name, result.err)
+
+
+def test_an_unknown_flag_of_a_sub_action_gets_that_actions_usage(cli) -> None:
+    result = cli("export", "memoir", "out", "--bogus")
+    assert result.code == 64
+    assert result.err.startswith("usage: engramory export memoir [-h]")
+    assert "engramory export memoir: error: unrecognized arguments: --bogus" in result.err
+
+
 def test_help_exits_0_and_shows_examples(cli) -> None:
     result = cli("--help")
     assert result.code == 0

@@ -26,6 +26,8 @@ relative-date current-state per-turn-log stale-project dated-series handoff-stor
 """.split()
 ISSUE_CATALOGUE += ["secret-value", "personal-data"]  # issue 14: secrets
 ISSUE_CATALOGUE += ["near-duplicate"]  # issue 14: dupes
+# issue 32: a symlinked folder leading out, after directory-unreadable
+ISSUE_CATALOGUE.insert(ISSUE_CATALOGUE.index("directory-unreadable") + 1, "symlink-escape")
 
 
 def broken_store(root: Path) -> Path:

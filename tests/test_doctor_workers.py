@@ -7,7 +7,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -196,7 +195,6 @@ except KeyboardInterrupt:
 
 @needs_fork
 def test_ctrl_c_stops_the_pool_quietly_and_promptly() -> None:
-    started = time.monotonic()
     proc = subprocess.Popen(
         [sys.executable, "-c", INTERRUPTED_RUN, str(REPO)],
         stdout=subprocess.PIPE,
@@ -207,11 +205,13 @@ def test_ctrl_c_stops_the_pool_quietly_and_promptly() -> None:
     assert proc.stdout is not None
     assert proc.stdout.readline() == "range done\n"
     os.killpg(proc.pid, signal.SIGINT)  # the parent and both workers, like a terminal
-    out, err = proc.communicate(timeout=30)
+    out, err = proc.communicate(timeout=60)
     assert proc.returncode == 130
     assert "interrupted" in out
     assert "Traceback" not in err  # workers leave Ctrl-C to the parent
-    assert time.monotonic() - started < 10  # 200 ranges of 0.2 s were not all run
+    # Promptly, counted in ranges rather than seconds (a loaded machine stretches seconds):
+    # the few in flight may finish, the rest of the 200 never start.
+    assert out.count("range done\n") < 100, out
     with pytest.raises(ProcessLookupError):
         os.killpg(proc.pid, 0)  # no worker left behind
 

@@ -7,6 +7,7 @@ Issue 10, item 9: a 4 MB note of ``x`` lines used to give 2,000,000 findings
 from __future__ import annotations
 
 import json
+import pickle
 import tracemalloc
 from collections import Counter
 from collections.abc import Iterator
@@ -20,6 +21,7 @@ from engramory.caps import Caps
 from engramory.doctor import engine, workers
 from engramory.doctor.context import Options
 from engramory.doctor.model import FINDINGS_PER_FILE, capped, overflow_message
+from engramory.report import statistics
 
 MIB = 1024 * 1024
 X_LINES = 2_000_000  # "x\n" lines: a 4 MB frontmatter block
@@ -150,3 +152,35 @@ def test_workers_give_the_same_capped_report(
     assert report(2) == alone
     counted = [f for f in alone if f["message"].startswith("... and ")]
     assert {f["rule"] for f in counted} == {"frontmatter-syntax", "wikilink-missing"}
+
+
+# --- issue 32: --statistics counts every finding, also those the cap left out -----------
+
+
+def test_statistics_count_every_finding_past_the_per_file_cap(tmp_path: Path, cli) -> None:
+    index = "".join(f"- [gone {n}](gone-{n}.md) — a broken pointer\n" for n in range(201))
+    store = make_store(tmp_path / "s", {}, index=index)
+    listed = json.loads(cli("doctor", str(store), "--format", "json").out)["findings"]
+    assert sum(f["rule"] == "pointer-missing" for f in listed) == FINDINGS_PER_FILE + 1
+    rows = cli("doctor", str(store), "--statistics").out.splitlines()
+    assert rows[0].split()[:3] == ["201", "error", "pointer-missing"]
+    hint = cli("doctor", str(store), "--max-findings", "3").out
+    assert "--statistics counts every finding by rule" in hint
+
+
+@pytest.mark.skipif(not workers.fork_is_safe(), reason="workers are Linux-only")
+def test_workers_carry_the_count_left_out(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    store = make_store(
+        tmp_path / "s", {f"f{i}.md": "---\n" + "x\n" * 30 + "---\n" for i in range(4)}
+    )
+    monkeypatch.setattr(workers, "MIN_NOTES", 1)
+    monkeypatch.setattr(workers, "CHUNK", 1)
+    run = engine.run(str(store), Caps(), Options(today=TODAY), None, 2)
+    rows = {row.rule: row.count for row in statistics.rows(run.findings, run.hints)}
+    assert rows["frontmatter-syntax"] == 4 * 30
+
+
+def test_an_overflow_message_is_still_the_plain_message() -> None:
+    *_, last = capped("orphan", iter([("a.md", n, "m") for n in range(1, 26)]))
+    assert last[2] == overflow_message("orphan", 5) and last[2].more == 5
+    assert pickle.loads(pickle.dumps(last[2])).more == 5

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import time
-
 import pytest
+from test_linear_time import fastest_pair
 
 from engramory.guard import pwsh, service
 from engramory.guard.service import ToolCall
@@ -116,20 +115,23 @@ def test_the_service_names_the_index_as_configured() -> None:
     assert service.check(pinned, {"ENGRAMORY_INDEX_PATH": "/s/notes.md"}).kind == "silent"
 
 
-def _seconds(command: str) -> float:
-    """The time to check ``command`` whole: it names the index, so its writers are looked for."""
-    start = time.perf_counter()
+def _check(command: str) -> None:
+    """Check ``command`` whole: it names the index, so its writers are looked for."""
     pwsh.index_write("MEMORY.md " + command, ["MEMORY.md", "/a/long/path/to/the/store/MEMORY.md"])
     pwsh.index_write(command, ["MEMORY.md"])
-    return time.perf_counter() - start
+
+
+def _limit(small: float) -> float:
+    return max(small, 1e-3) * 40  # 10x the input: linear is 10x, quadratic 100x
 
 
 @pytest.mark.parametrize(
     "unit", ["]::", "m*" * 3 + " ", "'a' + ", "`", "memory.m ", "> ", "*" * 50 + "?"]
 )
 def test_time_grows_linearly(unit: str) -> None:
-    """A hostile command costs time in proportion to its length (ratios, generous slack)."""
+    """A hostile command costs time in proportion to its length (CPU time, fastest runs)."""
     count = 40_000 // len(unit)
-    small = min(_seconds(unit * count) for _ in range(3))
-    large = min(_seconds(unit * count * 10) for _ in range(3))
-    assert large < max(small, 1e-3) * 40
+    small, large = fastest_pair(
+        lambda: _check(unit * count), lambda: _check(unit * count * 10), _limit
+    )
+    assert large < _limit(small), (unit, small, large)

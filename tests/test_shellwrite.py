@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import shlex
-import time
 from pathlib import Path
 
 import pytest
+from test_linear_time import fastest_pair
 
 from engramory.guard import shellwrite
 from engramory.guard.shellwrite import (
@@ -346,23 +346,26 @@ HOSTILE = {
 }
 
 
-def _cost(unit: str, size: int) -> float:
-    command = unit * (size // len(unit))
-    start = time.perf_counter()
-    index_write(command, BY_NAME, "/nonexistent")
-    return time.perf_counter() - start
+def _parse(unit: str, size: int) -> None:
+    index_write(unit * (size // len(unit)), BY_NAME, "/nonexistent")
+
+
+def _limit(small: float) -> float:
+    return 3 * 4 * small + 0.05  # 4x the input: linear is 4x
 
 
 @pytest.mark.parametrize("shape", sorted(HOSTILE))
 def test_parsing_grows_linearly(shape: str) -> None:
-    """128 KiB then 512 KiB of one hostile shape: at most ~linear growth (ratio, generous slack).
+    """128 KiB then 512 KiB of one hostile shape: at most ~linear growth (CPU time, fastest
+    runs, generous slack).
 
     (Commands over MAX_COMMAND, 1 MiB, are not parsed at all: see the next test.)
     """
     unit = HOSTILE[shape]
-    small = min(_cost(unit, 128 << 10) for _ in range(2))
-    large = _cost(unit, 512 << 10)
-    assert large < 3 * 4 * small + 0.05, (shape, small, large)
+    small, large = fastest_pair(
+        lambda: _parse(unit, 128 << 10), lambda: _parse(unit, 512 << 10), _limit
+    )
+    assert large < _limit(small), (shape, small, large)
 
 
 def test_shellwrite_keeps_no_regular_expression() -> None:

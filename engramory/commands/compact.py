@@ -51,6 +51,7 @@ from engramory.store import (
     FOUND,
     LIVE,
     READ_OK,
+    contained,
     plain_notes,
     resolve_target,
     walk,
@@ -154,7 +155,9 @@ def read_index(root: str, caps: Caps) -> tuple[str, bytes]:
 def _taken(root: str) -> set[str]:
     """Every casefolded slug in use in the store and its archive folder (and the index's)."""
     taken = {INDEX_NAME[:-3].casefold()}
-    for folder in (root, os.path.join(root, archive.archive_dir(root))):
+    for folder in (root, contained(root, archive.archive_dir(root))):
+        if folder is None:  # an archive folder leading out of the store is never listed
+            continue
         try:
             names = os.listdir(folder)
         except OSError:
@@ -308,6 +311,8 @@ def _archive_many(
     number_of = {note.rel: i for i, note in enumerate(found.notes)}
     indexed = archive.indexed_notes(rest, root, found, names)
     directory = archive.archive_dir(root) if rels else ""
+    if rels and os.path.islink(os.path.join(root, directory)):
+        return text, []  # archive refuses a symlinked archive folder: nothing to move into
     archived_names = _casefolded_entries(os.path.join(root, directory))
     edit = archive.PointerEdit()
     done: list[str] = []

@@ -38,6 +38,7 @@ from engramory.store import (
     NOTE_READ_LIMIT,
     READ_OK,
     TOO_LARGE,
+    contained,
     read_file,
     walk,
 )
@@ -177,15 +178,6 @@ def _read_note(root: str, rel: str, path: str, archived: bool) -> SourceNote | S
     return SourceNote(rel, parse(text), archived)
 
 
-def _archived_path(root: str, rel: str) -> str | None:
-    """Where to read an archived note; ``None`` when it is a symlink leading out."""
-    path = os.path.join(root, *rel.split("/"))
-    if os.path.islink(path):
-        target = os.path.realpath(path)
-        return target if fsutil.is_within(target, root) else None
-    return path
-
-
 def read_notes(root: str, include_archive: bool) -> tuple[list[SourceNote | Skip], int, int]:
     """Every live note (and archived one, when asked), read; with the live and archived counts."""
     found = walk(root)
@@ -197,7 +189,7 @@ def read_notes(root: str, include_archive: bool) -> tuple[list[SourceNote | Skip
         out.append(_read_note(root, note.rel, note.path(root), False))
     archived = sorted(found.archived) if include_archive else []
     for rel in archived:
-        path = _archived_path(root, rel)
+        path = contained(root, rel)
         if path is None:
             out.append(Skip(rel, READ_PROBLEMS[ESCAPES]))
             continue

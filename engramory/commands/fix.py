@@ -40,9 +40,11 @@ from engramory.repair.plan import decoded_index, fix_of, plan
 from engramory.store import (
     FOUND,
     LIVE,
+    NAME_NOT_UTF8,
     NOTE_READ_LIMIT,
     plain_notes,
     resolve_target,
+    utf8_name,
     walk,
 )
 from engramory.textfmt import plural, printable
@@ -214,6 +216,10 @@ def plan_store(
     history = _History(root, dates_from)
     notes: dict[str, NoteInput] = {}
     for rel in paths:
+        if not utf8_name(rel):
+            why = f"{NAME_NOT_UTF8}, then run engramory fix again"
+            notes[rel] = NoteInput(rel, b"", False, why)
+            continue
         data, why = _read_plain(root, rel)
         if data is None:
             notes[rel] = NoteInput(rel, b"", False, why)

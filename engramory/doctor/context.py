@@ -9,7 +9,6 @@ a 100,000-note store is never held in memory at once.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import date
@@ -26,6 +25,7 @@ from engramory.store import (
     Read,
     Target,
     Walk,
+    contained,
     read_file,
 )
 
@@ -185,8 +185,9 @@ class StoreView:
         """``(path, bytes)`` of each archived note that reads as a regular file, one at a
         time, bounded like a live note (a symlink, FIFO or oversized file is skipped)."""
         for rel in self.walk.archived:
-            read = read_file(os.path.join(self.root, *rel.split("/")), NOTE_READ_LIMIT)
-            if read.data is not None:
+            path = contained(self.root, rel)  # a folder swapped for a link since the walk
+            read = read_file(path, NOTE_READ_LIMIT) if path is not None else None
+            if read is not None and read.data is not None:
                 yield rel, read.data
 
     @property

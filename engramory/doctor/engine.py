@@ -32,7 +32,7 @@ from engramory.doctor.context import (
     Pointer,
     StoreView,
 )
-from engramory.doctor.model import NOTE, STORE, Finding, Issue, More, Rule, capped
+from engramory.doctor.model import NOTE, STORE, Finding, Issue, More, Rule, capped, left_out
 from engramory.doctor.profiles import ENGRAMORY, Profile
 from engramory.doctor.rules import RULES
 from engramory.doctor.workers import map_ranges, worker_count
@@ -343,7 +343,10 @@ def _finding(profile: Profile, rule_id: str, path: str, line: int | None, messag
     rule = RULES[rule_id]
     detector = getattr(message, "detector", None)
     shown = profile.message(rule_id, message)
-    return Finding(rule_id, profile.severity(rule), path, line, shown, detector)
+    severity = profile.severity(rule)
+    return Finding(
+        rule_id, severity, path, line, shown, left_out=left_out(message), detector=detector
+    )
 
 
 def _active(scope: str, selected: set[str], options: Options) -> list[Rule]:

@@ -61,7 +61,7 @@ class Finding:
     """One problem: ``path`` is store-relative and ``/``-separated; ``line`` is 1-based;
     ``detector`` names the detector of a ``secret-value`` finding (``None`` otherwise)."""
 
-    __slots__ = ("detector", "line", "message", "path", "rule", "severity")
+    __slots__ = ("detector", "left_out", "line", "message", "path", "rule", "severity")
 
     def __init__(
         self,
@@ -70,6 +70,7 @@ class Finding:
         path: str,
         line: int | None,
         message: str,
+        left_out: int = 0,
         detector: str | None = None,
     ):
         self.rule = rule
@@ -77,7 +78,13 @@ class Finding:
         self.path = path
         self.line = line
         self.message = str(message)
+        self.left_out = left_out  # > 0: this finding stands for that many left out (capped)
         self.detector = detector if detector is not None else getattr(message, "detector", None)
+
+    @property
+    def count(self) -> int:
+        """How many findings this one stands for: 1, or the number a capped file left out."""
+        return self.left_out or 1
 
     @property
     def tag(self) -> str:
@@ -121,6 +128,27 @@ def overflow_message(rule_id: str, more: int) -> str:
     return f"... and {more:,} more `{rule_id}` {noun} in this file; fix the first ones and re-run"
 
 
+class Overflow(str):
+    """:func:`overflow_message` that also carries the number left out (``more``), so the
+    per-rule statistics count every finding, not only the kept ones. Pickles (a worker
+    process sends it back) as a string with its ``more``."""
+
+    more: int
+
+    def __new__(cls, text: str, more: int = 0) -> Overflow:
+        made = super().__new__(cls, text)
+        made.more = more
+        return made
+
+    def __reduce__(self) -> tuple[type[Overflow], tuple[str, int]]:
+        return (Overflow, (str(self), self.more))
+
+
+def left_out(message: str) -> int:
+    """How many findings a message stands for beyond itself (0 unless an :class:`Overflow`)."""
+    return message.more if isinstance(message, Overflow) else 0
+
+
 def capped(rule_id: str, issues: Iterator[Any], limit: int | None = None) -> Iterator[Any]:
     """The first ``limit`` (default :data:`FINDINGS_PER_FILE`) issues of each path, then
     one issue per path counting the rest.
@@ -144,7 +172,7 @@ def capped(rule_id: str, issues: Iterator[Any], limit: int | None = None) -> Ite
             yield issue
     for path, seen in counts.items():
         if seen > limit:
-            yield (path, None, overflow_message(rule_id, seen - limit))
+            yield (path, None, Overflow(overflow_message(rule_id, seen - limit), seen - limit))
 
 
 @dataclass(frozen=True)

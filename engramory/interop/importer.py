@@ -30,7 +30,7 @@ from engramory.errors import EngramoryError, InputMissingError
 from engramory.frontmatter import NOTE_TYPES, decode, render
 from engramory.indexedit import pointer_line
 from engramory.resources import shipped_path
-from engramory.store import ARCHIVE, NOTE_READ_LIMIT, walk
+from engramory.store import ARCHIVE, NAME_NOT_UTF8, NOTE_READ_LIMIT, utf8_name, walk
 from engramory.textfmt import plural
 
 COLLISION = "collision"
@@ -457,6 +457,9 @@ def read_folder(folder: str) -> SourceFolder:
             continue
         if entry.is_symlink():
             found.skipped.append(Skip(name, NOT_READ, "a symlink: not followed"))
+            continue
+        if not utf8_name(name):  # no pointer line can name it: the index is UTF-8
+            found.skipped.append(Skip(name, NOT_READ, NAME_NOT_UTF8))
             continue
         try:
             raw, info = fsutil.read_bounded_stat(entry.path, NOTE_READ_LIMIT, follow_symlinks=False)

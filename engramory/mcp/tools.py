@@ -10,12 +10,10 @@ write tools run exactly the cores of ``engramory new`` and ``archive`` (and
 from __future__ import annotations
 
 import os
-import stat
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from engramory import fsutil
 from engramory.caps import INDEX_NAME, Caps, count_lines, utf8_size
 from engramory.commands import archive as archive_command
 from engramory.commands import new as new_command
@@ -28,11 +26,12 @@ from engramory.store import (
     NOTE_READ_LIMIT,
     READ_OK,
     TOO_LARGE,
+    contained,
     read_file,
     read_index,
     walk,
 )
-from engramory.textfmt import excerpt
+from engramory.textfmt import excerpt, printable
 
 SEARCH_DEFAULT = 10
 SEARCH_MAX = 50
@@ -185,22 +184,20 @@ def memory_index(context: Context, _arguments: dict[str, Any]) -> ToolResult:
 
 
 def _note_path(root: str, slug: str) -> tuple[str, str] | None:
-    """``(rel, path)`` of the live note, else the archived one, else ``None``; a symlink
-    is followed only while it stays in the store."""
+    """``(rel, real path)`` of the live note, else the archived one, else ``None``;
+    refused when the note or a folder on the way (a symlinked ``archive/``) leads out
+    of the store."""
     candidates = [slug + ".md"]
     directory = archive_command.archive_dir(root)
     candidates.append(f"{directory}/{slug}.md")
     for rel in candidates:
-        path = os.path.join(root, *rel.split("/"))
-        try:
-            info = os.lstat(path)
-        except OSError:
-            continue
-        if stat.S_ISLNK(info.st_mode):
-            if fsutil.escapes(path, root) is not None:
-                raise EngramoryError(f"{rel} is a symlink leading out of the store: not read")
-            path = fsutil.resolve(path)
-        return rel, path
+        path = contained(root, rel)  # decided before anything outside is even looked at
+        if path is None:
+            raise EngramoryError(
+                f"{printable(rel)} leads out of the store (a symlink on the way): not read"
+            )
+        if os.path.lexists(path):
+            return rel, path
     return None
 
 

@@ -155,7 +155,7 @@ def make_update_plan(
     rel = slug + ".md"
     path = os.path.join(root, rel)
     try:
-        old = fsutil.read_bounded(path, NOTE_READ_LIMIT)
+        old = fsutil.read_bounded_stat(path, NOTE_READ_LIMIT, follow_symlinks=False)[0]
     except OSError as exc:
         raise EngramoryError(f"{rel}: cannot read it ({fsutil.os_error_text(exc)})") from None
     today = date.today()
@@ -201,7 +201,7 @@ def make_update_plan(
 
 def _still_valid(plan: UpdatePlan) -> bool:
     try:
-        now = fsutil.read_bounded(plan.path, len(plan.old) + 1)
+        now = fsutil.read_bounded_stat(plan.path, len(plan.old) + 1, follow_symlinks=False)[0]
     except OSError:
         return False
     return now == plan.old and index_now(plan.index) == (plan.index.exists, plan.index.text)

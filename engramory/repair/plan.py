@@ -160,7 +160,10 @@ def _add_orphan(
     result: Plan,
 ) -> str:
     """``text`` with a pointer to the orphan added, unless it cannot or may not be."""
-    made = orphan.pointer(note) if note is not None else "not indexed: it could not be read"
+    if note is None or not note.editable:
+        made: tuple[str, str] | str = f"not indexed: {note.why if note else 'it could not be read'}"
+    else:
+        made = orphan.pointer(note)
     if isinstance(made, str):
         result.remaining.append(finding)
         result.notes.append(printable(f"{finding.path}: {made}"))

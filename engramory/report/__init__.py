@@ -28,7 +28,15 @@ def relative_path(root: str, rel: str, cwd: str) -> str:
 def relocated(findings: list[Finding], root: str, cwd: str) -> list[Finding]:
     """``findings`` (store-relative paths) with paths relative to ``cwd``."""
     return [
-        Finding(f.rule, f.severity, relative_path(root, f.path, cwd), f.line, f.message, f.detector)
+        Finding(
+            f.rule,
+            f.severity,
+            relative_path(root, f.path, cwd),
+            f.line,
+            f.message,
+            left_out=f.left_out,
+            detector=f.detector,
+        )
         for f in findings
     ]
 

@@ -36,7 +36,7 @@ def descriptor(rule: Rule, severity: str) -> dict[str, Any]:
 
 def uri(path: str) -> str:
     """A ``/``-separated path as a URI reference (spaces, ``%``, ``#`` ... percent-encoded)."""
-    return quote(path, safe="/")
+    return quote(path, safe="/", errors="surrogateescape")
 
 
 def result(finding: Finding, rule_index: int | None) -> dict[str, Any]:

@@ -19,11 +19,13 @@ class Row(NamedTuple):
 
 
 def rows(findings: Iterable[Finding], hints: Mapping[str, str]) -> list[Row]:
-    """One row per rule that fired: by count (highest first), then rule id."""
+    """One row per rule that fired: by count (highest first), then rule id. Every finding
+    counts, also those the per-file cap left out (a capped file's last finding stands
+    for them)."""
     counted: dict[str, int] = {}
     severity: dict[str, str] = {}
     for finding in findings:
-        counted[finding.rule] = counted.get(finding.rule, 0) + 1
+        counted[finding.rule] = counted.get(finding.rule, 0) + finding.count
         severity.setdefault(finding.rule, finding.severity)
     return sorted(
         (Row(n, severity[rule], rule, hints.get(rule, "")) for rule, n in counted.items()),

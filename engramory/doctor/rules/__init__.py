@@ -32,6 +32,7 @@ REGISTRY: tuple[Rule, ...] = (
     notes.note_unreadable,
     notes.note_too_large,
     notes.directory_unreadable,
+    notes.symlink_escape,
     notes.duplicate_slug,
     notes.nested_note,
     notes.orphan,

@@ -162,6 +162,47 @@ def directory_unreadable(view: StoreView) -> Iterator[Issue]:
 
 
 @rule(
+    "symlink-escape",
+    ERROR,
+    "a store folder (archive/, any sub-folder) that is a symlink leading out of the store",
+    fires=(
+        Example(
+            "`archive -> ../elsewhere`, a folder outside the store",
+            symlinks={"archive": "../elsewhere"},
+            outside={"elsewhere/old.md": sample_note("old")},
+        ),
+        Example(
+            "`sub -> ../shared`, a sub-folder leading out",
+            {"x.md": sample_note("x")},
+            symlinks={"sub": "../shared"},
+            outside={"shared/y.md": sample_note("y")},
+        ),
+    ),
+    quiet=(
+        Example("a plain `archive/` folder", {"archive/old.md": sample_note("old")}),
+        Example(
+            "`more -> notes`, a folder inside the store",
+            {"notes/x.md": sample_note("x")},
+            symlinks={"more": "notes"},
+        ),
+    ),
+    scope=STORE,
+    fix="replace each symlinked folder that leads out of the store with a plain folder "
+    "(move what belongs to the store in), or remove the link: nothing behind it is read",
+)
+def symlink_escape(view: StoreView) -> Iterator[Issue]:
+    """Fires: ``archive -> ../elsewhere``; ``sub -> ../shared``.
+    Quiet: a plain ``archive/``; ``more -> notes`` inside the store."""
+    for rel in view.walk.linked_out:
+        yield (
+            rel + "/",
+            None,
+            "this folder is a symlink leading out of the store: nothing behind it is read or "
+            "written, and the notes there are not part of the store",
+        )
+
+
+@rule(
     "duplicate-slug",
     ERROR,
     "the same file name in two directories, or two names equal up to case",
