@@ -13,9 +13,11 @@ import argparse
 import json
 import os
 import stat
+from functools import partial
 from pathlib import Path
 
 from engramory import automemory, backup, discovery, fsutil
+from engramory.filedates import FileHistory
 from engramory.caps import INDEX_NAME, Caps
 from engramory.commands.options import add_cap_flags, add_format_flag, caps_from_args
 from engramory.continuity.state import locked
@@ -182,8 +184,11 @@ def make_plan(
     )
 
 
-def memoir_candidates(folder: SourceFolder) -> tuple[list[Candidate], list[Skip]]:
-    """Every entry file of a memoir store mapped (or skipped)."""
+def memoir_candidates(
+    folder: SourceFolder, history: FileHistory
+) -> tuple[list[Candidate], list[Skip]]:
+    """Every entry file of a memoir store mapped (or skipped); ``history`` dates the entry
+    files that carry no date of their own."""
     from engramory.interop.memoir_yaml import (  # noqa: PLC0415 - only for memoir
         MemoirSyntaxError,
         parse_frontmatter,
@@ -201,7 +206,9 @@ def memoir_candidates(folder: SourceFolder) -> tuple[list[Candidate], list[Skip]
         except MemoirSyntaxError as exc:
             skipped.append(Skip(source.name, MEMOIR_SYNTAX, f"line {exc.line}: {exc}"))
             continue
-        mapped = memoir_import.map_entry(source.stem, meta, body, source.day, source.name)
+        mapped = memoir_import.map_entry(
+            source.stem, meta, body, partial(history.dates, source.name), source.name
+        )
         if isinstance(mapped, Skip):
             skipped.append(mapped)
         else:
@@ -247,7 +254,7 @@ def run_memoir(args: argparse.Namespace) -> int:
             f"the store {root} is the memoir folder to import: give another --store"
         )
     folder = importer.read_folder(source)
-    candidates, skipped = memoir_candidates(folder)
+    candidates, skipped = memoir_candidates(folder, FileHistory(source))
     session, newer_session = session_state(source)
     plan = make_plan(args, root, candidates, skipped, caps)
     newer = sum(1 for s in plan.skipped if s.reason == memoir_import.NEWER_VERSION)
@@ -290,8 +297,9 @@ def run_claude(args: argparse.Namespace) -> int:
     hooks = claude_import.index_hooks(folder.index.text) if folder.index is not None else {}
     candidates: list[Candidate] = []
     skipped = list(folder.skipped)
+    history = FileHistory(source)
     for note in folder.files:
-        mapped = claude_import.map_note(note, hooks)
+        mapped = claude_import.map_note(note, hooks, partial(history.dates, note.name))
         if isinstance(mapped, Skip):
             skipped.append(mapped)
         else:
@@ -307,8 +315,11 @@ def note_tally(plan: ImportPlan) -> list[str]:
 
 
 def finish(args: argparse.Namespace, plan: ImportPlan, how: str, said: list[str]) -> int:
-    """Write the plan (unless --dry-run) and report it."""
+    """Write the plan (unless --dry-run), then the new store's ignore entry, and report it."""
     backup_id = None if args.dry_run else importer.execute(plan)
+    if plan.ignore is not None and (plan.live or plan.archived):
+        if args.dry_run or backup_id is not None:
+            plan.ignored = importer.add_ignore(plan.ignore, write=not args.dry_run)
     said = said + note_tally(plan)
     if args.format == "json":
         data = importer.summary(plan)
@@ -352,6 +363,9 @@ def report_lines(
         ]
     out += [f"warning: {w}" for w in plan.warnings]
     out += said
+    out += importer.dates_lines(plan)
+    if plan.ignored:
+        out.append(f".gitignore: {plan.ignored}")
     size = f"{plural(plan.lines, 'line')}, {plan.size} bytes"
     out.append(f"{INDEX_NAME} {'would be' if dry_run else 'now'} {size}")
     if dry_run:
