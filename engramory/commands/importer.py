@@ -17,11 +17,11 @@ from functools import partial
 from pathlib import Path
 
 from engramory import automemory, backup, discovery, fsutil
-from engramory.filedates import FileHistory
 from engramory.caps import INDEX_NAME, Caps
 from engramory.commands.options import add_cap_flags, add_format_flag, caps_from_args
 from engramory.continuity.state import locked
 from engramory.errors import EXIT_OK, EngramoryError, InputMissingError, UsageError
+from engramory.filedates import FileHistory
 from engramory.interop import claude_import, importer, memoir_import
 from engramory.interop.importer import Candidate, ImportPlan, Skip, SourceFolder
 from engramory.textfmt import plural, printable
@@ -317,9 +317,9 @@ def note_tally(plan: ImportPlan) -> list[str]:
 def finish(args: argparse.Namespace, plan: ImportPlan, how: str, said: list[str]) -> int:
     """Write the plan (unless --dry-run), then the new store's ignore entry, and report it."""
     backup_id = None if args.dry_run else importer.execute(plan)
-    if plan.ignore is not None and (plan.live or plan.archived):
-        if args.dry_run or backup_id is not None:
-            plan.ignored = importer.add_ignore(plan.ignore, write=not args.dry_run)
+    wrote = bool(plan.live or plan.archived) if args.dry_run else backup_id is not None
+    if plan.ignore is not None and wrote:
+        plan.ignored = importer.add_ignore(plan.ignore, write=not args.dry_run)
     said = said + note_tally(plan)
     if args.format == "json":
         data = importer.summary(plan)

@@ -466,8 +466,7 @@ def summary(plan: ImportPlan) -> dict[str, object]:
         "index": {"lines": plan.lines, "bytes": plan.size},
         "warnings": plan.warnings,
         "dates": [
-            {"note": p.rel, "from": p.candidate.dates_from}
-            for p in plan.live + plan.archived
+            {"note": p.rel, "from": p.candidate.dates_from} for p in plan.live + plan.archived
         ],
         "gitignore": None
         if plan.ignore is None
