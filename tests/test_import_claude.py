@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
-from datetime import date, datetime
+from datetime import datetime
 from pathlib import Path
 
 import pytest
@@ -14,9 +14,9 @@ from test_import_memoir import snapshot
 
 from doctorkit import doctor, valid_store
 from engramory import automemory
+from engramory.filedates import FileDates
 from engramory.frontmatter import parse
 from engramory.interop import claude_import
-from engramory.filedates import FileDates
 from engramory.interop.importer import SourceFile
 
 CORPUS = Path(__file__).resolve().parent / "corpus" / "stores"
