@@ -319,10 +319,11 @@ def report_text(plan: Plan, dry_run: bool) -> list[str]:
         )
     out = [f"{where}: {_counts([e.memoir_type for e in entries])}" if entries else where]
     if entries:
-        kinds = [e.engramory_type or "no type" for e in entries]
+        kinds = [e.engramory_type for e in entries]
         out.append(f"  from {_counts(kinds)} (engramory_type keeps each note's own type)")
-    if plan.archived:
-        out.append(f"  including {plural(plan.archived, 'archived note')} (engramory_archived)")
+    archived = sum(1 for e in entries if e.mapping.get("engramory_archived") is True)
+    if archived:
+        out.append(f"  including {plural(archived, 'archived note')} (engramory_archived)")
     if any(e.mapping.get("project") for e in entries):
         out.append(f"  scope: repo notes carry project: {plan.project}")
     said = [(e, text) for e in entries for text in e.notes]

@@ -37,7 +37,14 @@ folder is only read, never modified.
   --undo ID           take back an import (the ID it printed)
 
 Every refusal writes nothing: an index that the pointers would take over its
-hard cap (unless --archive-overflow), a store that is the source folder."""
+hard cap (unless --archive-overflow), a store that is the source folder.
+
+Nothing is made up. A note's dates are its own (created, updated, or the
+host's modified), else its file's first and last git commit, else the file's
+modification date, never today's; the report says which, per note. Bodies
+are copied byte for byte, every frontmatter key keeps its name and value
+(originSessionId included). A store the import creates inside a git work
+tree gets the .gitignore entry engramory init adds."""
 EPILOG = """\
 examples:
   engramory import memoir ~/memoir/memory --dry-run
@@ -54,12 +61,15 @@ Read a memoir store (memoir format v0.1, data schema 1): canonical entries and
 the legacy dialect (metadata.type, originSessionId, bare files named from their
 # heading, imported as reference). lesson and preference -> feedback, decision,
 goal and next_action -> project, fact -> reference; an entry written by
-`engramory export memoir` (engramory_type) comes back as the note it was.
+`engramory export memoir` (engramory_type) comes back as the note it was:
+the same keys, values, dates (none added) and body bytes, so exporting it
+again gives the same files.
 Never brought back: hidden decisions, [purged] entries, goals and next actions
 done (done_at not earlier than set_on/added). Unknown types are listed; an
 entry or session.json with a schema version newer than 1 is not interpreted.
 session.json is otherwise ignored: Engramory keeps no separate working set.
-Lists and mappings become one-line values (tags: a, b; origin_session_id).
+Lists and mappings become one-line values (tags: a, b; origin.session_id ->
+origin_session_id); a legacy originSessionId keeps its name.
 Name collisions with notes of the store (live or archived, any case) are
 skipped and listed, never overwritten."""
 MEMOIR_EPILOG = """\
@@ -70,11 +80,13 @@ examples:
 CLAUDE_DESCRIPTION = """\
 Adopt Claude Code's auto-memory folder (default: the current project's, under
 $CLAUDE_CONFIG_DIR or ~/.claude, projects/<encoded project path>/memory/):
-each note copied with metadata.type flattened to type, originSessionId kept
-(engramory trace --show opens that session), created/updated taken from the
-file's modification date when the note has none (the host records none), and
-a pointer per note (the host index's title and hook kept). The folder is never
-modified. Refused when the store is that folder itself (adopted already with
+each note copied with metadata.type flattened to type, originSessionId,
+modified and every other key kept (engramory trace --show opens that
+session), the body byte for byte, created/updated from the note's modified
+when it has no dates (the host records none), else the file's first and
+last git commit, else its modification date (never today's: then none), and
+a pointer per note (the host index's title and hook kept). The folder is
+never modified. Refused when the store is that folder itself (adopted already with
 engramory init claude --native)."""
 CLAUDE_EPILOG = """\
 examples:

@@ -19,7 +19,7 @@ import os
 import stat
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from datetime import date, datetime
+from datetime import date
 from pathlib import Path
 
 from engramory import backup, discovery, filedates, fsutil, notewrite, secrets
@@ -510,16 +510,6 @@ class SourceFile:
     def stem(self) -> str:
         """The file name without ``.md``."""
         return self.name[:-3]
-
-    @property
-    def day(self) -> str:
-        """The modification date, ``YYYY-MM-DD`` (local time)."""
-        return datetime.fromtimestamp(self.mtime).date().isoformat()
-
-    @property
-    def stamp(self) -> str:
-        """The modification time as a sortable ISO date-time (local time)."""
-        return datetime.fromtimestamp(self.mtime).isoformat()
 
 
 @dataclass

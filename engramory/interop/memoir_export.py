@@ -92,7 +92,7 @@ class Entry:
     file_name: str
     mapping: dict[str, object]
     body: str
-    engramory_type: str | None
+    engramory_type: str
     notes: list[str] = field(default_factory=list)
 
     @property
