@@ -103,3 +103,13 @@ def test_a_symlinked_gitignore_is_left_alone_and_said(cli, tmp_path: Path) -> No
     assert result.code == 0, result
     assert target.read_bytes() == b"y/\n" and (repo / ".gitignore").is_symlink()
     assert "add /mem/ to it yourself" in result.out
+
+
+def test_an_existing_folder_without_an_index_becomes_a_store_and_is_ignored(
+    cli, tmp_path: Path
+) -> None:
+    repo = repository(tmp_path / "repo")
+    (repo / "memory").mkdir()
+    result = cli("import", "memoir", str(memoir(tmp_path)), "--store", str(repo / "memory"))
+    assert result.code == 0, result
+    assert (repo / ".gitignore").read_text(encoding="utf-8").endswith("\n/memory/\n")

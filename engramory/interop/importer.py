@@ -319,7 +319,7 @@ def make_plan(
         live = [p for p in kept if id(p) in chosen]
         archived += [archived_copy(p) for p in kept if id(p) not in chosen]
     new_index = index_with(base, [pointer_of(p) for p in live])
-    ignore = None if store_exists else store_ignore(root)
+    ignore = store_ignore(root) if index is None else None  # the import creates the store
     return ImportPlan(
         root,
         store_exists,
@@ -365,7 +365,8 @@ def add_ignore(ignore: StoreIgnore, write: bool = True) -> str:
         if stat.S_ISLNK(mode) or not stat.S_ISREG(mode):
             return f"{path} is a symlink or not a regular file: add {entry} to it yourself"
         try:
-            text = fsutil.read_bounded(path, GITIGNORE_LIMIT).decode("utf-8")
+            raw = fsutil.read_bounded_stat(path, GITIGNORE_LIMIT, follow_symlinks=False)[0]
+            text = raw.decode("utf-8")
         except (OSError, UnicodeDecodeError) as exc:
             why = fsutil.os_error_text(exc) if isinstance(exc, OSError) else "not UTF-8"
             return f"cannot read {path} ({why}): add {entry} to it yourself"
