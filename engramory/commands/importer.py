@@ -86,8 +86,8 @@ session), the body byte for byte, created/updated from the note's modified
 when it has no dates (the host records none), else the file's first and
 last git commit, else its modification date (never today's: then none), and
 a pointer per note (the host index's title and hook kept). The folder is
-never modified. Refused when the store is that folder itself (adopted already with
-engramory init claude --native)."""
+never modified. Refused when the store is that folder itself (adopted
+already with engramory init claude --native)."""
 CLAUDE_EPILOG = """\
 examples:
   engramory import claude-memory --dry-run
