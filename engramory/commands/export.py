@@ -82,8 +82,9 @@ examples:
   engramory export memoir out/ --include-archive --dry-run
   engramory export memoir out/ --format json
 
-exit codes: 0 exported (skipped notes are listed), 1 refused or nothing to export
-            (nothing written), 64 usage error, 66 store missing or unreadable"""
+exit codes: 0 exported (skipped notes are listed), 1 refused or nothing to
+            export (nothing written), 64 usage error, 66 store missing or
+            unreadable"""
 
 READ_PROBLEMS = {
     ESCAPES: "it is a symlink leading out of the store: not read",
