@@ -23,6 +23,7 @@ MTIME = "mtime"
 NONE = "none"
 GIT_TIMEOUT = 10  # seconds for one git call
 GIT_BUDGET = 120  # seconds for every git call of one history; past it, no more dates from git
+NOT_IN_GIT = "not in a git work tree, or git is missing"
 
 
 @dataclass(frozen=True)
@@ -68,7 +69,7 @@ class FileHistory:
         if self.in_git is None:
             self.in_git = self._git("rev-parse", "--is-inside-work-tree") == ["true"]
         if not self.in_git:
-            return FileDates(why="not in a git work tree (or git is missing)")
+            return FileDates(why=NOT_IN_GIT)
         found = self._git(
             "log", "--follow", "--no-textconv", "--no-ext-diff", "--date=short", "--format=%ad",
             "--", rel,
