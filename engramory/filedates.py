@@ -2,10 +2,12 @@
 
 A note that records no date can still be dated from its history: the first
 and last commit that touched it (git, run without a shell, with a timeout per
-call and a budget per run), else its modification time -- unless that is
-today, which says when the file was copied, not when the fact was written.
+call and a budget per run, no external diff, text conversion, fsmonitor or
+signature program), else its modification time -- unless that is today,
+which says when the file was copied, not when the fact was written.
 :class:`FileHistory` tries the sources in the order it is given and says
-which one answered (or why none did), so a command can report it.
+which one answered (or why none did), so a command can report it: ``fix``
+fills a missing date with it, ``import`` dates a note that has none.
 """
 
 from __future__ import annotations
@@ -96,7 +98,9 @@ class FileHistory:
             return None
         env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
         env.update({"GIT_TERMINAL_PROMPT": "0", "GIT_OPTIONAL_LOCKS": "0", "LC_ALL": "C"})
-        command = [GIT, "--literal-pathspecs", "-c", "core.fsmonitor=false", *arguments]
+        # The folder may come from anyone: no repository setting may run a program.
+        command = [GIT, "--literal-pathspecs", "-c", "core.fsmonitor=false"]
+        command += ["-c", "log.showSignature=false", *arguments]
         started = time.monotonic()
         try:
             done = subprocess.run(
