@@ -99,9 +99,8 @@ def chosen_dates(
     for the other when only one is known), else the source file's (``lookup``, called only
     then), else none. Never today's date unless a record says so."""
     if created or updated:
-        return {"created": created or updated or "", "updated": updated or created or ""}, (
-            DATES_ENTRY
-        )
+        first = created or updated or ""
+        return {"created": first, "updated": updated or first}, DATES_ENTRY
     found = lookup()
     if found.first is None or found.last is None:
         return {}, filedates.NONE
