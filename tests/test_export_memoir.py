@@ -19,7 +19,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from conftest import EXAMPLE_STORE, REPO
-from doctorkit import make_store, note
+from doctorkit import doctor, make_store, note
 from engramory import fsutil
 from engramory.frontmatter import parse
 from engramory.interop import memoir_export
@@ -88,7 +88,10 @@ def test_every_exported_entry_is_a_valid_canonical_memoir_entry(
     cli, validator, store: Path, tmp_path: Path
 ) -> None:
     out = tmp_path / "out"
-    report = export_json(cli, store, out, "--include-archive")
+    result = export(cli, store, out, "--include-archive", "--format", "json")
+    report = json.loads(result.out)
+    assert result.code == (1 if report["nothing_to_export"] else 0), result
+    assert out.exists() != report["nothing_to_export"]  # nothing to write: DIR not created
     notes = live_notes(store)
     exported = entries(out) if out.exists() else {}
     # Nothing lost silently: every live note is exported or listed with a reason.
@@ -178,14 +181,48 @@ def test_a_native_dialect_store_without_dates_still_exports(cli, validator, tmp_
         assert not list(validator.iter_errors(mapping))
 
 
-def test_a_bare_file_exports_as_a_fact_named_by_its_file(cli, tmp_path: Path) -> None:
-    store = make_store(tmp_path / "store", {"loose.md": "# Loose\n\nA fact.\n"})
+def test_notes_the_doctor_finds_without_their_frontmatter_are_skipped_never_made_up(
+    cli, tmp_path: Path
+) -> None:
+    files = {
+        "good.md": note("good"),
+        "loose.md": "# Loose\n\nA fact.\n",  # no frontmatter
+        "blank-first.md": "\n---\nname: b\ndescription: d\ntype: user\n---\nb\n",  # none either
+        "noname.md": "---\ndescription: d\ntype: user\n---\nx\n",
+        "nodesc.md": "---\nname: nodesc\ndescription:   \ntype: user\n---\nx\n",
+        "notype.md": "---\nname: notype\ndescription: d\n---\nx\n",
+    }
+    store = make_store(tmp_path / "store", files)
     out = tmp_path / "out"
     report = export_json(cli, store, out)
-    mapping, body = entries(out)["loose.md"]
-    assert mapping == {"type": "fact", "name": "loose", "origin": {"tool": "engramory"}}
-    assert body == "# Loose\n\nA fact.\n"
-    assert report["entries"][0]["notes"] == ["no name: the file name is the entry's name"]
+    assert sorted(p.name for p in out.iterdir()) == ["good.md"]
+    reasons = {s["note"]: s["reason"] for s in report["skipped"]}
+    assert (
+        "[no-frontmatter]" in reasons["loose.md"]
+        and "[no-frontmatter]" in reasons["blank-first.md"]
+    )
+    assert reasons["noname.md"].startswith("name missing or empty [missing-field]")
+    assert reasons["nodesc.md"].startswith("description missing or empty [missing-field]")
+    assert reasons["notype.md"].startswith("type missing or empty [missing-field]")
+    # The same notes the doctor reports with a frontmatter error, no more, no fewer.
+    frontmatter_rules = {"no-frontmatter", "missing-field", "frontmatter-syntax", "invalid-type"}
+    flagged = {f.path for f in doctor(store).findings if f.rule in frontmatter_rules}
+    assert flagged == set(reasons)
+
+
+def test_an_export_with_nothing_to_write_exits_1_and_creates_nothing(cli, tmp_path: Path) -> None:
+    store = make_store(tmp_path / "store", {"loose.md": "# Loose\n\nA fact.\n"})
+    out = tmp_path / "new" / "out"
+    result = export(cli, store, out)
+    assert result.code == 1, result
+    assert "nothing to export" in result.out and "loose.md" in result.out
+    assert "exported" not in result.out
+    assert not (tmp_path / "new").exists()  # not even the destination folder
+    as_json = export(cli, store, out, "--format", "json")
+    assert as_json.code == 1 and json.loads(as_json.out)["nothing_to_export"] is True
+    empty = make_store(tmp_path / "empty", {})
+    assert export(cli, empty, out).code == 1 and not (tmp_path / "new").exists()
+    assert export(cli, store, out, "--dry-run").code == 1
 
 
 def test_a_feedback_note_without_how_to_apply_becomes_a_fact(cli, tmp_path: Path) -> None:

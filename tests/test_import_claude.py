@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
-from datetime import date, datetime
+from datetime import datetime
 from pathlib import Path
 
 import pytest
@@ -14,6 +14,7 @@ from test_import_memoir import snapshot
 
 from doctorkit import doctor, valid_store
 from engramory import automemory
+from engramory.filedates import FileDates
 from engramory.frontmatter import parse
 from engramory.interop import claude_import
 from engramory.interop.importer import SourceFile
@@ -64,8 +65,8 @@ def test_native_store_adopted_note_for_note(cli, tmp_path: Path, corpus_store: P
             for key in ("originSessionId", "node_type"):
                 assert fields.get(key) == parse(original).fields.get(key)
         else:
-            assert (store / name).read_text(encoding="utf-8").endswith(original)
-    assert any("modification date" in n for n in report["notes_said"])
+            assert body_of((store / name).read_text(encoding="utf-8")) == original
+    assert {d["from"] for d in report["dates"]} == {"mtime"}
 
 
 def test_nested_type_flattened_and_host_hooks_kept(cli, tmp_path: Path) -> None:
@@ -186,10 +187,11 @@ def test_index_hooks_read_the_host_lines() -> None:
 
 def test_map_note_reads_memoir_types_and_keeps_order() -> None:
     note = SourceFile("lesson_a.md", "---\nname: a\ntype: lesson\nmodified: x\n---\nbody\n", MTIME)
-    mapped = claude_import.map_note(note, {})
+    mapped = claude_import.map_note(note, {}, lambda: FileDates("2026-03-01", "2026-03-04", "git"))
     assert mapped.note_type == "feedback"
     assert list(mapped.fields) == ["name", "description", "type", "created", "updated", "modified"]
-    assert mapped.fields["created"] == date(2026, 3, 4).isoformat()
+    assert (mapped.fields["created"], mapped.fields["updated"]) == ("2026-03-01", "2026-03-04")
+    assert mapped.fields["modified"] == "x" and mapped.dates_from == "git"
 
 
 def test_a_secret_in_the_host_index_hook_is_not_copied(cli, tmp_path: Path) -> None:

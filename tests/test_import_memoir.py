@@ -6,12 +6,14 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+from datetime import datetime
 from pathlib import Path
 
 import pytest
 
 from doctorkit import doctor, make_store, note, valid_store
 from engramory import backup, fsutil
+from engramory.filedates import FileDates
 from engramory.frontmatter import parse
 from engramory.interop import memoir_import
 from engramory.interop.importer import Candidate, Skip
@@ -164,10 +166,17 @@ def errors(root: Path) -> list[str]:
     return [f"{f.path}: {f.rule}" for f in doctor(root).findings if f.severity == "error"]
 
 
+# The entry files' modification time: what an entry without dates of its own is dated from.
+FILE_DAY = "2026-04-07"
+FILE_TIME = datetime(2026, 4, 7, 12, 0, 0).timestamp()
+
+
 @pytest.fixture
 def memoir(tmp_path: Path) -> Path:
     source = write_tree(tmp_path / "memoir", ENTRIES)
     (source / "session.json").write_text('{"version": 1, "current": {}}', encoding="utf-8")
+    for path in source.iterdir():
+        os.utime(path, (FILE_TIME, FILE_TIME))
     return source
 
 
@@ -232,12 +241,18 @@ def test_hand_written_store_imports_as_the_rules_say(cli, memoir: Path, tmp_path
     assert fields_of(store / "next_action_retry.md")["created"] == "2026-06-12"
 
     legacy = fields_of(store / "legacy_feedback.md")
-    assert legacy["type"] == "feedback" and legacy["origin_session_id"] == "1b2c3d"
-    assert "metadata" not in legacy
+    assert legacy["type"] == "feedback" and legacy["originSessionId"] == "1b2c3d"
+    assert legacy["node_type"] == "memory" and "metadata" not in legacy
+    assert legacy["created"] == legacy["updated"] == FILE_DAY  # the file's, not today's
 
     bare = fields_of(store / "bare.md")
     assert bare["type"] == "reference" and bare["description"] == "Notes on the deploy pipeline"
-    assert (store / "bare.md").read_text(encoding="utf-8").endswith(ENTRIES["bare.md"])
+    assert bare["created"] == bare["updated"] == FILE_DAY
+    text = (store / "bare.md").read_text(encoding="utf-8")
+    assert parse(text).body == ENTRIES["bare.md"]  # byte for byte: no blank line added
+    dates = {d["note"]: d["from"] for d in report["dates"]}
+    assert dates["bare.md"] == dates["legacy_feedback.md"] == "mtime"
+    assert dates["fact_staging.md"] == "entry"
 
     index = (store / "MEMORY.md").read_text(encoding="utf-8")
     assert "- [Staging API endpoints](fact_staging.md) — Base URLs" in index
@@ -437,8 +452,12 @@ def test_symlink_and_fifo_in_the_source_are_not_followed(cli, tmp_path: Path) ->
 # The mapping as pure functions.
 
 
+def file_dates() -> FileDates:
+    return FileDates("2026-01-02", "2026-01-03", "git")
+
+
 def mapped(meta: dict[str, object] | None, body: str = "\nBody.\n") -> Candidate | Skip:
-    return memoir_import.map_entry("x", meta, body, "2026-01-02", "x.md")
+    return memoir_import.map_entry("x", meta, body, file_dates, "x.md")
 
 
 def test_engramory_type_wins_and_export_fields_are_dropped() -> None:
@@ -483,18 +502,37 @@ def test_done_at_before_added_is_a_revival_and_comes_back() -> None:
 
 def test_legacy_top_level_origin_session_id_and_bad_version() -> None:
     result = mapped({"type": "user", "name": "u", "originSessionId": "s1"})
-    assert isinstance(result, Candidate) and result.fields["origin_session_id"] == "s1"
+    assert isinstance(result, Candidate) and result.fields["originSessionId"] == "s1"
+    assert "origin_session_id" not in result.fields
     bad = mapped({"type": "fact", "name": "f", "schema_version": "two"})
     assert isinstance(bad, Skip) and bad.reason == "invalid"
     ok = mapped({"type": "fact", "name": "f", "schema_version": 1})
     assert isinstance(ok, Candidate) and "schema_version" not in ok.fields
 
 
-def test_entry_without_dates_takes_the_file_date() -> None:
+def test_entry_without_dates_takes_the_file_dates() -> None:
     result = mapped({"type": "fact", "name": "f", "description": "d"})
     assert isinstance(result, Candidate)
-    assert result.fields["created"] == result.fields["updated"] == "2026-01-02"
-    assert any("from the file" in n for n in result.notes)
+    assert (result.fields["created"], result.fields["updated"]) == ("2026-01-02", "2026-01-03")
+    assert result.dates_from == "git"
+
+
+def test_entry_dates_win_and_the_file_is_not_asked() -> None:
+    def never() -> FileDates:
+        raise AssertionError("the file's dates were looked up")
+
+    native = {"type": "fact", "name": "f", "metadata": {"modified": "2026-07-22T03:31:59.211Z"}}
+    result = memoir_import.map_entry("x", native, "b\n", never, "x.md")
+    assert isinstance(result, Candidate) and result.dates_from == "entry"
+    assert (result.fields["created"], result.fields["updated"]) == ("2026-07-22", "2026-07-22")
+    assert result.fields["modified"] == "2026-07-22T03:31:59.211Z"  # kept, name and value
+
+
+def test_no_date_anywhere_writes_none() -> None:
+    result = memoir_import.map_entry("x", None, "# T\n", lambda: FileDates(why="no"), "x.md")
+    assert isinstance(result, Candidate) and result.dates_from == "none"
+    assert "created" not in result.fields and "updated" not in result.fields
+    assert result.body == "# T\n"
 
 
 def test_make_store_helper_index_is_untouched_by_a_skip_only_import(cli, tmp_path: Path) -> None:

@@ -25,7 +25,7 @@ from engramory.commands.options import (
     profile_from_args,
     say_profile,
 )
-from engramory.errors import EXIT_OK, EngramoryError, UsageError
+from engramory.errors import EXIT_FINDINGS, EXIT_OK, EngramoryError, UsageError
 from engramory.frontmatter import parse
 from engramory.interop import memoir_export
 from engramory.interop.memoir_export import Entry, Skip, SourceNote
@@ -63,19 +63,24 @@ keeping the note's file name so that [[wikilinks]] still resolve:
   reference -> fact    (source <- the first URL or path in the body)
   project   -> goal    (set_on <- created)
 Every entry keeps name, description, created and updated (a note without
-dates is exported without them), and carries engramory_type (the note's type)
-and origin: {tool: engramory}; scope: repo becomes project: NAME, scope:
-global no project. Values are written in memoir's YAML subset, quoted where
-YAML needs it. Archived notes only with --include-archive (then with
-engramory_archived: true).
+dates is exported without them: no value is made up), every other field
+under its own name (originSessionId as origin: session_id), the body byte for
+byte, and carries engramory_type (the note's type) and origin: {tool:
+engramory}; scope: repo becomes project: NAME, scope: global no project.
+Values are written in memoir's YAML subset, quoted where YAML needs it.
+Archived notes only with --include-archive (then with engramory_archived: true).
+`engramory import memoir DIR` gives the notes back as they were.
 
 Refuses, writing nothing (exit 1): a target file that already exists in DIR,
-DIR inside the store, DIR not a directory. Skipped and listed (the rest is
-exported, exit 0): a note with a frontmatter syntax error, an invalid type or
-date (2026-02-30), a field memoir's YAML cannot hold, a value holding both
-quote kinds where it needs quoting, a note that is not valid UTF-8, cannot be
-read or leads out of the store. A note that holds what looks like a secret is
-exported (it is your data) and named in a warning, its value never shown."""
+DIR inside the store, DIR not a directory, no note to export (DIR is not
+even created). Skipped and listed (the rest is exported, exit 0): every note
+the doctor reports with a frontmatter error (no frontmatter; a missing or
+empty name, description or type; a syntax error or repeated key; an invalid
+type or date such as 2026-02-30), a field memoir's YAML cannot hold, a value
+holding both quote kinds where it needs quoting, a note that is not valid
+UTF-8, cannot be read or leads out of the store. A note that holds what looks
+like a secret is exported (it is your data) and named in a warning, its value
+never shown."""
 MEMOIR_EPILOG = """\
 examples:
   engramory export memoir ~/memoir-export
@@ -84,8 +89,9 @@ examples:
   engramory export memoir out/ --format json
   engramory export memoir out/ --store ~/crm-memory --native   # named as claude-native
 
-exit codes: 0 exported (skipped notes are listed), 1 refused (nothing written),
-            64 usage error, 66 store missing or unreadable"""
+exit codes: 0 exported (skipped notes are listed), 1 refused or nothing to
+            export (nothing written), 64 usage error, 66 store missing or
+            unreadable"""
 
 READ_PROBLEMS = {
     ESCAPES: "it is a symlink leading out of the store: not read",
@@ -306,12 +312,18 @@ def report_text(plan: Plan, dry_run: bool) -> list[str]:
     entries = [entry for entry, _ in plan.entries]
     verb = "would export" if dry_run else "exported"
     where = f"{verb} {plural(len(entries), 'note')} to {plan.directory}"
+    if not entries:
+        where = (
+            f"nothing to export from {plan.root}: no note can be written as a memoir entry; "
+            f"{plan.directory} was not created or changed"
+        )
     out = [f"{where}: {_counts([e.memoir_type for e in entries])}" if entries else where]
     if entries:
-        kinds = [e.engramory_type or "no type" for e in entries]
+        kinds = [e.engramory_type for e in entries]
         out.append(f"  from {_counts(kinds)} (engramory_type keeps each note's own type)")
-    if plan.archived:
-        out.append(f"  including {plural(plan.archived, 'archived note')} (engramory_archived)")
+    archived = sum(1 for e in entries if e.mapping.get("engramory_archived") is True)
+    if archived:
+        out.append(f"  including {plural(archived, 'archived note')} (engramory_archived)")
     if any(e.mapping.get("project") for e in entries):
         out.append(f"  scope: repo notes carry project: {plan.project}")
     said = [(e, text) for e in entries for text in e.notes]
@@ -327,7 +339,7 @@ def report_text(plan: Plan, dry_run: bool) -> list[str]:
             "(exported all the same: it is your data; review them before you share the export):"
         )
         out += [f"  {rel}: {what}" for rel, what in plan.secret_notes]
-    if dry_run:
+    if dry_run and entries:
         out.append("(nothing written: --dry-run)")
     return out
 
@@ -353,6 +365,7 @@ def report_json(plan: Plan, dry_run: bool) -> dict[str, object]:
         ],
         "skipped": [{"note": s.rel, "reason": s.reason} for s in plan.skipped],
         "secrets": [{"note": rel, "found": what} for rel, what in plan.secret_notes],
+        "nothing_to_export": not entries,
     }
 
 
@@ -368,14 +381,15 @@ def run_memoir(args: argparse.Namespace) -> int:
     plan = make_plan(args, root)
     if not args.dry_run and plan.entries:
         write(plan)
+    code = EXIT_OK if plan.entries else EXIT_FINDINGS
     if args.format == "json":
         say_profile(choice, machine=True)
         report = {**report_json(plan, bool(args.dry_run)), **choice.as_json()}
         print(json.dumps(report, ensure_ascii=False))
-        return EXIT_OK
+        return code
     if location.discovered:
         print(printable(f"store {root} ({location.source})"))
     say_profile(choice)
     for line in report_text(plan, bool(args.dry_run)):
         print(printable(line))
-    return EXIT_OK
+    return code

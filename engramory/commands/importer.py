@@ -14,6 +14,7 @@ import json
 import os
 import shlex
 import stat
+from functools import partial
 from pathlib import Path
 
 from engramory import automemory, backup, discovery, fsutil, undo
@@ -27,6 +28,7 @@ from engramory.commands.options import (
     say_profile,
 )
 from engramory.errors import EXIT_OK, EngramoryError, InputMissingError, UsageError
+from engramory.filedates import FileHistory
 from engramory.interop import claude_import, importer, memoir_import
 from engramory.interop.importer import Candidate, ImportPlan, Skip, SourceFolder
 from engramory.textfmt import plural, printable
@@ -43,7 +45,14 @@ folder is only read, never modified.
                       file changed since, unless --force (which backs it up first)
 
 Every refusal writes nothing: an index that the pointers would take over its
-hard cap (unless --archive-overflow), a store that is the source folder."""
+hard cap (unless --archive-overflow), a store that is the source folder.
+
+Nothing is made up. A note's dates are its own (created, updated, or the
+host's modified), else its file's first and last git commit, else the file's
+modification date, never today's; the report says which, per note. Bodies
+are copied byte for byte, every frontmatter key keeps its name and value
+(originSessionId included). A store the import creates inside a git work
+tree gets the .gitignore entry engramory init adds."""
 EPILOG = """\
 examples:
   engramory import memoir ~/memoir/memory --dry-run
@@ -60,12 +69,15 @@ Read a memoir store (memoir format v0.1, data schema 1): canonical entries and
 the legacy dialect (metadata.type, originSessionId, bare files named from their
 # heading, imported as reference). lesson and preference -> feedback, decision,
 goal and next_action -> project, fact -> reference; an entry written by
-`engramory export memoir` (engramory_type) comes back as the note it was.
+`engramory export memoir` (engramory_type) comes back as the note it was:
+the same keys, values, dates (none added) and body bytes, so exporting it
+again gives the same files.
 Never brought back: hidden decisions, [purged] entries, goals and next actions
 done (done_at not earlier than set_on/added). Unknown types are listed; an
 entry or session.json with a schema version newer than 1 is not interpreted.
 session.json is otherwise ignored: Engramory keeps no separate working set.
-Lists and mappings become one-line values (tags: a, b; origin_session_id).
+Lists and mappings become one-line values (tags: a, b; origin.session_id ->
+origin_session_id); a legacy originSessionId keeps its name.
 Name collisions with notes of the store (live or archived, any case) are
 skipped and listed, never overwritten."""
 MEMOIR_EPILOG = """\
@@ -77,12 +89,14 @@ examples:
 CLAUDE_DESCRIPTION = """\
 Adopt Claude Code's auto-memory folder (default: the current project's, under
 $CLAUDE_CONFIG_DIR or ~/.claude, projects/<encoded project path>/memory/):
-each note copied with metadata.type flattened to type, originSessionId kept
-(engramory trace --show opens that session), created/updated taken from the
-file's modification date when the note has none (the host records none), and
-a pointer per note (the host index's title and hook kept). The folder is never
-modified. Refused when the store is that folder itself (adopted already with
-engramory init claude --native)."""
+each note copied with metadata.type flattened to type, originSessionId,
+modified and every other key kept (engramory trace --show opens that
+session), the body byte for byte, created/updated from the note's modified
+when it has no dates (the host records none), else the file's first and
+last git commit, else its modification date (never today's: then none), and
+a pointer per note (the host index's title and hook kept). The folder is
+never modified. Refused when the store is that folder itself (adopted
+already with engramory init claude --native)."""
 CLAUDE_EPILOG = """\
 examples:
   engramory import claude-memory --dry-run
@@ -195,8 +209,11 @@ def make_plan(
     )
 
 
-def memoir_candidates(folder: SourceFolder) -> tuple[list[Candidate], list[Skip]]:
-    """Every entry file of a memoir store mapped (or skipped)."""
+def memoir_candidates(
+    folder: SourceFolder, history: FileHistory
+) -> tuple[list[Candidate], list[Skip]]:
+    """Every entry file of a memoir store mapped (or skipped); ``history`` dates the entry
+    files that carry no date of their own."""
     from engramory.interop.memoir_yaml import (  # noqa: PLC0415 - only for memoir
         MemoirSyntaxError,
         parse_frontmatter,
@@ -214,7 +231,9 @@ def memoir_candidates(folder: SourceFolder) -> tuple[list[Candidate], list[Skip]
         except MemoirSyntaxError as exc:
             skipped.append(Skip(source.name, MEMOIR_SYNTAX, f"line {exc.line}: {exc}"))
             continue
-        mapped = memoir_import.map_entry(source.stem, meta, body, source.day, source.name)
+        mapped = memoir_import.map_entry(
+            source.stem, meta, body, partial(history.dates, source.name), source.name
+        )
         if isinstance(mapped, Skip):
             skipped.append(mapped)
         else:
@@ -260,7 +279,7 @@ def run_memoir(args: argparse.Namespace) -> int:
             f"the store {root} is the memoir folder to import: give another --store"
         )
     folder = importer.read_folder(source)
-    candidates, skipped = memoir_candidates(folder)
+    candidates, skipped = memoir_candidates(folder, FileHistory(source))
     session, newer_session = session_state(source)
     plan = make_plan(args, root, candidates, skipped, caps)
     newer = sum(1 for s in plan.skipped if s.reason == memoir_import.NEWER_VERSION)
@@ -303,8 +322,9 @@ def run_claude(args: argparse.Namespace) -> int:
     hooks = claude_import.index_hooks(folder.index.text) if folder.index is not None else {}
     candidates: list[Candidate] = []
     skipped = list(folder.skipped)
+    history = FileHistory(source)
     for note in folder.files:
-        mapped = claude_import.map_note(note, hooks)
+        mapped = claude_import.map_note(note, hooks, partial(history.dates, note.name))
         if isinstance(mapped, Skip):
             skipped.append(mapped)
         else:
@@ -320,8 +340,8 @@ def note_tally(plan: ImportPlan) -> list[str]:
 
 
 def finish(args: argparse.Namespace, plan: ImportPlan, how: str, said: list[str]) -> int:
-    """Write the plan (unless --dry-run) and report it, with the target store's profile (as it
-    was before the import)."""
+    """Write the plan (unless --dry-run), then the new store's ignore entry, and report it,
+    with the target store's profile (as it was before the import)."""
     choice = profile_from_args(args, plan.root)
     if args.format == "json":
         say_profile(choice, machine=True)
@@ -329,6 +349,9 @@ def finish(args: argparse.Namespace, plan: ImportPlan, how: str, said: list[str]
         "import", f" --store {shlex.quote(plan.root)}", to_stderr=args.format == "json"
     )
     backup_id = None if args.dry_run else importer.execute(plan, announce)
+    wrote = bool(plan.live or plan.archived) if args.dry_run else backup_id is not None
+    if plan.ignore is not None and wrote:
+        plan.ignored = importer.add_ignore(plan.ignore, write=not args.dry_run)
     said = said + note_tally(plan)
     if args.format == "json":
         data = importer.summary(plan)
@@ -373,6 +396,9 @@ def report_lines(plan: ImportPlan, how: str, said: list[str], dry_run: bool) -> 
         ]
     out += [f"warning: {w}" for w in plan.warnings]
     out += said
+    out += importer.dates_lines(plan)
+    if plan.ignored:
+        out.append(f".gitignore: {plan.ignored}")
     size = f"{plural(plan.lines, 'line')}, {plan.size} bytes"
     out.append(f"{INDEX_NAME} {'would be' if dry_run else 'now'} {size}")
     if dry_run:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+STORE_IGNORE_COMMENT = "# Engramory memory store (plain text, machine-local: never commit it)"
 ABSENT = "absent"
 PRESENT = "present"
 DAMAGED = "damaged"
@@ -245,6 +246,16 @@ def has_gitignore_entry(text: str, relative: str) -> bool:
 def add_gitignore_entry(text: str, relative: str, comment: str) -> str:
     """``text`` with the store's ignore entry (and a comment line) appended."""
     return add_ignore_rule(text, gitignore_entry(relative), comment)
+
+
+def ignore_store(text: str, relative: str) -> tuple[str, str]:
+    """``(text, what was done)``: ``text`` with the entry that ignores the store at
+    ``relative`` (and :data:`STORE_IGNORE_COMMENT` above it), unchanged when a line already
+    ignores it. What ``engramory init`` and an import that creates a store both add."""
+    if has_gitignore_entry(text, relative):
+        return text, f"already ignores {relative}/"
+    new = add_gitignore_entry(text, relative, STORE_IGNORE_COMMENT)
+    return new, f"ignore {gitignore_entry(relative)}"
 
 
 def has_ignore_rule(text: str, rule: str, comment: str) -> bool:

@@ -47,7 +47,6 @@ from engramory.textfmt import plural
 SKILL_FILES = ("SKILL.md", "rules-snippet.md", "PORTING.md", "AGENT-SETUP.md", "LICENSE")
 SKILL_DIRS = ("templates",)
 SKILL_FINGERPRINT = ("SKILL.md", "rules-snippet.md", "AGENT-SETUP.md")
-GITIGNORE_COMMENT = "# Engramory memory store (plain text, machine-local: never commit it)"
 
 
 PAST = {
@@ -506,10 +505,7 @@ def _store_ignore(layout: Layout) -> IgnoreEdit | str | None:
     relative = layout.store.relative_to(layout.root).as_posix()
 
     def edit(text: str) -> tuple[str, str]:
-        if managed.has_gitignore_entry(text, relative):
-            return text, f"already ignores {relative}/"
-        new = managed.add_gitignore_entry(text, relative, GITIGNORE_COMMENT)
-        return new, f"ignore {managed.gitignore_entry(relative)}"
+        return managed.ignore_store(text, relative)
 
     return edit
 

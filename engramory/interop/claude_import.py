@@ -5,10 +5,13 @@ nest ``type`` and ``originSessionId`` under ``metadata:`` -- and no dates
 (research/claude-native-memory.md §3). Engramory's frontmatter parser ignores
 indentation, so the nested keys already read as plain ones: the note is
 rewritten with ``type`` at the top level, the ``metadata:`` header dropped,
-``originSessionId`` and every other key kept as it was, ``created``/``updated``
-from the file's modification date when the note has none, and the body
-byte for byte. The pointer keeps the host index's title and hook for the file
-when it has a line for it.
+``originSessionId``, ``modified`` and every other key kept under its own name
+with its value, and the body byte for byte (a file without frontmatter too).
+``created``/``updated`` come from the note (``modified``, the host's, stands for
+``updated``), else from the file's first and last git commit, else from its
+modification date -- never today's -- and the candidate says which. The
+pointer keeps the host index's title and hook for the file when it has a line
+for it.
 """
 
 from __future__ import annotations
@@ -20,11 +23,17 @@ from engramory.frontmatter import (
     UNCLOSED_QUOTE,
     parse,
 )
-from engramory.interop.importer import Candidate, Skip, SourceFile
-from engramory.interop.memoir_import import TYPE_MAP, first_heading, one_line
+from engramory.interop.importer import (
+    DATES_ENTRY,
+    Candidate,
+    DateLookup,
+    Skip,
+    SourceFile,
+    chosen_dates,
+)
+from engramory.interop.memoir_import import TYPE_MAP, as_date, first_heading, one_line
 
 FRONTMATTER_ERROR = "frontmatter-error"
-FROM_FILE = "no dates in the note: created/updated from the file's modification date"
 NESTED_HEADER = "metadata"
 # Problems that still leave every value readable (best effort): the note is imported.
 TOLERATED = frozenset({STRAY_QUOTE, UNCLOSED_QUOTE, DUPLICATE_KEY})
@@ -78,8 +87,11 @@ def index_hooks(index_text: str) -> dict[str, tuple[str, str]]:
     return hooks
 
 
-def map_note(source: SourceFile, hooks: dict[str, tuple[str, str]]) -> Candidate | Skip:
-    """One note of the host's folder as a note to import, or why it is not."""
+def map_note(
+    source: SourceFile, hooks: dict[str, tuple[str, str]], lookup: DateLookup
+) -> Candidate | Skip:
+    """One note of the host's folder as a note to import, or why it is not. ``lookup``: the
+    file's dates (git, else its modification date), asked only when the note has none."""
     parsed = parse(source.text)
     fatal = [p for p in parsed.problems if p.kind not in TOLERATED]
     if fatal:
@@ -97,7 +109,7 @@ def map_note(source: SourceFile, hooks: dict[str, tuple[str, str]]) -> Candidate
         )
     if not parsed.present:
         given = {}
-        body = source.text if source.text.startswith("\n") else "\n" + source.text
+        body = source.text
         heading = first_heading(source.text)
         notes.append("no frontmatter: name and description from the file and its # heading")
     else:
@@ -121,11 +133,13 @@ def map_note(source: SourceFile, hooks: dict[str, tuple[str, str]]) -> Candidate
     fields = {"name": name, "description": description, "type": note_type}
     if "scope" in given:
         fields["scope"] = given.pop("scope")
-    created, updated = given.pop("created", ""), given.pop("updated", "")
-    if not created.strip() or not updated.strip():
-        notes.append(FROM_FILE)
-    fields["created"] = created.strip() or updated.strip() or source.day
-    fields["updated"] = updated.strip() or source.day
+    created, updated = given.pop("created", "").strip(), given.pop("updated", "").strip()
+    if created or updated:  # the note's own, as written (the doctor judges them)
+        fields.update({"created": created or updated, "updated": updated or created})
+        dates_from = DATES_ENTRY
+    else:
+        dates, dates_from = chosen_dates(None, as_date(given.get("modified")), lookup)
+        fields.update(dates)
     fields.update(given)
     title, hook = title_hook if title_hook and title_hook[0] else (name, description)
     return Candidate(
@@ -135,7 +149,8 @@ def map_note(source: SourceFile, hooks: dict[str, tuple[str, str]]) -> Candidate
         body,
         title,
         hook or description,
-        updated.strip() or source.stamp,
+        fields.get("updated", ""),
         source.name,
         tuple(notes),
+        dates_from=dates_from,
     )

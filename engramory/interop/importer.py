@@ -17,18 +17,20 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from datetime import date, datetime
+from datetime import date
 from pathlib import Path
 
-from engramory import backup, fsutil, notewrite, secrets
+from engramory import backup, discovery, filedates, fsutil, notewrite, secrets
 from engramory.caps import INDEX_NAME, Caps, count_lines, utf8_size
 from engramory.continuity.state import locked
 from engramory.doctor.model import ERROR
 from engramory.errors import EngramoryError, InputMissingError
+from engramory.filedates import FileDates
 from engramory.frontmatter import NOTE_TYPES, decode, render
 from engramory.indexedit import pointer_line
+from engramory.install import managed
 from engramory.resources import shipped_path
 from engramory.store import ARCHIVE, NAME_NOT_UTF8, NOTE_READ_LIMIT, utf8_name, walk
 from engramory.textfmt import plural
@@ -39,6 +41,19 @@ UNWRITABLE = "unwritable"
 BAD_NAME = "bad-name"
 NAME_MAX = 120
 COMMAND = "import"
+# Where an imported note's created/updated came from (the report says it per note).
+DATES_ENTRY = "entry"
+DATES_KEPT = "as-exported"
+DATES_FROM = {
+    DATES_ENTRY: "dates from the note's own created/updated/modified",
+    filedates.GIT: "dates from the source file's first and last git commit",
+    filedates.MTIME: "dates from the source file's modification date",
+    DATES_KEPT: "no dates, as the Engramory note that was exported had none",
+    filedates.NONE: "no dates: none in the note, none from git or the file's date",
+}
+GITIGNORE = ".gitignore"
+GITIGNORE_LIMIT = 1024 * 1024
+DateLookup = Callable[[], FileDates]
 
 
 @dataclass(frozen=True)
@@ -51,7 +66,8 @@ class Candidate:
     ``recency``: an ISO date (``""``: unknown, oldest) choosing the live notes under
     ``--archive-overflow``; ``source``: the file it came from, for the report;
     ``notes``: what the reader did to it that the report should say; ``archived``: it
-    goes to ``archive/`` unindexed (an archived note exported with ``--include-archive``).
+    goes to ``archive/`` unindexed (an archived note exported with ``--include-archive``);
+    ``dates_from``: where ``created``/``updated`` came from (a key of :data:`DATES_FROM`).
     """
 
     name: str
@@ -64,6 +80,7 @@ class Candidate:
     source: str = ""
     notes: tuple[str, ...] = ()
     archived: bool = False
+    dates_from: str = filedates.NONE
 
 
 @dataclass(frozen=True)
@@ -73,6 +90,34 @@ class Skip:
     source: str
     reason: str
     detail: str = ""
+
+
+def chosen_dates(
+    created: str | None, updated: str | None, lookup: DateLookup
+) -> tuple[dict[str, str], str]:
+    """``({"created": ..., "updated": ...}, where from)``: the entry's own days (one stands in
+    for the other when only one is known), else the source file's (``lookup``, called only
+    then), else none. Never today's date unless a record says so."""
+    if created or updated:
+        first = created or updated or ""
+        return {"created": first, "updated": updated or first}, DATES_ENTRY
+    found = lookup()
+    if found.first is None or found.last is None:
+        return {}, filedates.NONE
+    return {"created": found.first, "updated": found.last}, found.source
+
+
+@dataclass(frozen=True)
+class StoreIgnore:
+    """The ``.gitignore`` an import that creates a store adds the store's entry to:
+    ``path`` (at the git work tree's top) and the store's ``relative`` path there."""
+
+    path: str
+    relative: str
+
+    @property
+    def entry(self) -> str:
+        return managed.gitignore_entry(self.relative)
 
 
 @dataclass(frozen=True)
@@ -99,6 +144,8 @@ class ImportPlan:
     warnings: list[str] = field(default_factory=list)
     lines: int = 0
     size: int = 0
+    ignore: StoreIgnore | None = None
+    ignored: str = ""  # what happened to the ignore entry, once written
 
     def created(self) -> dict[str, bytes]:
         """Every new file, the index included when the store had none."""
@@ -271,6 +318,7 @@ def make_plan(
         live = [p for p in kept if id(p) in chosen]
         archived += [archived_copy(p) for p in kept if id(p) not in chosen]
     new_index = index_with(base, [pointer_of(p) for p in live])
+    ignore = store_ignore(root) if index is None else None  # the import creates the store
     return ImportPlan(
         root,
         store_exists,
@@ -283,7 +331,54 @@ def make_plan(
         warnings,
         count_lines(new_index),
         utf8_size(new_index),
+        ignore,
     )
+
+
+def store_ignore(root: str) -> StoreIgnore | None:
+    """Where a new store at ``root`` (a real path) gets the ignore entry ``engramory init``
+    gives a store: the ``.gitignore`` at the top of the git work tree holding it. ``None``
+    outside a work tree, or when the store is the work tree's top itself."""
+    top = discovery.git_work_tree(Path(root).parent)
+    if top is None:
+        return None
+    top_real = os.path.realpath(top)
+    if root == top_real or not fsutil.is_within(root, top_real):
+        return None
+    relative = Path(os.path.relpath(root, top_real)).as_posix()
+    return StoreIgnore(os.path.join(top_real, GITIGNORE), relative)
+
+
+def add_ignore(ignore: StoreIgnore, write: bool = True) -> str:
+    """Add the store's entry to the ``.gitignore`` as ``engramory init`` does (atomically,
+    keeping its mode and line endings; ``write=False``: say it, write nothing). What was
+    done, or why not: a failure here never undoes the import."""
+    entry, path = ignore.entry, ignore.path
+    try:
+        mode = os.lstat(path).st_mode
+    except FileNotFoundError:
+        text = ""
+    except OSError as exc:
+        return f"cannot read {path} ({fsutil.os_error_text(exc)}): add {entry} to it yourself"
+    else:
+        if stat.S_ISLNK(mode) or not stat.S_ISREG(mode):
+            return f"{path} is a symlink or not a regular file: add {entry} to it yourself"
+        try:
+            raw = fsutil.read_bounded_stat(path, GITIGNORE_LIMIT, follow_symlinks=False)[0]
+            text = raw.decode("utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            why = fsutil.os_error_text(exc) if isinstance(exc, OSError) else "not UTF-8"
+            return f"cannot read {path} ({why}): add {entry} to it yourself"
+    new, detail = managed.ignore_store(text, ignore.relative)
+    if new == text:
+        return f"{path} {detail}"
+    if not write:
+        return f"would add {entry} to {path} (as engramory init does)"
+    try:
+        fsutil.write_atomic(path, new.encode("utf-8"))
+    except OSError as exc:
+        return f"cannot write {path} ({fsutil.os_error_text(exc)}): add {entry} to it yourself"
+    return f"added {entry} to {path} (as engramory init does)"
 
 
 def read_index(root: str, caps: Caps) -> tuple[str | None, bytes]:
@@ -378,7 +473,30 @@ def summary(plan: ImportPlan) -> dict[str, object]:
         "notes": [p.rel for p in plan.live],
         "index": {"lines": plan.lines, "bytes": plan.size},
         "warnings": plan.warnings,
+        "dates": [
+            {"note": p.rel, "from": p.candidate.dates_from} for p in plan.live + plan.archived
+        ],
+        "gitignore": None
+        if plan.ignore is None
+        else {"path": plan.ignore.path, "entry": plan.ignore.entry, "done": plan.ignored},
     }
+
+
+def dates_lines(plan: ImportPlan) -> list[str]:
+    """Where each note's dates came from: a count for the entries' own dates, every other
+    note by name (the ones whose dates were looked up, or that have none)."""
+    by_source: dict[str, list[str]] = {}
+    for planned in plan.live + plan.archived:
+        by_source.setdefault(planned.candidate.dates_from, []).append(planned.rel)
+    out = []
+    for source, what in DATES_FROM.items():
+        rels = by_source.get(source, [])
+        if source in (DATES_ENTRY, DATES_KEPT) and rels:
+            out.append(f"{plural(len(rels), 'note')}: {what}")
+        elif rels:
+            out.append(f"{plural(len(rels), 'note')}: {what}:")
+            out += [f"  {rel}" for rel in rels]
+    return out
 
 
 def type_counts_text(plan: ImportPlan) -> str:
@@ -400,16 +518,6 @@ class SourceFile:
     def stem(self) -> str:
         """The file name without ``.md``."""
         return self.name[:-3]
-
-    @property
-    def day(self) -> str:
-        """The modification date, ``YYYY-MM-DD`` (local time)."""
-        return datetime.fromtimestamp(self.mtime).date().isoformat()
-
-    @property
-    def stamp(self) -> str:
-        """The modification time as a sortable ISO date-time (local time)."""
-        return datetime.fromtimestamp(self.mtime).isoformat()
 
 
 @dataclass

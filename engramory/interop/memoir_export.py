@@ -14,24 +14,25 @@ The mapping (issue 18, DESIGN §4 "memoir export"):
   ``engramory_type`` still says ``feedback``).
 * ``user`` -> ``fact``; ``reference`` -> ``fact`` with ``source`` <- the first
   URL or path in the body; ``project`` -> ``goal`` with ``set_on`` <- created.
-* A note without ``type`` (a bare file, say) -> ``fact`` without
-  ``engramory_type``; a ``type`` that is none of the four is a frontmatter
-  error: the note is skipped.
-* Every entry: ``name`` (the slug when the note has none), ``description``,
-  ``created``, ``updated`` (each only when the note has it), ``engramory_type``,
+* Every entry: ``name``, ``description``, ``created``, ``updated`` (the dates
+  only when the note has them: nothing is made up), ``engramory_type``,
   ``origin: {tool: engramory}`` (plus ``session_id`` from the host's
   ``originSessionId``); ``scope: repo`` -> ``project: NAME``, ``scope:
   global`` -> no ``project``. Archived notes carry ``engramory_archived: true``.
 * Other fields are unknown to memoir and kept as they are (memoir writers
   preserve unknown fields), except: ``metadata`` (the empty parent line of
   Claude Code's nested dialect, whose children are read as plain fields),
-  ``tags``/``aliases`` (``a, b`` becomes a list, as memoir wants), and a field
-  whose name memoir defines for something else, which is kept as
+  ``tags``/``aliases`` (``a, b`` becomes a list, as memoir wants, when the
+  list joined with ``", "`` gives the value back exactly), and a field whose
+  name memoir defines for something else, which is kept as
   ``engramory_<name>`` so that memoir does not misread it.
-* Skipped, with the reason: a frontmatter syntax error, an invalid type, an
-  impossible or malformed date (memoir-cli would roll 2026-02-30 over into
-  March), a field name memoir's YAML cannot hold, or a value no quoting makes
-  YAML and memoir-cli read alike.
+* Skipped, with the reason: every frontmatter error the doctor reports (no
+  frontmatter, a syntax error, a repeated key, a missing or empty ``name``,
+  ``description`` or ``type``, an invalid type, an impossible or malformed
+  date: memoir-cli would roll 2026-02-30 over into March), a field name
+  memoir's YAML cannot hold, or a value no quoting makes YAML and memoir-cli
+  read alike. A note missing only its dates or scope (the host's dialect) is
+  exported.
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import date
 
-from engramory.doctor.rules.schema import find_labels
+from engramory.doctor.rules.schema import REQUIRED, find_labels
 from engramory.frontmatter import NOTE_TYPES, Frontmatter
 from engramory.interop.memoir_yaml import UnwritableValue, render_entry, write_string
 from engramory.textfmt import excerpt
@@ -51,7 +52,7 @@ TOOL = "engramory"
 PROTOCOL = frozenset({"name", "description", "type", "scope", "created", "updated"})
 # The host's nested dialect: ``metadata:`` is an empty parent line.
 DROPPED = frozenset({"metadata"})
-SESSION_KEYS = ("originSessionId", "origin_session_id")
+SESSION_KEY = "originSessionId"
 ORIGIN_KEYS = {"origin_machine_id": "machine_id"}
 LIST_KEYS = frozenset({"tags", "aliases"})
 # Every field memoir gives a meaning (seed 002 §3 and the entry schema), and ours.
@@ -91,7 +92,7 @@ class Entry:
     file_name: str
     mapping: dict[str, object]
     body: str
-    engramory_type: str | None
+    engramory_type: str
     notes: list[str] = field(default_factory=list)
 
     @property
@@ -121,16 +122,29 @@ def iso_date(value: str) -> bool:
 
 
 def frontmatter_error(note: SourceNote) -> str | None:
-    """Why the note's frontmatter cannot be exported (syntax, type or date), else ``None``."""
+    """Why the note's frontmatter cannot be exported, else ``None``: each frontmatter error
+    the doctor reports (no frontmatter, syntax, a repeated key, a missing or empty required
+    field, an invalid type or date), with the doctor's rule id."""
     parsed = note.parsed
+    if not parsed.present:
+        return (
+            "no frontmatter [no-frontmatter]: add a '---' block with name, description and "
+            "type (engramory doctor says how), then export again"
+        )
     if parsed.problems:
         first = parsed.problems[0]
         more = len(parsed.problems) - 1 + sum(parsed.dropped.values())
         also = f" (and {more} more)" if more else ""
         return f"frontmatter line {first.line}: {first.message}{also}"
     fields = parsed.fields
+    missing = [key for key in REQUIRED if not fields.get(key, "").strip()]
+    if missing:
+        return (
+            f"{' and '.join(missing)} missing or empty [missing-field]: fill "
+            f"{'it' if len(missing) == 1 else 'them'} in, then export again"
+        )
     kind = fields.get("type", "")
-    if kind and kind not in NOTE_TYPES:
+    if kind not in NOTE_TYPES:
         return (
             f"its type {excerpt(kind)} is not one of {', '.join(NOTE_TYPES)}: fix the type "
             "(engramory doctor names it), then export again"
@@ -230,18 +244,13 @@ def _url_in(raw: str) -> str | None:
     return None
 
 
-def _base_mapping(note: SourceNote, project: str | None) -> tuple[dict[str, object], list[str]]:
-    """The common fields (name, description, dates, project) and the notes about them."""
+def _base_mapping(note: SourceNote, project: str | None) -> dict[str, object]:
+    """The common fields: name, description, dates (when the note has them), project."""
     fields = note.parsed.fields
-    mapping: dict[str, object] = {}
-    said: list[str] = []
-    name = fields.get("name", "").strip()
-    mapping["name"] = name or note.slug
-    if not name:
-        said.append("no name: the file name is the entry's name")
-    description = fields.get("description", "").strip()
-    if description:
-        mapping["description"] = description
+    mapping: dict[str, object] = {
+        "name": fields["name"].strip(),
+        "description": fields["description"].strip(),
+    }
     for key in DATE_FIELDS:
         value = fields.get(key, "").strip()
         if value:
@@ -251,7 +260,7 @@ def _base_mapping(note: SourceNote, project: str | None) -> tuple[dict[str, obje
         mapping["project"] = project
     elif scope:  # global (no project in memoir), repo without a project name, or another value
         mapping[RENAMED_PREFIX + "scope"] = scope
-    return mapping, said
+    return mapping
 
 
 def _typed_fields(
@@ -274,7 +283,7 @@ def _typed_fields(
             typed["source"] = source
     elif kind == "project" and "created" in base:
         typed["set_on"] = base["created"]
-    return TYPE_MAP.get(kind, "fact"), typed
+    return TYPE_MAP[kind], typed
 
 
 def _extra_fields(note: SourceNote) -> tuple[dict[str, object], dict[str, str]]:
@@ -284,19 +293,18 @@ def _extra_fields(note: SourceNote) -> tuple[dict[str, object], dict[str, str]]:
     for key, value in note.parsed.fields.items():
         if key in PROTOCOL or key in DROPPED:
             continue
-        if key in SESSION_KEYS:
-            if value.strip() and "session_id" not in origin:
-                origin["session_id"] = value.strip()
+        if key == SESSION_KEY and value.strip():
+            origin["session_id"] = value.strip()
             continue
         if key in ORIGIN_KEYS:
             if value.strip():
                 origin[ORIGIN_KEYS[key]] = value.strip()
             continue
         if key in LIST_KEYS:
-            items = [item.strip() for item in value.split(",") if item.strip()]
-            if items:
+            items = [item.strip() for item in value.split(",")]
+            if all(items) and ", ".join(items) == value:
                 kept[key] = items
-            continue
+                continue
         kept[RENAMED_PREFIX + key if key in MEMOIR_FIELDS else key] = value
     return kept, origin
 
@@ -306,13 +314,13 @@ def to_entry(note: SourceNote, project: str | None) -> Entry | Skip:
     problem = frontmatter_error(note)
     if problem is not None:
         return Skip(note.rel, problem)
-    base, said = _base_mapping(note, project)
+    base = _base_mapping(note, project)
+    said: list[str] = []
     memoir_type, typed = _typed_fields(note, base, said)
-    kind = note.parsed.fields.get("type", "") or None
+    kind = note.parsed.fields["type"]
     extra, origin = _extra_fields(note)
     entry: dict[str, object] = {"type": memoir_type, **base, **typed}
-    if kind:
-        entry["engramory_type"] = kind
+    entry["engramory_type"] = kind
     if note.archived:
         entry["engramory_archived"] = True
     entry["origin"] = {"tool": TOOL, **origin}

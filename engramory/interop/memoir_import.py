@@ -21,7 +21,14 @@ top or under ``metadata``, bare files named from their first ``# H1``):
   than its ``set_on``/``added``. Unknown types are skipped and listed; an
   entry whose ``schema_version`` is newer than 1 is not interpreted.
 * Lists and nested mappings are flattened into one-line values (``tags: a,
-  b``; ``origin.session_id`` -> ``origin_session_id``), never dropped.
+  b``; ``origin.session_id`` -> ``origin_session_id``), never dropped; a
+  legacy ``originSessionId`` keeps its name.
+* Dates: the entry's own (``created``, ``updated``, the host's ``modified``, a
+  type's own date field), else the entry file's first and last git commit,
+  else its modification date (never today's); the candidate says which.
+  A note our export wrote comes back with exactly the dates it had.
+* The body is kept byte for byte (a bare file's too); only the labels a
+  foreign entry's Engramory type needs are appended.
 """
 
 from __future__ import annotations
@@ -30,7 +37,14 @@ from datetime import date
 
 from engramory.doctor.rules.schema import find_labels
 from engramory.frontmatter import NOTE_TYPES
-from engramory.interop.importer import Candidate, Skip
+from engramory.interop.importer import (
+    DATES_ENTRY,
+    DATES_KEPT,
+    Candidate,
+    DateLookup,
+    Skip,
+    chosen_dates,
+)
 from engramory.interop.memoir_export import MEMOIR_FIELDS, RENAMED_PREFIX
 
 SUPPORTED_VERSION = 1
@@ -54,7 +68,7 @@ NATIVE_SESSION_KEY = "originSessionId"  # the key Claude Code and the doctor kno
 # Fields the mapping turns into the note's own fields or body (never copied as keys).
 CONSUMED = frozenset(
     {"type", "name", "description", "created", "updated", "schema_version", "metadata"}
-    | {"originSessionId", "engramory_type", "engramory_archived"}
+    | {"engramory_type", "engramory_archived"}
 )
 CONSUMED_BY_TYPE = {
     "lesson": frozenset({"trigger", "how_to_apply"}),
@@ -125,24 +139,15 @@ def first_heading(body: str) -> str | None:
 
 
 def normalized(meta: dict[str, object]) -> dict[str, object]:
-    """Appendix A read as canonical: ``metadata.type`` -> ``type``, ``originSessionId`` (top
-    or under ``metadata``) -> ``origin.session_id``, other ``metadata`` keys to the top."""
+    """Appendix A read as canonical: the ``metadata`` keys (``type``, ``originSessionId``,
+    ``modified``...) to the top, each under its own name."""
     meta = dict(meta)
     nested = meta.pop("metadata", None)
-    session = meta.pop("originSessionId", None)
     if isinstance(nested, dict):
-        if session is None:
-            session = nested.get("originSessionId")
         for key, value in nested.items():
-            if key != "originSessionId" and key not in meta:
-                meta[key] = value
+            meta.setdefault(key, value)
     elif nested not in (None, ""):
         meta["metadata"] = nested
-    if session is not None:
-        origin = meta.get("origin")
-        origin = dict(origin) if isinstance(origin, dict) else {}
-        origin.setdefault("session_id", session)
-        meta["origin"] = origin
     return meta
 
 
@@ -235,17 +240,13 @@ def _labels_for(kind: str, meta: dict[str, object], body: str) -> str:
     return body
 
 
-def _dates(kind: str, meta: dict[str, object], fallback: str) -> tuple[str, str, bool]:
-    """``(created, updated, from_file)``: the entry's own dates, its type's date field, else
-    ``fallback`` (the file's modification date)."""
+def _dates(kind: str, meta: dict[str, object], lookup: DateLookup) -> tuple[dict[str, str], str]:
+    """``({"created", "updated"} or {}, where from)``: the entry's own dates (its type's date
+    field for created, the host's ``modified`` for updated), else the file's (``lookup``)."""
     own = {"decision": "date", "goal": "set_on", "next_action": "added"}.get(kind)
     created = as_date(meta.get("created")) or (as_date(meta.get(own)) if own else None)
-    updated = as_date(meta.get("updated")) or created
-    if created is None and updated is not None:
-        created = updated
-    if created is None or updated is None:
-        return fallback, fallback, True
-    return created, updated, False
+    updated = as_date(meta.get("updated")) or as_date(meta.get("modified"))
+    return chosen_dates(created, updated, lookup)
 
 
 def _scope(kind: str, meta: dict[str, object]) -> str:
@@ -297,6 +298,7 @@ def from_engramory(link: str, meta: dict[str, object], body: str, source: str) -
     note_type = str(meta["engramory_type"])
     fields = engramory_fields(meta, note_type)
     name = fields.get("name") or link
+    dated = bool(fields.get("created") or fields.get("updated"))
     return Candidate(
         name=link,
         note_type=note_type,
@@ -307,33 +309,31 @@ def from_engramory(link: str, meta: dict[str, object], body: str, source: str) -
         recency=fields.get("updated") or fields.get("created") or "",
         source=source,
         archived=meta.get("engramory_archived") is True,
+        dates_from=DATES_ENTRY if dated else DATES_KEPT,
     )
 
 
 def map_entry(
-    link: str, meta: dict[str, object] | None, body: str, file_date: str, source: str
+    link: str, meta: dict[str, object] | None, body: str, lookup: DateLookup, source: str
 ) -> Candidate | Skip:
     """One memoir entry (``meta``: its parsed frontmatter, ``None`` for a bare file) as a
-    note to import, or why it is skipped. ``file_date``: the file's modification date."""
+    note to import, or why it is skipped. ``lookup``: the entry file's dates (git, else its
+    modification date), asked only when the entry has none."""
     if meta is None:
         heading = first_heading(body)
-        fields = {
-            "name": link,
-            "description": heading or link,
-            "type": "reference",
-            "created": file_date,
-            "updated": file_date,
-        }
+        dates, dates_from = chosen_dates(None, None, lookup)
+        fields = {"name": link, "description": heading or link, "type": "reference", **dates}
         return Candidate(
             link,
             "reference",
             fields,
-            "\n" + body if body and not body.startswith("\n") else body,
+            body,
             heading or link,
             heading or link,
-            file_date,
+            dates.get("updated", ""),
             source,
-            ("a bare file (no frontmatter): imported as reference, dates from the file",),
+            ("a bare file (no frontmatter): imported as reference",),
+            dates_from=dates_from,
         )
     meta = normalized(meta)
     problem = version_problem(meta)
@@ -355,20 +355,18 @@ def map_entry(
     description = one_line(meta.get("description")) or (
         one_line(meta.get("trigger")) if kind == "lesson" else ""
     )
-    created, updated, from_file = _dates(kind, meta, file_date)
+    dates, dates_from = _dates(kind, meta, lookup)
     fields = {
         "name": name,
         "description": description or name,
         "type": note_type,
         "scope": _scope(kind, meta),
-        "created": created,
-        "updated": updated,
+        **dates,
     }
     skip = CONSUMED | CONSUMED_BY_TYPE.get(kind, frozenset()) | frozenset(fields)
     for key, value in flattened(meta, skip).items():
         if not (key == "origin_tool" and value == ENGRAMORY_TOOL):  # our own export's mark
             fields.setdefault(key, value)
-    notes = ("no dates in the entry: created/updated from the file",) if from_file else ()
     return Candidate(
         link,
         note_type,
@@ -376,7 +374,7 @@ def map_entry(
         _labels_for(kind, meta, body),
         name,
         fields["description"],
-        updated,
+        dates.get("updated", ""),
         source,
-        notes,
+        dates_from=dates_from,
     )
