@@ -34,7 +34,7 @@ from engramory.compact.model import (
     target_caps,
     within,
 )
-from engramory.compact.plan import Plan, make_plan
+from engramory.compact.plan import STEPS, Plan, make_plan
 from engramory.continuity.state import locked
 from engramory.doctor.context import DEFAULT_MAX_INDEX_LINE, NameTable
 from engramory.doctor.profiles import CLAUDE_NATIVE_PROFILE, automatic
@@ -55,14 +55,19 @@ from engramory.textfmt import plural, printable
 HELP = "bring an over-cap index back under the cut, nothing lost, with undo"
 DESCRIPTION = f"""\
 Plan (or, with --apply, make) the edits that bring {INDEX_NAME} within its
-soft cap (--to hard: the hard cap), in this order, each run fully:
+soft cap (--to hard: the hard cap), in this order, each run fully. An index
+already within the target is left alone unless steps are named (--step NAME,
+repeatable: only those run, even within the target):
   1. duplicates  several lines pointing to one note keep one (the longest hook)
   2. inline      an index block holding no pointer becomes a note + one pointer
+                 under the ## section of the note's type
   3. long-lines  a pointer line over --max-index-line keeps a short hook; the
                  rest goes to the note under '## From the index'
-  4. cold        (--archive-cold) the notes with the oldest 'updated' are
-                 archived as engramory archive does, until the index fits;
-                 user and feedback notes never are
+  4. cold        (--archive-cold) the notes last changed longest ago ('modified'
+                 or 'updated', else the last git commit, else the file's
+                 modification time) are archived as engramory archive does,
+                 until the index fits; user and feedback notes never are, nor
+                 a note the index does not point to (that saves nothing)
 The preamble (title to first '##'), thematic breaks and blocks holding any
 pointer are left alone. --apply backs up every file it changes or removes in
 <store>/.engramory/backup/ID/, records the files it creates, and prints the
@@ -77,6 +82,7 @@ examples:
   engramory compact                          # the plan, nothing written
   engramory compact --apply                  # do it; prints the undo command
   engramory compact ~/notes/memory --to hard --archive-cold --apply
+  engramory compact --step inline           # only the inline step, even within the cap
   engramory compact --format json
   engramory compact --undo 20261202T031500Z"""
 LARGEST_SHOWN = 5
@@ -100,6 +106,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument(
         "--archive-cold", action="store_true", help="archive the coldest notes until it fits"
+    )
+    parser.add_argument(
+        "--step",
+        action="append",
+        choices=STEPS,
+        metavar="STEP",
+        help=f"run this step (repeatable; one of {', '.join(STEPS)}), even when the index "
+        "is within the target",
     )
     parser.add_argument(
         "--max-index-line",
@@ -482,8 +496,13 @@ def report_text(plan: Plan, target: str, limits: tuple[int, int], applied: bool)
             + "; the largest lines:"
         )
         out.extend("  " + line for line in largest_lines(plan.after))
+    elif not plan.steps:
+        out.append(
+            f"nothing to compact: {INDEX_NAME} is within the {target} cap, so no step runs "
+            "(name one to run it anyway: --step inline, --step long-lines ...)"
+        )
     elif not plan.changed:
-        out.append(f"nothing to compact: within the {target} cap")
+        out.append(f"nothing to compact: the steps run change nothing (within the {target} cap)")
     return [printable(line) for line in out]
 
 
@@ -508,7 +527,8 @@ def run(args: argparse.Namespace) -> int:
     text, raw = read_index(root, caps)
     native = automatic(location.root, _native_folder()).name == CLAUDE_NATIVE_PROFILE
     facts, read = gather(root, date.today().isoformat(), native)
-    plan = make_plan(text, facts, limits, args.max_index_line, args.archive_cold)
+    named = tuple(args.step or ())
+    plan = make_plan(text, facts, limits, args.max_index_line, args.archive_cold, named)
     fits = within(plan.after, limits)
     backup_id = None
     if args.apply and plan.changed:
