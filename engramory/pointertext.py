@@ -14,8 +14,11 @@ from engramory.markdown import code_spans
 
 ELLIPSIS = "…"
 ACRONYMS = frozenset(
-    "api ci cd cli ui ux url id sql http json yaml aws gcp pr mcp llm sdk db jwt ssh tls dns "
-    "vm os gpu cpu".split()
+    {
+        *("api", "ci", "cd", "cli", "ui", "ux", "url", "id", "sql", "http", "json", "yaml"),
+        *("aws", "gcp", "pr", "mcp", "llm", "sdk", "db", "jwt", "ssh", "tls", "dns", "vm"),
+        *("os", "gpu", "cpu"),
+    }
 )
 LINK_WINDOW = 2048  # how far past the cut a link or code span that holds it is looked for
 _TRAILING = " \t,;:—–-"
@@ -124,4 +127,5 @@ def fitted_pointer_line(title: str, target: str, hook: str, limit: int) -> str:
             break
         bare = indexedit.pointer_line(short, target, "")
         room -= max(len(bare) - limit, 1)
-    return bare if len(bare) <= limit else indexedit.pointer_line(title.split()[0], target, "")
+    first_word = (title.split(maxsplit=1) or [title])[0]
+    return bare if len(bare) <= limit else indexedit.pointer_line(first_word, target, "")

@@ -25,6 +25,7 @@ from engramory.commands import archive
 from engramory.commands.doctor import _native_folder
 from engramory.commands.new import read_index_for_edit
 from engramory.commands.options import add_cap_flags, caps_from_args, positive_int_arg
+from engramory.compact import cold
 from engramory.compact.model import (
     COLD,
     HARD,
@@ -39,6 +40,7 @@ from engramory.continuity.state import locked
 from engramory.doctor.context import DEFAULT_MAX_INDEX_LINE, NameTable
 from engramory.doctor.profiles import CLAUDE_NATIVE_PROFILE, automatic
 from engramory.errors import EXIT_FINDINGS, EXIT_OK, EngramoryError, UsageError
+from engramory.filedates import FileDates
 from engramory.frontmatter import parse_bytes
 from engramory.markdown import INLINE, WIKI, Link, classify_index
 from engramory.store import (
@@ -162,8 +164,11 @@ def _taken(root: str) -> set[str]:
     return taken
 
 
-def _cold_candidates(root: str, found) -> list[ColdCandidate]:
-    """The live top-level notes with their type and dates."""
+def _cold_candidates(root: str, found, with_history: bool) -> list[ColdCandidate]:
+    """The live top-level notes with their type and dates; with ``with_history``, the
+    last git commit (of a note with no ``modified`` or ``updated`` field) and the file's
+    modification time too."""
+    history = FileDates(root, "git") if with_history else None
     candidates = []
     for note in found.notes:
         if note.nested or note.status != READ_OK or note.symlink:
@@ -172,13 +177,39 @@ def _cold_candidates(root: str, found) -> list[ColdCandidate]:
         if data is None:
             continue
         fields = parse_bytes(data).fields
-        dates = (fields.get("updated"), fields.get("created"))
-        candidates.append(ColdCandidate(note.rel, fields.get("type"), *dates))
+        modified, updated = fields.get("modified"), fields.get("updated")
+        committed, mtime = None, 0.0
+        if history is not None:
+            if not (cold.last_changed(ColdCandidate(note.rel, None, updated, None, modified))):
+                committed = history.dates(note.rel).last
+            mtime = _mtime(root, note.rel)
+        candidates.append(
+            ColdCandidate(
+                note.rel,
+                fields.get("type"),
+                updated,
+                fields.get("created"),
+                modified,
+                committed,
+                mtime,
+            )
+        )
     return candidates
 
 
-def gather(root: str, today: str, native: bool) -> tuple[StoreFacts, dict[str, bytes]]:
-    """The store facts the steps need, and the bytes of every note read (for the backup)."""
+def _mtime(root: str, rel: str) -> float:
+    """The note file's modification time (0 when it cannot be read)."""
+    try:
+        return os.lstat(os.path.join(root, *rel.split("/"))).st_mtime
+    except OSError:
+        return 0.0
+
+
+def gather(
+    root: str, today: str, native: bool, cold_step: bool = False
+) -> tuple[StoreFacts, dict[str, bytes]]:
+    """The store facts the steps need, and the bytes of every note read (for the backup);
+    the notes' git and file dates only when the cold step may run (``cold_step``)."""
     found = walk(root)
     plain = plain_notes(found)
     names = NameTable(found.notes, [n.status != ESCAPES for n in found.notes])
@@ -247,7 +278,7 @@ def gather(root: str, today: str, native: bool) -> tuple[StoreFacts, dict[str, b
         note_text=note_text,
         today=today,
         native=native,
-        cold=_cold_candidates(root, found),
+        cold=_cold_candidates(root, found, cold_step),
         archive_edit=archive_edit,
         archive_many=archive_many,
     )
@@ -319,10 +350,14 @@ def _archive_many(
             current = bom + archive.apply_edit(rest, edit)
             if archive_edit(current, rel) is None:
                 continue  # archive would refuse: it would leave orphans
-        for number in table.lines_of(identity, mine):
-            if number in edit.removed:
-                continue
-            ours, others = archive.ours_and_others(table.links[number], identity, mine)
+        pointing = [
+            (number, *archive.ours_and_others(table.links[number], identity, mine))
+            for number in table.lines_of(identity, mine)
+            if number not in edit.removed
+        ]
+        if not any(ours for _number, ours, _others in pointing):
+            continue  # no pointer to it: archiving it would save nothing
+        for number, ours, others in pointing:
             if not ours:
                 continue
             line = edit.rewritten.get(number, table.text[number])
@@ -526,8 +561,9 @@ def run(args: argparse.Namespace) -> int:
     limits = target_caps(caps, args.to)
     text, raw = read_index(root, caps)
     native = automatic(location.root, _native_folder()).name == CLAUDE_NATIVE_PROFILE
-    facts, read = gather(root, date.today().isoformat(), native)
     named = tuple(args.step or ())
+    cold_step = COLD in named or (args.archive_cold and not named)
+    facts, read = gather(root, date.today().isoformat(), native, cold_step)
     plan = make_plan(text, facts, limits, args.max_index_line, args.archive_cold, named)
     fits = within(plan.after, limits)
     backup_id = None

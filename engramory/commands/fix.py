@@ -13,13 +13,12 @@ import argparse
 import difflib
 import os
 import shlex
-import subprocess
 import sys
 from collections.abc import Iterable, Iterator
-from datetime import date, datetime, timezone
+from datetime import date
 from pathlib import Path
 
-from engramory import backup, discovery, fsutil, indexedit, markdown, secrets
+from engramory import backup, discovery, indexedit, markdown, secrets
 from engramory.caps import INDEX_NAME, Caps
 from engramory.commands.doctor import _native_folder
 from engramory.commands.options import add_cap_flags, caps_from_args
@@ -29,6 +28,7 @@ from engramory.doctor.context import Options
 from engramory.doctor.model import Finding
 from engramory.doctor.profiles import automatic
 from engramory.errors import EXIT_FINDINGS, EXIT_OK, UsageError
+from engramory.filedates import FileDates
 from engramory.frontmatter import NOTE_TYPES, parse_bytes
 from engramory.repair import FIX_IDS, MISSING_DATE, POINTER_SECTION_MISMATCH
 from engramory.repair.model import Dates, IndexInput, NoteInput, Plan
@@ -74,8 +74,6 @@ examples:
   engramory fix --dates-from mtime      # dates from the files' modification times
   engramory fix --undo 20261202T031500Z"""
 
-GIT_TIMEOUT = 10  # seconds for one git call
-GIT_BUDGET = 120  # seconds for every git call of one run; past it, no more dates from git
 BACKUP_DIR = (".engramory", "backup")
 READ_LIMIT = NOTE_READ_LIMIT
 DIFF_LINE_LIMIT = 400  # characters of one diff line shown
@@ -176,7 +174,7 @@ def plan_store(
     wanted = [f for f in findings if fix_of(f) in selected]
     paths = sorted({f.path for f in wanted if f.path != INDEX_NAME})
     need_dates = {f.path for f in wanted if f.rule == MISSING_DATE}
-    history = _History(root, dates_from)
+    history = FileDates(root, dates_from)
     notes: dict[str, NoteInput] = {}
     for rel in paths:
         data, why = _read_plain(root, rel)
@@ -227,83 +225,6 @@ def _section_types(root: str, index: IndexInput, numbers: list[int]) -> dict[int
         if note_type in NOTE_TYPES:
             types[number] = note_type
     return types
-
-
-class _History:
-    """Dates for notes: from git (first and last commit) or the modification time."""
-
-    def __init__(self, root: str, source: str) -> None:
-        self.root = root
-        self.source = source
-        self.spent = 0.0
-        self.in_git: bool | None = None
-
-    def dates(self, rel: str) -> Dates:
-        if self.source == "mtime":
-            return self._mtime(rel)
-        if self.in_git is None:
-            self.in_git = self._git("rev-parse", "--is-inside-work-tree") == ["true"]
-        if not self.in_git:
-            return Dates(
-                why="the store is not in a git work tree, or git is missing "
-                "(--dates-from mtime uses the files' modification dates)"
-            )
-        found = self._git(
-            "log",
-            "--follow",
-            "--no-textconv",
-            "--no-ext-diff",
-            "--date=short",
-            "--format=%ad",
-            "--",
-            rel,
-        )
-        days = [day for day in (found or []) if _is_day(day)]
-        if not days:
-            return Dates(why="git has no commit of it")
-        return Dates(days[-1], days[0])
-
-    def _mtime(self, rel: str) -> Dates:
-        try:
-            when = os.lstat(os.path.join(self.root, *rel.split("/"))).st_mtime
-        except OSError as exc:
-            return Dates(why=fsutil.os_error_text(exc))
-        day = date.fromtimestamp(when)
-        if day >= date.today():
-            return Dates(why="its modification date is today, which says nothing about the fact")
-        return Dates(day.isoformat(), day.isoformat())
-
-    def _git(self, *arguments: str) -> list[str] | None:
-        """The output lines of one git call in the store, ``None`` when it fails."""
-        if self.spent >= GIT_BUDGET:
-            return None
-        env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "GIT_OPTIONAL_LOCKS": "0", "LC_ALL": "C"}
-        command = ["git", "--literal-pathspecs", "-c", "core.fsmonitor=false", *arguments]
-        started = datetime.now(timezone.utc)
-        try:
-            done = subprocess.run(
-                command,
-                cwd=self.root,
-                env=env,
-                stdin=subprocess.DEVNULL,
-                capture_output=True,
-                timeout=GIT_TIMEOUT,
-                check=False,
-            )
-        except (OSError, subprocess.SubprocessError):
-            return None
-        finally:
-            self.spent += (datetime.now(timezone.utc) - started).total_seconds()
-        if done.returncode != 0:
-            return None
-        return done.stdout.decode("utf-8", "replace").split()
-
-
-def _is_day(text: str) -> bool:
-    try:
-        return len(text) == 10 and date.fromisoformat(text).isoformat() == text
-    except ValueError:
-        return False
 
 
 # -- output ---------------------------------------------------------------------------

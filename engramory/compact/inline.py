@@ -6,10 +6,10 @@ from dataclasses import dataclass
 
 from engramory import indexedit
 from engramory.compact import naming
-from engramory.pointertext import fitted_pointer_line
 from engramory.compact.model import INLINE_STEP, StepResult, StoreFacts
 from engramory.frontmatter import NOTE_TYPES, render
 from engramory.markdown import BLANK, COMMENT, HEADING, RULE, classify_index, heading_title
+from engramory.pointertext import fitted_pointer_line
 
 NEEDS_WHY = ("feedback", "project")
 _CONTENT_KINDS_LEFT = (BLANK, COMMENT, RULE)
@@ -137,7 +137,11 @@ def _emptied_headings(entries, removed: set[int], kept: set[str]) -> set[int]:
     emptied: set[int] = set()
     for i, entry in enumerate(entries):
         title = heading_title(entry.text) if entry.kind == HEADING else None
-        if title is None or title.strip().lower() not in NOTE_TYPES or title.strip().lower() in kept:
+        if (
+            title is None
+            or title.strip().lower() not in NOTE_TYPES
+            or title.strip().lower() in kept
+        ):
             continue
         had = has = False
         for below in entries[i + 1 :]:

@@ -55,7 +55,9 @@ def make_plan(
         if name == DUPLICATES:
             steps.append(duplicates.plan(current, facts))
         else:
-            steps.append((inline.plan if name == INLINE_STEP else long_lines.plan)(current, facts, max_line))
+            steps.append(
+                (inline.plan if name == INLINE_STEP else long_lines.plan)(current, facts, max_line)
+            )
         current = steps[-1].after
     if COLD in wanted:
         measured = bom + current
