@@ -17,16 +17,23 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from engramory.markdown import HEADING, INLINE, Link, classify_index, find_links, heading_title
+from engramory.markdown import (
+    HEADING,
+    INLINE,
+    Link,
+    classify_index,
+    find_links,
+    heading_title,
+    mask_code_spans,
+)
 
 # In the link text, ``[`` and ``]`` (and a backslash) are escaped with a backslash, and a
 # ``(`` right after ``]`` too, so the line holds exactly one link for Markdown and for the
 # doctor's link reader (which does not honour backslash escapes but then finds no ``](``
-# and no ``[[`` in the title); an odd number of backticks, which could open a code span
-# hiding the link, is written as character references. The hook is left as written unless
-# it holds a link that could point to a note (which would credit that note), escaped the
-# same way; a web link in the hook stays a link.
-_BACKTICK_REFERENCE = {ord("`"): "&#96;"}
+# and no ``[[`` in the title); backticks in the title that would open a code span
+# running past it (and hide the link) are written as character references. The hook is
+# left as written unless it holds a link that could point to a note (which would credit
+# that note), escaped the same way; a web link in the hook stays a link.
 _TARGET_NEEDS_ANGLES = frozenset(" \t()<>")
 
 
@@ -44,9 +51,15 @@ def pointer_line(title: str, target: str, hook: str) -> str:
     line holds exactly one link; a target with blanks or parentheses is
     wrapped in ``<...>``. An empty hook gives ``- [Title](target)``.
     """
-    safe_title = _escape_link_syntax(_one_line(title))
-    if safe_title.count("`") % 2:
-        safe_title = safe_title.translate(_BACKTICK_REFERENCE)
+    line, whole = _pointer_parts(_escape_link_syntax(_one_line(title)), target, hook)
+    if "`" in line and mask_code_spans(whole)[: len(line)] != _masked_title(line):
+        ticked = _escape_link_syntax(_one_line(title)).replace("`", "&#96;")
+        line, whole = _pointer_parts(ticked, target, hook)
+    return whole
+
+
+def _pointer_parts(safe_title: str, target: str, hook: str) -> tuple[str, str]:
+    """``(link part, whole line)`` for a title already made safe."""
     safe_target = _one_line(target)
     if any(ch in _TARGET_NEEDS_ANGLES for ch in safe_target):
         safe_target = "<" + safe_target.replace("<", "%3C").replace(">", "%3E") + ">"
@@ -54,7 +67,14 @@ def pointer_line(title: str, target: str, hook: str) -> str:
     if any(_may_point_to_a_note(link) for link in find_links(safe_hook)):
         safe_hook = _escape_link_syntax(safe_hook)
     line = f"- [{safe_title}]({safe_target})"
-    return f"{line} — {safe_hook}" if safe_hook else line
+    return line, f"{line} — {safe_hook}" if safe_hook else line
+
+
+def _masked_title(line: str) -> str:
+    """The link part ``- [title](target)`` with only the title's own code spans masked:
+    what the doctor must see of it."""
+    end = line.rfind("](")
+    return "- [" + mask_code_spans(line[3:end]) + line[end:]
 
 
 def _may_point_to_a_note(link: Link) -> bool:

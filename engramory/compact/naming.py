@@ -11,6 +11,7 @@ from engramory.markdown import heading_title
 SLUG_LIMIT = 60
 DESCRIPTION_LIMIT = 150
 SOURCE_LINES = 200  # the block lines a description is looked for in
+SOURCE_CHARS = 2000  # of each of those lines, and of the paragraph they make
 _LIST_MARKERS = ("- ", "* ", "+ ", "> ", "| ")
 
 
@@ -79,36 +80,46 @@ def plain_line(line: str) -> str:
 
 
 def first_words(lines: list[str], count: int = 6) -> str:
-    """The first ``count`` words of the first line with text."""
+    """The first ``count`` words of the first line with text (no closing ``.``)."""
     for line in lines:
         text = plain_line(line)
         if text:
-            return " ".join(text.split()[:count])
+            return " ".join(text.split()[:count]).rstrip(".,;:")
     return ""
 
 
-def _is_sentence_end(text: str, at: int) -> bool:
+def _is_sentence_end(text: str, at: int, in_list: bool) -> bool | None:
     """Whether the ``.``, ``!`` or ``?`` at ``at`` ends a sentence: not closing an
-    abbreviation (``e.g.``, ``J.``) nor the number of an inline list (``Steps: 1. build``)."""
+    abbreviation (``e.g.``, ``J.``) nor the number of an inline list (``Steps: 1. build
+    2. push``: after ``:``, ``;`` or ``,``, before a lower-case word, or once such a list
+    started, ``in_list``). ``None``: no, and it is such a number."""
     if text[at] != ".":
         return True
     before = text[:at].rstrip()
     word = before.rsplit(" ", 1)[-1]
     if not word or "." in word or (len(word) == 1 and word.isalpha()):
         return False
-    if word.isdigit():
-        lead = before[: len(before) - len(word)].rstrip()
-        return bool(lead) and lead[-1] not in ":;,"
+    if not word.isdigit():
+        return True
+    lead = before[: len(before) - len(word)].rstrip()
+    following = text[at + 1 :].lstrip()[:1]
+    if in_list or not lead or lead[-1] in ":;," or following.islower():
+        return None
     return True
 
 
 def _first_sentence(text: str) -> str:
     """The text up to its first sentence end (the whole text when it has none)."""
+    in_list = False
     for at, ch in enumerate(text):
         if ch in "。！？":
             return text[: at + 1].strip()
-        if ch in ".!?" and text[at + 1 : at + 2] == " " and _is_sentence_end(text, at):
-            return text[: at + 1].strip()
+        if ch in ".!?" and text[at + 1 : at + 2] == " ":
+            near = text[max(0, at - 40) : at + 40]  # a bounded look: linear on long text
+            end = _is_sentence_end(near, min(at, 40), in_list)
+            if end:
+                return text[: at + 1].strip()
+            in_list = in_list or end is None
     return text
 
 
@@ -117,14 +128,16 @@ def _paragraph(lines: list[str]) -> str:
     with one; list items (and table rows) joined with ``; ``, without a closing ``.``."""
     pieces: list[tuple[bool, str]] = []  # (is a list item, text)
     for line in lines[:SOURCE_LINES]:
-        text = line.strip()
+        text = line.strip()[:SOURCE_CHARS]
+        if text.startswith(("```", "~~~")):
+            continue  # a fence line: the code itself may still say what the block is
         title = heading_title(text)
         if title is not None:
             if pieces:
                 break
             return title.strip()
         if not text:
-            if pieces and not pieces[-1][0]:
+            if pieces and not pieces[-1][0] and not pieces[-1][1].endswith(":"):
                 break
             continue
         item = _list_item(text)
@@ -169,5 +182,5 @@ def description_for(lines: list[str], fallback: str) -> str:
     """What a person would write as the block's description: its first sentence (or its
     opening heading; list items joined with ``; ``), at most 150 characters, cut at a word
     with ``…`` (``fallback`` when the block holds no text)."""
-    sentence = _balance(_first_sentence(_paragraph(lines)))
+    sentence = _balance(_first_sentence(_paragraph(lines)[:SOURCE_CHARS]))
     return pointertext.shorten(sentence, DESCRIPTION_LIMIT) or fallback
