@@ -269,13 +269,13 @@ def test_a_missing_type_section_is_added_in_the_canonical_order(tmp_path: Path) 
 )
 def test_sections_are_added_before_the_first_later_type(kind: str, expected: str) -> None:
     index = "## User\n- [A](a.md)\n\n## Project\n- [P](p.md)\n"
-    assert inline.add_in_type_order(index, kind, "- new") == expected
+    assert inline.add_in_type_order(index, kind, ["- new"]) == expected
 
 
 def test_a_new_section_follows_the_indexs_heading_case() -> None:
     index = "## user\n- [A](a.md)\n"
     assert (
-        inline.add_in_type_order(index, "reference", "- new") == index + "\n## reference\n- new\n"
+        inline.add_in_type_order(index, "reference", ["- new"]) == index + "\n## reference\n- new\n"
     )
 
 
@@ -462,3 +462,26 @@ def test_new_and_fix_use_the_same_titles(tmp_path: Path) -> None:
     (root / "api-v2.md").write_text(note("api-v2", type="reference"), encoding="utf-8")
     assert fix(str(root), "--apply", "--select", "orphan")[0] == 0
     assert "- [API v2](api-v2.md)" in index_of(root)
+
+
+def test_inline_keeps_crlf_line_endings_and_a_missing_final_newline(tmp_path: Path) -> None:
+    root = make_store(tmp_path / "s", {"a.md": note("a")})
+    index = "# M\r\n\r\n## User\r\n- [A](a.md)\r\n\r\n## Notes\r\nSome prose."
+    (root / "MEMORY.md").write_bytes(index.encode("utf-8"))
+    assert compact(str(root), "--apply", "--step", "inline")[0] == 0
+    after = (root / "MEMORY.md").read_bytes().decode("utf-8")
+    assert after == (
+        "# M\r\n\r\n## User\r\n- [A](a.md)\r\n\r\n## Reference\r\n- [Notes](notes.md) — Some prose."
+    )
+
+
+def test_inline_on_thousands_of_blocks_stays_fast(tmp_path: Path) -> None:
+    root = make_store(tmp_path / "s", {"a.md": note("a")}, index=None)
+    lines = ["# M", ""]
+    for i in range(3000):
+        lines += [f"## Topic {i}", f"Prose {i}. More.", f"- item {i}", ""]
+    (root / "MEMORY.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    started = time.perf_counter()
+    code, out, _ = compact(str(root), "--format", "json")
+    assert code == 1 and len(json.loads(out)["steps"][1]["created"]) == 3000
+    assert time.perf_counter() - started < 30

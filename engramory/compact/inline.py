@@ -117,9 +117,14 @@ def plan(text: str, facts: StoreFacts, max_line: int) -> StepResult:
         pointers.append((kind, fitted_pointer_line(title, slug + ".md", description, max_line)))
     if not pointers:
         return result
-    after = _without(lines, entries, removed, {kind for kind, _pointer in pointers})
+    by_kind: dict[str, list[str]] = {}
     for kind, pointer in pointers:
-        after = add_in_type_order(after, kind, pointer)
+        by_kind.setdefault(kind, []).append(pointer)
+    after = _without(lines, entries, removed, set(by_kind))
+    for kind, kind_pointers in by_kind.items():
+        after = add_in_type_order(after, kind, kind_pointers)
+    if text and not text.endswith("\n") and after.endswith("\n"):  # as it was: no final one
+        after = after[: -len(indexedit.line_ending(text))]
     result.after = after
     return result
 
@@ -186,19 +191,33 @@ def _heading_style(text: str, kind: str) -> str:
     return kind.capitalize()
 
 
-def add_in_type_order(text: str, kind: str, pointer: str) -> str:
-    """``pointer`` at the end of the ``## kind`` section; without one, a section added
-    before the first type section that comes after ``kind`` in the canonical order
-    (user, feedback, project, reference), or at the end."""
-    if indexedit.section_block(text, kind) is not None:
-        return indexedit.add_pointer(text, kind, pointer)
+def add_in_type_order(text: str, kind: str, pointers: list[str]) -> str:
+    """``pointers`` at the end of the ``## kind`` section (before its closing blank
+    lines); without one, a section added before the first type section that comes after
+    ``kind`` in the canonical order (user, feedback, project, reference), or at the end
+    after a blank line. One pass, whatever the number of pointers."""
+    lines = indexedit.split_lines(text)
+    ending = indexedit.line_ending(text)
+    block = indexedit.section_block(text, kind)
+    if block is not None:
+        start, last = block
+        while last > start and not lines[last - 1].strip():
+            last -= 1
+        return _inserted(lines, last, pointers, ending)
     later = NOTE_TYPES[NOTE_TYPES.index(kind) + 1 :] if kind in NOTE_TYPES else ()
-    heading = _heading_style(text, kind)
+    section = [f"## {_heading_style(text, kind)}", *pointers]
     for entry in classify_index(text):
         title = heading_title(entry.text) if entry.kind == HEADING else None
         if title is not None and title.strip().lower() in later:
-            lines = indexedit.split_lines(text)
-            ending = indexedit.line_ending(text)
-            block = [f"## {heading}{ending}", pointer + ending, ending]
-            return "".join(lines[: entry.number - 1] + block + lines[entry.number - 1 :])
-    return indexedit.add_pointer(text, heading, pointer)
+            return _inserted(lines, entry.number - 1, [*section, ""], ending)
+    if lines and lines[-1].strip():
+        section.insert(0, "")
+    return _inserted(lines, len(lines), section, ending)
+
+
+def _inserted(lines: list[str], after: int, new: list[str], ending: str) -> str:
+    """``new`` lines inserted after line ``after`` (0: at the top). Appended after a last
+    line without a line ending, that line gets one and the new last line has none."""
+    if after == len(lines) and lines and not lines[-1].endswith("\n"):
+        return "".join([*lines[:-1], lines[-1] + ending, ending.join(new)])
+    return "".join([*lines[:after], *(line + ending for line in new), *lines[after:]])
