@@ -180,7 +180,7 @@ def _cold_candidates(root: str, found, with_history: bool) -> list[ColdCandidate
         modified, updated = fields.get("modified"), fields.get("updated")
         committed, mtime = None, 0.0
         if history is not None:
-            if not (cold.last_changed(ColdCandidate(note.rel, None, updated, None, modified))):
+            if not (cold.day_of(modified) or cold.day_of(updated)):
                 committed = history.dates(note.rel).last
             mtime = _mtime(root, note.rel)
         candidates.append(
@@ -562,7 +562,7 @@ def run(args: argparse.Namespace) -> int:
     text, raw = read_index(root, caps)
     native = automatic(location.root, _native_folder()).name == CLAUDE_NATIVE_PROFILE
     named = tuple(args.step or ())
-    cold_step = COLD in named or (args.archive_cold and not named)
+    cold_step = COLD in named or (args.archive_cold and not named and not within(text, limits))
     facts, read = gather(root, date.today().isoformat(), native, cold_step)
     plan = make_plan(text, facts, limits, args.max_index_line, args.archive_cold, named)
     fits = within(plan.after, limits)

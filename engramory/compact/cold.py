@@ -13,7 +13,7 @@ from engramory.compact.model import COLD, ColdCandidate, StepResult, StoreFacts,
 EXEMPT = ("user", "feedback")
 
 
-def _day(value: str | None) -> str:
+def day_of(value: str | None) -> str:
     """The ``YYYY-MM-DD`` a field starts with (``modified`` may be a timestamp);
     anything else sorts as the oldest."""
     try:
@@ -36,9 +36,9 @@ def last_changed(candidate: ColdCandidate) -> str:
     """The day the note last changed: its ``modified`` field, else ``updated``, else its
     last git commit, else its file's modification time (``""``: none known)."""
     return (
-        _day(candidate.modified)
-        or _day(candidate.updated)
-        or _day(candidate.committed)
+        day_of(candidate.modified)
+        or day_of(candidate.updated)
+        or day_of(candidate.committed)
         or _mtime_day(candidate.mtime)
     )
 
@@ -48,7 +48,7 @@ def order(candidates: list[ColdCandidate]) -> list[ColdCandidate]:
     ``created``, then by modification time; the path only settles a full tie. ``user``
     and ``feedback`` notes left out."""
     kept = [c for c in candidates if (c.note_type or "").strip().lower() not in EXEMPT]
-    return sorted(kept, key=lambda c: (last_changed(c), _day(c.created), c.mtime, c.rel))
+    return sorted(kept, key=lambda c: (last_changed(c), day_of(c.created), c.mtime, c.rel))
 
 
 def plan(text: str, facts: StoreFacts, limits: tuple[int, int]) -> StepResult:
