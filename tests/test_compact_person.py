@@ -485,3 +485,15 @@ def test_inline_on_thousands_of_blocks_stays_fast(tmp_path: Path) -> None:
     code, out, _ = compact(str(root), "--format", "json")
     assert code == 1 and len(json.loads(out)["steps"][1]["created"]) == 3000
     assert time.perf_counter() - started < 30
+
+
+def test_step_cold_runs_the_cold_step_alone(tmp_path: Path) -> None:
+    notes = {f"n{i}.md": _reference(f"n{i}", updated=f"2026-0{i + 1}-01") for i in range(6)}
+    root = _cold_store(tmp_path / "s", notes)
+    (root / "MEMORY.md").write_text(
+        index_of(root) + "\n## Loose prose\nA block inline would move.\n", encoding="utf-8"
+    )
+    code, out, _ = compact(str(root), "--format", "json", "--step", "cold", *CAPS)
+    report = json.loads(out)
+    assert code == 1 and [s["step"] for s in report["steps"]] == ["cold"]
+    assert report["steps"][0]["archived"] == ["n0.md", "n1.md", "n2.md", "n3.md", "n4.md"]

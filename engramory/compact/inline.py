@@ -149,7 +149,8 @@ def _emptied_headings(entries, removed: set[int], kept: set[str]) -> set[int]:
         ):
             continue
         had = has = False
-        for below in entries[i + 1 :]:
+        for j in range(i + 1, len(entries)):  # to the next heading: linear over all of them
+            below = entries[j]
             if below.kind == HEADING and _level(below.text) <= _level(entry.text):
                 break
             if below.kind != BLANK:
