@@ -80,30 +80,35 @@ def _balanced(text: str) -> str:
     return text
 
 
-def shorten(text: str, limit: int) -> str:
-    """``text`` when it fits ``limit`` characters, else its longest head that ends at a
-    word (never inside a word, a number, a link or a code span) followed by ``…``;
-    ``""`` when no such head fits."""
+def word_cut(text: str, limit: int) -> int:
+    """The longest head of ``text`` of at most ``limit`` characters that ends at a word
+    (never inside a word, a number, a link or a code span) and holds text: its length
+    (``0``: none). ``text`` itself when it fits."""
     if len(text) <= limit:
-        return text
-    if limit <= len(ELLIPSIS):
-        return ""
+        return len(text)
     window = text[: limit + LINK_WINDOW]
     protected = _link_spans(window, limit) + [(s, e) for s, _c, _ce, e in code_spans(window)]
-    head = text[: limit + 1]
-    inside = [False] * len(head)
+    inside = [False] * (limit + 1)
     for start, end in protected:
-        for i in range(start + 1, min(end, len(head))):
+        for i in range(start + 1, min(end, limit + 1)):
             inside[i] = True
-    for cut in range(limit - len(ELLIPSIS), 0, -1):
+    for cut in range(limit, 0, -1):
         if inside[cut]:
             continue
-        spaced = head[cut] in " \t" or head[cut - 1] in " \t"
-        if spaced or (_wide(head[cut - 1]) or _wide(head[cut])):
-            kept = _balanced(head[:cut].rstrip(_TRAILING))
-            if kept:
-                return kept + ELLIPSIS
-    return ""
+        spaced = text[cut] in " \t" or text[cut - 1] in " \t"
+        wide = _wide(text[cut - 1]) or _wide(text[cut])
+        if (spaced or wide) and text[:cut].rstrip(_TRAILING):
+            return cut
+    return 0
+
+
+def shorten(text: str, limit: int) -> str:
+    """``text`` when it fits ``limit`` characters, else its longest head that ends at a
+    word (see :func:`word_cut`) followed by ``…``; ``""`` when no such head fits."""
+    if len(text) <= limit:
+        return text
+    cut = word_cut(text, limit - len(ELLIPSIS))
+    return _balanced(text[:cut].rstrip(_TRAILING)) + ELLIPSIS if cut else ""
 
 
 def fitted_pointer_line(title: str, target: str, hook: str, limit: int) -> str:

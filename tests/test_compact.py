@@ -230,8 +230,9 @@ def test_long_line_is_cut_at_a_word_and_the_rest_goes_to_the_note(tmp_path: Path
     before_fields = fields(root / "a.md")
     assert compact(str(root), "--apply", "--step", "long-lines")[0] == 0
     line = (root / "MEMORY.md").read_text(encoding="utf-8").splitlines()[3]
-    assert len(line) <= 200 and hook.startswith(line.split(" — ", 1)[1])
-    rest = hook[len(line.split(" — ", 1)[1]) :].strip()
+    kept = line.split(" — ", 1)[1]
+    assert len(line) <= 200 and kept.endswith("…") and hook.startswith(kept[:-1] + " ")
+    rest = hook[len(kept) - 1 :].strip()
     text = (root / "a.md").read_text(encoding="utf-8")
     assert text.endswith(f"\n{FROM_INDEX}\n\n{rest}\n")
     assert fields(root / "a.md") == before_fields  # updated is the fact's date, unchanged

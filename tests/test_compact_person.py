@@ -497,3 +497,14 @@ def test_step_cold_runs_the_cold_step_alone(tmp_path: Path) -> None:
     report = json.loads(out)
     assert code == 1 and [s["step"] for s in report["steps"]] == ["cold"]
     assert report["steps"][0]["archived"] == ["n0.md", "n1.md", "n2.md", "n3.md", "n4.md"]
+
+
+def test_long_lines_never_cut_inside_a_link(tmp_path: Path) -> None:
+    root = make_store(tmp_path / "s", {"a.md": note("a", body="Body.\n")}, index=None)
+    hook = "see " + "[the runbook for every deploy step](https://example.com/runbook) " * 4
+    (root / "MEMORY.md").write_text(f"# M\n\n## User\n- [A](a.md) — {hook}\n", encoding="utf-8")
+    assert compact(str(root), "--apply", "--step", "long-lines")[0] == 0
+    line = index_of(root).splitlines()[3]
+    assert len(line) <= 200 and line.endswith(ELLIPSIS)
+    assert line.count("[") == line.count("](") == line.count(")")
+    assert next(link.target for link in find_links(line)) == "a.md"

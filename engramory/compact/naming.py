@@ -168,16 +168,6 @@ def _balance(text: str) -> str:
     return " ".join(text.split())
 
 
-def cut_words(text: str, limit: int) -> tuple[str, str]:
-    """``(kept, rest)``: ``text`` cut at the last space before ``limit`` characters, or
-    hard-cut at ``limit`` where it has no space there."""
-    if len(text) <= limit:
-        return text, ""
-    space = text.rfind(" ", 0, limit + 1)
-    cut = space if space > 0 else limit
-    return text[:cut].rstrip(), text[cut:].strip()
-
-
 def description_for(lines: list[str], fallback: str) -> str:
     """What a person would write as the block's description: its first sentence (or its
     opening heading; list items joined with ``; ``), at most 150 characters, cut at a word
