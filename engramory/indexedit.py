@@ -17,19 +17,23 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from engramory.markdown import HEADING, classify_index, heading_title
+from engramory.markdown import (
+    HEADING,
+    INLINE,
+    Link,
+    classify_index,
+    find_links,
+    heading_title,
+    mask_code_spans,
+)
 
-# ``[``, ``]``, backticks and backslashes in a title or hook would change
-# where the link ends (or hide it in a code span), so they are written as
-# character references: Markdown shows the same characters, and the doctor's
-# link reader, which does not honour backslash escapes, sees one link only.
-_TITLE_ESCAPES = {
-    ord("["): "&#91;",
-    ord("]"): "&#93;",
-    ord("`"): "&#96;",
-    ord("\\"): "&#92;",
-}
-_HOOK_ESCAPES = {ord("["): "&#91;", ord("]"): "&#93;"}
+# In the link text, ``[`` and ``]`` (and a backslash) are escaped with a backslash, and a
+# ``(`` right after ``]`` too, so the line holds exactly one link for Markdown and for the
+# doctor's link reader (which does not honour backslash escapes but then finds no ``](``
+# and no ``[[`` in the title); backticks in the title that would open a code span
+# running past it (and hide the link) are written as character references. The hook is
+# left as written unless it holds a link that could point to a note (which would credit
+# that note), escaped the same way; a web link in the hook stays a link.
 _TARGET_NEEDS_ANGLES = frozenset(" \t()<>")
 
 
@@ -42,18 +46,53 @@ def _one_line(text: str) -> str:
 def pointer_line(title: str, target: str, hook: str) -> str:
     """``- [Title](target) — hook``, made safe to hold on one Markdown line.
 
-    Newlines and other control characters become spaces; brackets (and, in
-    the title, backticks and backslashes) become character references so the
+    Newlines and other control characters become spaces; brackets in the
+    title (and in a hook that holds a link) are escaped with a backslash so the
     line holds exactly one link; a target with blanks or parentheses is
     wrapped in ``<...>``. An empty hook gives ``- [Title](target)``.
     """
-    safe_title = _one_line(title).translate(_TITLE_ESCAPES)
+    line, whole = _pointer_parts(_escape_link_syntax(_one_line(title)), target, hook)
+    if "`" in line and mask_code_spans(whole)[: len(line)] != _masked_title(line):
+        ticked = _escape_link_syntax(_one_line(title)).replace("`", "&#96;")
+        line, whole = _pointer_parts(ticked, target, hook)
+    return whole
+
+
+def _pointer_parts(safe_title: str, target: str, hook: str) -> tuple[str, str]:
+    """``(link part, whole line)`` for a title already made safe."""
     safe_target = _one_line(target)
     if any(ch in _TARGET_NEEDS_ANGLES for ch in safe_target):
         safe_target = "<" + safe_target.replace("<", "%3C").replace(">", "%3E") + ">"
-    safe_hook = _one_line(hook).translate(_HOOK_ESCAPES)
+    safe_hook = _one_line(hook)
+    if any(_may_point_to_a_note(link) for link in find_links(safe_hook)):
+        safe_hook = _escape_link_syntax(safe_hook)
     line = f"- [{safe_title}]({safe_target})"
-    return f"{line} — {safe_hook}" if safe_hook else line
+    return line, f"{line} — {safe_hook}" if safe_hook else line
+
+
+def _masked_title(line: str) -> str:
+    """The link part ``- [title](target)`` with only the title's own code spans masked:
+    what the doctor must see of it."""
+    end = line.rfind("](")
+    return "- [" + mask_code_spans(line[3:end]) + line[end:]
+
+
+def _may_point_to_a_note(link: Link) -> bool:
+    """A wikilink, or an inline link that is not a web address, a mail address or an anchor."""
+    target = link.target.strip().lower()
+    return link.form != INLINE or not (target.startswith(("#", "mailto:")) or "://" in target)
+
+
+def _escape_link_syntax(text: str) -> str:
+    """``text`` with ``\\``, ``[`` and ``]`` backslash-escaped, and ``(`` after ``]``."""
+    out = []
+    previous = ""
+    for ch in text:
+        if ch in "\\[]" or (ch == "(" and previous == "]"):
+            out.append("\\")
+        out.append(ch)
+        previous = ch
+    return "".join(out)
 
 
 def split_lines(text: str) -> list[str]:

@@ -57,12 +57,6 @@ def one_line_problem(label: str, value: str) -> str | None:
     return None
 
 
-def default_title(slug: str) -> str:
-    """``feedback-test-style`` -> ``Feedback test style``."""
-    words = slug.replace("-", " ").strip()
-    return words[:1].upper() + words[1:]
-
-
 @dataclass(frozen=True)
 class NewNote:
     """The values of a note to create (already validated)."""

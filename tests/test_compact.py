@@ -186,7 +186,7 @@ def test_undo_unknown_or_path_id(tmp_path: Path, backup_id: str, code: int) -> N
 
 def test_json_shape(tmp_path: Path) -> None:
     root = memoir_store(tmp_path / "s", 3, 3)
-    code, out, _ = compact(str(root), "--format", "json", "--archive-cold")
+    code, out, _ = compact(str(root), "--format", "json", "--archive-cold", "--warn-lines", "12")
     assert code == 1
     report = json.loads(out)
     assert set(report) == {
@@ -197,9 +197,9 @@ def test_json_shape(tmp_path: Path) -> None:
     assert [s["step"] for s in report["steps"]] == ["duplicates", "inline", "long-lines", "cold"]
     inline = report["steps"][1]
     assert inline["created"] == ["topic-0.md", "topic-1.md", "topic-2.md"]
-    assert inline["lines_saved"] == 6
+    assert inline["lines_saved"] == 9  # 3 blocks of 3 lines and a blank; 3 pointers added
     assert set(inline) == {"step", "lines_saved", "bytes_saved", "created", "archived", "touched"}
-    code, out, _ = compact(str(root), "--format", "json", "--apply")
+    code, out, _ = compact(str(root), "--format", "json", "--apply", "--warn-lines", "12")
     report = json.loads(out)
     assert code == 0 and report["applied"] is True and report["undo"]
     assert [s["step"] for s in report["steps"]] == ["duplicates", "inline", "long-lines"]
@@ -220,7 +220,7 @@ def test_duplicates_keep_the_first_line_with_the_longest_hook(tmp_path: Path) ->
         "# M\n\n## User\n- [A](a.md) — short\n- [B](b.md) — b\n- [A again](./a.md) — a much longer hook\n",
         encoding="utf-8",
     )
-    assert compact(str(root), "--apply")[0] == 0
+    assert compact(str(root), "--apply", "--step", "duplicates")[0] == 0
     assert (root / "MEMORY.md").read_text(encoding="utf-8") == (
         "# M\n\n## User\n- [A again](./a.md) — a much longer hook\n- [B](b.md) — b\n"
     )
@@ -231,10 +231,11 @@ def test_long_line_is_cut_at_a_word_and_the_rest_goes_to_the_note(tmp_path: Path
     hook = " ".join(f"word{i}" for i in range(60))
     (root / "MEMORY.md").write_text(f"# M\n\n## User\n- [A](a.md) — {hook}\n", encoding="utf-8")
     before_fields = fields(root / "a.md")
-    assert compact(str(root), "--apply")[0] == 0
+    assert compact(str(root), "--apply", "--step", "long-lines")[0] == 0
     line = (root / "MEMORY.md").read_text(encoding="utf-8").splitlines()[3]
-    assert len(line) <= 200 and hook.startswith(line.split(" — ", 1)[1])
-    rest = hook[len(line.split(" — ", 1)[1]) :].strip()
+    kept = line.split(" — ", 1)[1]
+    assert len(line) <= 200 and kept.endswith("…") and hook.startswith(kept[:-1] + " ")
+    rest = hook[len(kept) - 1 :].strip()
     text = (root / "a.md").read_text(encoding="utf-8")
     assert text.endswith(f"\n{FROM_INDEX}\n\n{rest}\n")
     assert fields(root / "a.md") == before_fields  # updated is the fact's date, unchanged
@@ -246,7 +247,7 @@ def test_long_line_text_already_in_the_note_is_not_appended_again(tmp_path: Path
     root = make_store(tmp_path / "s", {"a.md": note("a", body=hook + "\n")}, index=None)
     (root / "MEMORY.md").write_text(f"# M\n\n## User\n- [A](a.md) — {hook}\n", encoding="utf-8")
     note_before = (root / "a.md").read_bytes()
-    assert compact(str(root), "--apply")[0] == 0
+    assert compact(str(root), "--apply", "--step", "long-lines")[0] == 0
     assert (root / "a.md").read_bytes() == note_before
     assert len((root / "MEMORY.md").read_text(encoding="utf-8").splitlines()[3]) <= 200
 
@@ -257,7 +258,7 @@ def test_long_lines_left_alone_missing_target_or_hook_first(tmp_path: Path) -> N
     index = f"# M\n\n## User\n- [A](a.md)\n- [Gone](gone.md) — {long}\n- {long} see [B](b.md)\n"
     (root / "MEMORY.md").write_text(index, encoding="utf-8")
     tree = digest(root)
-    code, _out, _ = compact(str(root), "--apply")
+    code, _out, _ = compact(str(root), "--apply", "--step", "long-lines")
     assert digest(root) == tree
     assert code == 0  # within the soft cap; nothing it may touch
     assert cut_line(f"- {long} see [B](b.md)", 200) is None
@@ -282,7 +283,7 @@ def test_type_heading_with_prose_keeps_the_heading(tmp_path: Path) -> None:
     (root / "MEMORY.md").write_text(
         f"# M\n\n## Feedback\n{body}\n## User\n- [A](a.md)\n", encoding="utf-8"
     )
-    assert compact(str(root), "--apply")[0] == 0
+    assert compact(str(root), "--apply", "--step", "inline")[0] == 0
     index = (root / "MEMORY.md").read_text(encoding="utf-8")
     assert index.startswith(
         "# M\n\n## Feedback\n- [Always run the tests first. They](always-run-the-tests-first-they.md)"
@@ -298,7 +299,7 @@ def test_feedback_without_why_becomes_reference(tmp_path: Path) -> None:
     (root / "MEMORY.md").write_text(
         "# M\n\n## Project\n### Plan\nShip it.\n\n## User\n- [A](a.md)\n", encoding="utf-8"
     )
-    assert compact(str(root), "--apply")[0] == 0
+    assert compact(str(root), "--apply", "--step", "inline")[0] == 0
     assert fields(root / "plan.md")["type"] == "reference"
     assert errors(root) == []
 
@@ -312,7 +313,7 @@ def test_slug_unique_against_store_and_archive(tmp_path: Path) -> None:
     (root / "MEMORY.md").write_text(
         "# M\n\n## Topic\nText.\n\n## User\n- [T](topic.md)\n", encoding="utf-8"
     )
-    assert compact(str(root), "--apply")[0] == 0
+    assert compact(str(root), "--apply", "--step", "inline")[0] == 0
     assert (root / "topic-3.md").is_file()
     assert "(topic-3.md)" in (root / "MEMORY.md").read_text(encoding="utf-8")
 
@@ -337,9 +338,9 @@ def test_description_rules() -> None:
     assert naming.description_for(["First one. Second."], "t") == "First one."
     long = "word " * 50
     cut = naming.description_for([long], "t")
-    assert len(cut) <= 150 and cut.endswith("word") and long.startswith(cut)
+    assert len(cut) <= 150 and cut.endswith("word…") and long.startswith(cut[:-1])
     cjk = "設" * 200
-    assert naming.description_for([cjk], "t") == "設" * 150
+    assert naming.description_for([cjk], "t") == "設" * 149 + "…"
     unbalanced = "a " * 70 + "**bold words here that run past the limit** end"
     assert naming.description_for([unbalanced], "t").count("**") % 2 == 0
     ticks = "a " * 70 + "`code span running past the limit` end"
@@ -416,7 +417,7 @@ def test_native_store_notes_follow_the_host_dialect(
         "# M\n\n## Build Tips\nUse make. Fast.\n\n## User\n- [My role](role.md)\n", encoding="utf-8"
     )
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(config))
-    assert compact(str(root), "--apply")[0] == 0
+    assert compact(str(root), "--apply", "--step", "inline")[0] == 0
     created = fields(root / "build-tips.md")
     assert created["name"] == "Build Tips" and created["type"] == "reference"
     assert set(created) == {"name", "description", "type", "created", "updated"}

@@ -65,3 +65,30 @@ def test_plan_apply_doctor_undo(store: Path, tmp_path: Path) -> None:
         line = next(x for x in out.splitlines() if x.startswith("undo: "))
         assert compact(str(root), "--undo", line.split()[4])[0] == 0
     assert digest(root) == tree
+
+
+EVERY_STEP = ("--step", "duplicates", "--step", "inline", "--step", "long-lines")
+
+
+@pytest.mark.parametrize("steps", [(), EVERY_STEP], ids=["default", "every-step"])
+@pytest.mark.parametrize("store", STORES, ids=lambda p: p.name)
+def test_apply_twice_plans_nothing_the_second_time(
+    store: Path, steps: tuple[str, ...], tmp_path: Path
+) -> None:
+    """``compact --apply`` then again: the second run plans nothing (exit 0, no undo, no
+    byte changed), the plan after it is empty, and the first run's undo is byte-exact."""
+    root = tmp_path / store.name
+    shutil.copytree(store, root)
+    tree = digest(root)
+    errors_before = errors(root)
+    code, first = compact(str(root), "--apply", *steps)
+    assert code in (0, 1), first
+    assert not errors(root) - errors_before
+    applied = digest(root)
+    code, second = compact(str(root), "--apply", *steps)
+    assert "undo: " not in second and digest(root) == applied, second
+    assert compact(str(root), *steps)[0] == code
+    if "undo: " in first:
+        line = next(x for x in first.splitlines() if x.startswith("undo: "))
+        assert compact(str(root), "--undo", line.split()[4])[0] == 0
+    assert digest(root) == tree

@@ -22,9 +22,9 @@ from engramory.caps import Caps
 from engramory.commands.fix import apply, plan_store
 from engramory.errors import EngramoryError
 from engramory.frontmatter import parse
+from engramory.pointertext import title_from_slug
 from engramory.repair.fmedit import set_field
 from engramory.repair.invalid_date import normalise
-from engramory.repair.orphan import title_of
 
 OLD = 1_600_000_000  # 2020-09-13: an mtime that is not today
 
@@ -399,8 +399,8 @@ def test_a_file_changed_after_planning_is_refused_before_any_write(tmp_path: Pat
 
 
 def test_titles_from_slugs() -> None:
-    assert title_of("deploy-rules") == "Deploy rules"
-    assert title_of("project_auth_dashboard") == "Project auth dashboard"
+    assert title_from_slug("deploy-rules") == "Deploy rules"
+    assert title_from_slug("project_auth_dashboard") == "Project auth dashboard"
 
 
 def test_undo_with_apply_is_a_usage_error(tmp_path: Path) -> None:

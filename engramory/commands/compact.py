@@ -19,7 +19,7 @@ from collections.abc import Callable
 from datetime import date
 from pathlib import Path
 
-from engramory import backup, discovery, indexedit, notewrite, undo
+from engramory import backup, discovery, filedates, indexedit, notewrite, undo
 from engramory.caps import INDEX_NAME, Caps, count_lines, utf8_size
 from engramory.commands import archive
 from engramory.commands.new import read_index_for_edit
@@ -31,6 +31,7 @@ from engramory.commands.options import (
     profile_from_args,
     say_profile,
 )
+from engramory.compact import cold
 from engramory.compact.model import (
     COLD,
     HARD,
@@ -40,10 +41,11 @@ from engramory.compact.model import (
     target_caps,
     within,
 )
-from engramory.compact.plan import Plan, make_plan
+from engramory.compact.plan import STEPS, Plan, make_plan
 from engramory.continuity.state import locked
 from engramory.doctor.context import DEFAULT_MAX_INDEX_LINE, NameTable
 from engramory.errors import EXIT_FINDINGS, EXIT_OK, EngramoryError, UsageError
+from engramory.filedates import FileHistory
 from engramory.frontmatter import parse_bytes
 from engramory.markdown import INLINE, WIKI, Link, classify_index
 from engramory.store import (
@@ -61,14 +63,19 @@ from engramory.textfmt import plural, printable
 HELP = "bring an over-cap index back under the cut, nothing lost, with undo"
 DESCRIPTION = f"""\
 Plan (or, with --apply, make) the edits that bring {INDEX_NAME} within its
-soft cap (--to hard: the hard cap), in this order, each run fully:
+soft cap (--to hard: the hard cap), in this order, each run fully. An index
+already within the target is left alone unless steps are named (--step NAME,
+repeatable: only those run, even within the target):
   1. duplicates  several lines pointing to one note keep one (the longest hook)
   2. inline      an index block holding no pointer becomes a note + one pointer
+                 under the ## section of the note's type
   3. long-lines  a pointer line over --max-index-line keeps a short hook; the
                  rest goes to the note under '## From the index'
-  4. cold        (--archive-cold) the notes with the oldest 'updated' are
-                 archived as engramory archive does, until the index fits;
-                 user and feedback notes never are
+  4. cold        (--archive-cold) the notes last changed longest ago ('modified'
+                 or 'updated', else the last git commit, else the file's
+                 modification time) are archived as engramory archive does,
+                 until the index fits; user and feedback notes never are, nor
+                 a note the index does not point to (that saves nothing)
 The preamble (title to first '##'), thematic breaks and blocks holding any
 pointer are left alone. --apply backs up every file it changes or removes in
 <store>/.engramory/backup/ID/, records the files it creates, and prints the
@@ -90,6 +97,7 @@ examples:
   engramory compact                          # the plan, nothing written
   engramory compact --apply                  # do it; prints the undo command
   engramory compact ~/notes/memory --to hard --archive-cold --apply
+  engramory compact --step inline           # only the inline step, even within the cap
   engramory compact --format json
   engramory compact --native                 # a Claude Code folder kept under another path
   engramory compact --undo 20261202T031500Z"""
@@ -114,6 +122,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument(
         "--archive-cold", action="store_true", help="archive the coldest notes until it fits"
+    )
+    parser.add_argument(
+        "--step",
+        action="append",
+        choices=STEPS,
+        metavar="STEP",
+        help=f"run this step (repeatable; one of {', '.join(STEPS)}), even when the index "
+        "is within the target",
     )
     parser.add_argument(
         "--max-index-line",
@@ -168,8 +184,11 @@ def _taken(root: str) -> set[str]:
     return taken
 
 
-def _cold_candidates(root: str, found) -> list[ColdCandidate]:
-    """The live top-level notes with their type and dates."""
+def _cold_candidates(root: str, found, with_history: bool) -> list[ColdCandidate]:
+    """The live top-level notes with their type and dates; with ``with_history``, the
+    last git commit (of a note with no ``modified`` or ``updated`` field) and the file's
+    modification time too."""
+    history = FileHistory(root, (filedates.GIT,)) if with_history else None
     candidates = []
     for note in found.notes:
         if note.nested or note.status != READ_OK or note.symlink:
@@ -178,13 +197,39 @@ def _cold_candidates(root: str, found) -> list[ColdCandidate]:
         if data is None:
             continue
         fields = parse_bytes(data).fields
-        dates = (fields.get("updated"), fields.get("created"))
-        candidates.append(ColdCandidate(note.rel, fields.get("type"), *dates))
+        modified, updated = fields.get("modified"), fields.get("updated")
+        committed, mtime = None, 0.0
+        if history is not None:
+            if not (cold.day_of(modified) or cold.day_of(updated)):
+                committed = history.dates(note.rel).last
+            mtime = _mtime(root, note.rel)
+        candidates.append(
+            ColdCandidate(
+                note.rel,
+                fields.get("type"),
+                updated,
+                fields.get("created"),
+                modified,
+                committed,
+                mtime,
+            )
+        )
     return candidates
 
 
-def gather(root: str, today: str, native: bool) -> tuple[StoreFacts, dict[str, bytes]]:
-    """The store facts the steps need, and the bytes of every note read (for the backup)."""
+def _mtime(root: str, rel: str) -> float:
+    """The note file's modification time (0 when it cannot be read)."""
+    try:
+        return os.lstat(os.path.join(root, *rel.split("/"))).st_mtime
+    except OSError:
+        return 0.0
+
+
+def gather(
+    root: str, today: str, native: bool, cold_step: bool = False
+) -> tuple[StoreFacts, dict[str, bytes]]:
+    """The store facts the steps need, and the bytes of every note read (for the backup);
+    the notes' git and file dates only when the cold step may run (``cold_step``)."""
     found = walk(root)
     plain = plain_notes(found)
     names = NameTable(found.notes, [n.status != ESCAPES for n in found.notes])
@@ -253,7 +298,7 @@ def gather(root: str, today: str, native: bool) -> tuple[StoreFacts, dict[str, b
         note_text=note_text,
         today=today,
         native=native,
-        cold=_cold_candidates(root, found),
+        cold=_cold_candidates(root, found, cold_step),
         archive_edit=archive_edit,
         archive_many=archive_many,
     )
@@ -327,10 +372,14 @@ def _archive_many(
             current = bom + archive.apply_edit(rest, edit)
             if archive_edit(current, rel) is None:
                 continue  # archive would refuse: it would leave orphans
-        for number in table.lines_of(identity, mine):
-            if number in edit.removed:
-                continue
-            ours, others = archive.ours_and_others(table.links[number], identity, mine)
+        pointing = [
+            (number, *archive.ours_and_others(table.links[number], identity, mine))
+            for number in table.lines_of(identity, mine)
+            if number not in edit.removed
+        ]
+        if not any(ours for _number, ours, _others in pointing):
+            continue  # no pointer to it: archiving it would save nothing
+        for number, ours, others in pointing:
             if not ours:
                 continue
             line = edit.rewritten.get(number, table.text[number])
@@ -512,8 +561,13 @@ def report_text(plan: Plan, target: str, limits: tuple[int, int], applied: bool)
             + "; the largest lines:"
         )
         out.extend("  " + line for line in largest_lines(plan.after))
+    elif not plan.steps:
+        out.append(
+            f"nothing to compact: {INDEX_NAME} is within the {target} cap, so no step runs "
+            "(name one to run it anyway: --step inline, --step long-lines ...)"
+        )
     elif not plan.changed:
-        out.append(f"nothing to compact: within the {target} cap")
+        out.append(f"nothing to compact: the steps run change nothing (within the {target} cap)")
     return [printable(line) for line in out]
 
 
@@ -526,8 +580,10 @@ def _plan(
     """The plan, and with ``announce`` (``--apply``) its writing: the backup's ID."""
     limits = target_caps(caps, args.to)
     text, raw = read_index(root, caps)
-    facts, read = gather(root, date.today().isoformat(), native)
-    plan = make_plan(text, facts, limits, args.max_index_line, args.archive_cold)
+    named = tuple(args.step or ())
+    cold_step = COLD in named or (args.archive_cold and not named and not within(text, limits))
+    facts, read = gather(root, date.today().isoformat(), native, cold_step)
+    plan = make_plan(text, facts, limits, args.max_index_line, args.archive_cold, named)
     if announce is None or not plan.changed:
         return plan, None
     folder = archive.archive_dir(root)

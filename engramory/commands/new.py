@@ -35,6 +35,7 @@ from engramory.doctor.rules.duplicates import likeness, text_parts
 from engramory.errors import EXIT_OK, EngramoryError, InputMissingError, UsageError
 from engramory.frontmatter import NOTE_TYPES, TYPES_TEXT, parse_bytes
 from engramory.indexedit import pointer_line
+from engramory.pointertext import title_from_slug
 from engramory.store import NOTE_READ_LIMIT, READ_OK, read_file, walk
 from engramory.textfmt import excerpt, plural, printable
 
@@ -95,7 +96,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--store", metavar="PATH", help="the store (default: found as for check)")
     parser.add_argument("--scope", choices=notewrite.SCOPES, help="global or repo")
     parser.add_argument(
-        "--title", help="the pointer's title (default: the slug, dashes as spaces, capitalised)"
+        "--title",
+        help="the pointer's title (default: the slug, dashes as spaces, capitalised, "
+        "acronyms such as API in capitals)",
     )
     parser.add_argument("--why", help="why it matters (required for feedback and project)")
     parser.add_argument("--how", help="how to apply it (required for feedback and project)")
@@ -351,7 +354,7 @@ def make_plan(request: NoteRequest, body: str, root: str, caps: Caps) -> Plan:
         request.how,
     )
     title = request.title.strip() if request.title and request.title.strip() else None
-    title = title or notewrite.default_title(request.slug)
+    title = title or title_from_slug(request.slug)
     if request.native:
         note = replace(note, name=title)
     today = date.today()

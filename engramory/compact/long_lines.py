@@ -3,8 +3,7 @@ hook goes to the note, under ``## From the index``."""
 
 from __future__ import annotations
 
-from engramory import indexedit
-from engramory.compact import naming
+from engramory import indexedit, pointertext
 from engramory.compact.duplicates import line_note
 from engramory.compact.model import LONG_LINES, StepResult, StoreFacts
 from engramory.markdown import classify_index, heading_title, mask_code_spans
@@ -37,19 +36,19 @@ def link_end(line: str) -> int | None:
 
 
 def cut_line(line: str, limit: int) -> tuple[str, str] | None:
-    """``(new line, cut text)`` for a line longer than ``limit``, else ``None``."""
+    """``(new line, cut text)`` for a line longer than ``limit``, else ``None``: the hook
+    cut at a word (never inside a link or a code span) and ended with ``…``."""
     end = link_end(line)
     if end is None or len(line) <= limit:
         return None
     head, hook = line[:end], line[end:]
-    room = limit - len(head)
-    kept, rest = naming.cut_words(hook, max(room, 0))
+    cut = pointertext.word_cut(hook, limit - len(head) - len(pointertext.ELLIPSIS))
+    kept, rest = hook[:cut], hook[cut:].strip()
     if not rest:
         return None
     if not kept.strip(_SEPARATORS):
-        kept = ""
-        rest = hook.strip().lstrip(_SEPARATORS).strip()
-    return head + kept.rstrip(), rest
+        return head, hook.strip().lstrip(_SEPARATORS).strip()
+    return head + kept.rstrip(_SEPARATORS + ",;") + pointertext.ELLIPSIS, rest
 
 
 def with_cut_text(note: str, cut: str) -> str:

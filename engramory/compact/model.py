@@ -18,12 +18,17 @@ HARD = "hard"
 
 @dataclass(frozen=True)
 class ColdCandidate:
-    """A live note the cold step may archive."""
+    """A live note the cold step may archive, with what says when it last changed: its
+    ``modified`` (the host's) or ``updated`` field, its last git commit (``committed``),
+    its file's modification time (``mtime``, seconds; 0 unknown)."""
 
     rel: str
     note_type: str | None
     updated: str | None
     created: str | None
+    modified: str | None = None
+    committed: str | None = None
+    mtime: float = 0.0
 
 
 @dataclass

@@ -5,9 +5,13 @@ from __future__ import annotations
 import hashlib
 import unicodedata
 
+from engramory import pointertext
+from engramory.markdown import heading_title
+
 SLUG_LIMIT = 60
 DESCRIPTION_LIMIT = 150
-_SENTENCE_ENDS = (". ", "! ", "? ", "。", "！", "？")
+SOURCE_LINES = 200  # the block lines a description is looked for in
+SOURCE_CHARS = 2000  # of each of those lines, and of the paragraph they make
 _LIST_MARKERS = ("- ", "* ", "+ ", "> ", "| ")
 
 
@@ -48,6 +52,17 @@ def unique_slug(slug: str, taken: set[str]) -> str:
     return candidate
 
 
+def _list_item(text: str) -> str | None:
+    """The text of a list item (``-``, ``*``, ``+``, ``1.``, ``1)`` or a table row), else
+    ``None``."""
+    if text[:2] in ("- ", "* ", "+ ") or text.startswith("|"):
+        return plain_line(text)
+    digits = len(text) - len(text.lstrip("0123456789"))
+    if 0 < digits <= 9 and text[digits : digits + 2] in (". ", ") "):
+        return plain_line(text[digits + 2 :])
+    return None
+
+
 def plain_line(line: str) -> str:
     """A block line without its list, quote or table markers, blanks around dropped."""
     text = line.strip()
@@ -58,21 +73,88 @@ def plain_line(line: str) -> str:
             if text.startswith(marker):
                 text = text[len(marker) :].strip()
                 changed = True
+    digits = len(text) - len(text.lstrip("0123456789"))
+    if 0 < digits <= 9 and text[digits : digits + 2] in (". ", ") "):
+        text = text[digits + 2 :].strip()
     return text.strip("|").strip()
 
 
 def first_words(lines: list[str], count: int = 6) -> str:
-    """The first ``count`` words of the first line with text."""
+    """The first ``count`` words of the first line with text (no closing ``.``)."""
     for line in lines:
         text = plain_line(line)
         if text:
-            return " ".join(text.split()[:count])
+            return " ".join(text.split()[:count]).rstrip(".,;:")
     return ""
 
 
+def _is_sentence_end(text: str, at: int, in_list: bool) -> bool | None:
+    """Whether the ``.``, ``!`` or ``?`` at ``at`` ends a sentence: not closing an
+    abbreviation (``e.g.``, ``J.``) nor the number of an inline list (``Steps: 1. build
+    2. push``: after ``:``, ``;`` or ``,``, before a lower-case word, or once such a list
+    started, ``in_list``). ``None``: no, and it is such a number."""
+    if text[at] != ".":
+        return True
+    before = text[:at].rstrip()
+    word = before.rsplit(" ", 1)[-1]
+    if not word or "." in word or (len(word) == 1 and word.isalpha()):
+        return False
+    if not word.isdigit():
+        return True
+    lead = before[: len(before) - len(word)].rstrip()
+    following = text[at + 1 :].lstrip()[:1]
+    if in_list or not lead or lead[-1] in ":;," or following.islower():
+        return None
+    return True
+
+
 def _first_sentence(text: str) -> str:
-    ends = [i + 1 for i in (text.find(end) for end in _SENTENCE_ENDS) if i >= 0]
-    return text[: min(ends)].strip() if ends else text
+    """The text up to its first sentence end (the whole text when it has none)."""
+    in_list = False
+    for at, ch in enumerate(text):
+        if ch in "。！？":
+            return text[: at + 1].strip()
+        if ch in ".!?" and text[at + 1 : at + 2] == " ":
+            near = text[max(0, at - 40) : at + 40]  # a bounded look: linear on long text
+            end = _is_sentence_end(near, min(at, 40), in_list)
+            if end:
+                return text[: at + 1].strip()
+            in_list = in_list or end is None
+    return text
+
+
+def _paragraph(lines: list[str]) -> str:
+    """The first paragraph of a block as one line: its first heading alone when it opens
+    with one; list items (and table rows) joined with ``; ``, without a closing ``.``."""
+    pieces: list[tuple[bool, str]] = []  # (is a list item, text)
+    for line in lines[:SOURCE_LINES]:
+        text = line.strip()[:SOURCE_CHARS]
+        if text.startswith(("```", "~~~")):
+            continue  # a fence line: the code itself may still say what the block is
+        title = heading_title(text)
+        if title is not None:
+            if pieces:
+                break
+            return title.strip()
+        if not text:
+            if pieces and not pieces[-1][0] and not pieces[-1][1].endswith(":"):
+                break
+            continue
+        item = _list_item(text)
+        if item is not None:
+            if item and set(item) - set("-:| "):
+                pieces.append((True, item.rstrip(".").strip()))
+        elif pieces and not pieces[-1][0]:
+            pieces[-1] = (False, pieces[-1][1] + " " + plain_line(text))
+        elif pieces:
+            break  # prose after the list: the paragraph was the list
+        else:
+            pieces.append((False, plain_line(text)))
+    joined = ""
+    for _is_item, piece in pieces:
+        joiner = " " if joined.endswith(":") else "; "
+        joined = piece if not joined else joined + joiner + piece
+    return joined
 
 
 def _balance(text: str) -> str:
@@ -86,21 +168,9 @@ def _balance(text: str) -> str:
     return " ".join(text.split())
 
 
-def cut_words(text: str, limit: int) -> tuple[str, str]:
-    """``(kept, rest)``: ``text`` cut at the last space before ``limit`` characters, or
-    hard-cut at ``limit`` where it has no space there."""
-    if len(text) <= limit:
-        return text, ""
-    space = text.rfind(" ", 0, limit + 1)
-    cut = space if space > 0 else limit
-    return text[:cut].rstrip(), text[cut:].strip()
-
-
 def description_for(lines: list[str], fallback: str) -> str:
-    """The block's first sentence, at most 150 characters, markup balanced (``fallback``
-    when the block holds no text)."""
-    texts = [plain_line(line) for line in lines]
-    joined = " ".join(t for t in texts if t and set(t) - set("-:| "))
-    sentence = _first_sentence(joined) or fallback
-    kept, _rest = cut_words(sentence, DESCRIPTION_LIMIT)
-    return _balance(kept) or fallback
+    """What a person would write as the block's description: its first sentence (or its
+    opening heading; list items joined with ``; ``), at most 150 characters, cut at a word
+    with ``…`` (``fallback`` when the block holds no text)."""
+    sentence = _balance(_first_sentence(_paragraph(lines)[:SOURCE_CHARS]))
+    return pointertext.shorten(sentence, DESCRIPTION_LIMIT) or fallback

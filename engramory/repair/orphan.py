@@ -1,6 +1,7 @@
 """``orphan``: a pointer line for the note under its type's heading.
 
-Title from the slug, the note's description as the hook. A note whose
+Title from the slug (acronyms kept), the note's description as the hook, cut at a
+word with ``…`` so the line stays within the doctor's line limit. A note whose
 frontmatter has errors is not indexed, nor one whose pointer would hold a
 secret; the planner also leaves out a pointer that would take the index over
 a hard cap.
@@ -8,7 +9,9 @@ a hard cap.
 
 from __future__ import annotations
 
-from engramory import indexedit, secrets
+from engramory import secrets
+from engramory.doctor.context import DEFAULT_MAX_INDEX_LINE
+from engramory.pointertext import fitted_pointer_line, title_from_slug
 from engramory.repair import ORPHAN
 from engramory.repair.model import NoteInput, frontmatter_errors
 
@@ -17,22 +20,17 @@ ID = ORPHAN
 _TARGET_ESCAPES = {ord("%"): "%25", ord("#"): "%23", ord("?"): "%3F"}
 
 
-def title_of(slug: str) -> str:
-    """The slug with dashes (and underscores) as spaces, first letter upper-case (as
-    ``engramory new`` does for its slugs, which hold no underscore)."""
-    words = " ".join(slug.replace("_", " ").replace("-", " ").split()) or slug
-    return words[:1].upper() + words[1:]
-
-
-def pointer(note: NoteInput) -> tuple[str, str] | str:
-    """``(section, pointer line)`` for the note, or why it is not indexed."""
+def pointer(note: NoteInput, limit: int = DEFAULT_MAX_INDEX_LINE) -> tuple[str, str] | str:
+    """``(section, pointer line)`` for the note (at most ``limit`` characters), or why it
+    is not indexed."""
     parsed = note.frontmatter()
     problem = frontmatter_errors(parsed)
     if problem:
         return f"not indexed: {problem} (fix it, then run engramory fix again)"
     note_type = parsed.fields["type"]
     target = note.rel.translate(_TARGET_ESCAPES)
-    line = indexedit.pointer_line(title_of(note.slug), target, parsed.fields["description"])
+    title = title_from_slug(note.slug)
+    line = fitted_pointer_line(title, target, parsed.fields["description"], limit)
     found = secrets.find(line)
     if found:
         secret = found[0]
