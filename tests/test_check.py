@@ -132,7 +132,7 @@ def test_over_the_hard_byte_cap_is_not_read(cli, tmp_path: Path, monkeypatch) ->
     assert report["lines"] is None
     assert report["over"] == ["bytes"]
     text = cli("check", str(index))
-    assert "not read" in text.out and "200.0 MB" in text.out
+    assert "not read" in text.out and "209,715,200 B" in text.out
 
 
 def test_environment_caps_apply(cli, tmp_path: Path, monkeypatch) -> None:
@@ -162,7 +162,7 @@ def test_flags_override_environment(cli, tmp_path: Path, monkeypatch) -> None:
 def test_small_byte_caps_render_exactly(cli, tmp_path: Path) -> None:
     index = write_size(tmp_path / "MEMORY.md", 1500)
     result = cli("check", str(index), "--hard-bytes", "1000", "--warn-bytes", "900")
-    assert "1000 B" in result.out and "0 KB" not in result.out
+    assert "1,000 B" in result.out and "KB" not in result.out
 
 
 @pytest.mark.parametrize("value", ["0", "-1", "abc", "1.5"])

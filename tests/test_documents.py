@@ -39,7 +39,7 @@ WRITE_SIDE: dict[str, tuple[str, ...]] = {
     "completion-checkpoint": (r"task finishes", r"write nothing", r"per-turn log"),
     "no-touching-to-mark-fresh": (r"just to mark it fresh",),
     "continuity-sync": (r"compact", r"clear", r"new thread", r"added", r"skipped"),
-    "caps": (r"150 lines", r"20 KB", r"200 lines", r"25 KB", r"lines and bytes"),
+    "caps": (r"150 lines", r"20,480 bytes", r"200 lines", r"25,000 bytes", r"lines and bytes"),
     "compaction-steps": (r"shorten", r"merge", r"archive"),
     "archived-topic-keeps-pointer": (r"archived:",),
     "check-and-doctor": (r"engramory check", r"engramory doctor"),
@@ -188,18 +188,17 @@ def test_at_most_one_never_exactly_one_live_project_note() -> None:
 
 
 def test_caps_quoted_in_documents_equal_the_code() -> None:
-    # documents round the byte caps to whole kilobytes (20480 -> 20 KB, 25000 -> 25 KB)
-    soft = (caps.DEFAULT_WARN_LINES, caps.DEFAULT_WARN_BYTES // 1000)
-    hard = (caps.DEFAULT_HARD_LINES, caps.DEFAULT_HARD_BYTES // 1000)
+    # one unit everywhere: exact bytes with thousands separators (25,000 bytes), never KB
+    soft = (caps.DEFAULT_WARN_LINES, caps.DEFAULT_WARN_BYTES)
+    hard = (caps.DEFAULT_HARD_LINES, caps.DEFAULT_HARD_BYTES)
     quoted = 0
     for path in [*documents(), *(REPO / "templates").glob("*.md")]:
         text = path.read_text(encoding="utf-8")
-        for match in re.finditer(r"(\d+) lines ?/ ?(\d+) KB", text):
+        assert not re.search(r"\d+ lines ?/ ?\d+ KB", text), path
+        for match in re.finditer(r"(\d+) lines ?/ ?(\d{1,3}(?:,\d{3})+) bytes", text):
             quoted += 1
-            assert (int(match.group(1)), int(match.group(2))) in (soft, hard), (
-                path,
-                match.group(0),
-            )
+            pair = (int(match.group(1)), int(match.group(2).replace(",", "")))
+            assert pair in (soft, hard), (path, match.group(0))
         for match in re.finditer(r"\b(2\d{4})\b(?= bytes|\))", text):
             assert int(match.group(1)) in (caps.DEFAULT_WARN_BYTES, caps.DEFAULT_HARD_BYTES), path
     assert quoted >= 5

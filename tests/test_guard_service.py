@@ -86,7 +86,7 @@ def test_growth_on_an_over_cap_index_is_denied_and_named(tmp_path: Path) -> None
     output = ask(edit(index, "x\n", "x\nmore\n", True))
     assert decision(output) == "deny"
     reason = output.message
-    assert "from 210 lines / 420 B to 420 lines / 1.4 KB" in reason
+    assert "from 210 lines / 420 B to 420 lines / 1,470 B" in reason
     assert "lines (420 > 200)" in reason
     assert "bytes (" not in reason
     assert "ENGRAMORY_INDEX_PATH" in reason and "archive" in reason and "shrink" in reason
