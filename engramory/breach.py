@@ -41,7 +41,7 @@ def words(
     detail = " and ".join(
         f"lines ({measured.lines} > {line_cap})"
         if d == LINES
-        else f"bytes ({measured.bytes} > {byte_cap})"
+        else f"bytes ({measured.bytes:,} > {byte_cap:,})"
         for d in over_dims
     )
     advice = "; then ".join(_ADVICE[d] for d in (BYTES, LINES) if d in over_dims)

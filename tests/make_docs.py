@@ -16,6 +16,7 @@ writes. Run from the repository root::
 
 from __future__ import annotations
 
+import re
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -54,6 +55,12 @@ AREA_WHY = {
     "secrets": "The store is plain text an agent pastes into every session; a credential "
     "written there leaks into transcripts, commits and other tools.",
 }
+
+
+def _prose(text: str) -> str:
+    """A rule's own words as Markdown text: a link written as an example
+    (``[title](note.md)`` in a hint) becomes a code span, not a link."""
+    return re.sub(r"\[[^\]\n]*\]\([^)\n]*\)", lambda m: f"`{m.group(0)}`", text)
 
 
 def hosts_region() -> str:
@@ -103,7 +110,7 @@ def rule_section(rule: Rule) -> list[str]:
     return [
         f"## `{rule.id}`",
         "",
-        f"**What it checks:** {rule.summary}.",
+        f"**What it checks:** {_prose(rule.summary)}.",
         "",
         _severity_line(rule),
         "",
@@ -111,7 +118,7 @@ def rule_section(rule: Rule) -> list[str]:
         "",
         *_example_block("Fires on", rule, 0),
         *_example_block("Quiet on", rule, 0),
-        f"**Fix:** {rule.fix}.",
+        f"**Fix:** {_prose(rule.fix)}.",
         "",
         _allow_line(rule),
         "",
@@ -131,7 +138,7 @@ def rules_page() -> str:
         "",
         "| rule | severity | what it checks |",
         "|---|---|---|",
-        *(f"| [`{r.id}`](#{r.id}) | {r.severity} | {r.summary} |" for r in REGISTRY),
+        *(f"| [`{r.id}`](#{r.id}) | {r.severity} | {_prose(r.summary)} |" for r in REGISTRY),
         "",
     ]
     body = [line for rule in REGISTRY for line in rule_section(rule)]

@@ -58,7 +58,7 @@ def test_warn_names_the_dimension_and_first_step(cli, tmp_path: Path) -> None:
 
 def test_over_on_bytes_says_shorten_the_longest_lines_first(cli, tmp_path: Path) -> None:
     result = cli("check", str(write_size(tmp_path / "MEMORY.md", 25001)))
-    assert "hard cap on bytes (25001 > 25000)" in result.out
+    assert "hard cap on bytes (25,001 > 25,000)" in result.out
     assert "shorten the longest index lines first" in result.out
 
 
@@ -67,7 +67,7 @@ def test_both_dimensions_are_named(cli, tmp_path: Path) -> None:
     index.write_text(("y" * 139 + "\n") * 160)  # 160 lines, 22400 bytes
     result = cli("check", str(index))
     assert result.code == 1
-    assert "lines (160 > 150) and bytes (22400 > 20480)" in result.out
+    assert "lines (160 > 150) and bytes (22,400 > 20,480)" in result.out
 
 
 def test_over_the_byte_cap_reports_bytes_only_because_it_is_not_read(cli, tmp_path: Path) -> None:

@@ -19,9 +19,9 @@ from engramory.hosts import codex
 
 ROOT = Path(__file__).resolve().parents[1]
 SCHEMA = json.loads(
-    (
-        ROOT / "tests" / "schemas" / "codex" / "pre-tool-use.command.output.schema.json"
-    ).read_text(encoding="utf-8")
+    (ROOT / "tests" / "schemas" / "codex" / "pre-tool-use.command.output.schema.json").read_text(
+        encoding="utf-8"
+    )
 )
 GROWN = "".join(f"+line {n}\n" for n in range(260))
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import re
 import shlex
+import sys
 from pathlib import Path
 
 import pytest
@@ -224,6 +225,55 @@ def test_every_relative_link_resolves() -> None:
             if relative and not (path.parent / relative).exists():
                 broken.append(f"{path.relative_to(REPO)} -> {target}")
     assert broken == []
+
+
+def heading_anchors(text: str) -> set[str]:
+    """The anchors GitHub gives the headings of ``text`` (lower case, punctuation dropped,
+    spaces to hyphens, a repeated one suffixed ``-1``, ``-2``...)."""
+    seen: dict[str, int] = {}
+    anchors = set()
+    fenced = False
+    for line in text.split("\n"):
+        if line.lstrip().startswith(("```", "~~~")):
+            fenced = not fenced
+        heading = None if fenced else re.match(r"#{1,6} +(.*?) *#* *$", line)
+        if not heading:
+            continue
+        slug = re.sub(r"[^\w\- ]", "", heading.group(1).lower()).replace(" ", "-")
+        count = seen.get(slug, 0)
+        seen[slug] = count + 1
+        anchors.add(slug if count == 0 else f"{slug}-{count}")
+    return anchors
+
+
+def broken_anchors(path: Path) -> list[str]:
+    """The links of ``path`` whose ``#anchor`` names no heading of the file they point to."""
+    broken = []
+    for target in link_targets(path):
+        if "#" not in target or re.match(r"^[a-z][a-z0-9+.-]*:", target, re.IGNORECASE):
+            continue
+        relative, anchor = target.split("#", 1)
+        linked = (path.parent / relative) if relative else path
+        if linked.suffix == ".md" and linked.is_file():
+            if anchor not in heading_anchors(linked.read_text(encoding="utf-8")):
+                broken.append(f"{path.relative_to(REPO)} -> {target}")
+    return broken
+
+
+def test_every_anchor_names_a_heading() -> None:
+    assert [bad for path in documents() for bad in broken_anchors(path)] == []
+
+
+def test_a_missing_anchor_is_reported(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setattr(sys.modules[__name__], "REPO", tmp_path)
+    page = tmp_path / "page.md"
+    page.write_text("# Use it in CI\n\n[ok](#use-it-in-ci) [bad](#use-it-in-cd)\n", "utf-8")
+    assert broken_anchors(page) == ["page.md -> #use-it-in-cd"]
+    assert heading_anchors("## `engramory check`\n## A: b, c\n## A: b, c\n") == {
+        "engramory-check",
+        "a-b-c",
+        "a-b-c-1",
+    }
 
 
 def subcommand_options() -> dict[str, set[str]]:

@@ -105,7 +105,7 @@ def test_both_over_lines_shrink_bytes_grow_denies_naming_bytes_only(tmp_path: Pa
     output = ask(write(index, lines(250, width=130)))  # 250 lines, 32,750 bytes
     assert decision(output) == "deny"
     reason = output.message
-    assert "bytes (32750 > 25000)" in reason and "lines (" not in reason
+    assert "bytes (32,750 > 25,000)" in reason and "lines (" not in reason
 
 
 @pytest.mark.parametrize(
@@ -350,7 +350,7 @@ def test_post_event_on_a_huge_index_reports_bytes_without_reading(tmp_path: Path
     index = tmp_path / "MEMORY.md"
     with index.open("wb") as handle:
         handle.truncate(10 * 1024 * 1024)
-    assert "bytes (10485760 > 25000)" in service.check_after(str(index), {}).message
+    assert "bytes (10,485,760 > 25,000)" in service.check_after(str(index), {}).message
 
 
 @pytest.mark.parametrize("count", [0, 150, 200])

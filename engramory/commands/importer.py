@@ -16,6 +16,7 @@ import stat
 from pathlib import Path
 
 from engramory import automemory, backup, discovery, fsutil
+from engramory.breach import limits_text
 from engramory.caps import INDEX_NAME, Caps
 from engramory.commands.options import add_cap_flags, add_format_flag, caps_from_args
 from engramory.continuity.state import locked
@@ -352,7 +353,7 @@ def report_lines(
         ]
     out += [f"warning: {w}" for w in plan.warnings]
     out += said
-    size = f"{plural(plan.lines, 'line')}, {plan.size} bytes"
+    size = limits_text(plan.lines, plan.size)
     out.append(f"{INDEX_NAME} {'would be' if dry_run else 'now'} {size}")
     if dry_run:
         out.append("nothing written: --dry-run")

@@ -40,7 +40,7 @@ def rung_cell(host: Host) -> str:
 
 
 def host_cell(host: Host) -> str:
-    """``Claude Code (`claude`)``; a label that already ends in ``(dsh)`` gets the code span there."""
+    """``Claude Code (`claude`)``; a label ending in ``(dsh)`` gets the code span there."""
     plain = f"({host.name})"
     if host.label.endswith(plain):
         return host.label[: -len(plain)] + f"(`{host.name}`)"
