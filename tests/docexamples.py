@@ -13,7 +13,7 @@ interpreter ``/usr/bin/python3``, today ``2026-12-01`` (a time of today
 ``tests/test_doc_examples.py`` checks every block. To rewrite the outputs
 after a deliberate change of wording::
 
-    python tests/docexamples.py --update
+    python3 tests/docexamples.py --update
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ MARKER = "<!-- example -->"
 FENCE_OPEN = "```console"
 FENCE_CLOSE = "```"
 PROMPT = "$ "
-UPDATE = "python tests/docexamples.py --update"
+UPDATE = "python3 tests/docexamples.py --update"
 PROJECT, HOME, CHECKOUT, PYTHON = "/home/me/app", "/home/me", "/opt/engramory", "/usr/bin/python3"
 TODAY, TIME, BACKUP_ID = "2026-12-01", "09:30:00Z", "20261201T093000Z"
 TIMEOUT = 60

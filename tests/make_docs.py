@@ -10,8 +10,8 @@
 ``tests/test_generated_docs.py`` fails when a document differs from what this
 writes. Run from the repository root::
 
-    python tests/make_docs.py          # rewrites the generated parts
-    python tests/make_docs.py --check  # exit 1 naming each stale document
+    python3 tests/make_docs.py          # rewrites the generated parts
+    python3 tests/make_docs.py --check  # exit 1 naming each stale document
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ from engramory.doctor.profiles import PROFILES  # noqa: E402
 from engramory.doctor.rules import REGISTRY  # noqa: E402
 from engramory.hosts.summary import BEGIN_MARKER, END_MARKER, markdown_table  # noqa: E402
 
-REGENERATE = "python tests/make_docs.py"
+REGENERATE = "python3 tests/make_docs.py"
 HOSTS_TABLE_DOCUMENTS = ("README.md", "PORTING.md", "AGENT-SETUP.md", "adapters/README.md")
 RULES_PAGE = "docs/rules.md"
 

@@ -71,4 +71,4 @@ def test_hosts_markdown_format_prints_the_table() -> None:
 def test_the_check_mode_names_each_stale_document(tmp_path, monkeypatch, capsys) -> None:
     monkeypatch.setattr(make_docs, "stale", lambda: ["PORTING.md"])
     assert make_docs.main(["--check"]) == 1
-    assert "PORTING.md: stale; run python tests/make_docs.py" in capsys.readouterr().out
+    assert f"PORTING.md: stale; run {make_docs.REGENERATE}" in capsys.readouterr().out
