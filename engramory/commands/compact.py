@@ -51,7 +51,7 @@ from engramory.store import (
     resolve_target,
     walk,
 )
-from engramory.textfmt import human_size, plural, printable
+from engramory.textfmt import human_size, printable
 
 HELP = "bring an over-cap index back under the cut, nothing lost, with undo"
 DESCRIPTION = f"""\
@@ -461,10 +461,7 @@ def report_text(plan: Plan, target: str, limits: tuple[int, int], applied: bool)
     out = [] if applied else _diff(plan)
     verb = "" if applied else "would "
     for step in plan.steps:
-        out.append(
-            f"{step.step}: {verb}save {plural(step.lines_saved, 'line')}, "
-            f"{plural(step.bytes_saved, 'byte')}"
-        )
+        out.append(f"{step.step}: {verb}save {limits_text(step.lines_saved, step.bytes_saved)}")
         out.extend(f"  {verb}create {rel}" for rel in sorted(step.created))
         out.extend(f"  {verb}archive {rel} -> archive/{rel}" for rel in step.archived)
         out.extend(f"  {verb}append to {rel} (## From the index)" for rel in sorted(step.touched))
