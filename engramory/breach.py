@@ -41,7 +41,7 @@ def words(
     detail = " and ".join(
         f"lines ({measured.lines} > {line_cap})"
         if d == LINES
-        else f"bytes ({measured.bytes} > {byte_cap})"
+        else f"bytes ({measured.bytes:,} > {byte_cap:,})"
         for d in over_dims
     )
     advice = "; then ".join(_ADVICE[d] for d in (BYTES, LINES) if d in over_dims)
@@ -49,12 +49,12 @@ def words(
 
 
 def limits_text(lines: int, size: int) -> str:
-    """``200 lines / 24.4 KB``: a pair of caps, each count with the right plural."""
+    """``200 lines / 25,000 B``: a pair of caps, each count with the right plural."""
     return f"{plural(lines, 'line')} / {human_size(size)}"
 
 
 def caps_text(caps: Caps) -> str:
-    """``soft cap 150 lines / 20.0 KB, hard cap 200 lines / 24.4 KB``."""
+    """``soft cap 150 lines / 20,480 B, hard cap 200 lines / 25,000 B``."""
     return (
         f"soft cap {limits_text(caps.warn_lines, caps.warn_bytes)}, "
         f"hard cap {limits_text(caps.hard_lines, caps.hard_bytes)}"
@@ -62,7 +62,7 @@ def caps_text(caps: Caps) -> str:
 
 
 def size_text(measured: Measurement) -> str:
-    """``12 lines / 1.2 KB``, or only the size when the lines were not counted."""
+    """``12 lines / 1,234 B``, or only the size when the lines were not counted."""
     if measured.lines is None:
         return human_size(measured.bytes)
     return f"{plural(measured.lines, 'line')} / {human_size(measured.bytes)}"

@@ -13,23 +13,18 @@ terminal. JSON output needs no such step: ``json.dumps`` escapes already.
 
 from __future__ import annotations
 
-_KIB = 1024
 _TOKEN_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-+/=.")
 _TOKEN_RUN = 20
 
 
 def human_size(n: int) -> str:
-    """Render a byte count: ``1000 B``, ``25.0 KB``, ``2.0 MB``, ``1.5 GB`` (1024-based).
+    """Render a byte count in the one unit every output uses: ``816 B``, ``25,000 B``.
 
-    Below 1 KiB the exact count is shown, so a small custom cap never reads
-    ``0 KB``.
+    Exact bytes with thousands separators, so a size reads the same as the caps
+    it is compared with (the rules say "25,000 bytes"; a KiB figure beside a
+    decimal cap would read as two units).
     """
-    if n < _KIB:
-        return f"{n} B"
-    for unit, scale in (("KB", _KIB), ("MB", _KIB**2)):
-        if n < scale * _KIB:
-            return f"{n / scale:.1f} {unit}"
-    return f"{n / _KIB**3:.1f} GB"
+    return f"{n:,} B"
 
 
 def plural(count: int, singular: str, plural_form: str | None = None) -> str:

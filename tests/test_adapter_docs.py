@@ -141,7 +141,7 @@ def overview_problems(text: str) -> list[str]:
     """Claims of ``adapters/README.md``'s table about hooks and ``--global``, per host."""
     problems = []
     by_label = {spec.label: spec for spec in HOSTS.values()}
-    rows = [row for row in table_rows(text, "| host |") if row[0] in by_label]
+    rows = [row for row in table_rows(text, "| host | README |") if row[0] in by_label]
     if {row[0] for row in rows} != set(by_label):
         problems.append(f"hosts missing from the overview: {set(by_label) - {r[0] for r in rows}}")
     for host, _readme, _project, global_, enforcement, _wiring in rows:

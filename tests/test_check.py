@@ -58,7 +58,7 @@ def test_warn_names_the_dimension_and_first_step(cli, tmp_path: Path) -> None:
 
 def test_over_on_bytes_says_shorten_the_longest_lines_first(cli, tmp_path: Path) -> None:
     result = cli("check", str(write_size(tmp_path / "MEMORY.md", 25001)))
-    assert "hard cap on bytes (25001 > 25000)" in result.out
+    assert "hard cap on bytes (25,001 > 25,000)" in result.out
     assert "shorten the longest index lines first" in result.out
 
 
@@ -67,7 +67,7 @@ def test_both_dimensions_are_named(cli, tmp_path: Path) -> None:
     index.write_text(("y" * 139 + "\n") * 160)  # 160 lines, 22400 bytes
     result = cli("check", str(index))
     assert result.code == 1
-    assert "lines (160 > 150) and bytes (22400 > 20480)" in result.out
+    assert "lines (160 > 150) and bytes (22,400 > 20,480)" in result.out
 
 
 def test_over_the_byte_cap_reports_bytes_only_because_it_is_not_read(cli, tmp_path: Path) -> None:
@@ -133,7 +133,7 @@ def test_over_the_hard_byte_cap_is_not_read(cli, tmp_path: Path, monkeypatch) ->
     assert report["lines"] is None
     assert report["over"] == ["bytes"]
     text = cli("check", str(index))
-    assert "not read" in text.out and "200.0 MB" in text.out
+    assert "not read" in text.out and "209,715,200 B" in text.out
 
 
 def test_environment_caps_apply(cli, tmp_path: Path, monkeypatch) -> None:
@@ -163,7 +163,7 @@ def test_flags_override_environment(cli, tmp_path: Path, monkeypatch) -> None:
 def test_small_byte_caps_render_exactly(cli, tmp_path: Path) -> None:
     index = write_size(tmp_path / "MEMORY.md", 1500)
     result = cli("check", str(index), "--hard-bytes", "1000", "--warn-bytes", "900")
-    assert "1000 B" in result.out and "0 KB" not in result.out
+    assert "1,000 B" in result.out and "KB" not in result.out
 
 
 @pytest.mark.parametrize("value", ["0", "-1", "abc", "1.5"])

@@ -331,7 +331,7 @@ def test_post_event_on_a_huge_index_reports_bytes_without_reading(tmp_path: Path
     with index.open("wb") as handle:
         handle.truncate(10 * 1024 * 1024)
     output = json.loads(say(["--event", "post", "--index", str(index)], b"{}", {}))
-    assert "bytes (10485760 > 25000)" in output["reason"]
+    assert "bytes (10,485,760 > 25,000)" in output["reason"]
 
 
 @pytest.mark.parametrize("count", [0, 150, 200])

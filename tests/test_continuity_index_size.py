@@ -59,11 +59,11 @@ def size_lines(text: str) -> list[str]:
 
 
 def test_past_the_soft_cap_the_context_gives_the_exact_figures(tmp_path: Path) -> None:
-    store = store_with(tmp_path, index_of(182, 21_812))  # 21812 / 1024 = 21.30
+    store = store_with(tmp_path, index_of(182, 21_812))  # 21,812 bytes
     text = context(store)
     assert size_lines(text) == [
-        "Memory index: 182 of 200 lines, 21.3 KB of 24.4 KB, past the soft cap "
-        "(150 lines / 20.0 KB) — compact it (merge, shorten, archive cold pointers; "
+        "Memory index: 182 of 200 lines, 21,812 of 25,000 B, past the soft cap "
+        "(150 lines / 20,480 B) — compact it (merge, shorten, archive cold pointers; "
         "`engramory compact` plans it, `--apply` does it) before adding a pointer; a write past "
         "the hard cap is denied."
     ]
@@ -74,9 +74,9 @@ def test_past_the_soft_cap_the_context_gives_the_exact_figures(tmp_path: Path) -
 @pytest.mark.parametrize(
     ("lines", "size", "figures"),
     [
-        (151, 3_000, "151 of 200 lines, 2.9 KB of 24.4 KB"),  # past the soft cap on lines only
-        (40, 20_481, "40 of 200 lines, 20.0 KB of 24.4 KB"),  # on bytes only, by one byte
-        (200, 25_000, "200 of 200 lines, 24.4 KB of 24.4 KB"),  # at the hard caps: still loaded
+        (151, 3_000, "151 of 200 lines, 3,000 of 25,000 B"),  # past the soft cap on lines only
+        (40, 20_481, "40 of 200 lines, 20,481 of 25,000 B"),  # on bytes only, by one byte
+        (200, 25_000, "200 of 200 lines, 25,000 of 25,000 B"),  # at the hard caps: still loaded
     ],
 )
 def test_either_soft_cap_triggers_the_warning(
@@ -96,14 +96,14 @@ def test_at_or_below_the_soft_caps_it_adds_nothing(tmp_path: Path, lines: int, s
 
 def test_over_the_hard_cap_on_lines_says_the_tail_is_cut(tmp_path: Path) -> None:
     (line,) = size_lines(context(store_with(tmp_path, index_of(230, 9_000))))
-    assert line.startswith("Memory index: 230 of 200 lines, 8.8 KB of 24.4 KB, over the hard cap")
+    assert line.startswith("Memory index: 230 of 200 lines, 9,000 of 25,000 B, over the hard cap")
     assert "compact it before anything else (`engramory compact --apply`)" in line
 
 
 def test_an_index_too_large_to_read_is_given_by_its_size_alone(tmp_path: Path) -> None:
     (line,) = size_lines(context(store_with(tmp_path, b"x\n" * 15_000)))  # 30,000 bytes
     assert line.startswith(
-        "Memory index: 29.3 KB of 24.4 KB (lines not counted: too large to read), over the hard cap"
+        "Memory index: 30,000 of 25,000 B (lines not counted: too large to read), over the hard cap"
     )
     assert "of 200 lines" not in line  # no line count invented
 
@@ -112,7 +112,7 @@ def test_the_caps_come_from_the_environment(tmp_path: Path, monkeypatch) -> None
     monkeypatch.setenv("ENGRAMORY_WARN", "10")
     monkeypatch.setenv("ENGRAMORY_HARD", "20")
     (line,) = size_lines(context(store_with(tmp_path, index_of(12, 600))))
-    assert line.startswith("Memory index: 12 of 20 lines, 600 B of 24.4 KB, past the soft cap")
+    assert line.startswith("Memory index: 12 of 20 lines, 600 of 25,000 B, past the soft cap")
 
 
 def test_an_index_that_cannot_be_measured_gets_no_figure(tmp_path: Path) -> None:
@@ -151,13 +151,13 @@ def test_the_warning_survives_an_unreadable_state(tmp_path: Path) -> None:
     continuity.state_path(store).write_text('{"schema_version": 9, "sessions": {}}')
     text = context(store)
     assert "<untrusted-diagnostic>" in text
-    assert size_lines(text)[0].startswith("Memory index: 182 of 200 lines, 21.3 KB of 24.4 KB")
+    assert size_lines(text)[0].startswith("Memory index: 182 of 200 lines, 21,812 of 25,000 B")
 
 
 def test_the_pure_wording(tmp_path: Path) -> None:
     info = continuity.IndexInfo(True, tmp_path / "MEMORY.md", Measurement(182, 21_812))
     assert policy.index_size_warning(info, Caps()).startswith(
-        "Memory index: 182 of 200 lines, 21.3 KB of 24.4 KB, past the soft cap"
+        "Memory index: 182 of 200 lines, 21,812 of 25,000 B, past the soft cap"
     )
     assert policy.index_size_warning(info, Caps(warn_lines=200, warn_bytes=25_000)) == ""
     missing = continuity.IndexInfo(False, tmp_path / "MEMORY.md", error=continuity.INDEX_MISSING)
@@ -180,4 +180,4 @@ def test_the_hook_as_claude_code_runs_it(tmp_path: Path) -> None:
     output = json.loads(proc.stdout)
     jsonschema.validate(output, CLAUDE_OUTPUT)
     text = output["hookSpecificOutput"]["additionalContext"]
-    assert "Memory index: 182 of 200 lines, 21.3 KB of 24.4 KB, past the soft cap" in text
+    assert "Memory index: 182 of 200 lines, 21,812 of 25,000 B, past the soft cap" in text

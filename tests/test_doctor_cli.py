@@ -67,7 +67,7 @@ def test_text_output_format_and_order(cli, tmp_path: Path) -> None:
         "c.md: info: no scope: does this feedback note hold in every repo (global) or only "
         "this one (repo)? [missing-scope]",
         "engramory doctor: 2 errors, 1 warning, 1 info — 3 notes, index 6 lines / 73 B "
-        "(hard cap 200 lines / 24.4 KB), profile engramory (not a Claude Code memory folder; "
+        "(hard cap 200 lines / 25,000 B), profile engramory (not a Claude Code memory folder; "
         "0 of 2 notes with frontmatter in Claude Code's dialect, not a majority)",
     ]
     assert lines[5:] == [

@@ -139,7 +139,7 @@ def test_hard_cap_message_names_each_breached_dimension(tmp_path: Path) -> None:
     (store / "MEMORY.md").write_text(("> " + "x" * 130 + "\n") * 210)
     (finding,) = fired(store, "index-over-hard-cap")
     assert "lines (210 > 200)" in finding.message
-    assert "bytes (27930 > 25000)" in finding.message
+    assert "bytes (27,930 > 25,000)" in finding.message
 
 
 # --- index-line-not-pointer -------------------------------------------------------

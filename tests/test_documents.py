@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import re
 import shlex
+import sys
 from pathlib import Path
 
 import pytest
@@ -39,7 +40,7 @@ WRITE_SIDE: dict[str, tuple[str, ...]] = {
     "completion-checkpoint": (r"task finishes", r"write nothing", r"per-turn log"),
     "no-touching-to-mark-fresh": (r"just to mark it fresh",),
     "continuity-sync": (r"compact", r"clear", r"new thread", r"added", r"skipped"),
-    "caps": (r"150 lines", r"20 KB", r"200 lines", r"25 KB", r"lines and bytes"),
+    "caps": (r"150 lines", r"20,480 bytes", r"200 lines", r"25,000 bytes", r"lines and bytes"),
     "compaction-steps": (r"shorten", r"merge", r"archive"),
     "archived-topic-keeps-pointer": (r"archived:",),
     "check-and-doctor": (r"engramory check", r"engramory doctor"),
@@ -188,18 +189,17 @@ def test_at_most_one_never_exactly_one_live_project_note() -> None:
 
 
 def test_caps_quoted_in_documents_equal_the_code() -> None:
-    # documents round the byte caps to whole kilobytes (20480 -> 20 KB, 25000 -> 25 KB)
-    soft = (caps.DEFAULT_WARN_LINES, caps.DEFAULT_WARN_BYTES // 1000)
-    hard = (caps.DEFAULT_HARD_LINES, caps.DEFAULT_HARD_BYTES // 1000)
+    # one unit everywhere: exact bytes with thousands separators (25,000 bytes), never KB
+    soft = (caps.DEFAULT_WARN_LINES, caps.DEFAULT_WARN_BYTES)
+    hard = (caps.DEFAULT_HARD_LINES, caps.DEFAULT_HARD_BYTES)
     quoted = 0
     for path in [*documents(), *(REPO / "templates").glob("*.md")]:
         text = path.read_text(encoding="utf-8")
-        for match in re.finditer(r"(\d+) lines ?/ ?(\d+) KB", text):
+        assert not re.search(r"\d+ lines ?/ ?\d+ KB", text), path
+        for match in re.finditer(r"(\d+) lines ?/ ?(\d{1,3}(?:,\d{3})+) bytes", text):
             quoted += 1
-            assert (int(match.group(1)), int(match.group(2))) in (soft, hard), (
-                path,
-                match.group(0),
-            )
+            pair = (int(match.group(1)), int(match.group(2).replace(",", "")))
+            assert pair in (soft, hard), (path, match.group(0))
         for match in re.finditer(r"\b(2\d{4})\b(?= bytes|\))", text):
             assert int(match.group(1)) in (caps.DEFAULT_WARN_BYTES, caps.DEFAULT_HARD_BYTES), path
     assert quoted >= 5
@@ -225,6 +225,55 @@ def test_every_relative_link_resolves() -> None:
             if relative and not (path.parent / relative).exists():
                 broken.append(f"{path.relative_to(REPO)} -> {target}")
     assert broken == []
+
+
+def heading_anchors(text: str) -> set[str]:
+    """The anchors GitHub gives the headings of ``text`` (lower case, punctuation dropped,
+    spaces to hyphens, a repeated one suffixed ``-1``, ``-2``...)."""
+    seen: dict[str, int] = {}
+    anchors = set()
+    fenced = False
+    for line in text.split("\n"):
+        if line.lstrip().startswith(("```", "~~~")):
+            fenced = not fenced
+        heading = None if fenced else re.match(r"#{1,6} +(.*?) *#* *$", line)
+        if not heading:
+            continue
+        slug = re.sub(r"[^\w\- ]", "", heading.group(1).lower()).replace(" ", "-")
+        count = seen.get(slug, 0)
+        seen[slug] = count + 1
+        anchors.add(slug if count == 0 else f"{slug}-{count}")
+    return anchors
+
+
+def broken_anchors(path: Path) -> list[str]:
+    """The links of ``path`` whose ``#anchor`` names no heading of the file they point to."""
+    broken = []
+    for target in link_targets(path):
+        if "#" not in target or re.match(r"^[a-z][a-z0-9+.-]*:", target, re.IGNORECASE):
+            continue
+        relative, anchor = target.split("#", 1)
+        linked = (path.parent / relative) if relative else path
+        if linked.suffix == ".md" and linked.is_file():
+            if anchor not in heading_anchors(linked.read_text(encoding="utf-8")):
+                broken.append(f"{path.relative_to(REPO)} -> {target}")
+    return broken
+
+
+def test_every_anchor_names_a_heading() -> None:
+    assert [bad for path in documents() for bad in broken_anchors(path)] == []
+
+
+def test_a_missing_anchor_is_reported(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setattr(sys.modules[__name__], "REPO", tmp_path)
+    page = tmp_path / "page.md"
+    page.write_text("# Use it in CI\n\n[ok](#use-it-in-ci) [bad](#use-it-in-cd)\n", "utf-8")
+    assert broken_anchors(page) == ["page.md -> #use-it-in-cd"]
+    assert heading_anchors("## `engramory check`\n## A: b, c\n## A: b, c\n") == {
+        "engramory-check",
+        "a-b-c",
+        "a-b-c-1",
+    }
 
 
 def subcommand_options() -> dict[str, set[str]]:

@@ -86,7 +86,7 @@ def test_growth_on_an_over_cap_index_is_denied_and_named(tmp_path: Path) -> None
     output = ask(edit(index, "x\n", "x\nmore\n", True))
     assert decision(output) == "deny"
     reason = output.message
-    assert "from 210 lines / 420 B to 420 lines / 1.4 KB" in reason
+    assert "from 210 lines / 420 B to 420 lines / 1,470 B" in reason
     assert "lines (420 > 200)" in reason
     assert "bytes (" not in reason
     assert "ENGRAMORY_INDEX_PATH" in reason and "archive" in reason and "shrink" in reason
@@ -105,7 +105,7 @@ def test_both_over_lines_shrink_bytes_grow_denies_naming_bytes_only(tmp_path: Pa
     output = ask(write(index, lines(250, width=130)))  # 250 lines, 32,750 bytes
     assert decision(output) == "deny"
     reason = output.message
-    assert "bytes (32750 > 25000)" in reason and "lines (" not in reason
+    assert "bytes (32,750 > 25,000)" in reason and "lines (" not in reason
 
 
 @pytest.mark.parametrize(
@@ -350,7 +350,7 @@ def test_post_event_on_a_huge_index_reports_bytes_without_reading(tmp_path: Path
     index = tmp_path / "MEMORY.md"
     with index.open("wb") as handle:
         handle.truncate(10 * 1024 * 1024)
-    assert "bytes (10485760 > 25000)" in service.check_after(str(index), {}).message
+    assert "bytes (10,485,760 > 25,000)" in service.check_after(str(index), {}).message
 
 
 @pytest.mark.parametrize("count", [0, 150, 200])

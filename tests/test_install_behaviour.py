@@ -339,8 +339,9 @@ def test_init_help_lists_every_hook_host_and_the_project_root_default(cli) -> No
     assert "the top of the git work tree holding the current directory" in text
 
 
-def test_init_help_and_readme_describe_force_alike(cli) -> None:
-    readme = " ".join((REPO / "README.md").read_text(encoding="utf-8").split())
+def test_init_help_and_its_page_describe_force_alike(cli) -> None:
+    page = REPO / "docs" / "commands" / "init.md"
+    readme = " ".join(page.read_text(encoding="utf-8").split())
     described = re.search(r"`--force` \(([^)]*)\)", readme)
     assert described is not None
     assert described.group(1) in _help(cli)

@@ -288,7 +288,8 @@ def test_readme_pre_commit_snippet_with_the_real_pre_commit(repo: Path, tmp_path
     head = git(clone, "rev-parse", "HEAD").strip()
     (config,) = fenced_yaml(PRE_COMMIT_SNIPPET.read_text("utf-8"))
     config = re.sub(r"(?m)^(\s*- repo: )\S+$", lambda m: m.group(1) + str(clone), config)
-    config = re.sub(r"(?m)^(\s*rev: )\S+$", lambda m: m.group(1) + head, config)
+    assert re.search(r"(?m)^\s*rev: <tag or commit>$", config)  # a placeholder, not a tag
+    config = re.sub(r"(?m)^(\s*rev: ).+$", lambda m: m.group(1) + head, config)
     (repo / ".pre-commit-config.yaml").write_text(config, "utf-8")
     home = tmp_path / "pre-commit-home"
     everything = ["run", "--files", *git(repo, "ls-files").splitlines()]

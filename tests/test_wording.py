@@ -205,7 +205,7 @@ def test_check_says_it_did_not_read_an_oversized_index(cli, tmp_path: Path) -> N
     ("content", "breach"),
     [
         ("- [a](a.md)\n" * 201, "over the hard cap on lines (201 > 200)"),
-        ("- [a](a.md) " + "x" * 25000 + "\n", "over the hard cap on bytes (25013 > 25000)"),
+        ("- [a](a.md) " + "x" * 25000 + "\n", "over the hard cap on bytes (25,013 > 25,000)"),
     ],
 )
 def test_check_doctor_guard_and_sync_word_a_breach_alike(
@@ -238,12 +238,12 @@ def test_check_doctor_and_guard_give_the_same_advice(cli, tmp_path: Path) -> Non
 def test_a_breach_is_worded_only_for_the_dimensions_asked() -> None:
     measured = Measurement(201, 25001)
     assert breach_words(measured, Caps(), dims=["bytes"])[0] == (
-        "over the hard cap on bytes (25001 > 25000)"
+        "over the hard cap on bytes (25,001 > 25,000)"
     )
     assert breach_words(Measurement(151, 10), Caps(), hard=False)[0] == (
         "over the soft cap on lines (151 > 150)"
     )
-    assert breach_words(Measurement(None, 30000), Caps())[0].endswith("bytes (30000 > 25000)")
+    assert breach_words(Measurement(None, 30000), Caps())[0].endswith("bytes (30,000 > 25,000)")
     assert breach_words(Measurement(200, 25000), Caps()) == ("", "")
 
 

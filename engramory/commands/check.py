@@ -33,9 +33,9 @@ EXIT_CODES = {capsmod.OK: EXIT_OK, capsmod.WARN: EXIT_FINDINGS, capsmod.OVER: EX
 HELP = "measure MEMORY.md against its line and byte caps"
 DESCRIPTION = """\
 Measure the index against its caps and print one verdict line:
-  OK:   within the soft caps                                  (exit 0)
-  WARN: over a soft cap (150 lines / 20 KB): plan a compaction (exit 1)
-  OVER: over a hard cap (200 lines / 25 KB): compact now       (exit 2)
+  OK:   within the soft caps                                        (exit 0)
+  WARN: over a soft cap (150 lines / 20,480 bytes): plan a compaction (exit 1)
+  OVER: over a hard cap (200 lines / 25,000 bytes): compact now       (exit 2)
 A missing, unreadable or non-regular file exits 66; a bad flag exits 64.
 
 PATH is an index file or a store directory (its MEMORY.md is measured); a

@@ -20,6 +20,7 @@ from datetime import date
 from pathlib import Path
 
 from engramory import backup, discovery, filedates, indexedit, notewrite, undo
+from engramory.breach import limits_text
 from engramory.caps import INDEX_NAME, Caps, count_lines, utf8_size
 from engramory.commands import archive
 from engramory.commands.new import read_index_for_edit
@@ -58,7 +59,7 @@ from engramory.store import (
     resolve_target,
     walk,
 )
-from engramory.textfmt import plural, printable
+from engramory.textfmt import human_size, printable
 
 HELP = "bring an over-cap index back under the cut, nothing lost, with undo"
 DESCRIPTION = f"""\
@@ -539,22 +540,19 @@ def report_text(plan: Plan, target: str, limits: tuple[int, int], applied: bool)
     out = [] if applied else _diff(plan)
     verb = "" if applied else "would "
     for step in plan.steps:
-        out.append(
-            f"{step.step}: {verb}save {plural(step.lines_saved, 'line')}, "
-            f"{plural(step.bytes_saved, 'byte')}"
-        )
+        out.append(f"{step.step}: {verb}save {limits_text(step.lines_saved, step.bytes_saved)}")
         out.extend(f"  {verb}create {rel}" for rel in sorted(step.created))
         out.extend(f"  {verb}archive {rel} -> archive/{rel}" for rel in step.archived)
         out.extend(f"  {verb}append to {rel} (## From the index)" for rel in sorted(step.touched))
     before, after = _size(plan.before), _size(plan.after)
     out.append(
-        f"{INDEX_NAME}: {before['lines']} lines, {before['bytes']} bytes -> "
-        f"{after['lines']} lines, {after['bytes']} bytes ({target} cap: {limits[0]} lines, "
-        f"{limits[1]} bytes)"
+        f"{INDEX_NAME}: {limits_text(before['lines'], before['bytes'])} -> "
+        f"{limits_text(after['lines'], after['bytes'])} ({target} cap: "
+        f"{limits_text(limits[0], limits[1])})"
     )
     if not within(plan.after, limits):
         over = [f"{after['lines'] - limits[0]} lines" if after["lines"] > limits[0] else ""]
-        over.append(f"{after['bytes'] - limits[1]} bytes" if after["bytes"] > limits[1] else "")
+        over.append(human_size(after["bytes"] - limits[1]) if after["bytes"] > limits[1] else "")
         out.append(
             f"still over the {target} cap by {', '.join(o for o in over if o)}"
             + ("" if any(s.step == COLD for s in plan.steps) else " (try --archive-cold)")

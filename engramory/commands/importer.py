@@ -18,6 +18,7 @@ from functools import partial
 from pathlib import Path
 
 from engramory import automemory, backup, discovery, fsutil, undo
+from engramory.breach import limits_text
 from engramory.caps import INDEX_NAME, Caps
 from engramory.commands.options import (
     add_cap_flags,
@@ -399,7 +400,7 @@ def report_lines(plan: ImportPlan, how: str, said: list[str], dry_run: bool) -> 
     out += importer.dates_lines(plan)
     if plan.ignored:
         out.append(f".gitignore: {plan.ignored}")
-    size = f"{plural(plan.lines, 'line')}, {plan.size} bytes"
+    size = limits_text(plan.lines, plan.size)
     out.append(f"{INDEX_NAME} {'would be' if dry_run else 'now'} {size}")
     if dry_run:
         out.append("nothing written: --dry-run")

@@ -10,6 +10,7 @@ import sys
 from engramory import discovery
 from engramory.continuity import state as continuity
 from engramory.errors import EngramoryError
+from engramory.hosts import summary
 from engramory.hosts.base import CAP_ENFORCEMENT_TEXT, VERIFIED
 from engramory.hosts.registry import HOSTS, host_names, resolve, rows
 from engramory.install import layout
@@ -99,6 +100,7 @@ HOSTS_EPILOG = """\
 examples:
   engramory hosts
   engramory hosts --format json
+  engramory hosts --format markdown
   engramory hosts --mcp --store .engramory-memory"""
 
 
@@ -183,7 +185,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         epilog=HOSTS_EPILOG,
         formatter_class=fmt,
     )
-    hosts.add_argument("--format", choices=("text", "json"), default="text", help="output format")
+    hosts.add_argument(
+        "--format",
+        choices=("text", "json", "markdown"),
+        default="text",
+        help="output format (markdown: the table of what each host gets, as the documents hold it)",
+    )
     hosts.add_argument(
         "--mcp",
         action="store_true",
@@ -282,6 +289,9 @@ def mcp_entry(store: str | None) -> dict[str, object]:
 def run_hosts(args: argparse.Namespace) -> int:
     if getattr(args, "mcp", False):
         print(json.dumps(mcp_entry(args.store), indent=2, ensure_ascii=False))
+        return 0
+    if args.format == "markdown":
+        print(summary.markdown_table(), end="")
         return 0
     table = rows()
     if args.format == "json":

@@ -19,6 +19,7 @@ from datetime import date
 from pathlib import Path
 
 from engramory import discovery, fsutil, notewrite, secrets
+from engramory.breach import limits_text
 from engramory.caps import INDEX_NAME, Caps, count_lines, utf8_size
 from engramory.commands.options import (
     add_cap_flags,
@@ -37,7 +38,7 @@ from engramory.frontmatter import NOTE_TYPES, TYPES_TEXT, parse_bytes
 from engramory.indexedit import pointer_line
 from engramory.pointertext import title_from_slug
 from engramory.store import NOTE_READ_LIMIT, READ_OK, read_file, walk
-from engramory.textfmt import excerpt, plural, printable
+from engramory.textfmt import excerpt, human_size, printable
 
 HELP = "write a new note and its index pointer, with the caps and checks held"
 DESCRIPTION = f"""\
@@ -302,7 +303,10 @@ def over_cap(text: str, caps: Caps) -> tuple[int, int, list[str]]:
             f"{lines} lines, {lines - caps.hard_lines} over the cap of {caps.hard_lines}"
         )
     if size > caps.hard_bytes:
-        reasons.append(f"{size} bytes, {size - caps.hard_bytes} over the cap of {caps.hard_bytes}")
+        reasons.append(
+            f"{human_size(size)}, {human_size(size - caps.hard_bytes)} over the cap of "
+            f"{human_size(caps.hard_bytes)}"
+        )
     return lines, size, reasons
 
 
@@ -485,7 +489,7 @@ def report_text(plan: Plan, dry_run: bool) -> list[str]:
         out.append("update one of these instead?")
         out += [f"  {rel} (word overlap {score:.2f})" for rel, score in plan.similar]
     out += [f"warning: {w}" for w in plan.warnings]
-    size = f"{INDEX_NAME} now {plural(plan.lines, 'line')}, {plan.size} bytes"
+    size = f"{INDEX_NAME} now {limits_text(plan.lines, plan.size)}"
     if dry_run:
         out.append(f"would write {plan.note_path}:")
         out += ["  " + line for line in plan.note_data.decode("utf-8").split("\n")[:-1]]

@@ -126,7 +126,7 @@ def _bounded(text: str) -> str:
 def index_size_warning(index: continuity.IndexInfo, caps: Caps) -> str:
     """The index's size against the hard caps once it is past a soft cap ("" below them).
 
-    "Memory index: 182 of 200 lines, 21.3 KB of 24.4 KB (past the soft cap) — compact it
+    "Memory index: 182 of 200 lines, 21,812 of 25,000 B (past the soft cap) — compact it
     before adding a pointer". Figures come from the one measurement (:mod:`engramory.caps`);
     an index too large to read is given by its size alone, and one that could not be
     measured at all gets no figure. A missing index says nothing (a new store).
@@ -142,7 +142,7 @@ def index_size_warning(index: continuity.IndexInfo, caps: Caps) -> str:
     verdict, _dims = measured.verdict(caps)
     if verdict == OK:
         return ""
-    size = f"{human_size(measured.bytes)} of {human_size(caps.hard_bytes)}"
+    size = f"{measured.bytes:,} of {human_size(caps.hard_bytes)}"
     if measured.lines is None:
         figures = f"{size} (lines not counted: too large to read)"
     else:

@@ -71,7 +71,7 @@ def _size(measured: Measurement) -> str:
 
 
 def _hard_cap(caps: Caps) -> str:
-    """``200 lines / 24.4 KB``: the hard cap, in the words of :mod:`engramory.breach`."""
+    """``200 lines / 25,000 B``: the hard cap, in the words of :mod:`engramory.breach`."""
     from engramory.breach import limits_text  # noqa: PLC0415 - only when speaking
 
     return limits_text(caps.hard_lines, caps.hard_bytes)

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from engramory.breach import caps_text, limits_text
 from engramory.caps import INDEX_NAME, Caps, count_lines, utf8_size
 from engramory.commands import archive as archive_command
 from engramory.commands import new as new_command
@@ -163,10 +164,7 @@ def memory_index(context: Context, _arguments: dict[str, Any]) -> ToolResult:
     warn = lines > caps.warn_lines or size > caps.warn_bytes
     verdict = "over" if over else "warn" if warn else "ok"
     loaded, cut = host_cut(text, caps)
-    summary = (
-        f"[{INDEX_NAME}: {lines} lines, {size} bytes; caps {caps.warn_lines}/{caps.hard_lines} "
-        f"lines, {caps.warn_bytes}/{caps.hard_bytes} bytes (soft/hard): {verdict.upper()}"
-    )
+    summary = f"[{INDEX_NAME}: {limits_text(lines, size)}; {caps_text(caps)}: {verdict.upper()}"
     if cut is not None:
         summary += f"; a host stops loading it at line {cut}: what follows is not shown"
     if verdict != "ok":

@@ -151,7 +151,7 @@ def index_unreadable(view: StoreView) -> Iterator[Issue]:
     fires=(Example("a 2 MB `MEMORY.md` with the default caps", sizes={"MEMORY.md": 2_000_000}),),
     quiet=(
         Example(
-            "a 30 KB `MEMORY.md` (over the cap, but parsed and reported by the cap rules)",
+            "a 30,000-byte `MEMORY.md` (over the cap, but parsed and reported by the cap rules)",
             {"MEMORY.md": "a line of the index\n" * 1500},
         ),
     ),
@@ -161,7 +161,7 @@ def index_unreadable(view: StoreView) -> Iterator[Issue]:
 )
 def index_too_large(view: StoreView) -> Iterator[Issue]:
     """Fires: a 2 MB ``MEMORY.md`` with the default caps.
-    Quiet: a 30 KB ``MEMORY.md`` (over the cap, but parsed and reported by the cap rules)."""
+    Quiet: a 30,000-byte ``MEMORY.md`` (over the cap, but parsed and reported by the cap rules)."""
     if view.index.status == TOO_LARGE:
         limit = view.caps.read_limit()
         yield (
