@@ -309,8 +309,9 @@ def test_every_command_says_which_profile_and_why(name: str, tmp_path: Path, cli
     assert result.code in (0, 1), result
     if name == "doctor":  # the doctor's summary line ends with it
         assert f"profile claude-native ({DETECTED})" in result.out
-    else:
-        assert f"profile claude-native: {DETECTED}" in result.out.splitlines()
+    else:  # check keeps stdout to its one verdict line: its profile line is on stderr
+        said = result.err if name == "check" else result.out
+        assert f"profile claude-native: {DETECTED}" in said.splitlines()
     assert note_bytes(store) == before
 
 
@@ -319,7 +320,8 @@ def test_native_is_an_alias_of_profile_claude_native(name: str, tmp_path: Path, 
     store = make_store(tmp_path / "s", {"user_role.md": plain_note("user_role")})
     result = cli(*command_argv(name, store, tmp_path), "--native")
     assert result.code in (0, 1), result
-    assert "profile claude-native: asked for with --native" in result.out.splitlines()
+    said = result.err if name == "check" else result.out
+    assert "profile claude-native: asked for with --native" in said.splitlines()
 
 
 @pytest.mark.parametrize("name", [*COMMANDS, "mcp"])

@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import sys
 
 from engramory import __version__, breach, discovery, fsutil
 from engramory import caps as capsmod
@@ -177,8 +178,6 @@ def run(args: argparse.Namespace) -> int:
     m = measure(path, caps, real)
     verdict, dims = m.verdict(caps)
     choice = profile_from_args(args, location.root)
-    if args.format != "text":
-        say_profile(choice, machine=True)
     if args.format == "json":
         print(json.dumps({**report(m, caps, verdict, dims), **choice.as_json()}))
     elif args.format in CI_FORMATS:
@@ -188,7 +187,8 @@ def run(args: argparse.Namespace) -> int:
         line = printable(describe(path, m, caps, verdict, origin))
         word, rest = line.split(":", 1)
         print(painter(stdout_colour(args.color))(word) + ":" + rest)
-        say_profile(choice)
+    sys.stdout.flush()
+    say_profile(choice, machine=True)  # stdout keeps its one verdict line (DESIGN 3.2)
     return EXIT_CODES[verdict]
 
 
