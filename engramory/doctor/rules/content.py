@@ -54,9 +54,7 @@ _AT_WORD = re.compile(
 )
 _UNIT_ENDS = ("ago",)
 _UNIT_WINDOW = 24  # the longest "NNNN    months    " before "ago"
-_WITH_NUMBER = re.compile(
-    r"(?<!\w)\d{1,4}[ \t]{1,4}(?:days?|weeks?|months?|years?)[ \t]{1,4}ago\b"
-)
+_WITH_NUMBER = re.compile(r"(?<!\w)\d{1,4}[ \t]{1,4}(?:days?|weeks?|months?|years?)[ \t]{1,4}ago\b")
 # "today" names a day of a calendar or a range, not the day the note was written, after
 # one of these words ("excludes today", "the today view") or before one of these
 # ("today highlighted in red", "the Today button").

@@ -104,7 +104,7 @@ def _label_word(line: str) -> tuple[str, int] | None:
 
 
 def _label_end(line: str, i: int) -> int | None:
-    """Just after the colon (or dash) that ends the label whose word ends at ``i``, else ``None``."""
+    """Just after the colon (or dash) ending the label whose word ends at ``i``, else ``None``."""
     j = len(line) - len(line[i:].lstrip(_BLANKS))
     j += 2 if line[j : j + 2] == "**" else 1 if line[j : j + 1] == "*" else 0
     j = len(line) - len(line[j:].lstrip(_BLANKS))
