@@ -76,6 +76,54 @@ def test_relative_words_that_do_not_fire(tmp_path: Path, body: str) -> None:
     assert lines_of(body_store(tmp_path, body), "relative-date") == []
 
 
+# issue 31: a length of time, "today" naming a calendar day, and code are not relative dates
+@pytest.mark.parametrize(
+    "body",
+    [
+        "Remind me in 7 days.\n",
+        "Revenue in the last 30 days.\n",
+        "It ran for 3 weeks.\n",
+        "0 bookings in 30 days.\n",
+        "Expect a crash in 3 weeks at this rate.\n",
+        "No family calendar events in 7 days.\n",
+        "The calendar shows today highlighted in red.\n",
+        "Excludes today (d-1…).\n",
+        "The export excludes today.\n",
+        "Counts including today.\n",
+        "Tap the Today button.\n",
+        "Today highlighted, weekends greyed.\n",
+        "Run `report --since yesterday` first.\n",
+        "Call `last_week()` and `this sprint`.\n",
+        "```\ntoday we decided\n```\n",
+        "~~~\nnext Friday\n~~~\n",
+    ],
+)
+def test_durations_calendar_days_and_code_are_quiet(tmp_path: Path, body: str) -> None:
+    assert lines_of(body_store(tmp_path, body), "relative-date") == []
+
+
+@pytest.mark.parametrize(
+    ("body", "words"),
+    [
+        ("Deployed yesterday.\n", "yesterday"),
+        ("Refactored last week.\n", "last week"),
+        ("Demo next Friday.\n", "next friday"),
+        ("Today we decided to pin it.\n", "today"),
+        ("Freeze the schema this sprint.\n", "this sprint"),
+        ("Rotated the key 3 days ago.\n", "3 days ago"),
+        ("We shipped today.\n", "today"),
+        ("Today's build is red.\n", "today"),
+        ("The widget preexcludes today.\n", "today"),  # a longer word is not 'excludes'
+        ("昨天发布了。\n", "昨天"),
+        ("下周上线。\n", "下周"),
+        ("Run `x` then ship next sprint.\n", "next sprint"),
+    ],
+)
+def test_true_relative_dates_still_fire(tmp_path: Path, body: str, words: str) -> None:
+    (finding,) = fired(body_store(tmp_path, body), "relative-date")
+    assert finding.line == 9 and finding.message.startswith(f"'{words}' is a relative date")
+
+
 _PIECES = st.sampled_from(
     ["yesterday", "Today", "tonight", "this week", "last Friday", "next quarter", "past year",
      "coming month", "3 days ago", "in 2 weeks", "12 months ago", "昨天", "mondays", "ago",

@@ -61,15 +61,12 @@ def _commit(root: Path) -> None:
 
 
 HAS_GIT = shutil.which("git") is not None
-PROTOCOL = ("--profile", "engramory")
 MODES = [False, pytest.param(True, marks=pytest.mark.skipif(not HAS_GIT, reason="no git"))]
 
 
 @pytest.mark.parametrize("in_git", MODES, ids=["plain", "git"])
 @pytest.mark.parametrize("store", STORES, ids=[p.name for p in STORES])
 def test_apply_undo_apply_twice(store: Path, in_git: bool, tmp_path: Path) -> None:
-    """In the engramory profile (every fix; a store in the host's dialect is otherwise
-    detected as claude-native, where fix touches only the index: test_profile_choice)."""
     root = _copy(store, tmp_path)
     if in_git:
         _commit(root)
@@ -77,7 +74,7 @@ def test_apply_undo_apply_twice(store: Path, in_git: bool, tmp_path: Path) -> No
     before_bodies = bodies(root)
     report = doctor(root)
     expected = plan_store(str(root.resolve()), report.findings, Caps(), list(FIX_IDS), "git")
-    code, out, err = fix(str(root), "--apply", *PROTOCOL)
+    code, out, err = fix(str(root), "--apply")
     assert code == 0, err
     assert bodies(root) == before_bodies
     remaining = fixable_counts(doctor(root).findings)
@@ -87,7 +84,7 @@ def test_apply_undo_apply_twice(store: Path, in_git: bool, tmp_path: Path) -> No
         assert digest(root) != before
         backup = undo_id(out)
         after = digest(root)
-        code, out2, err = fix(str(root), "--apply", *PROTOCOL)
+        code, out2, err = fix(str(root), "--apply")
         assert code == 0, err
         assert "nothing to fix" in out2 and "undo:" not in out2
         assert digest(root) == after
@@ -108,7 +105,7 @@ def report() -> None:
             if "--git" in sys.argv:
                 _commit(root)
             before = fixable_counts(doctor(root).findings)
-            fix(str(root), "--apply", *PROTOCOL)
+            fix(str(root), "--apply")
             after = fixable_counts(doctor(root).findings)
             print(
                 f"{store.name}: before {dict(sorted(before.items()))} after {dict(sorted(after.items()))}"

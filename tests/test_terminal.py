@@ -110,8 +110,7 @@ def test_check_names_a_hostile_index_path_on_one_line(cli, tmp_path: Path) -> No
     result = cli("check", str(folder))
     assert result.code == 0
     assert_clean(result.out)
-    verdict, profile = result.out.splitlines()  # the verdict on one line, then the profile's
-    assert verdict.startswith("OK: ") and profile.startswith("profile engramory: ")
+    assert len(result.out.splitlines()) == 1
 
 
 def test_check_error_naming_a_hostile_path_is_one_line(cli, tmp_path: Path) -> None:
