@@ -353,6 +353,24 @@ def test_a_folder_of_one_note_names_it_without_an_ellipsis(tmp_path: Path) -> No
     assert "old/x.md;" in finding.message and "…" not in finding.message
 
 
+@pytest.mark.parametrize(
+    ("folder", "advice"),
+    [
+        ("feedback", "a folder per type is a classic mistake"),
+        ("_archived", "if _archived/ holds retired notes, rename it to archive/"),
+        ("research", "move the folder out of the store"),
+    ],
+)
+def test_the_folder_finding_keeps_the_folders_hint(
+    tmp_path: Path, folder: str, advice: str
+) -> None:
+    store = make_store(
+        tmp_path / "s", {"a.md": note("a"), f"{folder}/x.md": note("x")}, index="- [a](a.md)\n"
+    )
+    (finding,) = doctor(store).findings
+    assert finding.path == f"{folder}/" and advice in finding.message
+
+
 def test_without_nested_note_each_file_is_reported_as_before(tmp_path: Path) -> None:
     """--select orphan, or every rule but nested-note (--ignore): no folder finding, so
     nothing is folded and each note's own findings come back."""

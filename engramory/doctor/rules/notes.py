@@ -261,7 +261,12 @@ def _folder_message(folder: str, rels: list[str]) -> str:
     shown = ", ".join(rels[:FOLDER_PATHS_SHOWN]) + (", …" if len(rels) > FOLDER_PATHS_SHOWN else "")
     notes = plural(len(rels), "note")
     verb = "is" if len(rels) == 1 else "are"
-    if folder.casefold() in _ARCHIVE_LOOKALIKES:
+    if folder.casefold() in NOTE_TYPES:
+        advice = (
+            "a folder per type is a classic mistake: move them to the top level (the type "
+            "belongs in the frontmatter) and point to them from the index"
+        )
+    elif folder.casefold() in _ARCHIVE_LOOKALIKES:
         advice = f"if {folder}/ holds retired notes, rename it to archive/"
     else:
         advice = (
