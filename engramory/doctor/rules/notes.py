@@ -247,35 +247,43 @@ def nested_note(view: StoreView) -> Iterator[Issue]:
         yield (f"{folder}/", None, _folder_message(folder, rels))
 
 
-def _hint(folder: str) -> str:
-    """What to do about a note in ``folder`` (a type folder, an archive lookalike, other)."""
+_TYPE_FOLDER, _ARCHIVE_LOOKALIKE, _OTHER_FOLDER = "type", "archive", "other"
+# What to do about one note in a folder, and about a folder the index never points into.
+_NOTE_HINTS = {
+    _TYPE_FOLDER: "a folder per type is a classic mistake: the type belongs in the frontmatter",
+    _ARCHIVE_LOOKALIKE: "if {folder}/ holds retired notes, rename it to archive/",
+    _OTHER_FOLDER: "move it to the top level and update its pointer",
+}
+_FOLDER_HINTS = {
+    _TYPE_FOLDER: "a folder per type is a classic mistake: move them to the top level (the "
+    "type belongs in the frontmatter) and point to them from the index",
+    _ARCHIVE_LOOKALIKE: "if {folder}/ holds retired notes, rename it to archive/",
+    _OTHER_FOLDER: "point to the ones that matter from the index, move them to the top level, "
+    "or move the folder out of the store",
+}
+
+
+def _folder_kind(folder: str) -> str:
     if folder.casefold() in NOTE_TYPES:
-        return "a folder per type is a classic mistake: the type belongs in the frontmatter"
+        return _TYPE_FOLDER
     if folder.casefold() in _ARCHIVE_LOOKALIKES:
-        return f"if {folder}/ holds retired notes, rename it to archive/"
-    return "move it to the top level and update its pointer"
+        return _ARCHIVE_LOOKALIKE
+    return _OTHER_FOLDER
+
+
+def _hint(folder: str) -> str:
+    """What to do about a note in ``folder``."""
+    return _NOTE_HINTS[_folder_kind(folder)].format(folder=folder)
 
 
 def _folder_message(folder: str, rels: list[str]) -> str:
     """The one finding for a folder the index never points into."""
     shown = ", ".join(rels[:FOLDER_PATHS_SHOWN]) + (", …" if len(rels) > FOLDER_PATHS_SHOWN else "")
-    notes = plural(len(rels), "note")
     verb = "is" if len(rels) == 1 else "are"
-    if folder.casefold() in NOTE_TYPES:
-        advice = (
-            "a folder per type is a classic mistake: move them to the top level (the type "
-            "belongs in the frontmatter) and point to them from the index"
-        )
-    elif folder.casefold() in _ARCHIVE_LOOKALIKES:
-        advice = f"if {folder}/ holds retired notes, rename it to archive/"
-    else:
-        advice = (
-            "point to the ones that matter from the index, move them to the top level, or move "
-            "the folder out of the store"
-        )
+    advice = _FOLDER_HINTS[_folder_kind(folder)].format(folder=folder)
     return (
-        f"{notes} under {folder}/ {verb} not reachable from the index: {shown}; {advice} "
-        "(their other checks wait until the index points into the folder)"
+        f"{plural(len(rels), 'note')} under {folder}/ {verb} not reachable from the index: "
+        f"{shown}; {advice} (their other checks wait until the index points into the folder)"
     )
 
 
