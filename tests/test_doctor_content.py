@@ -36,7 +36,7 @@ def lines_of(root: Path, rule: str, **kwargs: object) -> list[int | None]:
 
 
 def test_relative_words_fire_once_per_line(tmp_path: Path) -> None:
-    store = body_store(tmp_path, "Shipped yesterday, fixed today.\nplain\nIn 3 days: review.\n")
+    store = body_store(tmp_path, "Shipped yesterday, fixed today.\nplain\nReviewed 3 days ago.\n")
     found = fired(store, "relative-date")
     assert [f.line for f in found] == [9, 11]  # frontmatter is lines 1-7, a blank line 8
     assert found[0].message.startswith("'yesterday' is a relative date")
@@ -76,10 +76,59 @@ def test_relative_words_that_do_not_fire(tmp_path: Path, body: str) -> None:
     assert lines_of(body_store(tmp_path, body), "relative-date") == []
 
 
+# issue 31: a length of time, "today" naming a calendar day, and code are not relative dates
+@pytest.mark.parametrize(
+    "body",
+    [
+        "Remind me in 7 days.\n",
+        "Revenue in the last 30 days.\n",
+        "It ran for 3 weeks.\n",
+        "0 bookings in 30 days.\n",
+        "Expect a crash in 3 weeks at this rate.\n",
+        "No family calendar events in 7 days.\n",
+        "The calendar shows today highlighted in red.\n",
+        "Excludes today (d-1…).\n",
+        "The export excludes today.\n",
+        "Counts including today.\n",
+        "Tap the Today button.\n",
+        "Today highlighted, weekends greyed.\n",
+        "Run `report --since yesterday` first.\n",
+        "Call `last_week()` and `this sprint`.\n",
+        "```\ntoday we decided\n```\n",
+        "~~~\nnext Friday\n~~~\n",
+    ],
+)
+def test_durations_calendar_days_and_code_are_quiet(tmp_path: Path, body: str) -> None:
+    assert lines_of(body_store(tmp_path, body), "relative-date") == []
+
+
+@pytest.mark.parametrize(
+    ("body", "words"),
+    [
+        ("Deployed yesterday.\n", "yesterday"),
+        ("Refactored last week.\n", "last week"),
+        ("Demo next Friday.\n", "next friday"),
+        ("Today we decided to pin it.\n", "today"),
+        ("Freeze the schema this sprint.\n", "this sprint"),
+        ("Rotated the key 3 days ago.\n", "3 days ago"),
+        ("We shipped today.\n", "today"),
+        ("Today's build is red.\n", "today"),
+        ("The widget preexcludes today.\n", "today"),  # a longer word is not 'excludes'
+        ("昨天发布了。\n", "昨天"),
+        ("下周上线。\n", "下周"),
+        ("Run `x` then ship next sprint.\n", "next sprint"),
+    ],
+)
+def test_true_relative_dates_still_fire(tmp_path: Path, body: str, words: str) -> None:
+    (finding,) = fired(body_store(tmp_path, body), "relative-date")
+    assert finding.line == 9 and finding.message.startswith(f"'{words}' is a relative date")
+
+
 _PIECES = st.sampled_from(
     ["yesterday", "Today", "tonight", "this week", "last Friday", "next quarter", "past year",
      "coming month", "3 days ago", "in 2 weeks", "12 months ago", "昨天", "mondays", "ago",
-     "day", "todays_report", "2026-01-11", "x", " ", "\n", ".", "`", "\t", "5", "in", "weeks"]
+     "day", "todays_report", "2026-01-11", "x", " ", "\n", ".", "`", "\t", "5", "in", "weeks",
+     "this sprint", "excludes", "highlighted"]
 )  # fmt: skip
 
 

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import json
 import os
+from collections import Counter
 from pathlib import Path
 
 import pytest
 
 from doctorkit import doctor, fired, make_store, note, rules, valid_store
 from engramory import store as storemod
+from engramory.doctor.rules import RULES
 
 POSIX = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="POSIX only")
 
@@ -257,7 +260,8 @@ def test_credit_is_by_resolved_path_not_basename(tmp_path: Path) -> None:
     store = make_store(
         tmp_path / "s", {"x.md": note("x"), "sub/x.md": note("x")}, index="- [x](x.md)\n"
     )
-    assert [f.path for f in fired(store, "orphan")] == ["sub/x.md"]
+    # orphan on its own: nested-note (which would report sub/ as one folder) does not run
+    assert [f.path for f in fired(store, "orphan", select={"orphan"})] == ["sub/x.md"]
 
 
 def test_pointer_to_an_unreadable_note_still_credits_it(tmp_path: Path) -> None:
@@ -312,3 +316,132 @@ def test_wikilink_not_slug_in_a_note_and_in_the_index(tmp_path: Path) -> None:
 def test_bare_slug_wikilinks_are_quiet(tmp_path: Path) -> None:
     store = valid_store(tmp_path / "s")
     assert fired(store, "wikilink-not-slug") == []
+
+
+# --- one cause, one finding: a folder the index never points into (issue 31) -----------------
+
+RESEARCH = 312
+
+
+def research_store(root: Path, extra: dict[str, str] | None = None, index: str = "") -> Path:
+    """A store whose index points to ``a.md`` only, beside 312 notes without frontmatter
+    under ``research/`` (the shape of a real store in issue 31)."""
+    notes: dict[str, str] = {"a.md": note("a")}
+    notes.update({f"research/r{n:03}.md": f"# Finding {n}\n\nA result.\n" for n in range(RESEARCH)})
+    notes.update(extra or {})
+    return make_store(root, notes, index="# Memory\n\n- [a](a.md) — a\n" + index)
+
+
+def test_an_unindexed_folder_is_one_finding(tmp_path: Path) -> None:
+    report = doctor(research_store(tmp_path / "s"))
+    (finding,) = report.findings
+    assert (finding.rule, finding.path, finding.line) == ("nested-note", "research/", None)
+    assert finding.message.startswith(
+        "312 notes under research/ are not reachable from the index: research/r000.md, "
+        "research/r001.md, research/r002.md, …;"
+    )
+    assert finding.severity == "warning"
+    assert report.notes == RESEARCH + 1
+
+
+def test_a_folder_of_one_note_names_it_without_an_ellipsis(tmp_path: Path) -> None:
+    store = make_store(
+        tmp_path / "s", {"a.md": note("a"), "old/x.md": "# x\n"}, index="- [a](a.md)\n"
+    )
+    (finding,) = doctor(store).findings
+    assert finding.path == "old/" and "1 note under old/ is not reachable" in finding.message
+    assert "old/x.md;" in finding.message and "…" not in finding.message
+
+
+@pytest.mark.parametrize(
+    ("folder", "advice"),
+    [
+        ("feedback", "a folder per type is a classic mistake"),
+        ("_archived", "if _archived/ holds retired notes, rename it to archive/"),
+        ("research", "move the folder out of the store"),
+    ],
+)
+def test_the_folder_finding_keeps_the_folders_hint(
+    tmp_path: Path, folder: str, advice: str
+) -> None:
+    store = make_store(
+        tmp_path / "s", {"a.md": note("a"), f"{folder}/x.md": note("x")}, index="- [a](a.md)\n"
+    )
+    (finding,) = doctor(store).findings
+    assert finding.path == f"{folder}/" and advice in finding.message
+
+
+def test_without_nested_note_each_file_is_reported_as_before(tmp_path: Path) -> None:
+    """--select orphan, or every rule but nested-note (--ignore): no folder finding, so
+    nothing is folded and each note's own findings come back."""
+    store = research_store(tmp_path / "s")
+    assert len(fired(store, "orphan", select={"orphan"})) == RESEARCH
+    everything_else = {r for r in RULES if r != "nested-note"}
+    found = Counter(f.rule for f in doctor(store, select=everything_else).findings)
+    assert found == {"orphan": RESEARCH, "no-frontmatter": RESEARCH}
+    (only,) = doctor(store, select={"nested-note"}).findings
+    assert only.path == "research/"
+
+
+def test_ignore_on_the_command_line_gives_the_per_file_findings(cli, tmp_path: Path) -> None:
+    store = research_store(tmp_path / "s")
+    result = cli("doctor", str(store), "--format", "json", "--ignore", "nested-note")
+    found = Counter(f["rule"] for f in json.loads(result.out)["findings"])
+    assert found == {"orphan": RESEARCH, "no-frontmatter": RESEARCH}
+    result = cli("doctor", str(store), "--format", "json")
+    assert [f["path"] for f in json.loads(result.out)["findings"]] == ["research/"]
+    assert result.code == 0  # a warning: the index the agent reads is sound
+
+
+def test_a_pointer_into_the_folder_keeps_the_per_file_findings(tmp_path: Path) -> None:
+    """The folder counts as indexed when a pointer resolves into it (even one to a note that
+    is gone): its unreachable notes are then orphans, one by one, as before."""
+    store = make_store(
+        tmp_path / "s",
+        {"a.md": note("a"), "topics/b.md": note("b"), "topics/c.md": note("c")},
+        index="- [a](a.md)\n- [b](topics/b.md)\n",
+    )
+    found = sorted((f.rule, f.path) for f in doctor(store).findings)
+    assert found == [
+        ("nested-note", "topics/b.md"),
+        ("nested-note", "topics/c.md"),
+        ("orphan", "topics/c.md"),
+    ]
+    gone = make_store(
+        tmp_path / "t", {"a.md": note("a"), "topics/c.md": note("c")}, index="- [g](topics/g.md)\n"
+    )
+    assert {(f.rule, f.path) for f in doctor(gone).findings} >= {
+        ("nested-note", "topics/c.md"),
+        ("orphan", "topics/c.md"),
+    }
+
+
+def test_a_linked_note_of_an_unindexed_folder_is_judged_on_its_own(tmp_path: Path) -> None:
+    """A note that an indexed note links to is reachable: it keeps its own nested-note
+    finding and is not counted in the folder's."""
+    store = research_store(tmp_path / "s", {"a.md": note("a", body="See [[r001]].\n")})
+    findings = doctor(store).findings
+    assert ("nested-note", "research/r001.md") in {(f.rule, f.path) for f in findings}
+    (folder,) = [f for f in findings if f.path == "research/"]
+    assert folder.message.startswith("311 notes under research/")
+    assert "research/r001.md" not in folder.message
+
+
+def test_what_a_folded_note_says_is_still_checked(tmp_path: Path) -> None:
+    store = research_store(tmp_path / "s", {"research/r000.md": "# Plan\n\nShipped yesterday.\n"})
+    assert {(f.rule, f.path) for f in doctor(store).findings} == {
+        ("nested-note", "research/"),
+        ("relative-date", "research/r000.md"),
+    }
+
+
+def test_no_folder_finding_when_the_index_was_not_read(tmp_path: Path) -> None:
+    store = make_store(tmp_path / "s", {"research/x.md": note("x")}, index=None)
+    assert [(f.rule, f.path) for f in fired(store, "nested-note")] == [
+        ("nested-note", "research/x.md")
+    ]
+
+
+def test_an_allow_comment_in_the_index_silences_the_folder(tmp_path: Path) -> None:
+    store = research_store(tmp_path / "s", index="<!-- engramory: allow nested-note -->\n")
+    assert doctor(store).findings == []

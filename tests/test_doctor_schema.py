@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from doctorkit import doctor, fired, make_store, note, rules
+from engramory.doctor.rules.schema import find_labels
 
 FM = "---\nname: x\ndescription: d\ntype: {type}\ncreated: 2026-01-10\nupdated: 2026-01-12\n---\n"
 
@@ -185,6 +186,21 @@ def test_future_date(tmp_path: Path) -> None:
         "\tWhy: r",
         "***Why:*** r",
         "- **Why:** r",
+        # issue 31: a heading of any level, with or without more words
+        "# Why",
+        "## Why",
+        "###### why",
+        "## Why this matters",
+        "### Why this is a standing instruction and not a nicety",
+        "## **Why**",
+        # issue 31: more words before the colon, or a dash
+        "**Why (context):** r",
+        "**Why this matters:** r",
+        "Why it broke: the cache",
+        "**WHY \u2014 the reason:** r",
+        "Why \u2014 because r",
+        "Why - because r",
+        "- **Why** \u2013 r",
     ],
 )
 def test_accepted_why_labels(tmp_path: Path, label: str) -> None:
@@ -194,7 +210,19 @@ def test_accepted_why_labels(tmp_path: Path, label: str) -> None:
 
 @pytest.mark.parametrize(
     "label",
-    ["_Why:_ r", "1. Why: r", "| Why: | r |", "## Why", "the Why: it matters", "Whyever: r"],
+    [
+        "_Why:_ r",
+        "1. Why: r",
+        "| Why: | r |",
+        "the Why: it matters",
+        "Whyever: r",
+        "## Whyever",
+        "**Why**",
+        "Why",
+        "Why does the build fail? See: the log",
+        "Why we moved. The new host: faster",
+        "Why " + "x" * 80 + ": too long a phrase for a label",
+    ],
 )
 def test_rejected_why_labels(tmp_path: Path, label: str) -> None:
     body = f"Fact.\n\n{label}\n\nHow to apply: act.\n"
@@ -203,7 +231,7 @@ def test_rejected_why_labels(tmp_path: Path, label: str) -> None:
 
 
 def test_why_near_miss_gets_a_hint(tmp_path: Path) -> None:
-    body = "Fact.\n\n## Why\nbecause\n\nHow to apply: act.\n"
+    body = "Fact.\n\n1. Why\nbecause\n\nHow to apply: act.\n"
     (finding,) = fired(one(tmp_path, body_note("project", body)), "missing-why")
     assert "line 11 is close" in finding.message and "colon" in finding.message
 
@@ -217,6 +245,14 @@ def test_why_near_miss_gets_a_hint(tmp_path: Path) -> None:
         "* How to apply: a",
         "how  to  apply: a",
         "How to apply： a",
+        # issue 31
+        "## How to apply",
+        "# how to apply this in CI",
+        "**How to apply \u2014 the pattern:** a",
+        "**How to apply (priority order \u2014 cut from the bottom up if time-pressured):**",
+        "How to apply - steps: a",
+        "HOW TO APPLY - a",
+        "**How to apply (context):** a",
     ],
 )
 def test_accepted_how_labels(tmp_path: Path, label: str) -> None:
@@ -224,11 +260,45 @@ def test_accepted_how_labels(tmp_path: Path, label: str) -> None:
     assert fired(one(tmp_path, body_note("project", body)), "missing-how-to-apply") == []
 
 
-@pytest.mark.parametrize("label", ["How: a", "**How:** a", "How-to-apply: a", "How to apply a"])
+@pytest.mark.parametrize(
+    "label",
+    ["How: a", "**How:** a", "How-to-apply: a", "How to apply a", "## How to applying it"],
+)
 def test_short_how_labels_are_rejected_with_a_hint(tmp_path: Path, label: str) -> None:
     body = f"Fact.\n\nWhy: r\n\n{label}\n"
     (finding,) = fired(one(tmp_path, body_note("project", body)), "missing-how-to-apply")
     assert "full 'How to apply:' label" in finding.message
+
+
+@pytest.mark.parametrize(
+    ("line", "end"),
+    [
+        ("**Why:** r", 6),
+        ("**Why (context):** r", 16),
+        ("**How to apply \u2014 the pattern:** r", 29),
+        ("How to apply - steps: r", 21),
+        ("Why \u2014 because", 5),
+        ("## Why this matters", 19),
+        ("## Why: r", 7),
+    ],
+)
+def test_a_labels_text_starts_after_its_colon_or_dash_or_heading(line: str, end: int) -> None:
+    """``end`` is where the label's text starts (what empty-label and export read): after
+    the colon when there is one, after a dash, else (a heading) at the end of the line."""
+    ((_word, start, found),) = find_labels(line)
+    assert (start, found) == (0, end)
+
+
+def test_heading_labels_followed_by_their_text_are_not_empty(tmp_path: Path) -> None:
+    body = "## Why this is a standing instruction\n\nThe reason.\n\n## How to apply\n\n- act\n"
+    store = one(tmp_path, body_note("feedback", body))
+    assert not rules(store) & {"missing-why", "missing-how-to-apply", "empty-label"}
+
+
+def test_a_heading_label_with_nothing_under_it_is_empty(tmp_path: Path) -> None:
+    body = "## Why\n\n## How to apply\n\n- act\n"
+    (finding,) = fired(one(tmp_path, body_note("feedback", body)), "empty-label")
+    assert finding.line == 9 and "'Why:' has nothing after it" in finding.message
 
 
 def test_labels_inside_the_frontmatter_do_not_count(tmp_path: Path) -> None:

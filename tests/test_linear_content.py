@@ -47,6 +47,13 @@ CASES: list[Case] = [
     Case("relative: a run of digits and blanks", lambda n: repeat("1 ", n, tail="day"), relative),
     Case("relative: 'in' and 'this' without an end", lambda n: repeat("in this  ", n), relative),
     Case("relative: backtick runs", lambda n: repeat("` `` today ", n), relative),
+    Case("relative: 'excludes today' repeated", lambda n: repeat("excludes today ", n), relative),
+    Case(
+        "relative: 'today' between long words",
+        lambda n: repeat("x" * 30 + " today " + "y" * 30 + " ", n),
+        relative,
+    ),
+    Case("relative: counts without 'ago'", lambda n: repeat("in 30 days ", n), relative),
     Case("state: a run of hex", lambda n: repeat("a", n), state),
     Case("state: HEAD without an id", lambda n: repeat("HEAD tip ", n), state),
     Case("state: digits and 'tests'", lambda n: repeat("12 tests ", n), state),
@@ -69,6 +76,9 @@ def test_the_cases_do_what_they_say(tmp_path: Path) -> None:
     """The hostile inputs, small: each takes the path its name promises."""
     assert relative(repeat('"today" ', 100), tmp_path) == 0
     assert relative(repeat("` `` today ", 100), tmp_path) == 1
+    assert relative(repeat("excludes today ", 100), tmp_path) == 0
+    assert relative(repeat("x" * 30 + " today " + "y" * 30 + " ", 100), tmp_path) == 1
+    assert relative(repeat("in 30 days ", 100), tmp_path) == 0
     assert state(repeat("12 tests ", 100), tmp_path) == 0
     assert log(repeat("10:00\n", 100, "```\n"), tmp_path) is None
     assert (

@@ -202,6 +202,26 @@ CASES: list[Case] = [
         doctor_on_note,
     ),
     Case(
+        "note: '## Why' on every line (heading labels)",
+        lambda n: feedback(repeat("## Why\n", n)),
+        doctor_on_note,
+    ),
+    Case(
+        "note: 'How to apply (' repeated on one line (more words, no colon)",
+        lambda n: feedback(repeat("How to apply (", n)),
+        doctor_on_note,
+    ),
+    Case(
+        "note: 'Why x' lines without a colon (label phrase)",
+        lambda n: feedback(repeat("**Why " + "x" * 70 + "\n", n)),
+        doctor_on_note,
+    ),
+    Case(
+        "note: 'Why - ' on every line (dash labels)",
+        lambda n: feedback(repeat("Why - \n", n)),
+        doctor_on_note,
+    ),
+    Case(
         "note: a frontmatter of 'x' lines (many findings)",
         lambda n: repeat("x\n", n, "---\n", "---\n"),
         doctor_on_note,
@@ -305,6 +325,32 @@ OLD_LABEL = re.compile(
     r"^[ \t#>*\-+]*(?P<word>why|how[ \t]+to[ \t]+apply)[ \t]*\*{0,2}[ \t]*[:：]",
     re.IGNORECASE | re.MULTILINE,
 )
+# Issue 31's grammar, as patterns tried in turn on one line after the label word: the
+# colon (old form), more words then the colon, a dash, or (on a heading) nothing.
+LABEL_WORD = re.compile(r"[ \t#>*\-+]*(?P<word>why|how[ \t]+to[ \t]+apply)(?!\w)", re.IGNORECASE)
+LABEL_ENDS = (
+    re.compile(r"[ \t]*\*{0,2}[ \t]*[:：]"),
+    re.compile(r"[^.?!。？！:：]{0,79}[:：]"),
+    re.compile(r"[ \t]*\*{0,2}[ \t]*[-–—](?=[ \t]|$)"),
+)
+HEADING = re.compile(r" {0,3}#{1,6}(?:[ \t]|$)")
+
+
+def new_labels(body: str) -> list[tuple[str, int, int]]:
+    """The labels of ``body`` by the patterns of issue 31's grammar (the oracle)."""
+    found, offset = [], 0
+    for line in body.split("\n"):
+        word = LABEL_WORD.match(line)
+        if word is not None:
+            end = next((m.end() for p in LABEL_ENDS if (m := p.match(line, word.end()))), None)
+            if end is None and HEADING.match(line):
+                end = len(line)
+            if end is not None:
+                found.append((word.group("word")[:3].lower(), offset, offset + end))
+        offset += len(line) + 1
+    return found
+
+
 OLD_NEAR = {
     word: re.compile(r"^[ \t#>*\-+_|0-9.)]*\**_?" + word + r"\b", re.IGNORECASE | re.MULTILINE)
     for word in ("why", "how")
@@ -356,6 +402,12 @@ LABEL_PARTS = st.lists(
             "x",
             "é",
             "\n",
+            "## ",
+            " - ",
+            "—",
+            "(x)",
+            ".",
+            "?",
         ]
     ),
     max_size=12,
@@ -365,8 +417,10 @@ LABEL_PARTS = st.lists(
 @settings(max_examples=1500, deadline=None)
 @given(LABEL_PARTS)
 def test_labels_and_near_misses_are_the_patterns(body: str) -> None:
-    expected = [(m.group("word")[:3].lower(), m.start(), m.end()) for m in OLD_LABEL.finditer(body)]
-    assert rules_schema.find_labels(body) == expected
+    found = rules_schema.find_labels(body)
+    assert found == new_labels(body)
+    old = [(m.group("word")[:3].lower(), m.start(), m.end()) for m in OLD_LABEL.finditer(body)]
+    assert set(old) <= set(found)  # every label that passed before still passes, alike
     for word, pattern in OLD_NEAR.items():
         match = pattern.search(body)
         first = None if match is None else body.count("\n", 0, match.start())

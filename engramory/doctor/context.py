@@ -19,6 +19,7 @@ from engramory.doctor.profiles import ENGRAMORY, Profile
 from engramory.frontmatter import NOTE_TYPES, Frontmatter
 from engramory.markdown import IndexLine
 from engramory.store import (
+    ESCAPES,
     NOTE_READ_LIMIT,
     IndexFile,
     NoteFile,
@@ -180,6 +181,7 @@ class StoreView:
     missing_links: list[tuple[int, str, int]] = field(default_factory=list)
     facts: dict[str, list[Any]] = field(default_factory=dict)
     _reach: tuple[set[int], set[int]] | None = None
+    _folders: dict[str, list[int]] | None = None
 
     def archived_notes(self) -> Iterator[tuple[str, bytes]]:
         """``(path, bytes)`` of each archived note that reads as a regular file, one at a
@@ -208,3 +210,28 @@ class StoreView:
                         pending.append(target)
             self._reach = (indexed, reachable)
         return self._reach
+
+    def unindexed_folders(self) -> dict[str, list[int]]:
+        """Each top-level folder that no index pointer resolves into, with the numbers of
+        its notes that nothing reachable links to either (walk order; empty when the
+        index was not read). One cause, reported once for the folder by ``nested-note``."""
+        if self._folders is None:
+            self._folders = {}
+            if self.index_read:
+                self._folders = self._find_unindexed_folders()
+        return self._folders
+
+    def _find_unindexed_folders(self) -> dict[str, list[int]]:
+        pointed: set[str] = set()
+        for pointer in self.pointers:
+            pointed.add(pointer.target.rel.split("/", 1)[0])
+            pointed.update(self.notes[n].rel.split("/", 1)[0] for n in pointer.notes)
+        _indexed, reachable = self.reachability()
+        folders: dict[str, list[int]] = {}
+        for number, note in enumerate(self.notes):
+            if not note.file.nested or note.status == ESCAPES or number in reachable:
+                continue
+            folder = note.rel.split("/", 1)[0]
+            if folder not in pointed:
+                folders.setdefault(folder, []).append(number)
+        return folders

@@ -362,6 +362,24 @@ def _active(scope: str, selected: set[str], options: Options) -> list[Rule]:
     ]
 
 
+# One cause, one finding: the rule that reports a folder the index never points into
+# once, and the findings of its notes that the one finding stands for.
+FOLDER_RULE = "nested-note"
+FOLDED_RULES = frozenset({"orphan"})
+
+
+def folded_paths(view: StoreView) -> frozenset[str]:
+    """The notes ``FOLDER_RULE`` reported as part of a folder, by path."""
+    folders = view.unindexed_folders()
+    return frozenset(view.notes[n].rel for numbers in folders.values() for n in numbers)
+
+
+def _folds(rule_id: str) -> bool:
+    """Whether a folded note's finding of ``rule_id`` is left out: reachability and the
+    schema rules (a note's shape matters once an agent can reach it)."""
+    return rule_id in FOLDED_RULES or RULES[rule_id].schema
+
+
 @contextmanager
 def _cycle_collector_paused() -> Iterator[None]:
     """Pause the cycle collector for one allocation-heavy pass.
@@ -452,6 +470,10 @@ def _run(
             issues = unsilenced(rule.id, rule.store_check(view), allowances)
             for path, line, message in capped(rule.id, issues):
                 findings.append(_finding(options.profile, rule.id, path, line, message))
+    if any(rule.id == FOLDER_RULE for rule in store_rules):
+        folded = folded_paths(view)
+        if folded:
+            findings = [f for f in findings if not (f.path in folded and _folds(f.rule))]
     findings.sort(key=Finding.sort_key)
     live = sum(1 for note in summaries if note.status != ESCAPES)
     return Report(root, caps, index, live, findings, _hints(findings, view), options.profile)

@@ -41,27 +41,39 @@ if TYPE_CHECKING:
 # Relative dates are found from their keywords with ``str.find`` on the lower-cased text
 # (a scan with the whole pattern costs tens of microseconds per note), then each candidate
 # is confirmed by an anchored pattern at, or in a short window before, the keyword.
+# The grammar (see ``relative_date``): a day word (yesterday, today, tonight, tomorrow);
+# this/last/next/past/coming + a period or a weekday; a count with "ago". A count
+# without "ago" ("in 7 days", "for 3 weeks") is a length of time, not a date.
 _WORD_STARTS = ("yesterday", "today", "tonight", "tomorrow", "this", "last", "next", "past")
 _WORD_STARTS += ("coming",)
 _AT_WORD = re.compile(
     r"(?:yesterday|today|tonight|tomorrow"
-    r"|this[ \t]{1,4}(?:morning|afternoon|evening|week|month|quarter|year)"
-    r"|(?:last|next|past|coming)[ \t]{1,4}(?:week|month|quarter|year"
+    r"|this[ \t]{1,4}(?:morning|afternoon|evening|week|month|quarter|year|sprint)"
+    r"|(?:last|next|past|coming)[ \t]{1,4}(?:week|month|quarter|year|sprint"
     r"|monday|tuesday|wednesday|thursday|friday|saturday|sunday))\b"
 )
-_UNIT_ENDS = ("ago", "days", "weeks", "months")
-_UNIT_WINDOW = 24  # the longest "NNNN    months    " before "ago", or "in    NNNN    "
-_WITH_NUMBER = re.compile(
-    r"(?:(?<!\w)\d{1,4}[ \t]{1,4}(?:days?|weeks?|months?|years?)[ \t]{1,4}ago"
-    r"|(?<!\w)in[ \t]{1,4}\d{1,4}[ \t]{1,4}(?:days|weeks|months))\b"
+_UNIT_ENDS = ("ago",)
+_UNIT_WINDOW = 24  # the longest "NNNN    months    " before "ago"
+_WITH_NUMBER = re.compile(r"(?<!\w)\d{1,4}[ \t]{1,4}(?:days?|weeks?|months?|years?)[ \t]{1,4}ago\b")
+# "today" names a day of a calendar or a range, not the day the note was written, after
+# one of these words ("excludes today", "the today view") or before one of these
+# ("today highlighted in red", "the Today button").
+TODAY_NOUN_AFTER = frozenset(
+    {"the", "exclude", "excludes", "excluded", "excluding", "except"}
+    | {"include", "includes", "included", "including"}
 )
+TODAY_NOUN_BEFORE = frozenset(
+    {"highlighted", "marked", "shown", "selected", "greyed", "grayed", "circled"}
+    | {"button", "cell", "column", "tab", "view", "tile", "badge", "widget"}
+)
+_NEIGHBOUR = 16  # characters looked at beside "today": a few blanks and the longest word
 CHINESE_RELATIVE = ("昨天", "今天", "明天", "前天", "后天", "上周", "下周", "本周", "上个月")
 CHINESE_RELATIVE += ("下个月", "去年", "明年", "今年")
 # Every English form holds one of these (a quick gate before the full search): ``day``
-# stands for yesterday, today, days and the weekdays, ``week`` for weeks, ``month`` for
+# stands for yesterday, today and the weekdays, ``week`` for weeks, ``month`` for
 # months.
 _GATE_WORDS = ("day", "ago", "tonight", "tomorrow", "week", "month", "quarter", "year")
-_GATE_WORDS += ("morning", "afternoon", "evening")
+_GATE_WORDS += ("morning", "afternoon", "evening", "sprint")
 ABSOLUTE_DATE = re.compile(r"(?<!\d)\d{4}-\d{2}-\d{2}(?!\d)")
 
 _HEX_ID = r"[0-9a-fA-F]{7,40}"
@@ -149,7 +161,7 @@ def relative_spans(low: str) -> list[tuple[int, int]]:
         for pos in _find_all(low, word):
             if pos == 0 or not _is_word_char(low[pos - 1]):
                 match = _AT_WORD.match(low, pos)
-                if match is not None:
+                if match is not None and not (word == "today" and _today_is_a_noun(low, pos)):
                     spans.add(match.span())
     for unit in [u for u in _UNIT_ENDS if u in low]:
         for pos in _find_all(low, unit):
@@ -164,6 +176,44 @@ def relative_spans(low: str) -> list[tuple[int, int]]:
         for word in [w for w in CHINESE_RELATIVE if w in low]:
             spans.update((pos, pos + len(word)) for pos in _find_all(low, word))
     return sorted(spans)
+
+
+def _word_before(low: str, pos: int) -> str:
+    """The word just before ``pos`` (blanks between); ``""`` when none, or longer than any
+    word looked for."""
+    stop = max(0, pos - _NEIGHBOUR)
+    end = pos
+    while end > stop and low[end - 1] in " \t":
+        end -= 1
+    start = end
+    while start > stop and low[start - 1].isalpha():
+        start -= 1
+    if start == stop and start > 0 and low[start - 1].isalpha():
+        return ""
+    return low[start:end]
+
+
+def _word_after(low: str, pos: int) -> str:
+    """The word just after ``pos`` (blanks between); ``""`` when none, or longer than any
+    word looked for."""
+    stop = min(len(low), pos + _NEIGHBOUR)
+    start = pos
+    while start < stop and low[start] in " \t":
+        start += 1
+    end = start
+    while end < stop and low[end].isalpha():
+        end += 1
+    if end == stop and end < len(low) and low[end].isalpha():
+        return ""
+    return low[start:end]
+
+
+def _today_is_a_noun(low: str, pos: int) -> bool:
+    """Whether "today" at ``pos`` names a day of a calendar or a range (see ``TODAY_NOUN_*``)."""
+    return (
+        _word_before(low, pos) in TODAY_NOUN_AFTER
+        or _word_after(low, pos + len("today")) in TODAY_NOUN_BEFORE
+    )
 
 
 def _first_unquoted(line: str, spans: list[tuple[int, int]]) -> str | None:
@@ -222,8 +272,37 @@ def relative_date_lines(text: str, first: int) -> list[tuple[int, str]]:
             {"x.md": sample_note("x", description="the plan for next week")},
         ),
         Example("`昨天发布了` in the body", {"x.md": sample_note("x", body="昨天发布了。\n")}),
+        Example(
+            "`Today we decided to pin the version.`",
+            {"x.md": sample_note("x", body="Today we decided to pin the version.\n")},
+        ),
+        Example(
+            "`Freeze the schema this sprint.`",
+            {"x.md": sample_note("x", body="Freeze the schema this sprint.\n")},
+        ),
+        Example(
+            "`Rotated the key 3 days ago.`",
+            {"x.md": sample_note("x", body="Rotated the key 3 days ago.\n")},
+        ),
     ),
     quiet=(
+        Example(
+            "a length of time: `0 bookings in 30 days`, `crash in 3 weeks`, `for 3 weeks`",
+            {
+                "x.md": sample_note(
+                    "x", body="0 bookings in 30 days.\nA crash in 3 weeks.\nRan for 3 weeks.\n"
+                )
+            },
+        ),
+        Example(
+            "`today` as a day on a calendar or in a range: `today highlighted in red`, "
+            "`Excludes today (d-1)`",
+            {
+                "x.md": sample_note(
+                    "x", body="The widget shows today highlighted in red.\nExcludes today (d-1).\n"
+                )
+            },
+        ),
         Example(
             "`Deployed yesterday (2026-01-11).`: the absolute date is there",
             {"x.md": sample_note("x", body="Deployed yesterday (2026-01-11).\n")},
@@ -245,8 +324,24 @@ def relative_date_lines(text: str, first: int) -> list[tuple[int, str]]:
     fix="write the absolute date (YYYY-MM-DD): 'yesterday' means nothing a week later",
 )
 def relative_date(notes: Sequence[NoteCheck]) -> Iterator[Issue]:
-    """Fires: ``Deployed yesterday.``; ``description: the plan for next week``; ``昨天``.
-    Quiet: beside an absolute date, inside code, ``todays_report``."""
+    """A relative date is, on a word boundary and outside code and quotations:
+
+    * a day word: ``yesterday``, ``today``, ``tonight``, ``tomorrow``; but not ``today``
+      naming a day of a calendar or a range: after ``the``, ``excludes``, ``including``
+      ... (``TODAY_NOUN_AFTER``) or before ``highlighted``, ``button`` ...
+      (``TODAY_NOUN_BEFORE``);
+    * ``this``, ``last``, ``next``, ``past`` or ``coming`` and a period (``week``,
+      ``month``, ``quarter``, ``year``, ``sprint``; ``this morning``) or a weekday;
+    * a count with ``ago`` (``3 days ago``): a count without it (``in 7 days``, ``for 3
+      weeks``, ``in the last 30 days``) is a length of time, not a date;
+    * the Chinese words (``昨天``, ``上周`` ...), anywhere.
+
+    A line that also holds a ``YYYY-MM-DD`` date is quiet.
+
+    Fires: ``Deployed yesterday.``; ``description: the plan for next week``; ``昨天``;
+    ``Today we decided``; ``this sprint``; ``3 days ago``.
+    Quiet: beside an absolute date, inside code, ``todays_report``, ``0 bookings in 30
+    days``, ``today highlighted in red``, ``Excludes today (d-1)``."""
     for note in notes:
         found = _body(note)
         if found is None:

@@ -29,7 +29,7 @@ from engramory.store import (
     TOO_LARGE,
     UNREADABLE,
 )
-from engramory.textfmt import excerpt, human_size
+from engramory.textfmt import excerpt, human_size, plural
 
 _ARCHIVE_LOOKALIKES = frozenset({"archived", "_archive", "_archived", "old", "retired", "attic"})
 
@@ -239,6 +239,10 @@ def duplicate_slug(view: StoreView) -> Iterator[Issue]:
             )
 
 
+# A folder the index never points into is one finding, naming this many of its notes.
+FOLDER_PATHS_SHOWN = 3
+
+
 @rule(
     "nested-note",
     WARNING,
@@ -249,6 +253,10 @@ def duplicate_slug(view: StoreView) -> Iterator[Issue]:
             {"feedback/x.md": sample_note("x", "feedback")},
         ),
         Example("`topics/x.md`", {"topics/x.md": sample_note("x")}),
+        Example(
+            "`research/` holding notes the index never points into: one finding for the folder",
+            {f"research/r{n}.md": f"# Finding {n}\n" for n in range(1, 5)},
+        ),
     ),
     quiet=(
         Example("`x.md` at the top level", {"x.md": sample_note("x")}),
@@ -260,18 +268,64 @@ def duplicate_slug(view: StoreView) -> Iterator[Issue]:
 )
 def nested_note(view: StoreView) -> Iterator[Issue]:
     """Fires: ``feedback/x.md`` (a folder per type is the classic mistake), ``topics/x.md``.
-    Quiet: ``x.md`` at the top level, ``archive/x.md``."""
-    for note in view.notes:
-        if not note.file.nested or note.status == ESCAPES:
+    Quiet: ``x.md`` at the top level, ``archive/x.md``.
+
+    One cause, one finding: the notes of a top-level folder that no index pointer
+    resolves into, and that no reachable note links to, are one finding for the
+    folder, with their count and first paths. The engine then drops their
+    ``orphan`` and schema findings (see ``engine.folded_paths``); the rules that read
+    what a note says (secrets, relative dates, duplicates) still run on them.
+    """
+    folders = view.unindexed_folders()
+    folded = {number for numbers in folders.values() for number in numbers}
+    for number, note in enumerate(view.notes):
+        if not note.file.nested or note.status == ESCAPES or number in folded:
             continue
         folder = note.rel.split("/", 1)[0]
-        if folder.casefold() in NOTE_TYPES:
-            hint = "a folder per type is a classic mistake: the type belongs in the frontmatter"
-        elif folder.casefold() in _ARCHIVE_LOOKALIKES:
-            hint = f"if {folder}/ holds retired notes, rename it to archive/"
-        else:
-            hint = "move it to the top level and update its pointer"
-        yield (note.rel, None, f"live notes belong at the top level of the store; {hint}")
+        yield (note.rel, None, f"live notes belong at the top level of the store; {_hint(folder)}")
+    for folder, numbers in folders.items():
+        rels = [view.notes[number].rel for number in numbers]
+        yield (f"{folder}/", None, _folder_message(folder, rels))
+
+
+_TYPE_FOLDER, _ARCHIVE_LOOKALIKE, _OTHER_FOLDER = "type", "archive", "other"
+# What to do about one note in a folder, and about a folder the index never points into.
+_NOTE_HINTS = {
+    _TYPE_FOLDER: "a folder per type is a classic mistake: the type belongs in the frontmatter",
+    _ARCHIVE_LOOKALIKE: "if {folder}/ holds retired notes, rename it to archive/",
+    _OTHER_FOLDER: "move it to the top level and update its pointer",
+}
+_FOLDER_HINTS = {
+    _TYPE_FOLDER: "a folder per type is a classic mistake: move them to the top level (the "
+    "type belongs in the frontmatter) and point to them from the index",
+    _ARCHIVE_LOOKALIKE: "if {folder}/ holds retired notes, rename it to archive/",
+    _OTHER_FOLDER: "point to the ones that matter from the index, move them to the top level, "
+    "or move the folder out of the store",
+}
+
+
+def _folder_kind(folder: str) -> str:
+    if folder.casefold() in NOTE_TYPES:
+        return _TYPE_FOLDER
+    if folder.casefold() in _ARCHIVE_LOOKALIKES:
+        return _ARCHIVE_LOOKALIKE
+    return _OTHER_FOLDER
+
+
+def _hint(folder: str) -> str:
+    """What to do about a note in ``folder``."""
+    return _NOTE_HINTS[_folder_kind(folder)].format(folder=folder)
+
+
+def _folder_message(folder: str, rels: list[str]) -> str:
+    """The one finding for a folder the index never points into."""
+    shown = ", ".join(rels[:FOLDER_PATHS_SHOWN]) + (", …" if len(rels) > FOLDER_PATHS_SHOWN else "")
+    verb = "is" if len(rels) == 1 else "are"
+    advice = _FOLDER_HINTS[_folder_kind(folder)].format(folder=folder)
+    return (
+        f"{plural(len(rels), 'note')} under {folder}/ {verb} not reachable from the index: "
+        f"{shown}; {advice} (their other checks wait until the index points into the folder)"
+    )
 
 
 @rule(

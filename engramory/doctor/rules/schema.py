@@ -52,30 +52,73 @@ _HEADING_LINE = re.compile(r"^ {0,3}#{1,6}([ \t]|$)")
 _LABEL_MARKERS = " \t#>*-+"  # list, quote and heading markers and bold before a label
 _NEAR_MARKERS = " \t#>*-+_|0123456789.)"  # ... and what hides one (numbers, tables, italics)
 _BLANKS = " \t"
+_COLONS = (":", "\uff1a")
+_DASHES = ("-", "\u2013", "\u2014")  # -, en dash, em dash
+# More words between a label and its colon: at most this many characters, and no
+# sentence end among them (a question that starts with "Why" is not a label).
+_LABEL_WORDS = 80
+_SENTENCE_ENDS = frozenset(".?!\u3002\uff1f\uff01")
 
 
 def _label_at(line: str) -> tuple[str, int] | None:
-    """``(word, end)`` when ``line`` is a label: ``why`` or ``how``, ``end`` just after the colon.
+    """``(word, end)`` when ``line`` is a label: ``why`` or ``how``, ``end`` where its text starts.
 
     A label: at the line start, after any list/quote/heading markers and bold,
-    the words "Why" or "How to apply" (any case), optional bold, then ':' or '：'.
+    the whole word "Why" or the words "How to apply" (any case), then
+
+    * optional bold and ':' or '\uff1a' (``**Why:**``, ``How to apply:``), or
+    * more words, then the colon, within a short phrase with no sentence end
+      (``**Why (context):**``, ``**How to apply \u2014 the pattern:**``), or
+    * optional bold and a dash before more words (``Why \u2014 because``), or
+    * nothing that makes one of these on a Markdown heading (``## Why``,
+      ``### Why this is a standing instruction``): the heading is the label and
+      its text is what follows it, so ``end`` is the end of the line.
     """
+    found = _label_word(line)
+    if found is None:
+        return None
+    word, i = found
+    if i < len(line) and _is_word_char(line[i]):
+        return None  # "Whyever", "How to applying"
+    end = _label_end(line, i)
+    if end is not None:
+        return word, end
+    return (word, len(line)) if _HEADING_LINE.match(line) else None
+
+
+def _label_word(line: str) -> tuple[str, int] | None:
+    """``(word, i)`` when the line's first word after its markers is "Why" or "How to apply"
+    (``i`` just after it)."""
     i = len(line) - len(line.lstrip(_LABEL_MARKERS))
     if line[i : i + 3].lower() == "why":
-        word, i = "why", i + 3
-    elif line[i : i + 3].lower() == "how":
-        word, i = "how", i + 3
-        for part in ("to", "apply"):
-            blanks = len(line) - i - len(line[i:].lstrip(_BLANKS))
-            if not blanks or line[i + blanks : i + blanks + len(part)].lower() != part:
-                return None
-            i += blanks + len(part)
-    else:
+        return "why", i + 3
+    if line[i : i + 3].lower() != "how":
         return None
-    i = len(line) - len(line[i:].lstrip(_BLANKS))
-    i += 2 if line[i : i + 2] == "**" else 1 if line[i : i + 1] == "*" else 0
-    i = len(line) - len(line[i:].lstrip(_BLANKS))
-    return (word, i + 1) if line[i : i + 1] in (":", "：") else None
+    i += 3
+    for part in ("to", "apply"):
+        blanks = len(line) - i - len(line[i:].lstrip(_BLANKS))
+        if not blanks or line[i + blanks : i + blanks + len(part)].lower() != part:
+            return None
+        i += blanks + len(part)
+    return "how", i
+
+
+def _label_end(line: str, i: int) -> int | None:
+    """Just after the colon (or dash) ending the label whose word ends at ``i``, else ``None``."""
+    j = len(line) - len(line[i:].lstrip(_BLANKS))
+    j += 2 if line[j : j + 2] == "**" else 1 if line[j : j + 1] == "*" else 0
+    j = len(line) - len(line[j:].lstrip(_BLANKS))
+    if line[j : j + 1] in _COLONS:
+        return j + 1
+    phrase = line[i : i + _LABEL_WORDS]
+    for at, ch in enumerate(phrase):
+        if ch in _SENTENCE_ENDS:
+            break
+        if ch in _COLONS:
+            return i + at + 1
+    if line[j : j + 1] in _DASHES and line[j + 1 : j + 2] in ("", " ", "\t"):
+        return j + 1
+    return None
 
 
 def _is_word_char(ch: str) -> bool:
@@ -562,8 +605,12 @@ def _near_miss(note: NoteCheck, word: str) -> int | None:
     "a feedback or project note without a 'Why:' line in its body",
     fires=(
         Example(
-            "a feedback note whose body says `## Why` (no colon)",
-            {"x.md": sample_note("x", "feedback", body="## Why\nThe reason." + _HOW)},
+            "`Why does the build fail? See: the log` (a question, not a label)",
+            {
+                "x.md": sample_note(
+                    "x", "feedback", body="Why does the build fail? See: the log." + _HOW
+                )
+            },
         ),
         Example(
             "`_Why:_`", {"x.md": sample_note("x", "feedback", body="_Why:_ the reason." + _HOW)}
@@ -578,16 +625,25 @@ def _near_miss(note: NoteCheck, word: str) -> int | None:
     ),
     quiet=tuple(
         Example(f"`{label}` ...", {"x.md": sample_note("x", "feedback", body=label + " r." + _HOW)})
-        for label in ("**Why:**", "Why:", "- why :", "## Why:", "Why\uff1a")
+        for label in ("**Why:**", "Why:", "- why :", "## Why:", "Why\uff1a", "**Why (context):**")
+    )
+    + tuple(
+        Example(
+            f"a heading `{heading}` with the reason below it",
+            {"x.md": sample_note("x", "feedback", body=f"{heading}\n\nThe reason.\n" + _HOW)},
+        )
+        for heading in ("## Why", "### Why this is a standing instruction and not a nicety")
     ),
     scope=NOTE,
     schema=True,
-    fix="add a line starting 'Why:' (or **Why:**) with the reason behind the note",
+    fix="add a line starting 'Why:' (or **Why:**, or a '## Why' heading) with the reason behind "
+    "the note",
 )
 def missing_why(notes: Sequence[NoteCheck]) -> Iterator[Issue]:
-    """Fires: a feedback note whose body says ``## Why`` (no colon), ``_Why:_``,
-    ``1. Why:``, or nothing at all.
-    Quiet: ``**Why:** ...``, ``Why: ...``, ``- why : ...``, ``## Why: ...``, ``Why：...``."""
+    """Fires: a feedback note whose body has ``Why does the build fail? See: ...`` (a
+    question), ``_Why:_``, ``1. Why:``, or nothing at all.
+    Quiet: ``**Why:** ...``, ``Why: ...``, ``- why : ...``, ``## Why: ...``, ``Why：...``,
+    ``**Why (context):**``, a heading ``## Why`` or ``### Why this matters``."""
     for note in notes:
         if not _label_check(note, "why"):
             continue
@@ -625,14 +681,32 @@ def missing_why(notes: Sequence[NoteCheck]) -> Iterator[Issue]:
             "`### How to apply: ...`",
             {"x.md": sample_note("x", "project", body="**Why:** r.\n\n### How to apply: s.\n")},
         ),
+        Example(
+            "a heading `## How to apply` with the steps below it",
+            {"x.md": sample_note("x", "project", body="**Why:** r.\n\n## How to apply\n\ns.\n")},
+        ),
+        Example(
+            "`**How to apply \u2014 the pattern:** ...`",
+            {
+                "x.md": sample_note(
+                    "x", "project", body="**Why:** r.\n\n**How to apply \u2014 the pattern:** s.\n"
+                )
+            },
+        ),
+        Example(
+            "`How to apply - steps:` ...",
+            {"x.md": sample_note("x", "project", body="**Why:** r.\n\nHow to apply - steps: s.\n")},
+        ),
     ),
     scope=NOTE,
     schema=True,
-    fix="add a line starting 'How to apply:' (or **How to apply:**) with the concrete next action",
+    fix="add a line starting 'How to apply:' (or **How to apply:**, or a '## How to apply' "
+    "heading) with the concrete next action",
 )
 def missing_how_to_apply(notes: Sequence[NoteCheck]) -> Iterator[Issue]:
     """Fires: a project note with ``How:`` or ``**How**:`` only, or no label.
-    Quiet: ``**How to apply:** ...``, ``### How to apply: ...``."""
+    Quiet: ``**How to apply:** ...``, ``### How to apply: ...``, a heading ``## How to
+    apply``, ``**How to apply — the pattern:**``, ``How to apply - steps:``."""
     for note in notes:
         if not _label_check(note, "how"):
             continue
