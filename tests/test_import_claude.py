@@ -194,7 +194,7 @@ def test_map_note_reads_memoir_types_and_keeps_order() -> None:
     assert mapped.fields["modified"] == "x" and mapped.dates_from == "git"
 
 
-def test_a_secret_in_the_host_index_hook_is_not_copied(cli, tmp_path: Path) -> None:
+def test_a_secret_in_the_host_index_hook_is_redacted_or_skipped(cli, tmp_path: Path) -> None:
     key = "AKIA" + "QWERTYUIOPASDFGH"[::-1]
     source = tmp_path / "native"
     source.mkdir()
@@ -202,5 +202,12 @@ def test_a_secret_in_the_host_index_hook_is_not_copied(cli, tmp_path: Path) -> N
     (source / "MEMORY.md").write_text(f"- [A](user_a.md) — key {key}\n", encoding="utf-8")
     result = cli("import", "claude-memory", str(source), "--store", str(tmp_path / "s"))
     assert result.code == 0, result
-    assert "user_a.md: secret (a " in result.out and "in its pointer" in result.out
-    assert key not in result.out and not (tmp_path / "s" / "user_a.md").exists()
+    assert "user_a.md, its pointer: aws-access-key-id" in result.out
+    index = (tmp_path / "s" / "MEMORY.md").read_text(encoding="utf-8")
+    assert key not in result.out and key not in index
+    assert "[redacted: aws-access-key-id]" in index
+    skipped = cli(
+        "import", "claude-memory", str(source), "--store", str(tmp_path / "t"), "--skip-secrets"
+    )
+    assert "user_a.md: secret (an AWS access key id in its pointer" in skipped.out
+    assert not (tmp_path / "t" / "user_a.md").exists()

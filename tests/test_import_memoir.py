@@ -423,14 +423,40 @@ def test_syntax_error_entry_is_listed_with_its_line(cli, tmp_path: Path) -> None
     assert "line 3" in skipped[0]["detail"]
 
 
-def test_secret_in_an_entry_is_skipped_without_echoing_it(cli, tmp_path: Path) -> None:
+def test_a_secret_in_an_entry_is_written_redacted_and_listed(cli, tmp_path: Path) -> None:
+    """Issue 33: import never loses a note to a secret: the value is replaced by
+    ``[redacted: <detector>]``, the replacement listed (note, line, detector), the source kept."""
+    key = "AKIA" + "QWERTYUIOPASDFGH"[::-1]
+    password = "Hx9#kQ2" + "!mZ7pL"
+    entry = f"---\ntype: fact\nname: a\npassword: {password}\n---\naws key {key}\nmore\n"
+    source = write_tree(tmp_path / "m", {"fact_a.md": entry})
+    result = cli("import", "memoir", str(source), "--store", str(tmp_path / "s"))
+    assert result.code == 0, result
+    assert key not in result.out + result.err and password not in result.out + result.err
+    written = (tmp_path / "s" / "fact_a.md").read_text(encoding="utf-8")
+    assert key not in written and password not in written
+    assert "aws key [redacted: aws-access-key-id]\nmore\n" in written
+    assert "[redacted: labelled-secret]" in written
+    lines = written.split("\n")
+    key_line = next(n for n, line in enumerate(lines, 1) if "aws-access-key-id" in line)
+    assert f"fact_a.md, line {key_line}: aws-access-key-id" in result.out
+    assert "the source still holds the original" in result.out
+    assert (source / "fact_a.md").read_text(encoding="utf-8") == entry  # never modified
+    report = json.loads(
+        cli("import", "memoir", str(source), "--store", str(tmp_path / "j"), "--format", "json").out
+    )
+    assert {r["detector"] for r in report["redacted"]} == {"aws-access-key-id", "labelled-secret"}
+    assert all(r["note"] == "fact_a.md" for r in report["redacted"])
+
+
+def test_skip_secrets_leaves_such_a_note_out_without_echoing_it(cli, tmp_path: Path) -> None:
     key = "AKIA" + "QWERTYUIOPASDFGH"[::-1]
     source = write_tree(
         tmp_path / "m", {"fact_a.md": f"---\ntype: fact\nname: a\n---\naws key {key}\n"}
     )
-    result = cli("import", "memoir", str(source), "--store", str(tmp_path / "s"))
+    result = cli("import", "memoir", str(source), "--store", str(tmp_path / "s"), "--skip-secrets")
     assert result.code == 0, result
-    assert "secret" in result.out and key not in result.out + result.err
+    assert "an AWS access key id on line" in result.out and key not in result.out + result.err
     assert not (tmp_path / "s" / "fact_a.md").exists()
 
 

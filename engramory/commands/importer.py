@@ -123,6 +123,12 @@ def _add_common(parser: argparse.ArgumentParser) -> None:
         help="when the pointers would pass the hard cap: the most recently updated notes get "
         "pointers up to the soft cap, the rest go to archive/ unindexed",
     )
+    parser.add_argument(
+        "--skip-secrets",
+        action="store_true",
+        help="leave out a note holding a secret's value (default: write it with each value "
+        "replaced by [redacted: <detector>])",
+    )
     add_format_flag(parser)
     add_profile_flags(parser)
     add_cap_flags(parser)
@@ -206,7 +212,14 @@ def make_plan(
     """The import's plan (raises on a refusal: nothing written)."""
     index, raw = importer.read_index(root, caps) if os.path.isdir(root) else (None, b"")
     return importer.make_plan(
-        root, candidates, skipped, index, raw, caps, bool(args.archive_overflow)
+        root,
+        candidates,
+        skipped,
+        index,
+        raw,
+        caps,
+        bool(args.archive_overflow),
+        bool(getattr(args, "skip_secrets", False)),
     )
 
 
@@ -397,6 +410,7 @@ def report_lines(plan: ImportPlan, how: str, said: list[str], dry_run: bool) -> 
         ]
     out += [f"warning: {w}" for w in plan.warnings]
     out += said
+    out += importer.redaction_lines(plan)
     out += importer.dates_lines(plan)
     if plan.ignored:
         out.append(f".gitignore: {plan.ignored}")

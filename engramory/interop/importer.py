@@ -16,9 +16,10 @@ atomically, and a backup ID that ``engramory import undo`` takes back.
 from __future__ import annotations
 
 import os
+import re
 import stat
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date
 from pathlib import Path
 
@@ -129,6 +130,45 @@ class Planned:
     candidate: Candidate
 
 
+@dataclass(frozen=True)
+class Redaction:
+    """A secret's value replaced in a written note: the note, the line it is on in the note
+    as written (``None``: in its pointer), and the detector that found it."""
+
+    note: str
+    line: int | None
+    detector: str
+
+
+REDACTED = re.compile(r"\[redacted: ([a-z0-9-]+)\]")
+
+
+def redacted_candidate(candidate: Candidate) -> tuple[Candidate, list[str]]:
+    """``candidate`` with every secret's value in its frontmatter, body, title and hook
+    replaced by ``[redacted: <detector>]``, and the detectors of what its pointer held."""
+    fields = {key: _redacted_value(key, value) for key, value in candidate.fields.items()}
+    body = secrets.replace(candidate.body)[0]
+    title, in_title = secrets.replace(candidate.title)
+    hook, in_hook = secrets.replace(candidate.hook)
+    made = replace(candidate, fields=fields, body=body, title=title, hook=hook)
+    return made, [s.detector for s in in_title + in_hook]
+
+
+def _redacted_value(key: str, value: str) -> str:
+    """A frontmatter value with its secrets replaced, read with its key as their label."""
+    head = f"{key}: "
+    replaced = secrets.replace(head + value)[0]
+    return replaced[len(head) :] if replaced.startswith(head) else replaced
+
+
+def redactions(file_name: str, data: bytes, in_pointer: list[str]) -> list[Redaction]:
+    """Where the written note holds ``[redacted: …]``, by line, and its pointer's."""
+    made = []
+    for number, line in enumerate(data.decode("utf-8").split("\n"), 1):
+        made += [Redaction(file_name, number, m.group(1)) for m in REDACTED.finditer(line)]
+    return made + [Redaction(file_name, None, detector) for detector in in_pointer]
+
+
 @dataclass
 class ImportPlan:
     """Everything an import writes and says; nothing has been written yet."""
@@ -146,6 +186,7 @@ class ImportPlan:
     size: int = 0
     ignore: StoreIgnore | None = None
     ignored: str = ""  # what happened to the ignore entry, once written
+    redacted: list[Redaction] = field(default_factory=list)
 
     def created(self) -> dict[str, bytes]:
         """Every new file, the index included when the store had none."""
@@ -200,10 +241,13 @@ def existing_names(root: str) -> dict[str, str]:
 
 
 def _screen(
-    candidates: Sequence[Candidate], taken: dict[str, str]
-) -> tuple[list[Planned], list[Skip], list[str]]:
-    """The candidates that can be written (with their bytes), the rest as skips, and the
-    doctor's errors on the notes kept (carried over from the source: said, not refused)."""
+    candidates: Sequence[Candidate], taken: dict[str, str], skip_secrets: bool = False
+) -> tuple[list[Planned], list[Skip], list[str], list[Redaction]]:
+    """The candidates that can be written (with their bytes), the rest as skips, the
+    doctor's errors on the notes kept (carried over from the source: said, not refused),
+    and the secrets replaced by ``[redacted: <detector>]`` (with ``skip_secrets``: such a
+    note is skipped instead)."""
+    hidden: list[Redaction] = []
     kept: list[Planned] = []
     skipped: list[Skip] = []
     warnings: list[str] = []
@@ -228,20 +272,29 @@ def _screen(
             continue
         found = secrets.find(data.decode("utf-8"))
         in_pointer = secrets.find(f"{candidate.title}\n{candidate.hook}")
-        if found or in_pointer:
+        if (found or in_pointer) and skip_secrets:
             first = (found or in_pointer)[0]
             where = f"on line {first.line}" if found else "in its pointer's title or hook"
             skipped.append(Skip(candidate.source, SECRET, f"{first.title} {where}: not copied"))
             continue
+        if found or in_pointer:
+            written, pointer_detectors = redacted_candidate(candidate)
+            data = note_data(written)
+            if secrets.find(data.decode("utf-8")):  # never write one: read in its new place
+                skipped.append(Skip(candidate.source, SECRET, "a secret it could not redact"))
+                continue
+            hidden += redactions(file_name, data, pointer_detectors)
+        else:
+            written = candidate
         seen[file_name.casefold()] = file_name
-        kept.append(Planned(file_name, data, candidate))
+        kept.append(Planned(file_name, data, written))
         for issue in notewrite.note_issues(file_name, data, today):
             if issue.severity == ERROR:
                 warnings.append(
                     f"{file_name}: {issue.message} [{issue.rule}] "
                     "(as in the source: fix it after the import)"
                 )
-    return kept, skipped, warnings
+    return kept, skipped, warnings, hidden
 
 
 def index_with(index: str, pointers: Iterable[tuple[str, str]]) -> str:
@@ -291,13 +344,14 @@ def make_plan(
     index_source: bytes,
     caps: Caps,
     archive_overflow: bool,
+    skip_secrets: bool = False,
 ) -> ImportPlan:
     """Decide the import; raise :class:`EngramoryError` (exit 1) on a refusal.
 
     ``index``: the store's index text (``None``: no index yet, the template is used).
     """
     store_exists = os.path.isdir(root)
-    kept, skips, warnings = _screen(candidates, existing_names(root))
+    kept, skips, warnings, hidden = _screen(candidates, existing_names(root), skip_secrets)
     base = template_index() if index is None else index
     archived = [archived_copy(p) for p in kept if p.candidate.archived]
     kept = [p for p in kept if not p.candidate.archived]
@@ -332,6 +386,7 @@ def make_plan(
         count_lines(new_index),
         utf8_size(new_index),
         ignore,
+        redacted=hidden,
     )
 
 
@@ -476,10 +531,28 @@ def summary(plan: ImportPlan) -> dict[str, object]:
         "dates": [
             {"note": p.rel, "from": p.candidate.dates_from} for p in plan.live + plan.archived
         ],
+        "redacted": [
+            {"note": r.note, "line": r.line, "detector": r.detector} for r in plan.redacted
+        ],
         "gitignore": None
         if plan.ignore is None
         else {"path": plan.ignore.path, "entry": plan.ignore.entry, "done": plan.ignored},
     }
+
+
+def redaction_lines(plan: ImportPlan) -> list[str]:
+    """The secrets written as ``[redacted: <detector>]``, each with its note and line."""
+    if not plan.redacted:
+        return []
+    out = [
+        f"redacted {plural(len(plan.redacted), 'secret value')} (written as [redacted: "
+        "<detector>]; the source still holds the original: rotate it, or re-import with "
+        "--skip-secrets to leave such notes out):"
+    ]
+    for r in plan.redacted:
+        where = f"line {r.line}" if r.line is not None else "its pointer"
+        out.append(f"  {r.note}, {where}: {r.detector}")
+    return out
 
 
 def dates_lines(plan: ImportPlan) -> list[str]:
