@@ -232,6 +232,8 @@ def explain_text(rule: Rule) -> str:
     lines += ["", "Quiet:"]
     for example in rule.quiet:
         lines += _example_text(example)
+    if rule.details is not None:
+        lines += ["", *rule.details()]
     lines += ["", f"Fix: {rule.fix}"]
     return secrets.redact("\n".join(lines))  # an example's key is shown as the doctor shows it
 
@@ -264,6 +266,7 @@ def explain_json(rule: Rule) -> str:
             "profiles": {p.name: profile_severity(p, rule) for p in PROFILES.values()},
             "fires": [_example_dict(example) for example in rule.fires],
             "quiet": [_example_dict(example) for example in rule.quiet],
+            "details": [secrets.redact(line) for line in rule.details()] if rule.details else [],
         },
         indent=2,
         ensure_ascii=False,

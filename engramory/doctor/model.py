@@ -250,6 +250,8 @@ class Rule:
     # notes) does so here, once, in the store pass: ``store_check(view)``.
     store_check: Callable[[Any], Iterator[Any]] | None = None
     gather: Callable[[Any], Any] | None = None
+    # More of the rule's page (``--explain``), built when asked: e.g. its detectors.
+    details: Callable[[], list[str]] | None = None
 
 
 def rule(
@@ -265,6 +267,7 @@ def rule(
     fix_for: Callable[[Any], str] | None = None,
     store_check: Callable[[Any], Iterator[Any]] | None = None,
     gather: Callable[[Any], Any] | None = None,
+    details: Callable[[], list[str]] | None = None,
 ) -> Callable[[Callable[..., Iterator[Any]]], Rule]:
     """Make a rule function a :class:`Rule` under a stable kebab-case id (the catalogue
     in :mod:`engramory.doctor.rules` lists it).
@@ -277,6 +280,7 @@ def rule(
     the per-note pass, while its text is in memory (in worker processes on a
     large store): it must return plain, picklable data, the same in any process.
     The store pass finds them in ``view.facts[rule id]``, by note number.
+    ``details()``, when given, returns more lines for the rule's ``--explain`` page.
     """
 
     def make(check: Callable[..., Iterator[Any]]) -> Rule:
@@ -297,6 +301,7 @@ def rule(
             quiet,
             store_check,
             gather,
+            details,
         )
 
     return make

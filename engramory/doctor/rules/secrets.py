@@ -57,6 +57,17 @@ def _beyond_live_notes(view: StoreView) -> Iterator[Issue]:
                 yield issue
 
 
+def detector_lines() -> list[str]:
+    """The detectors behind ``secret-value``, one line each with a masked example."""
+    from engramory.secrets.detectors import DETECTORS, example  # noqa: PLC0415
+
+    lines = ["Detectors (each finding names its own; allow a value in .engramory/allow-secrets):"]
+    for detector in DETECTORS:
+        shown = secrets.redact(example(detector.fires[0])).replace("\n", " ")
+        lines.append(f"  {detector.id:<20} {detector.title[:40]:<40} e.g. {excerpt(shown)}")
+    return lines
+
+
 @rule(
     "secret-value",
     ERROR,
@@ -108,6 +119,7 @@ def _beyond_live_notes(view: StoreView) -> Iterator[Issue]:
     "backups or git), and note where the secret lives instead (a vault path, an environment "
     "variable's name)",
     store_check=_beyond_live_notes,
+    details=detector_lines,
 )
 def secret_value(notes: Sequence[NoteCheck]) -> Iterator[Issue]:
     """Fires: ``AKIA…`` in a body, ``password: <12+ random characters>`` in the frontmatter,
