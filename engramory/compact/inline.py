@@ -195,7 +195,7 @@ def _heading_style(text: str, kind: str) -> str:
 def add_in_type_order(text: str, kind: str, pointers: list[str]) -> str:
     """``pointers`` at the end of the ``## kind`` section (before its closing blank
     lines); without one, a section added before the first type section that comes after
-    ``kind`` in the canonical order (user, feedback, project, reference), or at the end
+    ``kind`` in the canonical order (frontmatter.NOTE_TYPES), or at the end
     after a blank line. One pass, whatever the number of pointers."""
     lines = indexedit.split_lines(text)
     ending = indexedit.line_ending(text)

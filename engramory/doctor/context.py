@@ -9,6 +9,7 @@ a 100,000-note store is never held in memory at once.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import date
@@ -187,6 +188,8 @@ class StoreView:
         """``(path, bytes)`` of each archived note that reads as a regular file, one at a
         time, bounded like a live note (a symlink, FIFO or oversized file is skipped)."""
         for rel in self.walk.archived:
+            if os.path.islink(os.path.join(self.root, *rel.split("/"))):
+                continue  # an archived symlink is not followed, even to a file in the store
             path = contained(self.root, rel)  # a folder swapped for a link since the walk
             read = read_file(path, NOTE_READ_LIMIT) if path is not None else None
             if read is not None and read.data is not None:

@@ -145,11 +145,11 @@ def find(text: str, low: str) -> list[tuple[int, int]]:
         if match.group("word") == "pass" and low[match.end() - 1] not in ":=":
             continue  # "first pass | …", "pass is": only DB_PASS= and pass: name a password
         span = None if value_at is None else _value_span(text, value_at)
-        if span is None or span[1] - span[0] < MIN_PASSWORD:
+        if span is None:
             continue
-        if _judged(text, start, match.group("word"), span):
+        done = span[1]  # a value is read once: a label word inside it is no label
+        if span[1] - span[0] >= MIN_PASSWORD and _judged(text, start, match.group("word"), span):
             found.append(span)
-            done = span[1]
     return found
 
 
