@@ -25,7 +25,7 @@ MAX_SHARED = 3
 TOP_LEVEL = ("SKILL.md", "rules-snippet.md", "PORTING.md", "AGENT-SETUP.md")
 TOP_LEVEL += ("README.md", "SECURITY.md", "CHANGELOG.md", "CONTRIBUTING.md")
 # Folders whose markdown is shipped (pyproject's force-include) or shown as an example.
-FOLDERS = ("templates", "hooks", "adapters", "examples")
+FOLDERS = ("templates", "hooks", "adapters", "examples", "docs")
 
 WORD = re.compile(r"[^\W_]+")
 
