@@ -22,7 +22,15 @@ from dataclasses import dataclass, field
 from engramory.secrets import labelled, pem, values
 
 JOIN = "·"
-_B = r"(?<![A-Za-z0-9])"  # a prefix starts after anything but a letter or a digit
+
+
+def _after(literal: str) -> str:
+    """After a pattern's opening literal: it started after anything but a letter or a digit.
+
+    The literal comes first so the search skips ahead to it (a pattern that opens with a
+    look-behind is tried at every position); the look-behind then checks what preceded it.
+    """
+    return f"(?<![A-Za-z0-9]{re.escape(literal)})"
 
 
 def example(text: str) -> str:
@@ -45,14 +53,20 @@ class Detector:
     finder: Finder | None = None
     fires: tuple[str, ...] = ()
     quiet: tuple[str, ...] = ()
+    gated: bool = False  # searched only when the lowered text holds a keyword (always a finder)
     compiled: list[re.Pattern[str]] = field(default_factory=list, compare=False, repr=False)
+
+    def pattern_search(self) -> Callable[[str], re.Match[str] | None]:
+        """The compiled pattern's ``search`` (compiled on first use)."""
+        if not self.compiled:
+            self.compiled.append(re.compile(self.pattern))
+        return self.compiled[0].search
 
     def spans(self, text: str, low: str) -> list[tuple[int, int]]:
         """``(start, end)`` of each value this detector finds in ``text``."""
         if self.finder is not None:
             return self.finder(text, low)
-        if not self.compiled:
-            self.compiled.append(re.compile(self.pattern))
+        self.pattern_search()
         found = []
         for match in self.compiled[0].finditer(text):
             group = "value" if "value" in match.re.groupindex else 0
@@ -121,7 +135,7 @@ DETECTORS: tuple[Detector, ...] = (
         "aws-access-key-id",
         "an AWS access key id",
         ("akia", "asia", "abia", "acca"),
-        _B + r"(?:AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16}(?![A-Za-z0-9])",
+        r"A" + _after("A") + r"(?:KIA|SIA|BIA|CCA)[A-Z2-7]{16}(?![A-Za-z0-9])",
         fires=(
             "AWS_ACCESS_KEY_ID=AKIA·Z3N5Q7XM2K4P6R5T",
             "export AWS_ACCESS_KEY_ID=AKIA·Z3N5Q7XM2K4P6R5T",
@@ -135,7 +149,9 @@ DETECTORS: tuple[Detector, ...] = (
         "github-token",
         "a GitHub token",
         ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),
-        _B + r"(?:gh[pousr]_[A-Za-z0-9]{36}|github_pat_[A-Za-z0-9_]{82})(?![A-Za-z0-9_])",
+        r"g"
+        + _after("g")
+        + r"(?:h[pousr]_[A-Za-z0-9]{36}|ithub_pat_[A-Za-z0-9_]{82})(?![A-Za-z0-9_])",
         fires=("x=ghp_·" + "aB3" * 12, "GH_TOKEN=github_pat_·" + "k9Zq" * 20 + "ab"),
         quiet=("export GH_TOKEN=github_pat_...", "ghp_·" + "x" * 36, "ghp_·" + "aB3" * 11),
     ),
@@ -143,7 +159,7 @@ DETECTORS: tuple[Detector, ...] = (
         "gitlab-token",
         "a GitLab token",
         ("glpat-",),
-        _B + r"glpat-[A-Za-z0-9_-]{20,200}",
+        r"glpat-" + _after("glpat-") + r"[A-Za-z0-9_-]{20,200}",
         fires=("token glpat-·Zk4mQ8vX2nR7tY1wP3sL",),
         quiet=("glpat-·xxxxxxxxxxxxxxxxxxxx", "glpat-·short"),
     ),
@@ -151,7 +167,7 @@ DETECTORS: tuple[Detector, ...] = (
         "slack-token",
         "a Slack token",
         ("xoxa-", "xoxb-", "xoxp-", "xoxr-", "xoxs-", "xoxe", "xapp-"),
-        _B + r"(?:xox(?:[abprs]|e(?:\.xox[bp])?)|xapp)-[A-Za-z0-9-]{10,300}",
+        r"x" + _after("x") + r"(?:ox(?:[abprs]|e(?:\.xox[bp])?)|app)-[A-Za-z0-9-]{10,300}",
         fires=(
             "xoxb-·2481234567-9876543210-AbCdEfGhIjKlMnOp",
             "xapp-·1-A0123BCDE-4567890123-9f8e7d6c5b4a39281706",
@@ -172,15 +188,17 @@ DETECTORS: tuple[Detector, ...] = (
         "stripe-key",
         "a Stripe secret key",
         ("k_live_", "whsec_"),
-        _B + r"(?:[rs]k_live_[A-Za-z0-9]{10,250}|whsec_[A-Za-z0-9+/]{24,100})",
+        r"[rs](?<![A-Za-z0-9][rs])k_live_[A-Za-z0-9]{10,250}"
+        r"|whsec_" + _after("whsec_") + r"[A-Za-z0-9+/]{24,100}",
         fires=("sk_live_·4eC39HqLyjWDarjtT1zdp7dc", "whsec_·Mz8rQ2vK7pX4nL9tB6yW1sE5hJ3gF0aD"),
         quiet=("pk_live_·4eC39HqLyjWDarjtT1zdp7dc", "sk_live_·xxxxxxxxxxxx"),
+        gated=True,
     ),
     Detector(
         "google-api-key",
         "a Google API key",
         ("aiza",),
-        _B + r"AIza[A-Za-z0-9_-]{35}(?![A-Za-z0-9_-])",
+        r"AIza" + _after("AIza") + r"[A-Za-z0-9_-]{35}(?![A-Za-z0-9_-])",
         fires=("key=AIza·SyD4kX9mQ2vL7pR3tN8wB5zY1cF6hJ0gE2u",),
         quiet=("AIza·SyD4kX9mQ2vL7pR3tN8wB5",),
     ),
@@ -188,7 +206,7 @@ DETECTORS: tuple[Detector, ...] = (
         "google-oauth-secret",
         "a Google OAuth client secret",
         ("gocspx-",),
-        _B + r"GOCSPX-[A-Za-z0-9_-]{24,40}",
+        r"GOCSPX-" + _after("GOCSPX-") + r"[A-Za-z0-9_-]{24,40}",
         fires=("client_secret: GOCSPX-·Zk4mQ8vX2nR7tY1wP3sL5hJ9",),
         quiet=("GOCSPX-·xxxxxxxxxxxxxxxxxxxxxxxx",),
     ),
@@ -196,7 +214,7 @@ DETECTORS: tuple[Detector, ...] = (
         "anthropic-key",
         "an Anthropic key",
         ("sk-ant-",),
-        _B + r"sk-ant-[A-Za-z0-9_-]{20,300}",
+        r"sk-ant-" + _after("sk-ant-") + r"[A-Za-z0-9_-]{20,300}",
         fires=("ANTHROPIC_API_KEY=sk-ant-·api03-Zk4mQ8vX2nR7tY1wP3sL5hJ9",),
         quiet=("sk-ant-·...",),
     ),
@@ -204,7 +222,7 @@ DETECTORS: tuple[Detector, ...] = (
         "openai-key",
         "an OpenAI key",
         ("sk-",),
-        _B + r"sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,300}",
+        r"sk-" + _after("sk-") + r"(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,300}",
         check=_openai_shaped,
         fires=("OPENAI_API_KEY=sk-·proj-Zk4mQ8vX2nR7tY1wP3sL5hJ9",),
         quiet=("pip install sk-learn-extensions-for-everyone", "sk-·proj-xxxxxxxxxxxxxxxxxxxx"),
@@ -213,7 +231,7 @@ DETECTORS: tuple[Detector, ...] = (
         "npm-token",
         "an npm token",
         ("npm_",),
-        _B + r"npm_[A-Za-z0-9]{36}(?![A-Za-z0-9_])",
+        r"npm_" + _after("npm_") + r"[A-Za-z0-9]{36}(?![A-Za-z0-9_])",
         fires=("//registry.npmjs.org/:_authToken=npm_·" + "Zk4mQ8" * 6,),
         quiet=("npm_·" + "x" * 36, "npm_config_cache"),
     ),
@@ -221,7 +239,7 @@ DETECTORS: tuple[Detector, ...] = (
         "pypi-token",
         "a PyPI token",
         ("pypi-",),
-        _B + r"pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{20,2000}",
+        r"pypi-" + _after("pypi-") + r"AgEIcHlwaS5vcmc[A-Za-z0-9_-]{20,2000}",
         fires=("password = pypi-·AgEIcHlwaS5vcmcCJDk4ZjQ1YzJhLTk2NzQtNGI",),
         quiet=("pypi-·token-goes-here",),
     ),
@@ -229,7 +247,7 @@ DETECTORS: tuple[Detector, ...] = (
         "huggingface-token",
         "a Hugging Face token",
         ("hf_",),
-        _B + r"hf_[A-Za-z0-9]{30,40}(?![A-Za-z0-9_])",
+        r"hf_" + _after("hf_") + r"[A-Za-z0-9]{30,40}(?![A-Za-z0-9_])",
         fires=("HF_TOKEN=hf_·Zk4mQ8vX2nR7tY1wP3sL5hJ9bC6dE0fG",),
         quiet=("hf_·" + "x" * 34, "hf_hub_download"),
     ),
@@ -237,7 +255,7 @@ DETECTORS: tuple[Detector, ...] = (
         "sendgrid-key",
         "a SendGrid key",
         ("sg.",),
-        _B + r"SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}(?![A-Za-z0-9_-])",
+        r"SG\." + _after("SG.") + r"[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}(?![A-Za-z0-9_-])",
         fires=("SG.·Zk4mQ8vX2nR7tY1wP3sL5h.J9bC6dE0fGZk4mQ8vX2nR7tY1wP3sL5hJ9bC6dE0fG1",),
         quiet=("SG.·xxxxxxxxxxxxxxxxxxxxxx.xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",),
     ),
@@ -257,12 +275,13 @@ DETECTORS: tuple[Detector, ...] = (
         check=_is_jwt,
         fires=("eyJhbGciOiJIUzI1NiJ9.·eyJzdWIiOiIxMjM0In0.dBjftJeZ4CVPmB92K27uhbUJU1p1r",),
         quiet=("eyJhbGciOi.eyJzdWIi.abc",),
+        gated=True,
     ),
     Detector(
         "url-credentials",
         "a password in a URL",
         ("://",),
-        r"(?<=[A-Za-z0-9])://[^\s/@:'\"`]{0,128}:(?P<value>[^\s/@'\"`]{1,256})@",
+        r"://(?<=[A-Za-z0-9]://)[^\s/@:'\"`]{0,128}:(?P<value>[^\s/@'\"`]{1,256})@",
         check=_url_password,
         fires=(
             "postgres://app:Zk4m·Q8vX2n@db.internal:5432/app",
@@ -287,6 +306,7 @@ DETECTORS: tuple[Detector, ...] = (
             "Authorization: Bearer <token>",
             'req.Header.Set("Authorization", "Bearer "+c.accessToken)',
         ),
+        gated=True,
     ),
     Detector(
         "basic-auth",
@@ -296,12 +316,13 @@ DETECTORS: tuple[Detector, ...] = (
         r"(?P<value>[A-Za-z0-9+/]{8,1024}={0,2})",
         fires=("Authorization: Basic dXNl·cjpwYXNzd29yZDEyMw==",),
         quiet=("Authorization: Basic <base64 of user:password>",),
+        gated=True,
     ),
     Detector(
         "cli-password",
         "a password on a command line",
         ("mysql",),
-        r"(?<![A-Za-z0-9_-])mysql(?:dump|admin)?[ \t][^\n]{0,200}?(?<=[ \t])-p"
+        r"mysql(?<![A-Za-z0-9_-]mysql)(?:dump|admin)?[ \t][^\n]{0,200}?(?<=[ \t])-p"
         r"(?P<value>[^\s'\"-][^\s'\"]{2,127})",
         fires=("mysql -u root -pZk4m·Q8vX2n app", "mysqldump -h db -u app -ps3cr·et99 app"),
         quiet=("mysql -u root -p app", "mysql -u root -p$MYSQL_PWD app"),

@@ -63,16 +63,36 @@ def shown_form(value: str) -> str:
 
 
 def lowered(text: str) -> str:
-    """``text`` with ASCII letters lowered: the same length, so offsets carry over."""
-    return text.lower() if text.isascii() else text.translate(_ASCII_LOWER)
+    """``text`` lowered with the same length, so offsets carry over: ``str.lower`` maps
+    every character to one but U+0130 (``İ``, two), which only ASCII lowering keeps apart."""
+    return text.translate(_ASCII_LOWER) if "\u0130" in text else text.lower()
+
+
+_GATED = tuple(
+    (rank, d, frozenset(d.keywords)) for rank, d in enumerate(DETECTORS) if d.gated or not d.pattern
+)
+_GATE_WORDS = tuple(sorted({k for _rank, _d, keywords in _GATED for k in keywords}))
+_SEARCHED = tuple((rank, d) for rank, d in enumerate(DETECTORS) if d.pattern and not d.gated)
+_searches: list[tuple[int, Detector, Callable[[str], object]]] = []
 
 
 def _candidates(text: str) -> list[tuple[int, int, int, Detector]]:
-    low = lowered(text)
+    """Every detector's finds, by start. A pattern that opens with a literal is searched
+    straight away (the search skips ahead to the literal as fast as a keyword test would);
+    the others, and the readers (private keys, labelled values), only when the lowered text
+    holds one of their keywords."""
+    if not _searches:
+        _searches.extend((rank, d, d.pattern_search()) for rank, d in _SEARCHED)
     found: list[tuple[int, int, int, Detector]] = []
-    for rank, detector in enumerate(DETECTORS):
-        if any(keyword in low for keyword in detector.keywords):
+    low = lowered(text)
+    for rank, detector, search in _searches:
+        if search(text) is not None:
             found.extend((start, rank, end, detector) for start, end in detector.spans(text, low))
+    present = {keyword for keyword in _GATE_WORDS if keyword in low}
+    if present:
+        for rank, detector, keywords in _GATED:
+            if not keywords.isdisjoint(present):
+                found.extend((s, rank, e, detector) for s, e in detector.spans(text, low))
     found.sort(key=lambda c: (c[0], c[1]))
     return found
 
