@@ -221,11 +221,16 @@ class DoctorIssue:
 
 
 def note_issues(
-    rel: str, data: bytes, today: date, profile: Profile = ENGRAMORY
+    rel: str,
+    data: bytes,
+    today: date,
+    profile: Profile = ENGRAMORY,
+    allowed_secrets: tuple[str, ...] = (),
 ) -> list[DoctorIssue]:
     """What every note rule of the doctor says about one note's bytes (under ``profile``,
-    schema rules on), as the doctor's per-note pass would say it."""
-    options = Options(today=today, profile=profile)
+    schema rules on, the store's allow list of secrets honoured), as the doctor's per-note
+    pass would say it."""
+    options = Options(today=today, profile=profile, allowed_secrets=allowed_secrets)
     check = NoteCheck(
         NoteFile(rel, READ_OK), Read(READ_OK, data, len(data)), parse_bytes(data), options
     )

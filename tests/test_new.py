@@ -255,6 +255,23 @@ def test_secret_refused_without_echoing_it(cli, tmp_path: Path, where: str) -> N
     assert tree(store) == before
 
 
+def test_a_value_on_the_allow_list_is_written_and_another_refused(cli, tmp_path: Path) -> None:
+    """Issue 33: the store's .engramory/allow-secrets (fingerprints, never values) lets a
+    deliberate exception through `new` as it does the doctor and the guard."""
+    from engramory.secrets.allow import fingerprint
+
+    store = valid_store(tmp_path / "s")
+    (store / ".engramory").mkdir()
+    (store / ".engramory" / "allow-secrets").write_text(
+        f"# the public booking widget key\n{fingerprint(AWS)[:16]}\n", encoding="utf-8"
+    )
+    args = ["new", "reference", "widget", "--description", "the widget", "--store", str(store)]
+    assert cli(*args, "--body", f"widget key {AWS}").code == 0
+    other = "AKIA" + "ZXCVBNMLKJHGFDSA"
+    result = cli(*args[:2], "other", *args[3:], "--body", f"other key {other}")
+    assert result.code == 1 and other not in result.err + result.out
+
+
 def test_index_symlink_out_of_store_refused(cli, tmp_path: Path) -> None:
     store = make_store(tmp_path / "s", {"a.md": note("a")}, index=None)
     outside = tmp_path / "outside.md"

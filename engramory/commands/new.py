@@ -37,6 +37,7 @@ from engramory.errors import EXIT_OK, EngramoryError, InputMissingError, UsageEr
 from engramory.frontmatter import NOTE_TYPES, TYPES_TEXT, parse_bytes
 from engramory.indexedit import pointer_line
 from engramory.pointertext import title_from_slug
+from engramory.secrets import allow
 from engramory.store import NOTE_READ_LIMIT, READ_OK, read_file, walk
 from engramory.textfmt import excerpt, human_size, printable
 
@@ -310,10 +311,12 @@ def over_cap(text: str, caps: Caps) -> tuple[int, int, list[str]]:
     return lines, size, reasons
 
 
-def refuse_secrets(texts: dict[str, str]) -> None:
-    """Exit 1 when any text holds a credential's value (only its kind and shown form said)."""
+def refuse_secrets(texts: dict[str, str], root: str | None = None) -> None:
+    """Exit 1 when any text holds a credential's value (only its kind and shown form said);
+    a value on the store's allow list (``root``'s ``.engramory/allow-secrets``) passes."""
+    allowed = allow.load(root) if root is not None else None
     for where, text in texts.items():
-        found = secrets.find(text)
+        found = secrets.find(text, allowed)
         if found:
             first = found[0]
             raise EngramoryError(
@@ -373,9 +376,9 @@ def make_plan(request: NoteRequest, body: str, root: str, caps: Caps) -> Plan:
             f"adding the pointer would take {INDEX_NAME} over its hard cap ({'; '.join(reasons)}): "
             f"compact the index first (merge or archive notes: engramory archive SLUG), then retry"
         )
-    refuse_secrets({rel: text, f"the pointer line for {INDEX_NAME}": pointer})
+    refuse_secrets({rel: text, f"the pointer line for {INDEX_NAME}": pointer}, root)
     profile = CLAUDE_NATIVE if request.native else ENGRAMORY
-    issues = notewrite.note_issues(rel, data, today, profile)
+    issues = notewrite.note_issues(rel, data, today, profile, allow.load(root).prefixes)
     errors = [i for i in issues if i.severity == ERROR]
     if errors:
         raise EngramoryError(

@@ -33,6 +33,7 @@ from engramory.frontmatter import NOTE_TYPES, decode, render
 from engramory.indexedit import pointer_line
 from engramory.install import managed
 from engramory.resources import shipped_path
+from engramory.secrets import allow
 from engramory.store import ARCHIVE, NAME_NOT_UTF8, NOTE_READ_LIMIT, utf8_name, walk
 from engramory.textfmt import plural
 
@@ -241,13 +242,17 @@ def existing_names(root: str) -> dict[str, str]:
 
 
 def _screen(
-    candidates: Sequence[Candidate], taken: dict[str, str], skip_secrets: bool = False
+    candidates: Sequence[Candidate],
+    taken: dict[str, str],
+    skip_secrets: bool = False,
+    root: str | None = None,
 ) -> tuple[list[Planned], list[Skip], list[str], list[Redaction]]:
     """The candidates that can be written (with their bytes), the rest as skips, the
     doctor's errors on the notes kept (carried over from the source: said, not refused),
     and the secrets replaced by ``[redacted: <detector>]`` (with ``skip_secrets``: such a
     note is skipped instead)."""
     hidden: list[Redaction] = []
+    allowed = allow.load(root) if root is not None else None
     kept: list[Planned] = []
     skipped: list[Skip] = []
     warnings: list[str] = []
@@ -270,8 +275,8 @@ def _screen(
         except ValueError as exc:
             skipped.append(Skip(candidate.source, UNWRITABLE, str(exc)))
             continue
-        found = secrets.find(data.decode("utf-8"))
-        in_pointer = secrets.find(f"{candidate.title}\n{candidate.hook}")
+        found = secrets.find(data.decode("utf-8"), allowed)
+        in_pointer = secrets.find(f"{candidate.title}\n{candidate.hook}", allowed)
         if (found or in_pointer) and skip_secrets:
             first = (found or in_pointer)[0]
             where = f"on line {first.line}" if found else "in its pointer's title or hook"
@@ -280,7 +285,7 @@ def _screen(
         if found or in_pointer:
             written, pointer_detectors = redacted_candidate(candidate)
             data = note_data(written)
-            if secrets.find(data.decode("utf-8")):  # never write one: read in its new place
+            if secrets.find(data.decode("utf-8"), allowed):  # never write one: read it anew
                 skipped.append(Skip(candidate.source, SECRET, "a secret it could not redact"))
                 continue
             hidden += redactions(file_name, data, pointer_detectors)
@@ -351,7 +356,7 @@ def make_plan(
     ``index``: the store's index text (``None``: no index yet, the template is used).
     """
     store_exists = os.path.isdir(root)
-    kept, skips, warnings, hidden = _screen(candidates, existing_names(root), skip_secrets)
+    kept, skips, warnings, hidden = _screen(candidates, existing_names(root), skip_secrets, root)
     base = template_index() if index is None else index
     archived = [archived_copy(p) for p in kept if p.candidate.archived]
     kept = [p for p in kept if not p.candidate.archived]

@@ -37,6 +37,7 @@ from engramory.errors import EngramoryError, UsageError
 from engramory.frontmatter import parse_bytes
 from engramory.markdown import INLINE, classify_index
 from engramory.repair import fmedit
+from engramory.secrets import allow
 from engramory.store import NOTE_READ_LIMIT
 from engramory.textfmt import excerpt
 
@@ -79,10 +80,12 @@ def check_change(change: NoteChange) -> None:
             raise UsageError(problem)
 
 
-def new_secret(old: str, new: str) -> secrets.Secret | None:
-    """The first secret of ``new`` whose value ``old`` does not hold (the guard's rule)."""
+def new_secret(old: str, new: str, root: str | None = None) -> secrets.Secret | None:
+    """The first secret of ``new`` whose value ``old`` does not hold (the guard's rule); a
+    value on the store's allow list (under ``root``) is none."""
     held = {old[s.start : s.end] for s in secrets.find(old)}
-    return next((s for s in secrets.find(new) if new[s.start : s.end] not in held), None)
+    allowed = allow.load(root) if root is not None else None
+    return next((s for s in secrets.find(new, allowed) if new[s.start : s.end] not in held), None)
 
 
 def _split_at_fence(data: bytes, closing_fence: int) -> tuple[bytes, bytes]:
@@ -161,16 +164,19 @@ def make_update_plan(
     today = date.today()
     new = updated_note(old, change, rel, today, native)
     old_text, new_text = old.decode("utf-8", "replace"), new.decode("utf-8", "replace")
-    found = new_secret(old_text, new_text)
+    found = new_secret(old_text, new_text, root)
     if found is not None:
         raise EngramoryError(
             f"the update puts {found.title} ({found.shown}) into {rel}: keep secrets out of "
             "memory; write where the secret lives instead (a vault path, ${VAR})"
         )
     profile = CLAUDE_NATIVE if native else ENGRAMORY
-    issues = notewrite.note_issues(rel, new, today, profile)
+    allowed = allow.load(root).prefixes
+    issues = notewrite.note_issues(rel, new, today, profile, allowed)
     broken_before = {
-        i.rule for i in notewrite.note_issues(rel, old, today, profile) if i.severity == ERROR
+        i.rule
+        for i in notewrite.note_issues(rel, old, today, profile, allowed)
+        if i.severity == ERROR
     }
     errors = [i for i in issues if i.severity == ERROR and i.rule not in broken_before]
     if errors:
