@@ -333,14 +333,10 @@ class _Parser:
                 flush()
                 self.i += 1
                 parts.extend(self.double_quoted('"'))
-            elif c == "$" and s.startswith("'", self.i + 1):
-                self.quoted_word = True
-                text.append(self.ansi_c())
-            elif c == "$" and s.startswith('"', self.i + 1):  # $"...": a locale string
+            elif c == "$" and s.startswith(("'", '"'), self.i + 1):
                 self.quoted_word = True
                 flush()
-                self.i += 2
-                parts.extend(self.double_quoted('"'))
+                parts.extend(self.dollar_quoted())
             elif c in "$`":
                 flush()
                 parts.append(self.expansion(quoted=False))
@@ -390,6 +386,13 @@ class _Parser:
     def double_quoted_text(self) -> Word:
         """Parts of a whole string read as if double-quoted (an unquoted here-document body)."""
         return self.double_quoted("")
+
+    def dollar_quoted(self) -> Word:
+        """``$'...'`` (ANSI-C escapes) or ``$"..."`` (a locale string: as ``"..."``)."""
+        if self.s.startswith('"', self.i + 1):
+            self.i += 2
+            return self.double_quoted('"')
+        return [("t", self.ansi_c())]
 
     def ansi_c(self) -> str:
         """Decode ``$'...'`` starting at the ``$``."""

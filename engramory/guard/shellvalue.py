@@ -66,6 +66,11 @@ def _replace(value: str, op: str, pattern: str, replacement: str, is_glob: bool)
         if op == "/%":
             return value[: -len(pattern)] + replacement if value.endswith(pattern) else value
         return value.replace(pattern, replacement, -1 if op == "//" else 1)
+    return _replace_glob(value, op, pattern, replacement)
+
+
+def _replace_glob(value: str, op: str, pattern: str, replacement: str) -> str:
+    """``${value/pattern/replacement}`` for a glob pattern: the longest match wins."""
     if op == "/#":
         for end in range(len(value), -1, -1):
             if glob_match(value[:end], pattern):

@@ -41,6 +41,8 @@ _DEFAULT_SUFFIX = {"gzip": ".gz", "pigz": ".gz", "bzip2": ".bz2", "pbzip2": ".bz
 _UNCOMPRESSORS = {"gunzip": "gzip", "bunzip2": "bzip2", "unxz": "xz", "unlzma": "lzma",
                   "unzstd": "zstd", "uncompress": "compress", "unlz4": "lz4"}  # fmt: skip
 _KEEPS_SOURCE = frozenset({"zstd", "lz4", "lzop"})  # they delete the source only when asked
+_CURL_VALUES = {"-H", "-d", "-X", "-u", "-A", "-e", "-b", "-c", "-F", "-T", "-w", "-x", "-m",
+                "--output-dir", "--data"}  # fmt: skip
 _GIT_TREE = frozenset({"am", "merge", "pull", "rebase", "cherry-pick", "revert", "apply"})
 _GIT_GLOBAL_VALUES = frozenset({"-C", "-c", "--git-dir", "--work-tree", "--namespace"})
 
@@ -255,8 +257,7 @@ def curl(scan, name: str, args: list[str], plain: list[str], command) -> str | N
     remote = any(p in ("--remote-name", "--remote-name-all") or short_flag(p, "O") for p in plain)
     if remote:
         directory = sp.plain(next(iter(option_values(args, plain, ("--output-dir",))), ""))
-        for url in operands(args, plain, {"-H", "-d", "-X", "-u", "-A", "-e", "-b", "-c", "-F",
-                                          "-T", "-w", "-x", "-m", "--output-dir", "--data"}):  # fmt: skip
+        for url in operands(args, plain, _CURL_VALUES):
             text = sp.plain(url).partition("?")[0].partition("#")[0].rstrip("/")
             if "://" in text:
                 outputs.append(os.path.join(directory, text.rpartition("/")[2]))
@@ -382,7 +383,7 @@ _TCL_FILE_WRITES = frozenset({"delete", "rename", "copy", "link", "mtime", "atim
 
 
 def tcl(scan, name: str, args: list[str], plain: list[str], command) -> str | None:
-    """``tclsh``/``wish``/``expect``: a script on stdin, ``expect -c``, or one this command wrote."""
+    """``tclsh``/``wish``/``expect``: a script on stdin, ``expect -c``, or one written here."""
     code = next(iter(option_values(args, plain, ("-c",))), None) if name == "expect" else None
     files = operands(args, plain, {"-c", "-encoding"})
     if code is None and files and sp.plain(files[0]) != "-":
