@@ -416,6 +416,8 @@ class _Scan:
                 if op == ">&" and all(t.isdigit() or t == "-" for t in targets):
                     continue
                 found = self.first_hit(targets)
+                if found and self.literal is not None:
+                    self.output_text(command, op, targets)  # its text is checked for secrets too
                 if found:
                     return found
                 if redirect.op[:1] in ("1", ">", "&"):
