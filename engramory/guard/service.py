@@ -41,6 +41,7 @@ if TYPE_CHECKING:  # annotations only: a call that cannot concern the index impo
 
 DEFAULT_INDEX_NAME = "MEMORY.md"  # caps.INDEX_NAME, spelled out: caps is not on this path
 PAYLOAD_LIMIT = 64 * 1024 * 1024
+MAX_NOTES_CHECKED = 64  # .md files a shell command writes, looked up as store notes
 
 WRITE = "write"
 EDIT = "edit"
@@ -400,7 +401,11 @@ def check_shell(
     if literal:
         from engramory.guard.secretcheck import check_shell_secrets  # noqa: PLC0415
 
-        notes = [(p, t) for p, t in literal if is_store_note(p, cwd, environ, index)]
+        in_store: dict[str, bool] = {}
+        for path, _ in literal:
+            if path not in in_store and len(in_store) < MAX_NOTES_CHECKED:
+                in_store[path] = is_store_note(path, cwd, environ, index)
+        notes = [(p, t) for p, t in literal if in_store.get(p, True)]
         secret = check_shell_secrets(notes) if notes else silent()
         if secret.kind == DENY:
             return secret

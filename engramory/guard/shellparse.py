@@ -56,6 +56,8 @@ _UNQUOTED_MARKS = {
     "}": BRACE_CLOSE,
 }
 MAX_DEPTH = 12
+MAX_FUNCTIONS = 16  # later definitions are not recorded (each body is found by a scan)
+MAX_BODY = 16 * 1024
 _METACHARACTERS = frozenset(" \t\n;&|()<>")
 _SPECIAL_PARAMETERS = frozenset("@*#?$!-0123456789")
 _SIMPLE_ESCAPES = {
@@ -232,11 +234,13 @@ class _Parser:
         return True
 
     def record_function(self, name: str) -> None:
+        if len(self.program.functions) >= MAX_FUNCTIONS:
+            return
         s = self.s
         j = self.i
         while j < len(s) and s[j] in " \t\n":
             j += 1
-        self.program.functions[name] = s[j : _body_end(s, j)]
+        self.program.functions[name] = s[j : _body_end(s[: j + MAX_BODY], j)]
 
     def word_or_redirect(self, current: Command) -> None:
         start = self.i

@@ -146,7 +146,8 @@ def printf_format(fmt: str, args: list[str]) -> str | None:
     usual backslash escapes; the format is reused while arguments remain (as bash does).
     ``None`` for a conversion it does not know."""
     out: list[str] = []
-    queue = list(args)
+    size = 0
+    k = 0  # the next argument
     while True:
         used = 0
         i = 0
@@ -172,10 +173,12 @@ def printf_format(fmt: str, args: list[str]) -> str | None:
                 continue
             if conversion not in ("s", "b", "d", "i", "c", "q"):
                 return None
-            arg = queue.pop(0) if queue else ""
+            arg = args[k] if k < len(args) else ""
+            k += 1
             used += 1
             out.append(arg[:1] if conversion == "c" else arg)
-            if sum(map(len, out)) > MAX_PRINTED:
+            size += len(out[-1])
+            if size > MAX_PRINTED:
                 return None
-        if not queue or used == 0:
+        if k >= len(args) or used == 0:
             return "".join(out)

@@ -88,6 +88,7 @@ MAX_CWD = 4096
 TOO_DEEP = "(nested too deep to check)"
 TOO_LONG = "(too long to check)"
 MAX_COMMAND = 1024 * 1024  # parsing is linear, but a hook has seconds, not minutes
+MAX_FOLLOWED = 64 * 1024  # text of function bodies and written scripts followed again
 PATTERNS: tuple[str, ...] = ()  # no regular expressions: see tests/test_shellwrite.py
 
 _WRITE_OPS = frozenset({">", ">>", ">|", "&>", "&>>", "<>", ">&"})
@@ -253,6 +254,7 @@ class _Scan:
         self.files: dict[str, str] = {}  # file -> the literal text this command wrote to it
         self.archives: dict[str, list[str]] = {}  # archive -> the sources this command put in
         self.literal: list[tuple[str, str]] | None = None  # (.md file, literal text written)
+        self.budget = [MAX_FOLLOWED]  # shared: what is left to follow of text run again
 
     # entry points
 
@@ -265,7 +267,7 @@ class _Scan:
         inner.variables = dict(self.variables)
         inner.scripts, inner.functions, inner.calling = self.scripts, self.functions, self.calling
         inner.aliases, inner.files, inner.archives = self.aliases, self.files, self.archives
-        inner.literal = self.literal
+        inner.literal, inner.budget = self.literal, self.budget
         if positional is not None:
             self.positional(inner.variables, positional[1:])
             inner.variables["0"] = positional[:1] or [""]
@@ -456,7 +458,11 @@ class _Scan:
             return
         if single:
             key = self.resolved(targets[0])
-            self.files[key] = (self.files.get(key, "") if op == ">>" else "") + printed
+            text = (self.files.get(key, "") if op == ">>" else "") + printed
+            if len(text) <= MAX_VALUE:
+                self.files[key] = text
+            else:
+                self.files.pop(key, None)  # too long to keep: the script is unknown
         if notes:
             self.collect(targets, lambda: printed)
 
@@ -524,12 +530,20 @@ class _Scan:
                 self.cwd = os.path.join(self.cwd, sp.plain(known[-1]))
             return None
         if name in self.functions and name not in self.calling:
+            if not self.spend(self.functions[name]):
+                return TOO_LONG
             self.calling.add(name)
             try:
                 return self.nested_run(self.functions[name], [name, *map(sp.plain, args)])
             finally:
                 self.calling.discard(name)
         return self.writes(name, args, command)
+
+    def spend(self, text: str) -> bool:
+        """Take ``text`` from what may still be followed a second time; ``False`` when spent
+        (a function called, or a script run, over and over: decided as a write)."""
+        self.budget[0] -= len(text) + 1
+        return self.budget[0] >= 0
 
     def set_positional(self, plain: list[str]) -> None:
         """``set -- a b`` (or ``set a b``) sets ``$1``, ``$2``... and ``$@``."""
@@ -716,6 +730,8 @@ class _Scan:
         text = self.files.get(self.resolved(path)) if self.files else None
         if text is None:
             return None
+        if not self.spend(text):
+            return TOO_LONG
         if language == "sh":
             return self.nested_run(text, argv)
         return self.code(text, language, argv[1:])
@@ -1227,6 +1243,7 @@ def _skip_options(argv: list[str], takes_value: frozenset[str]) -> list[str]:
 
 
 _SED_FLAGS = frozenset("gpiIeMm0123456789")
+MAX_SED_NAMES = 8  # per script line: each candidate copies the rest of the line
 
 
 def _sed_write_files(script: str) -> list[str]:
@@ -1234,6 +1251,7 @@ def _sed_write_files(script: str) -> list[str]:
     ``s``: the name runs to the end of the line; the name cut at a ``;`` is also given."""
     out: list[str] = []
     for line in script.split("\n"):
+        first = len(out)
         for at, c in enumerate(line):
             if c not in "wW":
                 continue
@@ -1245,6 +1263,8 @@ def _sed_write_files(script: str) -> list[str]:
                 continue
             if k < at and before != "/":
                 continue  # letters before a w that are not flags of an s command
+            if len(out) >= first + MAX_SED_NAMES:
+                break
             name = line[at + 1 :].strip()
             if name:
                 out.append(name)
@@ -1440,6 +1460,7 @@ _ARGV: dict[str, tuple[tuple[str, ...], int]] = {
     "php": (("$argv", "$_SERVER"), 1),
     "awk": (("ARGV",), 1),
 }
+MAX_ARGUMENTS = 16  # an interpreter's arguments looked up by number
 _WHOLE_ARGV = frozenset({"shift", "ARGF", "<>", "@ARGV", "$<"})
 
 
@@ -1450,6 +1471,7 @@ def _bind(
     bound variables replaced by their value as a string; and whether the code reads its
     arguments in a way not worked out (``sys.argv[1:]``, ``@ARGV``, ``shift``)."""
     names, first = _ARGV.get(language, ((), 0))
+    arguments = arguments[:MAX_ARGUMENTS]
     out: list[tuple[str, str]] = []
     unresolved = False
     k = 0

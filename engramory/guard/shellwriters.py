@@ -137,18 +137,17 @@ def _tar_mode(plain: list[str]) -> tuple[str, list[str], list[str]]:
     modes = ""
     archives: list[str] = []
     rest: list[str] = []
-    queue = list(plain)
-    if queue and not queue[0].startswith("-"):  # old style: `tar cf FILE ...`
-        letters = queue.pop(0)
+    queue = iter(plain)
+    if plain and not plain[0].startswith("-"):  # old style: `tar cf FILE ...`
+        letters = next(queue)
         modes += letters
-        if "f" in letters and queue:
-            archives.append(queue.pop(0))
-    while queue:
-        arg = queue.pop(0)
+        if "f" in letters and len(plain) > 1:
+            archives.append(next(queue))
+    for arg in queue:
         if arg.startswith("--file="):
             archives.append(arg[len("--file=") :])
-        elif arg == "--file" and queue:
-            archives.append(queue.pop(0))
+        elif arg == "--file":
+            archives.append(next(queue, ""))
         elif arg.startswith("--"):
             modes += {"--create": "c", "--append": "r", "--update": "u", "--extract": "x",
                       "--get": "x", "--list": "t", "--to-stdout": "O"}.get(arg, "")  # fmt: skip
@@ -160,9 +159,9 @@ def _tar_mode(plain: list[str]) -> tuple[str, list[str], list[str]]:
             modes += letters
             if at >= 0:
                 value = cluster[at + 1 :]
-                archives.append(value if value else (queue.pop(0) if queue else ""))
-            elif "C" in letters and queue:
-                rest.extend([arg, queue.pop(0)])
+                archives.append(value if value else next(queue, ""))
+            elif "C" in letters:
+                rest.extend([arg, next(queue, "")])
                 continue
             rest.append(arg)
         else:
