@@ -364,8 +364,12 @@ def test_insert_puts_the_new_lines_after_the_line(
     assert copilot.inserted(text, line, new) == expected
 
 
-@given(st.text(alphabet="ab\n", max_size=30), st.integers(0, 12), st.text(alphabet="xy\n", max_size=8))
+@given(
+    st.text(alphabet="ab\n", max_size=30), st.integers(0, 12), st.text(alphabet="xy\n", max_size=8)
+)
 def test_insert_keeps_every_line_and_adds_the_new_ones(text: str, line: int, new: str) -> None:
     result = copilot.inserted(text, line, new)
     assert result.count("\n") == text.count("\n") + new.count("\n") + 1
-    assert sorted(result.replace("\n", "")) == sorted(text.replace("\n", "") + new.replace("\n", ""))
+    assert sorted(result.replace("\n", "")) == sorted(
+        text.replace("\n", "") + new.replace("\n", "")
+    )

@@ -345,7 +345,7 @@ HOSTILE = {
     "cd": "cd a; " * 1,
     "globs": "echo x > " + "*a" * 1,
     "code": 'python3 -c "' + "open('a', 'w');" * 1 + '"',
-    "functions": "f() { echo > \"$1\"; }; f a; " * 1,
+    "functions": 'f() { echo > "$1"; }; f a; ' * 1,
     "open functions": "f() { " * 1,
     "arrays": "A=(a b); A+=(c); echo > ${A[0]}; " * 1,
     "parameter operations": "F=ab; echo > ${F%b}${F/a/c}${F^^}${F:1:1}${!F}; " * 1,
@@ -410,7 +410,7 @@ WRITER_FORMS = [
     "echo 'set f [open MEMORY.md w]' | tclsh",
     "awk -v f=MEMORY.md 'BEGIN{print 1 > f}'",
     "python3 -c 'import sys; open(sys.argv[1], \"a\")' MEMORY.md",
-    "f() { echo x >> \"$1\"; }; f MEMORY.md",
+    'f() { echo x >> "$1"; }; f MEMORY.md',
     "trap 'rm MEMORY.md' EXIT",
     "ln -s MEMORY.md s; echo x >> s",
 ]

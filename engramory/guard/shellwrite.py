@@ -405,27 +405,9 @@ class _Scan:
             found = self.substitutions(word)
             if found:
                 return found
-        output: tuple[str, list[str]] | None = None  # where stdout goes: the last redirect wins
-        for redirect in command.redirects:
-            found = self.substitutions(redirect.target or []) or self.substitutions(
-                redirect.body_parts or []
-            )
-            if found:
-                return found
-            op = redirect.op.lstrip("0123456789")
-            if op in _WRITE_OPS and redirect.target:
-                targets = self.expand(redirect.target)
-                if op == ">&" and all(t.isdigit() or t == "-" for t in targets):
-                    continue
-                found = self.first_hit(targets)
-                if found and self.literal is not None:
-                    self.output_text(command, op, targets)  # its text is checked for secrets too
-                if found:
-                    return found
-                if redirect.op[:1] in ("1", ">", "&"):
-                    output = (op, targets)
-        if output is not None:
-            self.output_text(command, *output)
+        found = self.redirected(command)
+        if found:
+            return found
         words = list(command.words)
         while words and self.assign(words[0]):
             words.pop(0)
@@ -436,6 +418,32 @@ class _Scan:
         if argv:
             self.variables["_"] = [_stored(argv[-1])]
         return found
+
+    def redirected(self, command: Command) -> str | None:
+        """The index, when one of the command's redirections writes it."""
+        output: tuple[str, list[str]] | None = None  # where stdout goes: the last redirect wins
+        for redirect in command.redirects:
+            found = self.substitutions(redirect.target or []) or self.substitutions(
+                redirect.body_parts or []
+            )
+            if found:
+                return found
+            op = redirect.op.lstrip("0123456789")
+            if op not in _WRITE_OPS or not redirect.target:
+                continue
+            targets = self.expand(redirect.target)
+            if op == ">&" and all(t.isdigit() or t == "-" for t in targets):
+                continue
+            found = self.first_hit(targets)
+            if found:
+                if self.literal is not None:
+                    self.output_text(command, op, targets)  # its text is checked for secrets too
+                return found
+            if redirect.op[:1] in ("1", ">", "&"):
+                output = (op, targets)
+        if output is not None:
+            self.output_text(command, *output)
+        return None
 
     def collect(self, targets: list[str], text: Callable[[], str | None]) -> None:
         """Record the literal text written to each ``.md`` target (for the secret check)."""
