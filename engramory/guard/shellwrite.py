@@ -10,10 +10,19 @@ command -- not by searching for a substring, so reading the index (``cat``,
 
 What is followed: ``cd``/``pushd``; variables set by assignment, ``export``,
 ``declare``/``local``/``readonly``/``typeset``, ``for NAME in ...``, ``read
-NAME`` from a here-string, and ``sh -c CODE ARG0 ARG1`` as ``$0``/``$1``;
-``${F:-x}``/``${F:=x}``; ``$(echo ...)``/``$(printf ...)`` values; brace
-expansion; ``~``; globs (against the index name and the files that exist in
-the target's directory). A target whose file name is entirely unknown
+NAME`` from a here-string, ``printf -v NAME``, arrays, ``set --``, and ``sh -c
+CODE ARG0 ARG1`` as ``$0``/``$1``; shell functions called with arguments (their
+bodies followed again, within :data:`MAX_FOLLOWED`), ``trap CODE``; the
+parameter operations of :mod:`engramory.guard.shellvalue`, ``${!G}``, ``$_``;
+``$(echo ...)``/``$(printf ...)`` values; brace expansion (lists and
+sequences); ``~``; globs (against the index name and the files that exist in
+the target's directory); links made to the index by ``ln``; scripts the same
+command writes with literal text and then runs. Writer programs with their own
+output conventions (archivers, converters, downloaders, git) are in
+:mod:`engramory.guard.shellwriters`. The literal text written to ``.md`` files
+is handed back for the secret check (:func:`index_write`'s ``literal``).
+
+A target whose file name is entirely unknown
 (``> "$OUT"`` with ``OUT`` set elsewhere) is not the index; one with known and
 unknown parts (``$DIR/MEMORY.md``, ``MEM$(x).md``) is matched as a glob.
 
