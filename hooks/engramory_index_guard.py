@@ -40,7 +40,9 @@ SHELL_WRITERS = frozenset(
     ln rsync dd truncate touch rm unlink shred srm sponge sort shuf uniq patch curl wget git
     find xargs vi vim nvim gvim ex vimdiff view rview rvim nano pico micro joe jed mg kak hx
     helix ed red emacs emacsclient strace ltrace watch flock uv coproc script su read
-    applypatch""".split()
+    applypatch gzip pigz bzip2 pbzip2 xz lzma lzip lzop zstd lz4 compress gunzip bunzip2 unxz
+    unlzma unzstd uncompress unlz4 tar bsdtar zip unzip iconv openssl xxd tclsh wish
+    expect""".split()
 )
 
 

@@ -65,6 +65,11 @@ def claude_style(tool: str, tool_input: object) -> Callable[[Path], dict]:
 
 
 CREATE_BIG = {"path": "MEMORY.md", "file_text": lines(250)}
+INSERT_BIG = {"command": "insert", "path": "MEMORY.md", "insert_line": 10, "new_str": lines(300)}
+INSERT_SMALL = {"command": "insert", "path": "MEMORY.md", "insert_line": 0, "new_str": "# top"}
+PASSWORD = "password: " + "Zx8#qL2!vR9@mT4$"
+INSERT_SECRET = {"command": "insert", "path": "note.md", "insert_line": 1, "new_str": PASSWORD}
+SECRET = "would put a secret"
 EDIT_GROW = {"path": "MEMORY.md", "old_str": "tail\n", "new_str": lines(5)}
 
 # (id, the index's text (None: none), payload, expected, a phrase of the message)
@@ -93,6 +98,17 @@ TABLE = [
     ("Claude-style str_replace_editor create", None, claude_style("Edit", {"command": "create", **CREATE_BIG}), DENY, GROW),
     ("Claude-style Bash", None, claude_style("Bash", {"command": "cp /tmp/x MEMORY.md"}), DENY, SHELL),
     ("Claude-style other file", None, claude_style("Write", {"path": "a.md", "file_text": lines(300)}), SILENT, ""),
+    ("insert 300 lines into a 199-line index", lines(199), camel("edit", INSERT_BIG), DENY, GROW),
+    ("insert, toolArgs a JSON string", lines(199), camel("edit", INSERT_BIG, as_string=True), DENY, GROW),
+    ("insert, str_replace_editor", lines(199), camel("str_replace_editor", INSERT_BIG), DENY, GROW),
+    ("Claude-style insert", lines(199), claude_style("Edit", INSERT_BIG), DENY, GROW),
+    ("insert, the line number a string", lines(199), camel("edit", {**INSERT_BIG, "insert_line": "10"}), DENY, GROW),
+    ("insert one line under the cap", lines(10), camel("edit", INSERT_SMALL), SILENT, ""),
+    ("Claude-style insert under the cap", lines(10), claude_style("Edit", INSERT_SMALL), SILENT, ""),
+    ("insert one line into a full index", lines(200), claude_style("Edit", INSERT_SMALL), DENY, GROW),
+    ("a password inserted into a note", lines(10), camel("edit", INSERT_SECRET), DENY, SECRET),
+    ("Claude-style password inserted into a note", lines(10), claude_style("Edit", INSERT_SECRET), DENY, SECRET),
+    ("Claude-style insert without a line number", lines(10), claude_style("Edit", {"command": "insert", "path": "MEMORY.md", "new_str": "x"}), NUDGE, "do not say where or what"),
 ]  # fmt: skip
 
 
@@ -126,6 +142,7 @@ def test_decision_table_through_the_real_hook(
     elsewhere.mkdir()
     if index is not None:
         (tmp_path / "MEMORY.md").write_text(index)
+    (tmp_path / "note.md").write_text("---\nname: note\n---\nA note.\n")
     sent = payload(tmp_path)
     output = answer(run_hook("copilot", sent, cwd=elsewhere))
     message = message_of(output)
@@ -246,7 +263,13 @@ def test_tool_calls() -> None:
         (call,) = copilot.tool_calls(claude_style("Edit", {"command": action, "path": "M.md"})(d))
         assert call.kind == service.UNKNOWN
     (call,) = copilot.tool_calls(claude_style("Edit", {"command": "insert", "path": "M.md"})(d))
-    assert (call.kind, call.edits) == (service.EDIT, None)  # cannot be predicted
+    assert (call.kind, call.transform) == (service.TRANSFORM, None)  # cannot be predicted
+    insert = {"command": "insert", "path": "M.md", "insert_line": 1, "new_str": "x"}
+    (call,) = copilot.tool_calls(claude_style("Edit", insert)(d))
+    assert call.kind == service.TRANSFORM
+    assert call.transform is not None and call.transform("a\nb\n") == "a\nx\nb\n"
+    (call,) = copilot.tool_calls(camel("edit", {**insert, "insert_line": -1})(d))
+    assert (call.kind, call.transform) == (service.TRANSFORM, None)
     (call,) = copilot.tool_calls(camel("powershell", {"command": "sc M.md x"})(d))
     assert (call.kind, call.command) == (service.POWERSHELL, "sc M.md x")
     assert copilot.tool_calls({"toolName": "bash"}) == []
@@ -321,3 +344,32 @@ def test_unescaped_examples() -> None:
     assert rawjson.unescaped(b"a\\\\nb\\nc") == b"a\\nb\nc"
     assert rawjson.unescaped(b"\\u0041") is None
     assert rawjson.unescaped(b"\\\\u0041") == b"\\u0041"
+
+
+@pytest.mark.parametrize(
+    ("text", "line", "new", "expected"),
+    [
+        ("a\nb\n", 0, "x", "x\na\nb\n"),
+        ("a\nb\n", 1, "x", "a\nx\nb\n"),
+        ("a\nb\n", 2, "x", "a\nb\nx\n"),
+        ("a\nb", 2, "x", "a\nb\nx"),
+        ("a\nb\n", 99, "x\ny", "a\nb\n\nx\ny"),
+        ("", 0, "x", "x\n"),
+        ("a\n", 1, "x\n", "a\nx\n\n"),
+    ],
+)
+def test_insert_puts_the_new_lines_after_the_line(
+    text: str, line: int, new: str, expected: str
+) -> None:
+    assert copilot.inserted(text, line, new) == expected
+
+
+@given(
+    st.text(alphabet="ab\n", max_size=30), st.integers(0, 12), st.text(alphabet="xy\n", max_size=8)
+)
+def test_insert_keeps_every_line_and_adds_the_new_ones(text: str, line: int, new: str) -> None:
+    result = copilot.inserted(text, line, new)
+    assert result.count("\n") == text.count("\n") + new.count("\n") + 1
+    assert sorted(result.replace("\n", "")) == sorted(
+        text.replace("\n", "") + new.replace("\n", "")
+    )

@@ -316,3 +316,91 @@ def _timed(call, clock) -> float:
     started = clock()
     call()
     return clock() - started
+
+
+# -- secrets in text a shell command writes (issue 34) ------------------------------------
+
+PASSWORD_LINE = "password: " + "Zx8#qL2!vR9@mT4$"
+
+
+def bash(command: str, cwd: Path) -> dict:
+    return {"tool_name": "Bash", "tool_input": {"command": command}, "cwd": str(cwd)}
+
+
+SHELL_SECRET_WRITES = {
+    "echo": f"echo 'aws key: {AWS}' >> deploy.md",
+    "echo -e": f"echo -e 'more\\naws key: {AWS}' >> deploy.md",
+    "printf": f"printf 'aws key: %s\\n' {AWS} >> deploy.md",
+    "here-document": f"cat >> deploy.md <<'EOF'\nA line.\n{PASSWORD_LINE}\nEOF",
+    "unquoted here-document": f"cat > deploy.md <<EOF\n{NOTE}aws key: {AWS}\nEOF",
+    "here-string": f"cat <<< 'aws key: {AWS}' >> deploy.md",
+    "tee": f"echo '{PASSWORD_LINE}' | tee -a deploy.md",
+    "tee, here-string": f"tee -a deploy.md <<< 'aws key: {AWS}' > /dev/null",
+    "after cd": f"cd archive && echo 'aws key: {AWS}' >> old.md",
+    "new note": f"echo '{PASSWORD_LINE}' > fresh.md",
+    "archived note": f"echo 'aws key: {AWS}' >> archive/old.md",
+    "the index": f"echo '- [k](k.md) aws key: {AWS}' >> MEMORY.md",
+}
+
+
+@pytest.mark.parametrize("command", SHELL_SECRET_WRITES.values(), ids=SHELL_SECRET_WRITES.keys())
+def test_a_secret_written_by_a_shell_command_into_the_store_is_denied(
+    store: Path, command: str
+) -> None:
+    kind, reason = verdict(bash(command, store))
+    assert kind == "deny"
+    assert "would put a secret" in reason and "written by the shell command" in reason
+    assert AWS not in reason and "Zx8#qL2!vR9@mT4$" not in reason
+
+
+@pytest.mark.parametrize("host", ["codex", "gemini", "copilot", "cursor"])
+def test_the_shell_secret_check_runs_on_other_hosts(store: Path, host: str) -> None:
+    command = f"echo 'aws key: {AWS}' >> {store / 'deploy.md'}"
+    payloads = {
+        "codex": {"hook_event_name": "PreToolUse", "cwd": str(store), "tool_name": "Bash",
+                  "tool_input": {"command": command}},
+        "gemini": {"hook_event_name": "BeforeTool", "cwd": str(store), "tool_name": "run_shell_command",
+                   "tool_input": {"command": command}},
+        "copilot": {"toolName": "bash", "cwd": str(store), "toolArgs": json.dumps({"command": command})},
+        "cursor": {"hook_event_name": "beforeShellExecution", "cwd": str(store), "command": command},
+    }  # fmt: skip
+    output = run_hook(host, payloads[host])
+    assert b"would put a secret" in output.stdout + output.stderr
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "echo 'Deploy with make; the token is in the vault under ci.' >> deploy.md",
+        f"echo 'aws key: {AWS}' >> /tmp/not-a-store-note.md",
+        f"echo 'aws key: {AWS}' > notes.txt",
+        f"echo 'aws key: {AWS}'",
+        "cat deploy.md | grep -i password",
+        f"echo 'aws key: {AWS}' | grep -c key",
+    ],
+    ids=["prose", "outside the store", "not markdown", "stdout", "read", "piped elsewhere"],
+)
+def test_shell_text_without_a_new_secret_in_a_store_note_passes(store: Path, command: str) -> None:
+    assert verdict(bash(command, store)) == ("silent", "")
+
+
+def test_a_secret_the_note_already_holds_is_not_new(store: Path) -> None:
+    (store / "deploy.md").write_text(NOTE + f"\naws key: {AWS}\n")
+    assert verdict(bash(f"echo 'again: {AWS}' >> deploy.md", store)) == ("silent", "")
+    assert verdict(bash(f"echo 'other: {OTHER_AWS}' >> deploy.md", store))[0] == "deny"
+
+
+def test_the_allow_comment_lets_shell_text_through(store: Path) -> None:
+    allowed = f"echo 'aws key: {AWS} <!-- engramory: allow secret-value -->' >> deploy.md"
+    assert verdict(bash(allowed, store)) == ("silent", "")
+
+
+def test_shell_text_in_prose_does_not_load_the_detector(store: Path) -> None:
+    command = "echo 'The deploy token is in the vault; the password manager has it.' >> deploy.md"
+    names = imported("claude", bash(command, store))
+    assert "engramory.secrets.scan" not in names and "re" not in names
+
+
+def test_a_shell_write_outside_any_store_does_not_load_the_detector(tmp_path: Path) -> None:
+    names = imported("claude", bash(f"echo 'aws key: {AWS}' >> notes.md", tmp_path))
+    assert "engramory.secrets.scan" not in names

@@ -6,6 +6,8 @@ import shlex
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from test_linear_time import fastest_pair
 
 from engramory.guard import shellwrite
@@ -343,6 +345,20 @@ HOSTILE = {
     "cd": "cd a; " * 1,
     "globs": "echo x > " + "*a" * 1,
     "code": 'python3 -c "' + "open('a', 'w');" * 1 + '"',
+    "functions": 'f() { echo > "$1"; }; f a; ' * 1,
+    "open functions": "f() { " * 1,
+    "arrays": "A=(a b); A+=(c); echo > ${A[0]}; " * 1,
+    "parameter operations": "F=ab; echo > ${F%b}${F/a/c}${F^^}${F:1:1}${!F}; " * 1,
+    "brace sequences": "touch a{a..z}b; " * 1,
+    "sed w": "sed -n 'wa" * 1,
+    "awk bindings": "awk -v f=a '{print > f}' b; " * 1,
+    "interpreter arguments": "python3 -c 'import sys; open(sys.argv[1], \"a\")' a; " * 1,
+    "printf": "printf -v F '%s%s' a b; echo > \"$(printf '%s' $F)\"; " * 1,
+    "trap and set": "trap 'echo > a' EXIT; set -- a b; " * 1,
+    "scripts written": "echo 'echo x' >> s.sh; " * 1,
+    "links": "ln -s a b; echo > b; " * 1,
+    "writers": "tar -cf a.tar b; gzip -k c; zip -q d.zip e; git status; " * 1,
+    "tcl": "echo 'open a w' | tclsh; " * 1,
 }
 
 
@@ -377,3 +393,92 @@ def test_shellwrite_keeps_no_regular_expression() -> None:
 
 def test_a_command_too_long_to_parse_is_decided_as_a_write() -> None:
     assert writes("cat MEMORY.md; " + "x" * MAX_COMMAND) == TOO_LONG
+
+
+# -- issue 34: the forms and writer programs, and what stays silent -----------------------
+
+WRITER_FORMS = [
+    "gzip MEMORY.md",
+    "xz -9 store/MEMORY.md",
+    "gunzip -f MEMORY.md.gz",
+    "tar -cf MEMORY.md notes",
+    "tar xf backup.tar MEMORY.md",
+    "zip -m out.zip MEMORY.md",
+    "unzip -o a.zip MEMORY.md",
+    "iconv -t utf-8 -o MEMORY.md notes",
+    "openssl enc -base64 -in notes -out MEMORY.md",
+    "xxd -r dump MEMORY.md",
+    "curl -sSLO https://example.com/MEMORY.md",
+    "curl -sSLo MEMORY.md https://example.com",
+    "echo 'set f [open MEMORY.md w]' | tclsh",
+    "awk -v f=MEMORY.md 'BEGIN{print 1 > f}'",
+    "python3 -c 'import sys; open(sys.argv[1], \"a\")' MEMORY.md",
+    'f() { echo x >> "$1"; }; f MEMORY.md',
+    "trap 'rm MEMORY.md' EXIT",
+    "ln -s MEMORY.md s; echo x >> s",
+]
+
+
+@pytest.mark.parametrize("command", WRITER_FORMS)
+def test_a_form_or_writer_program_writing_the_index_is_caught(command: str) -> None:
+    assert writes(command) is not None
+
+
+@pytest.mark.parametrize("command", WRITER_FORMS)
+def test_the_fast_pre_check_lets_every_writer_through(command: str) -> None:
+    from engramory.guard import service
+
+    assert service.shell_may_write(command.replace('"', '\\"').encode())
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "git reset --hard",
+        "git checkout main",
+        "git stash",
+        "git -C . merge other",
+        "git clean -fd",
+    ],
+)
+def test_a_git_rewrite_of_a_tree_holding_the_index_is_caught(tmp_path: Path, command: str) -> None:
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "store").mkdir()
+    (tmp_path / "store" / "MEMORY.md").write_text("# M\n")
+    assert index_write(command, BY_NAME, str(tmp_path)) is not None
+    assert index_write(command, BY_NAME, str(tmp_path / "store")) is not None
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["git reset --hard", "git checkout main", "git stash pop", "git status", "git log"],
+)
+def test_git_outside_a_tree_holding_the_index_is_silent(tmp_path: Path, command: str) -> None:
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "app.py").write_text("x = 1\n")
+    assert index_write(command, BY_NAME, str(tmp_path)) is None
+
+
+READERS = [
+    "cat {f}", "wc -l {f}", "grep -n x {f}", "head -5 {f} > out.txt", "gzip -c {f} > a.gz",
+    "tar -cf a.tar {f}", "zip -q a.zip {f}", "xxd {f}", "openssl dgst {f}", "cp {f} backup.md",
+    "awk '{{print FILENAME}}' {f}", "sed -n '/w/p' {f}",
+    "python3 -c 'import sys; print(open(sys.argv[1]).read())' {f}",
+]  # fmt: skip
+WRAPPERS = [
+    "{c}", "f() {{ {c}; }}; f {f}", "set -- {f}; {c}", "A=({f}); {c}", "trap '{c}' EXIT",
+    "F={f}; G=F; {c}", "printf -v F '%s' {f}; {c}",
+]  # fmt: skip
+NAMES = ["MEMORY.md", '"$1"', '"${A[0]}"', '"${!G}"', '"$F"', "MEMOR{X..Z}.md", '"${F%.md}.md"']
+
+
+@given(
+    st.sampled_from(READERS), st.sampled_from(WRAPPERS), st.sampled_from(NAMES),
+    st.lists(st.sampled_from(READERS), max_size=2),
+)  # fmt: skip
+def test_read_only_commands_stay_silent(reader: str, wrapper: str, name: str, more: list) -> None:
+    """Whatever form names the index, a command that only reads it is never denied."""
+    inner = reader.format(f=name)
+    command = wrapper.format(c=inner, f="MEMORY.md")
+    command = "; ".join([command, *(r.format(f="MEMORY.md") for r in more)])
+    assert writes(command, "/nonexistent") is None, command

@@ -125,6 +125,37 @@ def check_patch_secrets(ops: list[FileOp], cwd: str) -> Verdict:
     return silent()
 
 
+def check_shell_secrets(writes: list[tuple[str, str]]) -> Verdict:
+    """Deny a shell command whose literal text (``echo``/``printf`` arguments, a here-document,
+    a here-string, text piped into ``tee``) brings a new secret into a store file.
+
+    ``writes``: ``(absolute path, text)`` per store file written. The detector is imported
+    only for a text the gate lets through; a value the file already holds is not new.
+    """
+    import os  # noqa: PLC0415
+
+    from engramory.guard.service import silent  # noqa: PLC0415
+
+    for path, text in writes:
+        if not may_hold_secret(text):
+            continue
+        from engramory import secrets  # noqa: PLC0415 - only for a text that may hold one
+
+        found = secrets.find(text, _allowed_values(path))
+        current: str | None = None
+        for secret in found:
+            value = text[secret.start : secret.end]
+            if allowed(text, secret.line):
+                continue
+            if current is None:
+                current = _current(path) or ""
+            if value in _held(current):
+                continue
+            where = f"{os.path.basename(path)}, written by the shell command"
+            return refusal(secret.title, secret.shown, where)
+    return silent()
+
+
 def check_secrets(call: ToolCall, path: str) -> Verdict:
     """Deny a call that would write a new secret into the store file at ``path``."""
     from engramory.guard.service import predict, silent  # noqa: PLC0415

@@ -41,6 +41,7 @@ if TYPE_CHECKING:  # annotations only: a call that cannot concern the index impo
 
 DEFAULT_INDEX_NAME = "MEMORY.md"  # caps.INDEX_NAME, spelled out: caps is not on this path
 PAYLOAD_LIMIT = 64 * 1024 * 1024
+MAX_NOTES_CHECKED = 64  # .md files a shell command writes, looked up as store notes
 
 WRITE = "write"
 EDIT = "edit"
@@ -206,7 +207,9 @@ SHELL_WRITERS = frozenset(
     ln rsync dd truncate touch rm unlink shred srm sponge sort shuf uniq patch curl wget git
     find xargs vi vim nvim gvim ex vimdiff view rview rvim nano pico micro joe jed mg kak hx
     helix ed red emacs emacsclient strace ltrace watch flock uv coproc script su read
-    applypatch""".split()
+    applypatch gzip pigz bzip2 pbzip2 xz lzma lzip lzop zstd lz4 compress gunzip bunzip2 unxz
+    unlzma unzstd uncompress unlz4 tar bsdtar zip unzip iconv openssl xxd tclsh wish
+    expect""".split()
 )
 _WORD_BYTES = bytes(
     c if chr(c).isalnum() or chr(c) in "._+-" else 32 for c in range(256)
@@ -337,6 +340,8 @@ def check_edit(call: ToolCall, path: str, caps: Caps) -> Verdict:
             "(the host may correct it itself)"
         )
     predicted = predict(call, current)
+    if predicted is None and call.kind == TRANSFORM:
+        return unverified("the tool call's arguments do not say where or what it writes")
     if predicted is None:
         return unverified("the tool call does not carry the new content")
     before = Measurement.of_raw(raw) if raw is not None else None
@@ -378,7 +383,8 @@ def check_shell(
     environ: dict[str, str] | os._Environ[str],
     index: str | None = None,
 ) -> Verdict:
-    """Deny a shell command that would write the index (or that the guard cannot follow)."""
+    """Deny a shell command that would write the index (or that the guard cannot follow), or
+    that writes a new secret, spelled out in the command, into a store's markdown file."""
     if not isinstance(command, str):
         return silent()
     from engramory.guard import shellwrite  # noqa: PLC0415
@@ -390,7 +396,19 @@ def check_shell(
         if pinned is not None
         else shellwrite.IndexMatcher(index_name(environ), index)
     )
-    target = shellwrite.index_write(command, matcher, cwd)
+    literal: list[tuple[str, str]] = []
+    target = shellwrite.index_write(command, matcher, cwd, literal)
+    if literal:
+        from engramory.guard.secretcheck import check_shell_secrets  # noqa: PLC0415
+
+        in_store: dict[str, bool] = {}
+        for path, _ in literal:
+            if path not in in_store and len(in_store) < MAX_NOTES_CHECKED:
+                in_store[path] = is_store_note(path, cwd, environ, index)
+        notes = [(p, t) for p, t in literal if in_store.get(p, True)]
+        secret = check_shell_secrets(notes) if notes else silent()
+        if secret.kind == DENY:
+            return secret
     if target in (shellwrite.TOO_DEEP, shellwrite.TOO_LONG):
         from engramory.guard.decision import EDIT_TOOLS  # noqa: PLC0415
 

@@ -16,9 +16,16 @@ and mark the rest unknown:
 * ``("t", text)`` -- literal text. Characters that are special when unquoted
   (glob ``* ? [`` and brace ``{ , }``, a leading ``~``) are replaced by the
   private-use markers below; quoted ones stay as they are.
-* ``("v", name, op, word, quoted)`` -- ``$name``, ``${name}``,
-  ``${name:-word}`` / ``${name:=word}`` (``op`` ``""``, ``"-"``, ``"="``, or
-  ``"?"`` for any other form, whose value is unknown).
+* ``("v", name, op, word, quoted)`` -- ``$name``, ``${name}``, ``${name[i]}``
+  (an array's element: any of its values), ``$@``/``$*`` (``name`` ``"@"``),
+  ``${name:-word}`` / ``${name:=word}`` (``op`` ``""``, ``"-"``, ``"="``).
+* ``("x", name, op, words, quoted)`` -- an operation on a parameter's value:
+  ``op`` ``%`` ``%%`` ``#`` ``##`` (remove a suffix or prefix: ``words`` holds
+  the pattern), ``/`` ``//`` ``/#`` ``/%`` (pattern and replacement), ``^``
+  ``^^`` ``,`` ``,,`` (case), ``+`` (the word when set), ``:`` (a substring:
+  offset and length as literal text) and ``!`` (indirection: the value of the
+  variable named by the value).
+* ``("a", words)`` -- the elements of an array assignment ``NAME=(a b c)``.
 * ``("s", program, quoted)`` -- a command substitution; ``("p", program)`` a
   process substitution (``<(...)``, ``>(...)``: its value is a path).
 * ``("u",)`` -- something whose value is unknown (``$1``, ``$((..))``, ...).
@@ -49,6 +56,8 @@ _UNQUOTED_MARKS = {
     "}": BRACE_CLOSE,
 }
 MAX_DEPTH = 12
+MAX_FUNCTIONS = 16  # later definitions are not recorded (each body is found by a scan)
+MAX_BODY = 16 * 1024
 _METACHARACTERS = frozenset(" \t\n;&|()<>")
 _SPECIAL_PARAMETERS = frozenset("@*#?$!-0123456789")
 _SIMPLE_ESCAPES = {
@@ -98,10 +107,11 @@ class Command:
 class Program:
     """The simple commands of a command string, in order."""
 
-    __slots__ = ("commands", "too_deep")
+    __slots__ = ("commands", "functions", "too_deep")
 
     def __init__(self, too_deep: bool = False) -> None:
         self.commands: list[Command] = []
+        self.functions: dict[str, str] = {}  # name -> the source text of its body
         self.too_deep = too_deep
 
 
@@ -165,6 +175,10 @@ class _Parser:
         if s.startswith("((", i) and not current.words:
             self.i = _skip_balanced(s, i + 2, "(", ")", 2)
             return current
+        if s.startswith("(", i) and self.array_assignment(current):
+            return current
+        if s.startswith("(", i) and self.function_definition(current):
+            return Command()
         for op in (";;&", ";;", ";&", "&&", "||", "|&", ";", "&", "|", "(", ")"):
             if s.startswith(op, i):
                 self.i = i + len(op)
@@ -179,6 +193,55 @@ class _Parser:
         self.i += 1  # unreachable: every operator character is listed above
         return current
 
+    def array_assignment(self, current: Command) -> bool:
+        """``NAME=(a b c)``: the elements become an ``("a", words)`` part of the word."""
+        last = current.words[-1] if current.words else None
+        if not last or last[-1][0] != "t" or not self.s.startswith("=(", self.i - 1):
+            return False
+        name = last[0][1].partition("=")[0].rstrip("+").partition(BRACKET)[0]
+        if len(last) != 1 or not name.isidentifier():
+            return False
+        s = self.s
+        self.i += 1
+        elements: list[Word] = []
+        while self.i < len(s) and s[self.i] != ")":
+            start = self.i
+            if s[self.i] in " \t\n":
+                self.i += 1
+                continue
+            word = self.word()
+            if word:
+                elements.append(word)
+            if self.i == start:
+                self.i += 1
+        self.i += 1
+        last.append(("a", elements))
+        return True
+
+    def function_definition(self, current: Command) -> bool:
+        """``name() BODY``: record the body's text (its commands are still parsed in order)."""
+        if len(current.words) != 1 or current.redirects:
+            return False
+        s = self.s
+        j = self.i + 1
+        while j < len(s) and s[j] in " \t":
+            j += 1
+        word = current.words[0]
+        if not s.startswith(")", j) or any(p[0] != "t" for p in word):
+            return False
+        self.i = j + 1
+        self.record_function(plain("".join(p[1] for p in word)))
+        return True
+
+    def record_function(self, name: str) -> None:
+        if len(self.program.functions) >= MAX_FUNCTIONS:
+            return
+        s = self.s
+        j = self.i
+        while j < len(s) and s[j] in " \t\n":
+            j += 1
+        self.program.functions[name] = s[j : _body_end(s[: j + MAX_BODY], j)]
+
     def word_or_redirect(self, current: Command) -> None:
         start = self.i
         s = self.s
@@ -192,6 +255,11 @@ class _Parser:
         word = self.word()
         if word or self.i > start:
             current.words.append(word)
+        if len(current.words) == 2 and current.words[0] == [("t", "function")]:
+            if self.s.startswith("()", self.i):
+                self.i += 2
+            self.record_function(plain("".join(p[1] for p in word if p[0] == "t")))
+            current.words.clear()
         if self.i == start:  # a stray character no rule consumed: keep moving
             self.i += 1
 
@@ -269,9 +337,10 @@ class _Parser:
                 flush()
                 self.i += 1
                 parts.extend(self.double_quoted('"'))
-            elif c == "$" and s.startswith("'", self.i + 1):
+            elif c == "$" and s.startswith(("'", '"'), self.i + 1):
                 self.quoted_word = True
-                text.append(self.ansi_c())
+                flush()
+                parts.extend(self.dollar_quoted())
             elif c in "$`":
                 flush()
                 parts.append(self.expansion(quoted=False))
@@ -321,6 +390,13 @@ class _Parser:
     def double_quoted_text(self) -> Word:
         """Parts of a whole string read as if double-quoted (an unquoted here-document body)."""
         return self.double_quoted("")
+
+    def dollar_quoted(self) -> Word:
+        """``$'...'`` (ANSI-C escapes) or ``$"..."`` (a locale string: as ``"..."``)."""
+        if self.s.startswith('"', self.i + 1):
+            self.i += 2
+            return self.double_quoted('"')
+        return [("t", self.ansi_c())]
 
     def ansi_c(self) -> str:
         """Decode ``$'...'`` starting at the ``$``."""
@@ -381,6 +457,8 @@ class _Parser:
         j = i + 1
         if j < len(s) and s[j] in _SPECIAL_PARAMETERS:
             self.i = j + 1
+            if s[j] in "@*":
+                return ("v", "@", "", None, quoted)
             return ("v", s[j], "", None, quoted) if s[j].isdigit() else ("u",)
         while j < len(s) and (s[j].isalnum() or s[j] == "_") and s[j].isascii():
             j += 1
@@ -392,27 +470,83 @@ class _Parser:
     def braced(self, quoted: bool) -> Part:
         s = self.s
         j = self.i + 2
+        indirect = s.startswith("!", j)
+        j += indirect
         start = j
         while j < len(s) and (s[j].isalnum() or s[j] == "_") and s[j].isascii():
             j += 1
+        if j == start and j < len(s) and s[j] in "@*":
+            j += 1
         name = s[start:j]
+        name = "@" if name == "*" else name
+        if name and s.startswith("[", j):  # an array element: any of the array's values
+            j = _skip_balanced(s, j + 1, "[", "]")
         self.i = j
-        if s.startswith("}", j) and name:
+        if not name:
+            self.i = _skip_balanced(s, j, "{", "}")
+            return ("u",)
+        if s.startswith("}", j):
             self.i = j + 1
-            return ("v", name, "", None, quoted)
+            return ("x", name, "!", [], quoted) if indirect else ("v", name, "", None, quoted)
+        if indirect:
+            self.i = _skip_balanced(s, j, "{", "}")
+            return ("u",)
         op = s[j : j + 2]
-        if name and op in (":-", ":="):
+        if op in (":-", ":="):
             self.i = j + 2
-        elif name and s[j : j + 1] in ("-", "="):
+        elif s[j : j + 1] in ("-", "="):
             op = s[j]
             self.i = j + 1
         else:
-            self.i = _skip_balanced(s, j, "{", "}")
-            return ("u",)
+            return self.operation(name, quoted)
         default = self.word(terminators="}")
         if s.startswith("}", self.i):
             self.i += 1
         return ("v", name, op[-1], default, quoted)
+
+    def operation(self, name: str, quoted: bool) -> Part:
+        """``${name%pat}``, ``${name/pat/rep}``, ``${name^^}``, ``${name:1:2}``, ``${name:+w}``."""
+        s, j = self.s, self.i
+        for op in (
+            "%%",
+            "##",
+            "//",
+            "/#",
+            "/%",
+            "^^",
+            ",,",
+            ":+",
+            "%",
+            "#",
+            "/",
+            "^",
+            ",",
+            "+",
+            ":",
+        ):
+            if s.startswith(op, j):
+                break
+        else:
+            self.i = _skip_balanced(s, j, "{", "}")
+            return ("u",)
+        self.i = j + len(op)
+        if op == ":":
+            end = _skip_balanced(s, self.i, "{", "}")
+            text = s[self.i : end - 1]
+            self.i = end
+            return ("x", name, ":", [[("t", text)]], quoted)
+        if op[0] == "/":
+            pattern = self.word(terminators="/}")
+            replacement: Word = []
+            if s.startswith("/", self.i):
+                self.i += 1
+                replacement = self.word(terminators="}")
+            words = [pattern, replacement]
+        else:
+            words = [self.word(terminators="}")]
+        if s.startswith("}", self.i):
+            self.i += 1
+        return ("x", name, "+" if op == ":+" else op, words, quoted)
 
     def backticks(self, quoted: bool) -> Part:
         s = self.s
@@ -435,6 +569,48 @@ class _Parser:
         program = inner.parse(stop=")")
         self.i = inner.i
         return program
+
+
+def _body_end(s: str, i: int) -> int:
+    """The index just past a function body starting at ``i``: a ``{ ...; }`` or ``( ... )``
+    group (quotes respected; braces counted where they stand as words), else the line."""
+    if i >= len(s) or s[i] not in "{(":
+        newline = s.find("\n", i)
+        return len(s) if newline < 0 else newline
+    opening = s[i]
+    closing = "}" if opening == "{" else ")"
+    depth = 0
+    j = i
+    while j < len(s):
+        c = s[j]
+        if c == "\\":
+            j += 2
+            continue
+        if c == "'":
+            end = s.find("'", j + 1)
+            j = len(s) if end < 0 else end + 1
+            continue
+        if c == '"':
+            j += 1
+            while j < len(s) and s[j] != '"':
+                j += 2 if s[j] == "\\" else 1
+            j += 1
+            continue
+        if c == opening and (opening == "(" or _stands_alone(s, j)):
+            depth += 1
+        elif c == closing and (closing == ")" or _stands_alone(s, j)):
+            depth -= 1
+            if depth == 0:
+                return j + 1
+        j += 1
+    return len(s)
+
+
+def _stands_alone(s: str, j: int) -> bool:
+    """Whether the brace at ``j`` is a word of its own (a group, not ``${x}`` or ``a{b,c}``)."""
+    before = s[j - 1] if j > 0 else " "
+    after = s[j + 1] if j + 1 < len(s) else " "
+    return before in " \t\n;&|(" and after in " \t\n;&|)"
 
 
 def _skip_balanced(s: str, i: int, opening: str, closing: str, depth: int = 1) -> int:

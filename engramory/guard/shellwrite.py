@@ -10,10 +10,19 @@ command -- not by searching for a substring, so reading the index (``cat``,
 
 What is followed: ``cd``/``pushd``; variables set by assignment, ``export``,
 ``declare``/``local``/``readonly``/``typeset``, ``for NAME in ...``, ``read
-NAME`` from a here-string, and ``sh -c CODE ARG0 ARG1`` as ``$0``/``$1``;
-``${F:-x}``/``${F:=x}``; ``$(echo ...)``/``$(printf ...)`` values; brace
-expansion; ``~``; globs (against the index name and the files that exist in
-the target's directory). A target whose file name is entirely unknown
+NAME`` from a here-string, ``printf -v NAME``, arrays, ``set --``, and ``sh -c
+CODE ARG0 ARG1`` as ``$0``/``$1``; shell functions called with arguments (their
+bodies followed again, within :data:`MAX_FOLLOWED`), ``trap CODE``; the
+parameter operations of :mod:`engramory.guard.shellvalue`, ``${!G}``, ``$_``;
+``$(echo ...)``/``$(printf ...)`` values; brace expansion (lists and
+sequences); ``~``; globs (against the index name and the files that exist in
+the target's directory); links made to the index by ``ln``; scripts the same
+command writes with literal text and then runs. Writer programs with their own
+output conventions (archivers, converters, downloaders, git) are in
+:mod:`engramory.guard.shellwriters`. The literal text written to ``.md`` files
+is handed back for the secret check (:func:`index_write`'s ``literal``).
+
+A target whose file name is entirely unknown
 (``> "$OUT"`` with ``OUT`` set elsewhere) is not the index; one with known and
 unknown parts (``$DIR/MEMORY.md``, ``MEM$(x).md``) is matched as a glob.
 
@@ -60,6 +69,7 @@ from __future__ import annotations
 import os
 
 from engramory.guard import shellparse as sp
+from engramory.guard import shellvalue, shellwriters
 from engramory.guard.indexmatch import (
     BRACKET,
     GLOB_MARKS,
@@ -70,6 +80,9 @@ from engramory.guard.indexmatch import (
     IndexMatcher,
 )
 from engramory.guard.shellparse import Command, Program
+from engramory.guard.shellwriters import operands as _operands
+from engramory.guard.shellwriters import option_values as _option_values
+from engramory.guard.shellwriters import short_flag as _short_flag
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only: the hook should not pay for importing these
@@ -84,6 +97,7 @@ MAX_CWD = 4096
 TOO_DEEP = "(nested too deep to check)"
 TOO_LONG = "(too long to check)"
 MAX_COMMAND = 1024 * 1024  # parsing is linear, but a hook has seconds, not minutes
+MAX_FOLLOWED = 64 * 1024  # text of function bodies and written scripts followed again
 PATTERNS: tuple[str, ...] = ()  # no regular expressions: see tests/test_shellwrite.py
 
 _WRITE_OPS = frozenset({">", ">>", ">|", "&>", "&>>", "<>", ">&"})
@@ -141,15 +155,25 @@ def path_matcher(index_path: str) -> IndexMatcher:
     return IndexMatcher(None, index_path)
 
 
-def index_write(command: str, matcher: IndexMatcher, cwd: str) -> str | None:
+def index_write(
+    command: str,
+    matcher: IndexMatcher,
+    cwd: str,
+    literal: list[tuple[str, str]] | None = None,
+) -> str | None:
     """The target (as written) through which ``command`` would write the index, else ``None``.
 
     :data:`TOO_DEEP` and :data:`TOO_LONG` stand for a command the guard cannot
-    follow to the end: it is decided as a write.
+    follow to the end: it is decided as a write. ``literal``, when given, receives
+    ``(absolute path, text)`` for each ``.md`` file the command writes text spelled out
+    in it (``echo``/``printf`` arguments, a here-document or here-string, text piped
+    into ``tee``), as far as the scan went.
     """
     if len(command) > MAX_COMMAND:
         return TOO_LONG
-    return _Scan(matcher, cwd, 0).run(command)
+    scan = _Scan(matcher, cwd, 0)
+    scan.literal = literal
+    return scan.run(command)
 
 
 # -- expansion -------------------------------------------------------------------------
@@ -159,10 +183,10 @@ def _mark_globs(text: str) -> str:
     return text.replace("*", STAR).replace("?", QUESTION).replace("[", BRACKET)
 
 
-def _first_brace_group(text: str) -> tuple[int, list[int], int] | None:
-    """The outermost, leftmost ``{a,b}`` group: its open, comma and close positions (one pass)."""
+def _first_brace_group(text: str) -> tuple[int, list[str], int] | None:
+    """The outermost, leftmost ``{a,b}`` or ``{a..c}`` group: open, alternatives, close."""
     stack: list[tuple[int, list[int]]] = []
-    best: tuple[int, list[int], int] | None = None
+    best: tuple[int, list[str], int] | None = None
     for j, c in enumerate(text):
         if c == sp.BRACE_OPEN:
             stack.append((j, []))
@@ -170,8 +194,15 @@ def _first_brace_group(text: str) -> tuple[int, list[int], int] | None:
             stack[-1][1].append(j)
         elif c == sp.BRACE_CLOSE and stack:
             start, commas = stack.pop()
-            if commas and (best is None or start < best[0]):
-                best = (start, commas, j)
+            if best is not None and start >= best[0]:
+                continue
+            if commas:
+                cuts = [start, *commas, j]
+                best = (start, [text[a + 1 : b] for a, b in zip(cuts, cuts[1:])], j)
+            elif ".." in text[start + 1 : j]:
+                sequence = shellvalue.brace_sequence(text[start + 1 : j])
+                if sequence:
+                    best = (start, sequence, j)
     return best
 
 
@@ -184,12 +215,11 @@ def _brace_expand(text: str) -> list[str]:
     group = _first_brace_group(text)
     if group is None:
         return [text]
-    start, commas, end = group
+    start, alternatives, end = group
     head, tail = text[:start], text[end + 1 :]
-    cuts = [start, *commas, end]
     out: list[str] = []
-    for a, b in zip(cuts, cuts[1:]):
-        for rest in _brace_expand(text[a + 1 : b] + tail):
+    for alternative in alternatives:
+        for rest in _brace_expand(alternative + tail):
             out.append(head + rest)
             if len(out) >= MAX_CANDIDATES:
                 return out
@@ -227,6 +257,13 @@ class _Scan:
         self.depth = depth
         self.variables: dict[str, list[str]] = {}
         self.scripts: dict[str, str] = {}  # process substitution path -> what it prints
+        self.functions: dict[str, str] = {}  # shell function -> its body
+        self.calling: set[str] = set()  # functions being followed (no recursion)
+        self.aliases: set[str] = set()  # links made to the index by this command
+        self.files: dict[str, str] = {}  # file -> the literal text this command wrote to it
+        self.archives: dict[str, list[str]] = {}  # archive -> the sources this command put in
+        self.literal: list[tuple[str, str]] | None = None  # (.md file, literal text written)
+        self.budget = [MAX_FOLLOWED]  # shared: what is left to follow of text run again
 
     # entry points
 
@@ -237,14 +274,27 @@ class _Scan:
         """Follow ``code`` as a nested shell (``$0``, ``$1``... from ``positional``)."""
         inner = _Scan(self.matcher, self.cwd, self.depth + 1)
         inner.variables = dict(self.variables)
-        inner.scripts = self.scripts
-        for number, value in enumerate((positional or [])[:10]):
-            inner.variables[str(number)] = [value]
+        inner.scripts, inner.functions, inner.calling = self.scripts, self.functions, self.calling
+        inner.aliases, inner.files, inner.archives = self.aliases, self.files, self.archives
+        inner.literal, inner.budget = self.literal, self.budget
+        if positional is not None:
+            self.positional(inner.variables, positional[1:])
+            inner.variables["0"] = positional[:1] or [""]
         return inner.run(code)
+
+    @staticmethod
+    def positional(variables: dict[str, list[str]], values: list[str]) -> None:
+        """``$1``... and ``$@`` (any one of the values) set to ``values``."""
+        for key in [k for k in variables if k.isdigit() and k != "0"]:
+            del variables[key]
+        for number, value in enumerate(values[:9], 1):
+            variables[str(number)] = [value]
+        variables["@"] = values[:MAX_CANDIDATES] or [""]
 
     def program(self, program: Program) -> str | None:
         if program.too_deep:
             return TOO_DEEP
+        self.functions.update(program.functions)
         for command in program.commands:
             found = self.command(command)
             if found:
@@ -285,6 +335,11 @@ class _Scan:
                 else:
                     return [UNKNOWN]
             return values if quoted else [_mark_globs(v) for v in values]
+        if kind == "x":
+            return self.operated(part)
+        if kind == "a":
+            out = [v for word in part[1] for v in self.expand(word)]
+            return out[:MAX_CANDIDATES] or [""]
         if kind == "p":
             path = f"/dev/fd/{63 - len(self.scripts)}"
             printed = _printed(part[1])
@@ -296,6 +351,28 @@ class _Scan:
             return [UNKNOWN] if printed is None else [printed.strip("\n")]
         return [UNKNOWN]
 
+    def operated(self, part: tuple) -> list[str]:
+        """The values of ``${name%pattern}``, ``${!name}`` and the like (see shellparse)."""
+        _, name, op, words, quoted = part
+        values = self.variables.get(name)
+        if values is None:
+            return [UNKNOWN]
+        if op == "!":
+            out = [v for value in values for v in self.variables.get(value, [UNKNOWN])]
+        elif op == "+":
+            out = self.expand(words[0]) if values != [""] else [""]
+        else:
+            pattern = (self.expand(words[0]) or [""])[0] if words else ""
+            replacement = sp.plain((self.expand(words[1]) or [""])[0]) if len(words) > 1 else ""
+            out = []
+            for value in values:
+                done = None
+                if UNKNOWN not in pattern + replacement and UNKNOWN not in value:
+                    done = shellvalue.operate(value, op, pattern, replacement)
+                out.append(UNKNOWN if done is None else done)
+        out = out[:MAX_CANDIDATES] or [UNKNOWN]
+        return out if quoted else [_mark_globs(v) for v in out]
+
     def words(self, words: Iterable[list]) -> list[str]:
         out: list[str] = []
         for word in words:
@@ -303,9 +380,14 @@ class _Scan:
         return out
 
     def hit(self, candidate: str) -> bool:
+        if self.aliases and self.resolved(candidate) in self.aliases:
+            return True
         if _is_glob(candidate):
             return self.matcher.pattern(candidate, self.cwd)
         return self.matcher.literal(candidate, self.cwd)
+
+    def resolved(self, path: str) -> str:
+        return os.path.normpath(os.path.join(self.cwd, sp.plain(path)))
 
     def first_hit(self, candidates: Iterable[str]) -> str | None:
         for candidate in candidates:
@@ -332,6 +414,23 @@ class _Scan:
             found = self.substitutions(word)
             if found:
                 return found
+        found = self.redirected(command)
+        if found:
+            return found
+        words = list(command.words)
+        while words and self.assign(words[0]):
+            words.pop(0)
+        if not words:
+            return None
+        argv = self.words(words)
+        found = self.simple(argv, command)
+        if argv:
+            self.variables["_"] = [_stored(argv[-1])]
+        return found
+
+    def redirected(self, command: Command) -> str | None:
+        """The index, when one of the command's redirections writes it."""
+        output: tuple[str, list[str]] | None = None  # where stdout goes: the last redirect wins
         for redirect in command.redirects:
             found = self.substitutions(redirect.target or []) or self.substitutions(
                 redirect.body_parts or []
@@ -339,31 +438,66 @@ class _Scan:
             if found:
                 return found
             op = redirect.op.lstrip("0123456789")
-            if op in _WRITE_OPS and redirect.target:
-                targets = self.expand(redirect.target)
-                if op == ">&" and all(t.isdigit() or t == "-" for t in targets):
-                    continue
-                found = self.first_hit(targets)
-                if found:
-                    return found
-        words = list(command.words)
-        while words and self.assign(words[0]):
-            words.pop(0)
-        if not words:
-            return None
-        return self.simple(self.words(words), command)
+            if op not in _WRITE_OPS or not redirect.target:
+                continue
+            targets = self.expand(redirect.target)
+            if op == ">&" and all(t.isdigit() or t == "-" for t in targets):
+                continue
+            found = self.first_hit(targets)
+            if found:
+                if self.literal is not None:
+                    self.output_text(command, op, targets)  # its text is checked for secrets too
+                return found
+            if redirect.op[:1] in ("1", ">", "&"):
+                output = (op, targets)
+        if output is not None:
+            self.output_text(command, *output)
+        return None
+
+    def collect(self, targets: list[str], text: Callable[[], str | None]) -> None:
+        """Record the literal text written to each ``.md`` target (for the secret check)."""
+        notes = [sp.plain(t) for t in targets if sp.plain(t).lower().endswith(".md")]
+        written = text() if notes and self.literal is not None else None
+        if written:
+            self.literal.extend((os.path.join(self.cwd, note), written) for note in notes)
+
+    def output_text(self, command: Command, op: str, targets: list[str]) -> None:
+        """Keep the literal text a command prints into a file: a script run later by name
+        (``printf .. > s.sh; bash s.sh``), and a ``.md`` file's text for the secret check."""
+        notes = self.literal is not None and any(
+            sp.plain(t).lower().endswith(".md") for t in targets
+        )
+        single = len(targets) == 1 and op in (">", ">>", ">|") and not _is_glob(targets[0])
+        if not single and not notes:
+            return
+        printed = _printed_command(command, self)
+        if printed is None or len(printed) > MAX_VALUE:
+            return
+        if single:
+            key = self.resolved(targets[0])
+            text = (self.files.get(key, "") if op == ">>" else "") + printed
+            if len(text) <= MAX_VALUE:
+                self.files[key] = text
+            else:
+                self.files.pop(key, None)  # too long to keep: the script is unknown
+        if notes:
+            self.collect(targets, lambda: printed)
 
     def assign(self, word: list) -> bool:
         """Record ``NAME=value`` (or ``NAME+=value``); ``False`` when the word is not one."""
         if not word or word[0][0] != "t":
             return False
         name, equals, rest = word[0][1].partition("=")
+        appended = name.endswith("+") or sp.BRACKET in name
         name = name[:-1] if name.endswith("+") else name
+        name = name.partition(sp.BRACKET)[0]  # A[1]=value: one more value of the array
         if not equals or not name.isidentifier() or not name.isascii():
             return False
         value_word = ([("t", rest)] if rest else []) + list(word[1:])
-        values = self.expand(value_word) if value_word else [""]
-        self.variables[name] = [_stored(v) for v in values]
+        values = [_stored(v) for v in (self.expand(value_word) if value_word else [""])]
+        if appended and name in self.variables:
+            values = (self.variables[name] + values)[:MAX_CANDIDATES]
+        self.variables[name] = values
         return True
 
     def declare(self, arg: str) -> None:
@@ -412,7 +546,47 @@ class _Scan:
             if known and len(self.cwd) + len(known[-1]) < MAX_CWD:
                 self.cwd = os.path.join(self.cwd, sp.plain(known[-1]))
             return None
+        if name in self.functions and name not in self.calling:
+            if not self.spend(self.functions[name]):
+                return TOO_LONG
+            self.calling.add(name)
+            try:
+                return self.nested_run(self.functions[name], [name, *map(sp.plain, args)])
+            finally:
+                self.calling.discard(name)
         return self.writes(name, args, command)
+
+    def spend(self, text: str) -> bool:
+        """Take ``text`` from what may still be followed a second time; ``False`` when spent
+        (a function called, or a script run, over and over: decided as a write)."""
+        self.budget[0] -= len(text) + 1
+        return self.budget[0] >= 0
+
+    def set_positional(self, plain: list[str]) -> None:
+        """``set -- a b`` (or ``set a b``) sets ``$1``, ``$2``... and ``$@``."""
+        if "--" in plain:
+            self.positional(self.variables, plain[plain.index("--") + 1 :])
+        elif plain and not plain[0].startswith(("-", "+")):
+            self.positional(self.variables, plain)
+
+    def printf_variable(self, plain: list[str]) -> None:
+        """``printf -v NAME FORMAT ARGS``: NAME holds what printf would print."""
+        if plain[:1] == ["-v"] and len(plain) > 2:
+            name, words = plain[1], plain[2:]
+        elif plain[:1] and plain[0].startswith("-v") and len(plain) > 1:
+            name, words = plain[0][2:], plain[1:]
+        else:
+            return
+        words = words[1:] if words[:1] == ["--"] else words
+        value = shellvalue.printf_format(words[0], words[1:]) if words else None
+        self.variables[name] = [UNKNOWN if value is None else _stored(value)]
+
+    def trap(self, plain: list[str]) -> str | None:
+        """``trap CODE SIGNAL...``: CODE runs later (at exit, on a signal): followed now."""
+        plain = plain[1:] if plain[:1] == ["--"] else plain
+        if len(plain) < 2 or plain[0] in ("-", "-p", "-l", "-P"):
+            return None
+        return self.nested_run(plain[0])
 
     def unwrap(self, argv: list[str]) -> list[str] | None:
         name = os.path.basename(sp.plain(argv[0]))
@@ -483,9 +657,13 @@ class _Scan:
             return None
         return handler(self, name, args, [sp.plain(a) for a in args], command)
 
-    def operands_written(self, name: str, args: list[str], plain: list[str]) -> str | None:
+    def operands_written(
+        self, name: str, args: list[str], plain: list[str], command: Command
+    ) -> str | None:
         """``tee``, ``rm`` and the like: every operand is written (``rm -r``: and below it)."""
         operands = [a for a, p in zip(args, plain) if not p.startswith("-") or p == "-"]
+        if name == "tee" and self.literal is not None:
+            self.collect(operands, lambda: self.stdin_text(command))
         recursive = name == "rm" and any(_short_flag(p, "rR") or p == "--recursive" for p in plain)
         return self.first_hit(operands) or (self.below(operands) if recursive else None)
 
@@ -528,7 +706,8 @@ class _Scan:
             if op in ("<<", "<<-"):
                 return redirect.body or ""
             if op == "<":
-                return None
+                targets = self.expand(redirect.target or [])
+                return self.files.get(self.resolved(targets[0])) if len(targets) == 1 else None
         if command.piped_from is not None:
             return _printed_command(command.piped_from, self)
         return None
@@ -561,7 +740,18 @@ class _Scan:
             return self.stdin_code(command)
         if plain[i] in self.scripts:
             return self.nested_run(self.scripts[plain[i]], plain[i:])
-        return None
+        return self.script_file(plain[i], plain[i:], "sh")
+
+    def script_file(self, path: str, argv: list[str], language: str) -> str | None:
+        """A script this same command wrote with literal text (``printf .. > s.sh; bash s.sh``)."""
+        text = self.files.get(self.resolved(path)) if self.files else None
+        if text is None:
+            return None
+        if not self.spend(text):
+            return TOO_LONG
+        if language == "sh":
+            return self.nested_run(text, argv)
+        return self.code(text, language, argv[1:])
 
     def script(self, args: list[str], plain: list[str]) -> str | None:
         """``script [-c CMD] [FILE]``: runs CMD, and writes its log to FILE (``typescript``)."""
@@ -583,8 +773,16 @@ class _Scan:
             self.variables[sp.plain(name)] = [value] if words else [UNKNOWN]
         return None
 
-    def code(self, code: str, language: str) -> str | None:
-        return _CodeScan(self, code, language).writes()
+    def code(
+        self,
+        code: str,
+        language: str,
+        arguments: list[str] | None = None,
+        bindings: dict[str, str] | None = None,
+    ) -> str | None:
+        """Does interpreter ``code`` write the index? ``arguments``: its argv after the code;
+        ``bindings``: variables set outside the code (``awk -v f=MEMORY.md``)."""
+        return _CodeScan(self, code, language, arguments or [], bindings or {}).writes()
 
     def python(self, args: list[str], plain: list[str], command: Command) -> str | None:
         i = 0
@@ -597,8 +795,9 @@ class _Scan:
                 continue
             for k, flag in enumerate(arg[1:], 1):
                 if flag == "c":
-                    code = arg[k + 1 :] or (plain[i + 1] if i + 1 < len(plain) else "")
-                    return self.code(code, "python")
+                    attached = arg[k + 1 :]
+                    code = attached or (plain[i + 1] if i + 1 < len(plain) else "")
+                    return self.code(code, "python", plain[i + (1 if attached else 2) :])
                 if flag == "m":
                     return None
                 if flag in "WX":
@@ -606,9 +805,9 @@ class _Scan:
                     break
             i += 1
         if i < len(plain) and plain[i] not in ("-", "--"):
-            return None  # a script file
+            return self.script_file(plain[i], plain[i:], "python")
         text = self.stdin_text(command)
-        return self.code(text, "python") if text else None
+        return self.code(text, "python", plain[i + 1 :]) if text else None
 
     def node(self, name: str, args: list[str], plain: list[str], command: Command) -> str | None:
         if name == "deno" and plain[:1] == ["eval"]:
@@ -618,14 +817,14 @@ class _Scan:
             arg = plain[i]
             for long in ("--eval=", "--print="):
                 if arg.startswith(long):
-                    return self.code(arg[len(long) :], "js")
+                    return self.code(arg[len(long) :], "js", plain[i + 1 :])
             if arg in ("--eval", "--print") or (
                 arg.startswith("-")
                 and not arg.startswith("--")
                 and arg[-1:] in "ep"
                 and len(arg) > 1
             ):
-                return self.code(plain[i + 1] if i + 1 < len(plain) else "", "js")
+                return self.code(plain[i + 1] if i + 1 < len(plain) else "", "js", plain[i + 2 :])
             if arg in ("-r", "--require", "--import", "--loader", "--input-type", "-C"):
                 i += 2
                 continue
@@ -633,14 +832,14 @@ class _Scan:
                 break
             i += 1
         if i < len(plain) and plain[i] != "-":
-            return None
+            return self.script_file(plain[i], plain[i:], "js")
         text = self.stdin_text(command)
-        return self.code(text, "js") if text else None
+        return self.code(text, "js", plain[i + 1 :]) if text else None
 
     def php(self, args: list[str], plain: list[str], command: Command) -> str | None:
         for i, arg in enumerate(plain):
             if arg in ("-r", "-B", "-R", "-E") and i + 1 < len(plain):
-                return self.code(plain[i + 1], "php")
+                return self.code(plain[i + 1], "php", plain[i + 2 :])
         return None
 
     def perl_ruby(  # noqa: PLR0912 - one branch per option form
@@ -681,6 +880,9 @@ class _Scan:
         operands = args[i:]
         if code is None:
             if operands and sp.plain(operands[0]) != "-":
+                script = self.script_file(sp.plain(operands[0]), plain[i:], name)
+                if script:
+                    return script
                 operands = operands[1:]  # the script file
                 code = None
             else:
@@ -689,11 +891,12 @@ class _Scan:
             found = self.first_hit(operands)
             if found:
                 return found
-        return self.code(code, "perl") if code else None
+        return self.code(code, name, [sp.plain(o) for o in operands]) if code else None
 
-    def awk(self, args: list[str], plain: list[str]) -> str | None:
+    def awk(self, args: list[str], plain: list[str]) -> str | None:  # noqa: PLR0912 - one branch per option
         program: str | None = None
         in_place = False
+        bindings: dict[str, str] = {}
         i = 0
         while i < len(plain):
             arg = plain[i]
@@ -701,7 +904,17 @@ class _Scan:
                 program = ""
                 i += 2
                 continue
-            if arg in ("-v", "-F", "--assign", "--field-separator"):
+            if arg in ("-v", "--assign") and i + 1 < len(plain):
+                name, _, value = plain[i + 1].partition("=")
+                bindings[name] = value
+                i += 2
+                continue
+            if arg.startswith("-v") and "=" in arg:
+                name, _, value = arg[2:].partition("=")
+                bindings[name] = value
+                i += 1
+                continue
+            if arg in ("-F", "--field-separator"):
                 i += 2
                 continue
             if arg in ("-i", "--include") and i + 1 < len(plain):
@@ -722,11 +935,18 @@ class _Scan:
             program = plain[i]
             i += 1
         files = args[i:]
+        inputs = [sp.plain(f) for f in files if "=" not in sp.plain(f)]
+        for operand in files:
+            name, equals, value = sp.plain(operand).partition("=")
+            if equals and name.isidentifier():
+                bindings[name] = value
         if in_place:
             found = self.first_hit(f for f in files if "=" not in sp.plain(f))
             if found:
                 return found
-        return self.code(program, "awk") if program else None
+        if inputs:
+            bindings["FILENAME"] = self.first_hit(inputs) or inputs[0]
+        return self.code(program, "awk", inputs, bindings) if program else None
 
     def sed(self, args: list[str], plain: list[str]) -> str | None:  # noqa: PLR0912 - one branch per sed option form
         in_place, scripts, i, files = False, [], 0, []
@@ -776,6 +996,17 @@ class _Scan:
         if name != "rsync":
             value_options -= {"-e", "-f"}
         operands = _operands(args, plain, value_options)
+        found = self.copied(name, args, plain, operands)
+        if name == "ln" and not found:
+            self.remember_links(args, plain, operands)
+        return found
+
+    def copied(
+        self, name: str, args: list[str], plain: list[str], operands: list[str]
+    ) -> str | None:
+        copied = self.copied_tree(name, plain, operands)
+        if copied:
+            return copied
         directory = None
         if name != "rsync":
             directory = next(iter(_option_values(args, plain, ("-t", "--target-directory"))), None)
@@ -803,6 +1034,35 @@ class _Scan:
             for s in sources
         ]
         return self.kept(name, plain, self.first_hit(into)) or self.moved_away(name, sources)
+
+    def remember_links(self, args: list[str], plain: list[str], operands: list[str]) -> None:
+        """``ln [-s] INDEX LINK``: writing through LINK later writes the index."""
+        directory = next(iter(_option_values(args, plain, ("-t", "--target-directory"))), None)
+        if directory is None and len(operands) >= 2:
+            *sources, link = operands
+        else:
+            sources, link = operands, directory or "."
+        for source in sources:
+            if self.hit(source):
+                into = sp.plain(link).endswith("/") or os.path.isdir(
+                    os.path.join(self.cwd, sp.plain(link))
+                )
+                path = os.path.join(sp.plain(link), os.path.basename(sp.plain(source)))
+                self.aliases.add(self.resolved(path if into else link))
+
+    def copied_tree(self, name: str, plain: list[str], operands: list[str]) -> str | None:
+        """``cp -r``/``cp -a``/``rsync -a`` of a folder holding a file named like the index:
+        the copy is one more such file (the index is guarded by name)."""
+        recursive = name in ("cp", "rsync") and any(
+            _short_flag(p, "rRa") or p in ("--recursive", "--archive") for p in plain
+        )
+        if not recursive or self.matcher.name is None or len(operands) < 2:
+            return None
+        for source in operands[:-1]:
+            folder = os.path.join(self.cwd, sp.plain(source))
+            if os.path.isdir(folder) and self.matcher.under(sp.plain(source), STAR, self.cwd):
+                return os.path.join(sp.plain(operands[-1]), self.matcher.name)
+        return None
 
     def kept(self, name: str, plain: list[str], found: str | None) -> str | None:
         """``found``, unless the command refuses to replace it: ``ln`` without ``-f``, ``cp -n``."""
@@ -832,15 +1092,6 @@ class _Scan:
         ]
         strip = [n.split("/", 1)[1] if "/" in n else n for n in names]
         return self.first_hit(names + strip)
-
-    def git(self, args: list[str], plain: list[str]) -> str | None:
-        operands = [a for a, p in zip(args, plain) if not p.startswith("-")]
-        if not operands:
-            return None
-        sub = sp.plain(operands[0])
-        if sub in ("checkout", "restore", "mv") or (sub == "rm" and "--cached" not in plain):
-            return self.first_hit(operands[1:])
-        return None
 
     def find(self, args: list[str], plain: list[str]) -> str | None:
         starts: list[str] = []
@@ -942,6 +1193,7 @@ class _Scan:
 
 
 _HANDLERS: dict[str, Callable[[_Scan, str, list, list, Command], str | None]] = {
+    **shellwriters.HANDLERS,
     "sed": lambda s, n, a, p, c: s.sed(a, p),
     "perl": lambda s, n, a, p, c: s.perl_ruby(n, a, p, c),
     "ruby": lambda s, n, a, p, c: s.perl_ruby(n, a, p, c),
@@ -951,9 +1203,6 @@ _HANDLERS: dict[str, Callable[[_Scan, str, list, list, Command], str | None]] = 
     "dd": lambda s, n, a, p, c: s.first_hit(x[3:] for x in a if x.startswith("of=")),
     "uniq": lambda s, n, a, p, c: s.first_hit(_operands(a, p, {"-f", "-s", "-w"})[1:2]),
     "patch": lambda s, n, a, p, c: s.patch(a, p, c),
-    "curl": lambda s, n, a, p, c: s.first_hit(_option_values(a, p, ("-o", "--output"))),
-    "wget": lambda s, n, a, p, c: s.first_hit(_option_values(a, p, ("-O", "--output-document"))),
-    "git": lambda s, n, a, p, c: s.git(a, p),
     "find": lambda s, n, a, p, c: s.find(a, p),
     "source": lambda s, n, a, p, c: s.sourced(p, c),
     ".": lambda s, n, a, p, c: s.sourced(p, c),
@@ -961,10 +1210,13 @@ _HANDLERS: dict[str, Callable[[_Scan, str, list, list, Command], str | None]] = 
     "script": lambda s, n, a, p, c: s.script(a, p),
     "read": lambda s, n, a, p, c: s.read(a, p, c),
     "su": lambda s, n, a, p, c: s.shell(a, [x if x != "--command" else "-c" for x in p], c),
+    "set": lambda s, n, a, p, c: s.set_positional(p),
+    "printf": lambda s, n, a, p, c: s.printf_variable(p),
+    "trap": lambda s, n, a, p, c: s.trap(p),
 }
 _TOUCH_VALUES = {"-s", "--size", "-r", "--reference", "-d", "--date", "-t"}
 for _name in ("tee", *_REMOVERS):
-    _HANDLERS[_name] = lambda s, n, a, p, c: s.operands_written(n, a, p)
+    _HANDLERS[_name] = lambda s, n, a, p, c: s.operands_written(n, a, p, c)
 for _name in _NODES:
     _HANDLERS[_name] = lambda s, n, a, p, c: s.node(n, a, p, c)
 for _name in _AWKS:
@@ -990,13 +1242,6 @@ for _name in _SHELLS:
 # -- helpers for option parsing ------------------------------------------------------
 
 
-def _short_flag(arg: str, flags: str) -> bool:
-    """A short-option cluster (``-rf``) holding one of ``flags``."""
-    if not arg.startswith("-") or arg.startswith("--") or len(arg) < 2:
-        return False
-    return arg[1:].isalpha() and any(f in arg[1:] for f in flags)
-
-
 def _forced(plain: list[str]) -> bool:
     """``ln -f``: an existing destination is replaced (without it, ``ln`` refuses)."""
     return any(_short_flag(p, "f") or p == "--force" for p in plain)
@@ -1014,46 +1259,34 @@ def _skip_options(argv: list[str], takes_value: frozenset[str]) -> list[str]:
     return argv[i:]
 
 
-def _operands(args: list[str], plain: list[str], value_options: set[str]) -> list[str]:
-    out: list[str] = []
-    i = 0
-    options_done = False
-    while i < len(plain):
-        arg = plain[i]
-        if not options_done and arg == "--":
-            options_done = True
-        elif not options_done and arg in value_options:
-            i += 1
-        elif options_done or not arg.startswith("-") or arg == "-":
-            out.append(args[i])
-        i += 1
-    return out
-
-
-def _option_values(args: list[str], plain: list[str], names: tuple[str, ...]) -> list[str]:
-    out: list[str] = []
-    for i, arg in enumerate(plain):
-        for name in names:
-            if arg == name and i + 1 < len(args):
-                out.append(args[i + 1])
-            elif name.startswith("--") and arg.startswith(name + "="):
-                out.append(args[i][len(name) + 1 :])
-            elif not name.startswith("--") and arg.startswith(name) and len(arg) > len(name):
-                out.append(args[i][len(name) :])
-    return out
+_SED_FLAGS = frozenset("gpiIeMm0123456789")
+MAX_SED_NAMES = 8  # per script line: each candidate copies the rest of the line
 
 
 def _sed_write_files(script: str) -> list[str]:
-    """File names after sed ``w`` commands (and the ``w`` flag of ``s``)."""
+    """File names after sed ``w``/``W`` commands (``1wFILE``, ``w FILE``) and the ``w`` flag of
+    ``s``: the name runs to the end of the line; the name cut at a ``;`` is also given."""
     out: list[str] = []
-    for line in script.replace(";", "\n").split("\n"):
-        stripped = line.strip()
-        for marker in ("w ", "W "):
-            at = stripped.find(marker)
-            while at >= 0:
-                if at == 0 or not stripped[at - 1].isalpha():
-                    out.append(stripped[at + 2 :].strip())
-                at = stripped.find(marker, at + 1)
+    for line in script.split("\n"):
+        first = len(out)
+        for at, c in enumerate(line):
+            if c not in "wW":
+                continue
+            k = at
+            while k > 0 and line[k - 1] in _SED_FLAGS and line[k - 1].isalpha():
+                k -= 1
+            before = line[k - 1] if k > 0 else ""
+            if before.isalpha() or before in ("\\", "'", '"'):
+                continue
+            if k < at and before != "/":
+                continue  # letters before a w that are not flags of an s command
+            if len(out) >= first + MAX_SED_NAMES:
+                break
+            name = line[at + 1 :].strip()
+            if name:
+                out.append(name)
+                if ";" in name:
+                    out.append(name.partition(";")[0].strip())
     return out
 
 
@@ -1109,11 +1342,9 @@ def _printed_command(command: Command, scan: _Scan | None) -> str | None:
         while args and args[0] in ("-n", "-e", "-E", "-ne", "-en"):
             args = args[1:]
         return " ".join(args) + "\n"
-    if name == "printf" and len(words) > 1:
-        text = words[1].replace("\\n", "\n").replace("\\t", "\t").replace("%%", "%")
-        if text.count("%s") == 1 and len(words) > 2:
-            return "".join(text.replace("%s", arg) for arg in words[2:])
-        return text.replace("%s", " ".join(words[2:]))
+    if name == "printf" and len(words) > 1 and not words[1].startswith("-v"):
+        words = words[1:] if words[1] == "--" else words
+        return shellvalue.printf_format(words[1], words[2:]) if len(words) > 1 else None
     if name == "cat" and len(words) == 1 and scan is not None:
         return scan.stdin_text(command)
     return None
@@ -1237,16 +1468,94 @@ class _Frame:
         self.flags = ""
 
 
+# how each language names its arguments: (names of argv, index of the first argument)
+_ARGV: dict[str, tuple[tuple[str, ...], int]] = {
+    "python": (("sys.argv", "argv"), 1),
+    "js": (("process.argv",), 1),
+    "perl": (("$ARGV", "@ARGV"), 0),
+    "ruby": (("ARGV", "$*"), 0),
+    "php": (("$argv", "$_SERVER"), 1),
+    "awk": (("ARGV",), 1),
+}
+MAX_ARGUMENTS = 16  # an interpreter's arguments looked up by number
+_WHOLE_ARGV = frozenset({"shift", "ARGF", "<>", "@ARGV", "$<"})
+
+
+def _bind(
+    tokens: list[tuple[str, str]], language: str, arguments: list[str], bindings: dict[str, str]
+) -> tuple[list[tuple[str, str]], bool]:
+    """Tokens with ``sys.argv[1]``, ``$ARGV[0]``, ``process.argv[1]`` (also inside strings) and
+    bound variables replaced by their value as a string; and whether the code reads its
+    arguments in a way not worked out (``sys.argv[1:]``, ``@ARGV``, ``shift``)."""
+    names, first = _ARGV.get(language, ((), 0))
+    arguments = arguments[:MAX_ARGUMENTS]
+    out: list[tuple[str, str]] = []
+    unresolved = False
+    k = 0
+    while k < len(tokens):
+        kind, value = tokens[k]
+        window = tokens[k + 1 : k + 4]
+        if kind == "name" and value in names and arguments:
+            if (
+                len(window) == 3
+                and window[0] == ("op", "[")
+                and window[1][0] == "name"
+                and window[1][1].isdigit()
+                and window[2] == ("op", "]")
+            ):
+                index = int(window[1][1]) - first
+                out.append(("str", arguments[index] if 0 <= index < len(arguments) else ""))
+                k += 4
+                continue
+            unresolved = True
+        elif kind == "name" and value in bindings:
+            out.append(("str", bindings[value]))
+            k += 1
+            continue
+        elif kind == "name" and (value in _WHOLE_ARGV or value.startswith(names)) and arguments:
+            unresolved = True
+        elif kind == "str" and arguments and any(n in value for n in names):
+            for number in range(len(arguments) + first):
+                argument = arguments[number - first] if number >= first else ""
+                for name in names:
+                    reference = f"{name}[{number}]"
+                    for form in (
+                        "#{" + reference + "}",
+                        "${" + reference + "}",
+                        "{" + reference + "}",
+                        reference,
+                    ):
+                        value = value.replace(form, argument)
+            unresolved |= any(n in value for n in names)
+            out.append(("str", value))
+            k += 1
+            continue
+        out.append((kind, value))
+        k += 1
+    return out, unresolved
+
+
 class _CodeScan:
     """Does a one-liner write the index? Each string naming it is judged by its call."""
 
-    def __init__(self, scan: _Scan, code: str, language: str) -> None:
+    def __init__(
+        self,
+        scan: _Scan,
+        code: str,
+        language: str,
+        arguments: list[str] | None = None,
+        bindings: dict[str, str] | None = None,
+    ) -> None:
         self.scan = scan
         self.code = code
         self.language = language
+        self.arguments = arguments or []
+        self.bindings = bindings or {}
 
     def writes(self) -> str | None:  # noqa: PLR0912 - one branch per token kind
-        tokens = _code_tokens(self.code)
+        tokens, unresolved = _bind(
+            _code_tokens(self.code), self.language, self.arguments, self.bindings
+        )
         hints = self.code.lower()
         may_write = any(h in hints for h in _WRITE_HINTS)
         stack: list[_Frame] = []
@@ -1289,6 +1598,8 @@ class _CodeScan:
                     judged.append((value, frame, frame.argument if frame else 0, context or bare))
                 statement_strings.append(value)
             previous_kind, previous = kind, value
+        if unresolved:  # the code reads its arguments: each one may be the file it writes
+            judged.extend((a, None, 0, "") for a in self.arguments if self.names_index(a))
         for literal, frame, argument, before in judged:
             verdict = self.judge(literal, frame, argument, before)
             if verdict == "write" or (verdict == "unknown" and may_write):
@@ -1329,7 +1640,12 @@ class _CodeScan:
             path_first = qualified.endswith(("file.write", "io.write", "file.binwrite"))
             return "write" if path_first and argument == 0 else "read"
         if name in _COPY_CALLS:
-            return "write" if argument >= 1 else "read"
+            destination = [s for a, s in frame.strings if a == 1]
+            into = destination and (
+                destination[0].endswith("/")
+                or os.path.isdir(os.path.join(self.scan.cwd, destination[0]))
+            )
+            return "write" if argument >= 1 or (argument == 0 and into) else "read"
         if name in _SHELL_CALLS:
             return "read"  # already read as a shell command
         if name in _OPEN_CALLS or (name in _PATH_CALLS and frame.method == ""):

@@ -7,7 +7,10 @@ toolArgs}`` where ``toolArgs`` may be a JSON STRING holding the object (or, for
 session_id, timestamp, cwd, tool_name, tool_input}`` with the tools renamed
 (``create`` -> ``Write``, ``edit``/``str_replace_editor``/``apply_patch`` ->
 ``Edit``) but not their arguments. Tools: ``create {path, file_text}``, ``edit
-{path, old_str, new_str}`` (exactly one occurrence), ``apply_patch`` (a V4A
+{path, old_str, new_str}`` (exactly one occurrence), ``edit``/``str_replace_editor``
+with ``command: insert`` ``{path, new_str, insert_line}`` (``new_str`` goes in as
+whole lines after line ``insert_line``, 0 for the top; simulated, so an insert that
+takes the index over its cap, or a secret into a note, is denied), ``apply_patch`` (a V4A
 patch; an ``Edit`` without a path whose argument starts ``*** Begin Patch`` is
 one too), ``bash {command}`` and ``powershell {command}`` (read by
 :mod:`engramory.guard.pwsh`).
@@ -147,11 +150,34 @@ def tool_calls(payload: object) -> list[ToolCall]:
         return [ToolCall(service.WRITE, path, cwd=cwd, content=fields.text(arguments, TEXT_KEYS))]
     if tool not in EDIT_TOOLS or action in ("view", "undo_edit"):
         return [ToolCall(service.UNKNOWN, cwd=cwd)]
+    if action == "insert":
+        return [_insert_call(arguments, path, cwd)]
     call = ToolCall(service.EDIT, path, cwd=cwd)
     if action in (None, "str_replace"):
         old = fields.text(arguments, ("old_str", "old_string"))
         call.edits = [(old, fields.text(arguments, ("new_str", "new_string")), None)]
-    return [call]  # another action (insert...): no prediction, a "not verified" nudge
+    return [call]  # another action: no prediction, a "not verified" nudge
+
+
+def _insert_call(arguments: dict[str, object], path: str | None, cwd: str | None) -> ToolCall:
+    """``command: insert``: the file with ``new_str`` inserted after line ``insert_line``."""
+    new = fields.text(arguments, ("new_str", "new_string"))
+    line = arguments.get("insert_line", arguments.get("insertLine"))
+    if isinstance(line, str) and line.strip().isdigit():
+        line = int(line)
+    if not isinstance(new, str) or not isinstance(line, int) or isinstance(line, bool):
+        return ToolCall(service.TRANSFORM, path, cwd=cwd)  # the tool rejects it: unverified
+    if line < 0:
+        return ToolCall(service.TRANSFORM, path, cwd=cwd)
+    return ToolCall(service.TRANSFORM, path, cwd=cwd, transform=lambda t: inserted(t, line, new))
+
+
+def inserted(text: str, line: int, new: str) -> str:
+    """``text`` with ``new``'s lines after line ``line`` (clamped to the line count), as the
+    str_replace_editor tool does it: the file and ``new`` split on newlines, joined again."""
+    lines = text.split("\n")
+    at = min(line, len(lines))
+    return "\n".join(lines[:at] + new.split("\n") + lines[at:])
 
 
 def _arguments(value: object) -> object:
