@@ -349,7 +349,7 @@ def test_post_event_without_an_index_does_nothing(tmp_path: Path) -> None:
 def test_post_event_uses_index_path_setting(tmp_path: Path) -> None:
     index = tmp_path / "MEMORY.md"
     index.write_text(lines(230))
-    assert say(["--event=post"], b"", {"ENGRAMORY_INDEX_PATH": str(index)}) != ""
+    assert say(["--event=post"], b"{}", {"ENGRAMORY_INDEX_PATH": str(index)}) != ""
 
 
 # --- the entry: argv, stdin, hosts, failing open ----------------------------------------------
