@@ -30,7 +30,7 @@ if TYPE_CHECKING:  # annotations only
 NOTE_LIMIT = 4 * 1024 * 1024  # the doctor reads no more of a note (store.NOTE_READ_LIMIT)
 SHELL_NOTES_LIMIT = 32  # at most this many note names of one command are looked at
 # Characters that end a word of a shell command for the note-name scan (quotes included).
-_SEPARATORS = str.maketrans({c: " " for c in "\t\n\r;&|<>()'\"`{}=,"})
+_SEPARATORS = str.maketrans(dict.fromkeys("\t\n\r;&|<>()'\"`{}=,", " "))
 
 
 class Touched:
@@ -68,7 +68,13 @@ def touched(
     return found
 
 
-def _add_path(found: Touched, path: str, cwd: str, environ: dict[str, str] | os._Environ[str], index: str | None) -> None:
+def _add_path(
+    found: Touched,
+    path: str,
+    cwd: str,
+    environ: dict[str, str] | os._Environ[str],
+    index: str | None,
+) -> None:
     target = os.path.join(cwd, os.path.expanduser(path))
     if service.is_index(path, cwd, environ, index):
         found.index = True
@@ -87,7 +93,9 @@ def _patch_paths(patch: str | None) -> list[str]:
     return [op.destination for op in parsed.ops if op.kind != v4a.DELETE]
 
 
-def _shell_notes(command: str, cwd: str, environ: dict[str, str] | os._Environ[str], index: str | None) -> list[str]:
+def _shell_notes(
+    command: str, cwd: str, environ: dict[str, str] | os._Environ[str], index: str | None
+) -> list[str]:
     """The store ``.md`` files a shell command names as words (a linear scan, no parser)."""
     notes: list[str] = []
     seen = 0
@@ -120,7 +128,10 @@ def check(
 
 
 def _index_verdict(
-    found: Touched, calls: list[ToolCall], environ: dict[str, str] | os._Environ[str], index: str | None
+    found: Touched,
+    calls: list[ToolCall],
+    environ: dict[str, str] | os._Environ[str],
+    index: str | None,
 ) -> Verdict:
     pinned = index or service.index_path(environ)
     if pinned is not None:
