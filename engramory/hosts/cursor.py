@@ -251,7 +251,8 @@ def host() -> Host:
             (beforeShellExecution), the check after a write (afterFileEdit,
             afterShellExecution: a warning in Cursor's hook output), and the continuity
             hooks (sessionStart, beforeSubmitPrompt, preCompact), each a shell line (a
-            PowerShell one on Windows). A failure (127: no interpreter) lets Cursor go on; only exit 2 stops."""
+            PowerShell one on Windows). A failure (127: no interpreter) lets Cursor go on;
+            only exit 2 stops."""
 
             on_windows = os.name == "nt" if windows is None else windows
 
