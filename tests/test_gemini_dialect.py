@@ -141,10 +141,15 @@ def test_the_index_named_by_path_through_the_real_hook(tmp_path: Path) -> None:
 def test_the_after_tool_event_reports_an_index_over_the_cap(tmp_path: Path) -> None:
     index = tmp_path / "MEMORY.md"
     index.write_text(lines(300))
-    output = answer(run_hook("gemini", {}, "--event", "post", "--index", str(index)))
+    after = {
+        "tool_name": "run_shell_command",
+        "tool_input": {"command": "cat draft >> MEMORY.md"},
+        "cwd": str(tmp_path),
+    }
+    output = answer(run_hook("gemini", after, "--event", "post", "--index", str(index)))
     assert output["decision"] == "deny" and "lines (300 > 200)" in output["reason"]
     index.write_text(lines(20))
-    assert answer(run_hook("gemini", {}, "--event", "post", "--index", str(index))) is None
+    assert answer(run_hook("gemini", after, "--event", "post", "--index", str(index))) is None
 
 
 def test_an_unrelated_payload_imports_only_the_hot_path(tmp_path: Path) -> None:

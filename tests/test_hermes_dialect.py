@@ -169,11 +169,16 @@ def test_the_index_named_by_path_through_the_real_hook(tmp_path: Path) -> None:
 def test_the_post_tool_call_event_warns_on_stderr_when_over_the_cap(tmp_path: Path) -> None:
     index = tmp_path / "MEMORY.md"
     index.write_text(lines(300))
-    proc = run_hook("hermes", {}, "--event", "post", "--index", str(index))
+    after = {
+        "tool_name": "terminal",
+        "tool_input": {"command": "cat draft >> MEMORY.md"},
+        "cwd": str(tmp_path),
+    }
+    proc = run_hook("hermes", after, "--event", "post", "--index", str(index))
     assert proc.returncode == 0 and proc.stdout == b""
     assert b"lines (300 > 200)" in proc.stderr
     index.write_text(lines(20))
-    assert answer(run_hook("hermes", {}, "--event", "post", "--index", str(index))) is None
+    assert answer(run_hook("hermes", after, "--event", "post", "--index", str(index))) is None
 
 
 def test_an_unrelated_payload_imports_only_the_hot_path(tmp_path: Path) -> None:

@@ -90,7 +90,8 @@ def answer(
         return "", 0
     payload_bytes = _read_stdin() if raw is None else raw
     if event == "post":
-        return host_dialect.render(_after_call(host_dialect, payload_bytes, environ, index), event)
+        after = _after_call(host_dialect, payload_bytes, environ, index)
+        return ("", 0) if after is None else host_dialect.render(after, event)
     if len(payload_bytes) > service.PAYLOAD_LIMIT:
         call = host_dialect.oversized_call(payload_bytes)
         return host_dialect.render(service.check_oversized(call, environ, index), event)
@@ -114,35 +115,31 @@ def _after_call(
     payload_bytes: bytes,
     environ: dict[str, str] | os._Environ[str],
     index: str | None,
-) -> Verdict:
+) -> Verdict | None:
     """The check after a call (:mod:`engramory.guard.afterwrite`): what the call may have
-    touched, read by the host's dialect, is measured and scanned.
+    touched, read by the host's dialect, is measured and scanned (``None``: nothing to say).
 
     A payload the dialect dismisses on its raw bytes (a read, a command that cannot write)
-    costs nothing more; one over the bound, or that is not a JSON object, is answered with
-    silence. A JSON object naming no tool call (``{}``) measures the index, as a handler
-    registered on shell calls only always did.
+    costs nothing more; one over the bound, that is not a JSON object or that names no
+    tool call the dialect can read, is answered with silence.
     """
     if len(payload_bytes) > service.PAYLOAD_LIMIT:
-        return service.silent()
+        return None
     if payload_bytes.startswith(BOM):
         payload_bytes = payload_bytes[len(BOM) :]
     if not host_dialect.may_concern_index(payload_bytes, environ, index):
-        return service.silent()
+        return None
     from engramory import fastjson  # noqa: PLC0415 - only when the store may be involved
     from engramory.guard import afterwrite  # noqa: PLC0415
-    from engramory.hosts.fields import payload_cwd  # noqa: PLC0415
 
     try:
         payload = fastjson.loads(payload_bytes.decode("utf-8", "replace"))
     except (ValueError, RecursionError):
-        return service.silent()
+        return None
     if not isinstance(payload, dict):
-        return service.silent()
+        return None
     calls = getattr(host_dialect, "after_calls", host_dialect.tool_calls)(payload)
-    if not calls:
-        calls = [service.ToolCall(service.SHELL, cwd=payload_cwd(payload))]
-    return afterwrite.check(calls, environ, index)
+    return afterwrite.check(calls, environ, index) if calls else None
 
 
 def main(argv: list[str] | None = None) -> int:
