@@ -122,7 +122,7 @@ def test_an_allowed_secret_is_not_reported(store: Path) -> None:
     ("tool", "tool_input"),
     [
         ("Read", {"file_path": "MEMORY.md"}),
-        ("Bash", {"command": "ls -la && grep -n deploy MEMORY.md"}),
+        ("Bash", {"command": "ls -la && grep -n deploy MEMORY.md && make notes"}),
         ("Write", {"file_path": "src/app.py", "content": AWS}),
         ("Edit", {"file_path": "deploy.md", "old_string": "CI", "new_string": "the CI"}),
     ],
@@ -166,12 +166,23 @@ def test_a_non_store_call_imports_only_the_hot_path(store: Path) -> None:
     (store / "MEMORY.md").write_text(lines(300))
     for payload in (
         claude("Read", {"file_path": index_of(store)}, store),
-        claude("Bash", {"command": "ls -la && grep -c x MEMORY.md"}, store),
         claude("Write", {"file_path": "/x/app.py", "content": AWS}, store),
     ):
         names = imported("claude", payload, "--event", "post", "--index", index_of(store))
         assert not names & HEAVY
         assert {n for n in names if n.startswith("engramory")} <= hot_path("claude")
+
+
+def test_a_shell_call_is_measured_without_the_detector_or_the_parser(store: Path) -> None:
+    """Any shell command may have run a script that wrote the index: it is measured; a
+    command that cannot write a file names no note to scan."""
+    payload = claude("Bash", {"command": "make notes && ls -la"}, store)
+    names = imported("claude", payload, "--event", "post", "--index", index_of(store))
+    assert "engramory.caps" in names  # measured
+    assert not {"engramory.secrets.scan", "engramory.guard.shellwrite"} & names
+    assert not {"engramory.guard.shellparse"} & names
+    (store / "MEMORY.md").write_text(lines(201))
+    assert "201 lines" in claude_reason(post("claude", payload, store))
 
 
 def test_a_note_write_without_a_keyword_does_not_import_the_detector(store: Path) -> None:
@@ -327,7 +338,8 @@ def test_touched_names_the_index_and_the_notes_a_call_may_have_written(store: Pa
     assert found.index  # a note not there yet is named too: reading it finds nothing
     assert found.notes == [str(store / "deploy.md"), str(store / "other.md")]
     read_only = [service.ToolCall(service.SHELL, cwd=cwd, command="cat deploy.md")]
-    assert not afterwrite.touched(read_only, {}).index
+    found = afterwrite.touched(read_only, {})
+    assert found.index and found.notes == []  # measured; no note named by a writing command
 
 
 def test_a_patch_is_checked_for_every_file_it_writes(store: Path) -> None:

@@ -9,10 +9,10 @@ most its first characters, never its value). It never writes anything; silence w
 nothing is wrong.
 
 Which files a call may have touched: an edit's (or write's) path; every file a V4A patch
-adds, updates or moves; for a shell command that may write a file
-(:func:`~engramory.guard.service.shell_may_write`), the index (measured whatever the
-command, since the pre-write parser may have missed it) and every word of the command
-naming a store's ``.md`` file. The shell parser is not run: the check must not depend on
+adds, updates or moves; for a shell command, the index (measured whatever the command: a
+script or a program the pre-write parser cannot follow may have written it) and, when the
+command may write a file (:func:`~engramory.guard.service.shell_may_write`), every word of
+it naming a store's ``.md`` file. The shell parser is not run: the check must not depend on
 following the command.
 """
 
@@ -54,10 +54,10 @@ def touched(
     for call in calls:
         cwd = call.cwd or os.getcwd()
         if call.kind == service.SHELL:
+            found.index = True  # whatever the command: a script may write the index
             command = call.command
-            if command is None or service.shell_may_write(command.encode("utf-8", "replace")):
-                found.index = True
-                found.notes += _shell_notes(command or "", cwd, environ, index)
+            if command is not None and service.shell_may_write(command.encode("utf-8", "replace")):
+                found.notes += _shell_notes(command, cwd, environ, index)
         elif call.kind == service.POWERSHELL:
             found.index = True
         elif call.kind == service.PATCH:

@@ -119,15 +119,19 @@ def _after_call(
     """The check after a call (:mod:`engramory.guard.afterwrite`): what the call may have
     touched, read by the host's dialect, is measured and scanned (``None``: nothing to say).
 
-    A payload the dialect dismisses on its raw bytes (a read, a command that cannot write)
-    costs nothing more; one over the bound, that is not a JSON object or that names no
-    tool call the dialect can read, is answered with silence.
+    A payload the dialect dismisses on its raw bytes (a read, an edit of another file) costs
+    nothing more, unless it may be a shell call: whatever the command, the index is measured
+    after it (a script the guard could not follow may have written it). One over the bound,
+    that is not a JSON object or that names no tool call the dialect can read, is answered
+    with silence.
     """
     if len(payload_bytes) > service.PAYLOAD_LIMIT:
         return None
     if payload_bytes.startswith(BOM):
         payload_bytes = payload_bytes[len(BOM) :]
-    if not host_dialect.may_concern_index(payload_bytes, environ, index):
+    if not host_dialect.may_concern_index(payload_bytes, environ, index) and (
+        b"command" not in payload_bytes  # any shell call (a script, make...) may write it
+    ):
         return None
     from engramory import fastjson  # noqa: PLC0415 - only when the store may be involved
     from engramory.guard import afterwrite  # noqa: PLC0415
