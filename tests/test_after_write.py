@@ -358,3 +358,11 @@ def test_the_shell_note_scan_is_linear(store: Path) -> None:
     start = time.perf_counter()
     notes = afterwrite._shell_notes(command, str(store), {}, None)
     assert notes == [str(store / "a.md")] and time.perf_counter() - start < 5
+
+
+def test_a_fifo_note_never_blocks_the_check(store: Path) -> None:
+    import os
+
+    os.mkfifo(store / "pipe.md")
+    payload = claude("Write", {"file_path": str(store / "pipe.md"), "content": AWS}, store)
+    assert answer(post("claude", payload, store)) is None
