@@ -344,10 +344,13 @@ def test_touched_names_the_index_and_the_notes_a_call_may_have_written(store: Pa
 
 def test_a_patch_is_checked_for_every_file_it_writes(store: Path) -> None:
     (store / "deploy.md").write_text(SECRET_NOTE)
-    patch = "*** Begin Patch\n*** Update File: deploy.md\n@@\n-x\n+y\n*** End Patch\n"
+    patch = f"*** Begin Patch\n*** Update File: deploy.md\n@@\n-CI.\n+{AWS}.\n*** End Patch\n"
     calls = [service.ToolCall(service.PATCH, cwd=str(store), command=patch)]
     verdict = afterwrite.check(calls, {})
     assert verdict.kind == "deny" and "deploy.md now holds a secret" in verdict.message
+    unrelated = patch.replace(f"+{AWS}.", "+the CI.")
+    calls = [service.ToolCall(service.PATCH, cwd=str(store), command=unrelated)]
+    assert afterwrite.check(calls, {}).kind == "silent"  # the key was there before
 
 
 def test_the_shell_note_scan_is_linear(store: Path) -> None:
@@ -366,3 +369,16 @@ def test_a_fifo_note_never_blocks_the_check(store: Path) -> None:
     os.mkfifo(store / "pipe.md")
     payload = claude("Write", {"file_path": str(store / "pipe.md"), "content": AWS}, store)
     assert answer(post("claude", payload, store)) is None
+
+
+def test_an_edit_elsewhere_in_a_note_already_holding_a_secret_is_silent(store: Path) -> None:
+    """As before a call: only a secret the call brought in is reported."""
+    (store / "deploy.md").write_text(SECRET_NOTE + "Deploys go through the CI.\n")
+    payload = claude(
+        "Edit",
+        {"file_path": str(store / "deploy.md"), "old_string": "CI", "new_string": "the CI"},
+        store,
+    )
+    assert answer(post("claude", payload, store)) is None
+    shell = claude("Bash", {"command": "sed -i s/CI/ci/ deploy.md"}, store)
+    assert "deploy.md now holds a secret" in claude_reason(post("claude", shell, store))

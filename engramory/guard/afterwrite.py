@@ -35,15 +35,38 @@ _SEPARATORS = str.maketrans(dict.fromkeys("\t\n\r;&|<>()'\"`{}=,", " "))
 
 class Touched:
     """What one call may have changed: ``index`` (measure the index), ``notes`` (paths of
-    store ``.md`` files to scan, as absolute paths) and ``index_paths`` (an index named by
-    the call itself, measured as named)."""
+    store ``.md`` files to scan, as absolute paths), ``carried`` (per note, the text the
+    calls brought into it; ``None`` when that cannot be known, as for a shell command) and
+    ``index_paths`` (an index named by the call itself, measured as named)."""
 
-    __slots__ = ("index", "index_paths", "notes")
+    __slots__ = ("carried", "index", "index_paths", "notes")
 
     def __init__(self) -> None:
         self.index = False
         self.index_paths: list[str] = []
         self.notes: list[str] = []
+        self.carried: dict[str, str | None] = {}
+
+    def add_note(self, path: str, carried: str | None) -> None:
+        if path not in self.carried:
+            self.notes.append(path)
+            self.carried[path] = carried
+        else:
+            before = self.carried[path]
+            self.carried[path] = None if before is None or carried is None else before + carried
+
+
+def carried_text(call: ToolCall) -> str | None:
+    """The text ``call`` brought into the file it wrote, as far as the payload shows it: a
+    write's content, an edit's new strings, a patch; ``None`` when it is not known."""
+    if call.kind == service.WRITE:
+        return call.content
+    if call.kind == service.PATCH:
+        return call.command
+    if call.kind == service.TRANSFORM or call.edits is None:
+        return None
+    new = [step[1] for step in call.edits]
+    return "\n".join(new) if all(isinstance(text, str) for text in new) else None  # type: ignore[misc]
 
 
 def touched(
@@ -57,14 +80,15 @@ def touched(
             found.index = True  # whatever the command: a script may write the index
             command = call.command
             if command is not None and service.shell_may_write(command.encode("utf-8", "replace")):
-                found.notes += _shell_notes(command, cwd, environ, index)
+                for note in _shell_notes(command, cwd, environ, index):
+                    found.add_note(note, None)  # it may copy text from anywhere
         elif call.kind == service.POWERSHELL:
             found.index = True
         elif call.kind == service.PATCH:
             for path in _patch_paths(call.command):
-                _add_path(found, path, cwd, environ, index)
+                _add_path(found, path, cwd, environ, index, call.command)
         elif call.kind in service.EDIT_KINDS and call.path:
-            _add_path(found, call.path, cwd, environ, index)
+            _add_path(found, call.path, cwd, environ, index, carried_text(call))
     return found
 
 
@@ -74,13 +98,14 @@ def _add_path(
     cwd: str,
     environ: dict[str, str] | os._Environ[str],
     index: str | None,
+    carried: str | None,
 ) -> None:
     target = os.path.join(cwd, os.path.expanduser(path))
     if service.is_index(path, cwd, environ, index):
         found.index = True
         found.index_paths.append(target)
     if service.is_store_note(path, cwd, environ, index):
-        found.notes.append(target)
+        found.add_note(target, carried)
 
 
 def _patch_paths(patch: str | None) -> list[str]:
@@ -122,8 +147,8 @@ def check(
     verdicts = []
     if found.index:
         verdicts.append(_index_verdict(found, calls, environ, index))
-    for note in dict.fromkeys(found.notes):
-        verdicts.append(note_secret(note))
+    for note in found.notes:
+        verdicts.append(note_secret(note, found.carried[note]))
     return service.strongest(verdicts)
 
 
@@ -144,9 +169,13 @@ def _index_verdict(
     return service.check_after_call(cwd, environ)
 
 
-def note_secret(path: str) -> Verdict:
+def note_secret(path: str, carried: str | None = None) -> Verdict:
     """A deny when the store file at ``path`` now holds a secret no allow comment or allow
-    list lets through; never echoes more than the detector's shown form."""
+    list lets through; never echoes more than the detector's shown form.
+
+    ``carried``: the text the call brought in, when known: a secret whose value is not in
+    it was there before the call (an edit elsewhere in a note holding one passes before a
+    call too, DESIGN's secret convention), and is left to the doctor."""
     text = _note_text(path)
     if text is None:
         return service.silent()
@@ -158,6 +187,8 @@ def note_secret(path: str) -> Verdict:
 
     for secret in secrets.find(text, _allowed_values(path)):
         if allowed(text, secret.line):
+            continue
+        if carried is not None and text[secret.start : secret.end] not in carried:
             continue
         return found_secret(os.path.basename(path), secret.title, secret.shown, secret.line)
     return service.silent()

@@ -130,7 +130,14 @@ def after_calls(payload: object) -> list[ToolCall]:
     event = payload.get("hook_event_name")
     cwd = fields.payload_cwd(payload)
     if event == AFTER_EDIT_EVENT:
-        return [ToolCall(service.EDIT, fields.path(payload, PATH_KEYS), cwd=cwd)]
+        edits = payload.get("edits")
+        steps = [
+            (edit.get("old_string"), edit.get("new_string"), False)
+            for edit in (edits if isinstance(edits, list) else [])
+            if isinstance(edit, dict)
+        ]
+        path = fields.path(payload, PATH_KEYS)
+        return [ToolCall(service.EDIT, path, cwd=cwd, edits=steps if steps else None)]
     if event == AFTER_SHELL_EVENT:
         return [fields.shell_call(service.SHELL, payload, cwd)]
     return tool_calls(payload)
