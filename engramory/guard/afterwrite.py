@@ -65,8 +65,8 @@ def carried_text(call: ToolCall) -> str | None:
         return call.command
     if call.kind == service.TRANSFORM or call.edits is None:
         return None
-    new = [step[1] for step in call.edits]
-    return "\n".join(new) if all(isinstance(text, str) for text in new) else None  # type: ignore[misc]
+    new = [step[1] for step in call.edits if isinstance(step[1], str)]
+    return "\n".join(new) if len(new) == len(call.edits) else None
 
 
 def touched(
