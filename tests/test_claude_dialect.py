@@ -317,11 +317,16 @@ def test_json_string_ignores_keys_inside_values() -> None:
 
 # --- PostToolUse --------------------------------------------------------------------------
 
+# A shell call that may have written the index (the guard could not follow it).
+BASH_AFTER = json.dumps(
+    {"tool_name": "Bash", "tool_input": {"command": "cat draft >> MEMORY.md"}, "cwd": "/"}
+).encode()
+
 
 def test_post_event_blocks_when_over_the_hard_cap(tmp_path: Path) -> None:
     index = tmp_path / "MEMORY.md"
     index.write_text(lines(230))
-    text = say(["--event", "post", "--index", str(index)], b"{}", {})
+    text = say(["--event", "post", "--index", str(index)], BASH_AFTER, {})
     output = json.loads(text)
     assert output["decision"] == "block" and "lines (230 > 200)" in output["reason"]
 
@@ -330,7 +335,7 @@ def test_post_event_on_a_huge_index_reports_bytes_without_reading(tmp_path: Path
     index = tmp_path / "MEMORY.md"
     with index.open("wb") as handle:
         handle.truncate(10 * 1024 * 1024)
-    output = json.loads(say(["--event", "post", "--index", str(index)], b"{}", {}))
+    output = json.loads(say(["--event", "post", "--index", str(index)], BASH_AFTER, {}))
     assert "bytes (10,485,760 > 25,000)" in output["reason"]
 
 
@@ -338,7 +343,7 @@ def test_post_event_on_a_huge_index_reports_bytes_without_reading(tmp_path: Path
 def test_post_event_is_silent_within_the_cap(tmp_path: Path, count: int) -> None:
     index = tmp_path / "MEMORY.md"
     index.write_text(lines(count))
-    assert say(["--event", "post", "--index", str(index)], b"{}", {}) == ""
+    assert say(["--event", "post", "--index", str(index)], BASH_AFTER, {}) == ""
 
 
 def test_post_event_without_an_index_does_nothing(tmp_path: Path) -> None:
@@ -349,7 +354,7 @@ def test_post_event_without_an_index_does_nothing(tmp_path: Path) -> None:
 def test_post_event_uses_index_path_setting(tmp_path: Path) -> None:
     index = tmp_path / "MEMORY.md"
     index.write_text(lines(230))
-    assert say(["--event=post"], b"", {"ENGRAMORY_INDEX_PATH": str(index)}) != ""
+    assert say(["--event=post"], BASH_AFTER, {"ENGRAMORY_INDEX_PATH": str(index)}) != ""
 
 
 # --- the entry: argv, stdin, hosts, failing open ----------------------------------------------

@@ -315,7 +315,11 @@ def test_render() -> None:
         0,
     )
     assert cline.render(Verdict(guard.SILENT), "pre") == ("", 0)
-    assert cline.render(Verdict(guard.DENY, "no"), "post") == ("", 0)
+    assert cline.render(Verdict(guard.DENY, "no"), "post") == (
+        '{"cancel": false, "contextModification": "no"}',
+        0,
+    )
+    assert cline.render(Verdict(guard.NUDGE, "hm"), "post") == ("", 0)
 
 
 def test_the_cheap_test_agrees_with_the_parse(tmp_path: Path) -> None:

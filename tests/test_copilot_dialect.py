@@ -224,10 +224,20 @@ def test_an_oversized_payload_through_the_real_hook(tmp_path: Path) -> None:
     assert output is not None and output["permissionDecision"] == "deny"
 
 
-def test_the_post_event_is_silent(tmp_path: Path) -> None:
+def test_the_post_tool_use_event_reports_an_index_over_the_cap(tmp_path: Path) -> None:
     index = tmp_path / "MEMORY.md"
     index.write_text(lines(300))
-    assert answer(run_hook("copilot", {}, "--event", "post", "--index", str(index))) is None
+    payload = {
+        "toolName": "bash",
+        "toolArgs": json.dumps({"command": "cat draft >> MEMORY.md"}),
+        "toolResult": {"resultType": "success", "textResultForLlm": ""},
+        "cwd": str(tmp_path),
+    }
+    output = answer(run_hook("copilot", payload, "--event", "post", "--index", str(index)))
+    assert list(output) == ["additionalContext"]
+    assert "lines (300 > 200)" in output["additionalContext"]
+    index.write_text(lines(20))
+    assert answer(run_hook("copilot", payload, "--event", "post", "--index", str(index))) is None
 
 
 def test_an_unrelated_payload_imports_only_the_hot_path(tmp_path: Path) -> None:
@@ -319,7 +329,10 @@ def test_render_follows_the_payload_dialect() -> None:
         "hookSpecificOutput": {"hookEventName": "PreToolUse", "additionalContext": "hm"}
     }
     assert copilot.render(Verdict(guard.SILENT), "pre") == ("", 0)
-    assert copilot.render(deny, "post") == ("", 0)
+    assert json.loads(copilot.render(deny, "post")[0]) == {
+        "hookSpecificOutput": {"hookEventName": "PostToolUse", "additionalContext": "no"}
+    }
+    assert copilot.render(nudge, "post") == ("", 0)
 
 
 def test_a_crash_exits_zero_silently(monkeypatch, capsys, tmp_path: Path) -> None:

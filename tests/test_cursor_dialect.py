@@ -232,7 +232,8 @@ def test_render() -> None:
     assert json.loads(text) == {"permission": "deny", "user_message": "no", "agent_message": "no"}
     assert cursor.render(Verdict(guard.NUDGE, "hm"), "pre") == ("", 0)
     assert cursor.render(Verdict(guard.SILENT), "pre") == ("", 0)
-    assert cursor.render(Verdict(guard.DENY, "no"), "post") == ("", 0)
+    assert cursor.render(Verdict(guard.DENY, "no"), "post") == ("no", 0, cursor.STDERR)
+    assert cursor.render(Verdict(guard.NUDGE, "hm"), "post") == ("", 0)
 
 
 def test_first_string_reads_a_string_or_the_first_of_an_array() -> None:

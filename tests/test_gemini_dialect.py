@@ -138,10 +138,18 @@ def test_the_index_named_by_path_through_the_real_hook(tmp_path: Path) -> None:
     assert answer(run_hook("gemini", payload)) is None  # without --index: only the name counts
 
 
-def test_the_post_event_is_silent(tmp_path: Path) -> None:
+def test_the_after_tool_event_reports_an_index_over_the_cap(tmp_path: Path) -> None:
     index = tmp_path / "MEMORY.md"
     index.write_text(lines(300))
-    assert answer(run_hook("gemini", {}, "--event", "post", "--index", str(index))) is None
+    after = {
+        "tool_name": "run_shell_command",
+        "tool_input": {"command": "cat draft >> MEMORY.md"},
+        "cwd": str(tmp_path),
+    }
+    output = answer(run_hook("gemini", after, "--event", "post", "--index", str(index)))
+    assert output["decision"] == "deny" and "lines (300 > 200)" in output["reason"]
+    index.write_text(lines(20))
+    assert answer(run_hook("gemini", after, "--event", "post", "--index", str(index))) is None
 
 
 def test_an_unrelated_payload_imports_only_the_hot_path(tmp_path: Path) -> None:
@@ -192,7 +200,11 @@ def test_render() -> None:
     )
     assert gemini.render(Verdict(guard.NUDGE, "hm"), "pre") == ('{"systemMessage": "hm"}', 0)
     assert gemini.render(Verdict(guard.SILENT), "pre") == ("", 0)
-    assert gemini.render(Verdict(guard.DENY, "no"), "post") == ("", 0)
+    assert gemini.render(Verdict(guard.DENY, "no"), "post") == (
+        '{"decision": "deny", "reason": "no"}',
+        0,
+    )
+    assert gemini.render(Verdict(guard.NUDGE, "hm"), "post") == ("", 0)
 
 
 def test_the_cheap_test_agrees_with_the_parse(tmp_path: Path) -> None:

@@ -286,9 +286,10 @@ def test_the_registered_commands_name_no_store(cli, project: Path, hermes_home: 
         for line in text.splitlines()
         if "command:" in line
     ]
-    guard, start, sync = (shlex.split(command) for command in commands)
+    guard, after, start, sync = (shlex.split(command) for command in commands)
     assert guard[1:3] == ["-I", "-S"] and guard[3].endswith("engramory_index_guard.py")
     assert guard[4:] == ["--host", "hermes"]
+    assert after[:4] == guard[:4] and after[4:] == ["--host", "hermes", "--event", "post"]
     assert start[3].endswith("engramory_sync.py")
     assert start[4:] == [
         "hook",

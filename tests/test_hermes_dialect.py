@@ -166,10 +166,19 @@ def test_the_index_named_by_path_through_the_real_hook(tmp_path: Path) -> None:
     assert answer(run_hook("hermes", payload)) is None  # without --index: only the name counts
 
 
-def test_the_post_event_is_silent(tmp_path: Path) -> None:
+def test_the_post_tool_call_event_warns_on_stderr_when_over_the_cap(tmp_path: Path) -> None:
     index = tmp_path / "MEMORY.md"
     index.write_text(lines(300))
-    assert answer(run_hook("hermes", {}, "--event", "post", "--index", str(index))) is None
+    after = {
+        "tool_name": "terminal",
+        "tool_input": {"command": "cat draft >> MEMORY.md"},
+        "cwd": str(tmp_path),
+    }
+    proc = run_hook("hermes", after, "--event", "post", "--index", str(index))
+    assert proc.returncode == 0 and proc.stdout == b""
+    assert b"lines (300 > 200)" in proc.stderr
+    index.write_text(lines(20))
+    assert answer(run_hook("hermes", after, "--event", "post", "--index", str(index))) is None
 
 
 def test_an_unrelated_payload_imports_only_the_hot_path(tmp_path: Path) -> None:
@@ -229,7 +238,8 @@ def test_render() -> None:
     )
     assert hermes.render(Verdict(guard.NUDGE, "hm"), "pre") == ("", 0)
     assert hermes.render(Verdict(guard.SILENT), "pre") == ("", 0)
-    assert hermes.render(Verdict(guard.DENY, "no"), "post") == ("", 0)
+    assert hermes.render(Verdict(guard.DENY, "no"), "post") == ("no", 0, "stderr")
+    assert hermes.render(Verdict(guard.NUDGE, "hm"), "post") == ("", 0)
 
 
 def test_the_cheap_test_agrees_with_the_parse(tmp_path: Path) -> None:

@@ -119,13 +119,16 @@ def test_non_utf8_console_and_non_ascii_payload(tmp_path: Path) -> None:
     assert output["hookSpecificOutput"]["permissionDecision"] == "deny"
 
 
+BASH_AFTER = {"tool_name": "Bash", "tool_input": {"command": "sh tools/merge.sh"}}
+
+
 def test_post_event_feedback(tmp_path: Path) -> None:
     index = tmp_path / "MEMORY.md"
     index.write_text("x\n" * 240)
-    output = answer(hook({"tool_name": "Bash"}, "--event", "post", "--index", str(index)))
+    output = answer(hook(BASH_AFTER, "--event", "post", "--index", str(index)))
     assert output["decision"] == "block"
     index.write_text("x\n" * 20)
-    assert answer(hook({"tool_name": "Bash"}, "--event", "post", "--index", str(index))) is None
+    assert answer(hook(BASH_AFTER, "--event", "post", "--index", str(index))) is None
 
 
 def test_unrelated_payload_imports_only_the_hot_path(tmp_path: Path) -> None:

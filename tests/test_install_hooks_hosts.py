@@ -262,7 +262,7 @@ def test_an_encoded_windows_line_is_still_recognised_as_ours() -> None:
     document = hookconfig.load(None, form)
     document.merge(groups)
     document.merge(groups)
-    assert hookconfig.count_ours(document.data(), form) == 7  # 4 guards, 3 continuity hooks
+    assert hookconfig.count_ours(document.data(), form) == 9  # 4 guards, 2 after, 3 continuity
     assert "engramory_index_guard" not in document.text()  # only inside the encoded script
     assert "engramory_sync" not in document.text()
     document.remove()

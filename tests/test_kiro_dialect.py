@@ -228,7 +228,8 @@ def test_render() -> None:
     assert kiro.render(Verdict(guard.DENY, "no"), "pre") == ("no", 2, entry.STDERR)
     assert kiro.render(Verdict(guard.NUDGE, "hm"), "pre") == ("", 0)
     assert kiro.render(Verdict(guard.SILENT), "pre") == ("", 0)
-    assert kiro.render(Verdict(guard.DENY, "no"), "post") == ("", 0)
+    assert kiro.render(Verdict(guard.DENY, "no"), "post") == ("no", 1, "stderr")
+    assert kiro.render(Verdict(guard.NUDGE, "hm"), "post") == ("", 0)
     assert kiro.STDERR == entry.STDERR
 
 
@@ -428,7 +429,7 @@ def test_merge_into_the_users_agent_and_give_back_its_bytes(cli, project: Path, 
         again = cli("init", "kiro", "--install-hooks", "--kiro-agent", "dev")
         assert again.code == 0 and path.read_bytes() == installed
     config = json.loads(installed)
-    assert ours(config) == 6
+    assert ours(config) == 10  # 4 tools x (preToolUse, postToolUse), agentSpawn, userPromptSubmit
     for key, value in json.loads(original).items():
         if key != "hooks":
             assert config[key] == value
@@ -566,7 +567,7 @@ def test_dry_run_writes_nothing(cli, project: Path) -> None:
 def test_a_global_install_writes_the_users_agent(cli, project: Path, home: Path) -> None:
     assert cli("init", "kiro", "--global", "--install-hooks").code == 0
     agent = json.loads((home / AGENT).read_text())
-    assert ours(agent) == 6 and not (project / AGENT).exists()
+    assert ours(agent) == 10 and not (project / AGENT).exists()
     assert cli("uninstall", "kiro", "--global").code == 0
     assert not (home / AGENT).exists()
 

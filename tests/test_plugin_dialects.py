@@ -165,6 +165,8 @@ def test_the_index_named_by_path_and_the_post_event(host: str, tmp_path: Path) -
     assert answer(run_guard(host, payload)) is None  # without --index: only the name counts
     index.write_text(lines(300))
     assert answer(run_guard(host, {}, "--event", "post", "--index", str(index))) is None
+    after = answer(run_guard(host, payload, "--event", "post", "--index", str(index)))
+    assert after is not None and "lines (300 > 200)" in after["after"]
 
 
 @pytest.mark.parametrize("host", ["opencode", "openclaw"])
@@ -245,7 +247,8 @@ def test_render() -> None:
         assert module.render(Verdict(guard.DENY, "no"), "pre") == ('{"deny": "no"}', 0)
         assert module.render(Verdict(guard.NUDGE, "hm"), "pre") == ('{"nudge": "hm"}', 0)
         assert module.render(Verdict(guard.SILENT), "pre") == ("", 0)
-        assert module.render(Verdict(guard.DENY, "no"), "post") == ("", 0)
+        assert module.render(Verdict(guard.DENY, "no"), "post") == ('{"after": "no"}', 0)
+        assert module.render(Verdict(guard.NUDGE, "hm"), "post") == ("", 0)
 
 
 def test_the_cheap_test_agrees_with_the_parse(tmp_path: Path) -> None:

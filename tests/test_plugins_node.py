@@ -168,6 +168,42 @@ def test_the_installed_plugin_stops_what_the_guard_denies(host: str, tmp_path: P
         }
 
 
+@needs_node
+def test_opencode_tells_the_agent_after_a_shell_call_that_overfilled_the_index(
+    tmp_path: Path,
+) -> None:
+    """tool.execute.after: the arguments tool.execute.before saw are checked after the call,
+    and what to undo is added to the tool's output, which the model reads."""
+    store = store_at(tmp_path, UNIQUE_TAIL)
+    args = {"command": "sh tools/merge.sh"}
+    before = tool_call("opencode", "bash", args)
+    after = ("tool.execute.after", [before[1][0], {"title": "", "output": "done", "metadata": {}}])
+    (tmp_path / "MEMORY.md").write_text(lines(230))  # what the script did
+    report = host_calls(installed_plugin("opencode", tmp_path, store), "opencode", tmp_path, [
+        before,
+        after,
+    ])  # fmt: skip
+    first, second = report["results"]
+    assert blocked("opencode", first) is None and "threw" not in second
+    output = second["args"][1]["output"]
+    assert output.startswith("done\n\n") and "lines (230 > 200)" in output
+    assert report["errors"] == []
+
+
+@needs_node
+def test_openclaw_logs_what_to_undo_after_a_call(tmp_path: Path) -> None:
+    store = store_at(tmp_path, UNIQUE_TAIL)
+    (tmp_path / "MEMORY.md").write_text(lines(230))
+    event = {"toolName": "exec", "params": {"command": "sh tools/merge.sh"}, "result": "ok"}
+    report = host_calls(installed_plugin("openclaw", tmp_path, store), "openclaw", tmp_path, [
+        ("after_tool_call", [event, {"sessionKey": "k1"}]),
+        ("after_tool_call", [{**event, "toolName": "read"}, {"sessionKey": "k1"}]),
+    ])  # fmt: skip
+    assert [r["returned"] for r in report["results"]] == [None, None]
+    assert len(report["warnings"]) == 1 and "lines (230 > 200)" in report["warnings"][0]
+    assert report["errors"] == []
+
+
 def failing_guards() -> list[tuple[str, list[str], dict, str]]:
     python = sys.executable
     return [

@@ -1,4 +1,5 @@
-// engramory-managed-hook: Engramory's OpenCode plugin (memory index guard, continuity reminders).
+// engramory-managed-hook: Engramory's OpenCode plugin (memory index guard and the check after a
+// write, continuity reminders).
 // Written by `engramory init opencode --install-hooks`; `engramory uninstall opencode` removes it.
 // Do not edit: run init again to rewrite it. No dependencies; OpenCode 1.x plugin API.
 import { execFile } from "node:child_process";
@@ -59,6 +60,7 @@ async function lifecycle(event, payload) {
 export const EngramoryGuard = async ({ directory } = {}) => {
   const cwd = typeof directory === "string" && directory ? directory : process.cwd();
   const sessionContext = new Map(); // session id -> the context SessionStart gave
+  const pendingArgs = new Map(); // call id -> its arguments, for the check after it
 
   return {
     // Deny an edit that would grow MEMORY.md past its hard cap (or a shell write of it).
@@ -67,9 +69,31 @@ export const EngramoryGuard = async ({ directory } = {}) => {
       if (!GUARDED_TOOLS.has(tool)) return;
       if (!CONFIG) return warnOnce("index guard", "the plugin was not configured by engramory init");
       const args = output && typeof output.args === "object" && output.args ? output.args : {};
+      if (input && input.callID !== undefined) {
+        if (pendingArgs.size >= 256) pendingArgs.delete(pendingArgs.keys().next().value);
+        pendingArgs.set(input.callID, args);
+      }
       const { answer, failure } = await run(CONFIG.guard, { tool, args, cwd }, GUARD_TIMEOUT_MS);
       if (failure) return warnOnce("index guard", failure);
       if (typeof answer.deny === "string") throw new Error(answer.deny);
+    },
+
+    // After the call (it ran: nothing to stop): what to undo is added to the tool's output.
+    "tool.execute.after": async (input, output) => {
+      try {
+        const tool = input && input.tool;
+        const args = pendingArgs.get(input && input.callID) || (input && input.args) || {};
+        if (input) pendingArgs.delete(input.callID);
+        if (!GUARDED_TOOLS.has(tool) || !CONFIG) return;
+        const argv = [...CONFIG.guard, "--event", "post"];
+        const { answer, failure } = await run(argv, { tool, args, cwd }, GUARD_TIMEOUT_MS);
+        if (failure) return warnOnce("check after a write", failure);
+        if (typeof answer.after !== "string") return;
+        if (output && typeof output.output === "string") output.output += `\n\n${answer.after}`;
+        else console.error(answer.after);
+      } catch (error) {
+        warnOnce("check after a write", String(error));
+      }
     },
 
     event: async ({ event } = {}) => {

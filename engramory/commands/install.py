@@ -11,7 +11,7 @@ from engramory import discovery
 from engramory.continuity import state as continuity
 from engramory.errors import EngramoryError
 from engramory.hosts import summary
-from engramory.hosts.base import CAP_ENFORCEMENT_TEXT, VERIFIED
+from engramory.hosts.base import AFTER_WRITE_TEXT, CAP_ENFORCEMENT_TEXT, VERIFIED
 from engramory.hosts.registry import HOSTS, host_names, resolve, rows
 from engramory.install import layout
 from engramory.install import plan as install
@@ -319,6 +319,7 @@ def run_hosts(args: argparse.Namespace) -> int:
         else:
             print("  continuity hooks: none installed")
         print(f"  cap enforcement: {CAP_ENFORCEMENT_TEXT[str(row['cap_enforcement'])]}")
+        print(f"  after-write check: {AFTER_WRITE_TEXT[str(row['after_write_check'])]}")
         print(f"  index cap: {row['enforcement']}")
         for note in row["notes"]:
             print(f"  note:      {note}")

@@ -42,6 +42,15 @@ IGNORE_WHILE_OURS = "while-ours"  # a shared file: ignored only while it holds n
 DENY_HOOK = "deny-hook"  # a pre-write hook denies an index edit over the cap
 DENY_HOOK_UNVERIFIED = "deny-hook-unverified"  # the same, on a payload the host does not document
 RULES_AND_CHECK = "rules-and-check"  # the rules, and `engramory check` after each edit
+# Who sees the check after a write (``engramory hosts``' ``after_write_check``).
+AFTER_TO_AGENT = "agent"  # the host feeds the hook's answer back to the agent
+AFTER_TO_LOG = "stderr"  # the host has no channel to the agent: a warning on stderr / its log
+AFTER_WRITE_TEXT = {
+    AFTER_TO_AGENT: "yes, the agent is told what to undo (--install-hooks)",
+    AFTER_TO_LOG: "yes, a warning on stderr / the host's hook log only: the host gives the "
+    "after-tool hook no channel to the agent (--install-hooks)",
+    "": "no",
+}
 CAP_ENFORCEMENT_TEXT = {
     DENY_HOOK: "deny hook",
     DENY_HOOK_UNVERIFIED: "deny hook (unverified payload)",
@@ -83,6 +92,8 @@ class Host:
     ``lifecycle_hooks``: the host's events the continuity hooks are installed on;
     ``holds_compaction``: whether its compaction event can hold a compaction back
     (``False``: the host only observes one, and the gate is a reminder).
+    ``after_write``: who sees the check after a write that ``--install-hooks`` registers
+    (``AFTER_TO_AGENT``, ``AFTER_TO_LOG``; "": none is registered).
     ``own_home``: a host whose home folder is also its project (dsh's ``$DSH_HOME``):
     ``--global`` installs there, and an install in that folder names absolute
     paths and writes its rules there, as a global one does.
@@ -114,6 +125,7 @@ class Host:
     edit_tools: tuple[str, ...] = ("Edit", "Write")
     runs_hooks_of: tuple[tuple[str, str], ...] = ()
     double_guard_hint: str = ""
+    after_write: str = ""
     lifecycle_hooks: tuple[str, ...] = ()
     holds_compaction: bool = True
     native_memory: str = ""

@@ -24,9 +24,10 @@ the new content cannot be predicted and is never denied.
 Answers: a deny is exit 0 with ``hookSpecificOutput.permissionDecision:
 "deny"`` and a reason; a nudge is the same object with ``additionalContext``
 and no decision; silence is no output. Never ``allow`` (that would
-auto-approve the call) and never ``ask``. After a tool ran (PostToolUse), an
-index over its hard cap is answered ``{"decision": "block", "reason": ...}``,
-which Claude Code feeds back to the agent.
+auto-approve the call) and never ``ask``. After a tool ran (PostToolUse, the
+same payload plus ``tool_response``), an index over its hard cap or a store note
+now holding a secret (:mod:`engramory.guard.afterwrite`) is answered
+``{"decision": "block", "reason": ...}``, which Claude Code feeds back to the agent.
 
 The decisions are :mod:`engramory.guard.service`'s; this module only reads the
 payload into :class:`~engramory.guard.service.ToolCall` values and writes the
@@ -279,6 +280,7 @@ def host() -> Host:
     """
     from engramory import automemory  # noqa: PLC0415
     from engramory.hosts.base import (  # noqa: PLC0415
+        AFTER_TO_AGENT,
         BLOCK,
         DENY_HOOK,
         IGNORE_ALWAYS,
@@ -297,11 +299,13 @@ def host() -> Host:
         global_skill="~/.claude/skills/engramory",
         verified=VERIFIED,
         enforcement="pre-write deny hook (PreToolUse guard on Write|Edit|MultiEdit|Bash) "
-        "plus a PostToolUse size check",
+        "plus a PostToolUse check on the same tools (the index's size, secrets in the notes "
+        "written)",
         hook_config=".claude/settings.local.json",
         global_hook_config="$CLAUDE_CONFIG_DIR/settings.json",
         hook_config_ignore=IGNORE_ALWAYS,
         cap_enforcement=DENY_HOOK,
+        after_write=AFTER_TO_AGENT,
         lifecycle_hooks=hookwiring.LIFECYCLE_EVENTS,
         native_memory="auto-memory in ~/.claude/projects/<project>/memory/ (plain files)",
         store_may_be_native=True,

@@ -25,7 +25,9 @@ takes the worst case, the index growing by the whole ``new_text``.
 Answers: a deny is ``{"cancel": true, "errorMessage": ...}`` (Cline ignores
 the exit code: always 0); a nudge is ``{"cancel": false,
 "contextModification": ...}`` (added to the conversation for the agent's next
-step); silence prints nothing.
+step); silence prints nothing. After a call (the ``PostToolUse`` hook file, payload
+``postToolUse: {toolName, parameters, result}``), what to undo is a
+``contextModification``.
 """
 
 from __future__ import annotations
@@ -129,6 +131,14 @@ def tool_calls(payload: object) -> list[ToolCall]:
     return [ToolCall(service.UNKNOWN, cwd=cwd)]
 
 
+def after_calls(payload: object) -> list[ToolCall]:
+    """The tool call(s) a PostToolUse payload reports (``postToolUse: {toolName, parameters,
+    result, ...}``), read as :func:`tool_calls` reads a PreToolUse one."""
+    if isinstance(payload, dict) and isinstance(payload.get("postToolUse"), dict):
+        payload = {**payload, "preToolUse": payload["postToolUse"]}
+    return tool_calls(payload)
+
+
 def _request(payload: object) -> tuple[object, dict[str, object], str | None] | None:
     """``(tool, parameters, cwd)`` of either payload shape (``None``: not a tool call)."""
     if not isinstance(payload, dict):
@@ -213,8 +223,10 @@ def render(verdict: Verdict, event: str) -> tuple[str, int]:
     """What to print for a verdict (maybe nothing) and the exit code (always 0)."""
     from engramory.guard import decision  # noqa: PLC0415 - only once there is a verdict
 
-    if verdict.kind == decision.SILENT or event == "post":
+    if verdict.kind == decision.SILENT or (event == "post" and verdict.kind != decision.DENY):
         return "", 0
+    if event == "post":  # the call ran: what to undo goes into the agent's next step
+        return fields.dumps({"cancel": False, "contextModification": verdict.message}), 0
     if verdict.kind == decision.DENY:
         return fields.dumps({"cancel": True, "errorMessage": verdict.message}), 0
     return fields.dumps({"cancel": False, "contextModification": verdict.message}), 0
@@ -277,13 +289,14 @@ def render_lifecycle(reply: Reply) -> tuple[str, int]:
 PROJECT_DIRS = (".clinerules/hooks", ".cline/hooks")  # VS Code extension, then the CLI
 GLOBAL_DIRS = ("~/Documents/Cline/Hooks", "~/.cline/hooks")
 GUARD_EVENT = "PreToolUse"
+AFTER_EVENT = "PostToolUse"
 LIFECYCLE_FILES = {  # Cline's hook file -> the canonical event it answers
     "TaskStart": "SessionStart",
     "TaskResume": "SessionStart",
     "UserPromptSubmit": "UserPromptSubmit",
     "PreCompact": "PreCompact",
 }
-HOOK_NAMES = (GUARD_EVENT, *LIFECYCLE_FILES)
+HOOK_NAMES = (GUARD_EVENT, AFTER_EVENT, *LIFECYCLE_FILES)
 
 
 def launcher(argv: list[str], what: str) -> str:
@@ -336,7 +349,15 @@ def hook_argvs(context: HookContext) -> dict[str, tuple[list[str], str]]:
         GUARD_EVENT: (
             hookwiring.guard_argv(context.python, context.guard, store, "cline"),
             "Cline PreToolUse -> Engramory's memory index guard",
-        )
+        ),
+        AFTER_EVENT: (
+            [
+                *hookwiring.guard_argv(context.python, context.guard, store, "cline"),
+                "--event",
+                "post",
+            ],
+            "Cline PostToolUse -> Engramory's check after a write",
+        ),
     }
     for name, event in LIFECYCLE_FILES.items():
         argvs[name] = (
@@ -346,12 +367,28 @@ def hook_argvs(context: HookContext) -> dict[str, tuple[list[str], str]]:
     return argvs
 
 
+def users_own(path: Path) -> bool:
+    """Whether a hook file is there and is not Engramory's (anything unreadable counts)."""
+    import os  # noqa: PLC0415
+
+    from engramory import fsutil  # noqa: PLC0415
+    from engramory.install.hookfiles import is_owned  # noqa: PLC0415
+
+    if not os.path.lexists(path):
+        return False
+    try:
+        text = fsutil.read_bounded(path, 64 * 1024).decode("utf-8", "replace")
+    except OSError:
+        return True
+    return not is_owned(text)
+
+
 def host() -> Host:
     """Cline as ``engramory init`` and ``engramory hosts`` see it: executable hook files named
     after their events, and a legacy single-file ``.clinerules`` refused."""
     from pathlib import Path  # noqa: PLC0415
 
-    from engramory.hosts.base import DENY_HOOK, DOCUMENTED, FILE, Host  # noqa: PLC0415
+    from engramory.hosts.base import AFTER_TO_AGENT, DENY_HOOK, DOCUMENTED, FILE, Host  # noqa: PLC0415
     from engramory.install.hookfiles import OwnedFile  # noqa: PLC0415
 
     class Cline(Host):
@@ -367,7 +404,9 @@ def host() -> Host:
             return None
 
         def hook_artifacts(self, context: HookContext) -> list[OwnedFile | ConfigEdit]:
-            """A launcher per event in each folder Cline reads hooks from."""
+            """A launcher per event in each folder Cline reads hooks from; a PostToolUse file
+            the user already has (one per event and folder) is left alone, without the
+            check after a write."""
             if context.global_:
                 dirs = [context.home / d[2:] for d in GLOBAL_DIRS]
             else:
@@ -379,6 +418,8 @@ def host() -> Host:
                         text, file = powershell_launcher(argv, what), f"{name}.ps1"
                     else:
                         text, file = launcher(argv, what), name
+                    if name == AFTER_EVENT and users_own(Path(folder) / file):
+                        continue  # the check after a write is an extra: the user's hook stays
                     artifacts.append(
                         OwnedFile(
                             Path(folder) / file,
@@ -431,6 +472,7 @@ def host() -> Host:
         hook_files=tuple(f"{d}/{name}" for d in PROJECT_DIRS for name in HOOK_NAMES),
         global_hook_files=tuple(f"{d}/{name}" for d in GLOBAL_DIRS for name in HOOK_NAMES),
         cap_enforcement=DENY_HOOK,
+        after_write=AFTER_TO_AGENT,
         edit_tools=("editor", "apply_patch"),
         holds_compaction=False,  # PreCompact is observe-only: a held compaction is a reminder
         lifecycle_hooks=tuple(LIFECYCLE_FILES),

@@ -138,6 +138,7 @@ def host() -> Host:
     import os  # noqa: PLC0415
 
     from engramory.hosts.base import (  # noqa: PLC0415
+        AFTER_TO_AGENT,
         BLOCK,
         DENY_HOOK,
         IGNORE_WHILE_OURS,
@@ -158,8 +159,9 @@ def host() -> Host:
             mode: str,
             windows: bool | None = None,
         ) -> dict[str, hookwiring.Group]:
-            """The index guard (PreToolUse on apply_patch and Bash) and the continuity hooks, as
-            login-shell command lines."""
+            """The index guard (PreToolUse on apply_patch and Bash), the check after those
+            calls (PostToolUse: ``decision: block`` feeds what to undo back to the agent) and
+            the continuity hooks, as login-shell command lines."""
             on_windows = os.name == "nt" if windows is None else windows
             guard_argv = self.guard_argv(python, guard, store)
             groups: dict[str, hookwiring.Group] = {
@@ -168,7 +170,15 @@ def host() -> Host:
                     "hooks": [
                         hookwiring.shell_handler(guard_argv, hookwiring.GUARD_STATUS, on_windows)
                     ],
-                }
+                },
+                "PostToolUse": {
+                    "matcher": GUARD_MATCHER,
+                    "hooks": [
+                        hookwiring.shell_handler(
+                            [*guard_argv, "--event", "post"], hookwiring.MEASURE_STATUS, on_windows
+                        )
+                    ],
+                },
             }
             argv = [python, "-I", "-S", *hookwiring.sync_args(sync, self.name, mode, store)]
             groups.update(
@@ -210,6 +220,7 @@ def host() -> Host:
         global_hook_config="$CODEX_HOME/hooks.json",
         hook_config_ignore=IGNORE_WHILE_OURS,
         cap_enforcement=DENY_HOOK,
+        after_write=AFTER_TO_AGENT,
         edit_tools=("apply_patch",),
         lifecycle_hooks=hookwiring.LIFECYCLE_EVENTS,
         native_memory="Codex Memories, which Codex generates and manages",

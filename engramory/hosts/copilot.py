@@ -206,9 +206,11 @@ def render(verdict: Verdict, event: str) -> tuple[str, int]:
     """What to print for a verdict (maybe nothing) and the exit code (always 0)."""
     from engramory.guard import decision  # noqa: PLC0415 - only once there is a verdict
 
-    if verdict.kind == decision.SILENT or event == "post":
+    if verdict.kind == decision.SILENT or (event == "post" and verdict.kind != decision.DENY):
         return "", 0
     claude_style = _answering[0] == CLAUDE_STYLE
+    if event == "post":
+        return render_after(verdict.message, claude_style), 0
     if verdict.kind != decision.DENY:
         if not claude_style:
             return "", 0
@@ -219,6 +221,15 @@ def render(verdict: Verdict, event: str) -> tuple[str, int]:
     if claude_style:
         output["hookSpecificOutput"] = {"hookEventName": "PreToolUse", **deny}
     return fields.dumps(output), 0
+
+
+def render_after(message: str, claude_style: bool) -> str:
+    """The answer after a call (postToolUse): ``additionalContext``, which Copilot hands the
+    agent (in the Claude-style payload's ``hookSpecificOutput``); it cannot un-write."""
+    if claude_style:
+        context = {"hookEventName": "PostToolUse", "additionalContext": message}
+        return fields.dumps({"hookSpecificOutput": context})
+    return fields.dumps({"additionalContext": message})
 
 
 # --- lifecycle hooks (``engramory sync hook --host copilot``) ----------------------------
@@ -278,6 +289,7 @@ def host() -> Host:
     import json  # noqa: PLC0415
 
     from engramory.hosts.base import (  # noqa: PLC0415
+        AFTER_TO_AGENT,
         DENY_HOOK,
         DOCUMENTED,
         FILE,
@@ -292,8 +304,8 @@ def host() -> Host:
         def hook_groups(
             self, python: str, guard: str, sync: str, store: str, mode: str
         ) -> dict[str, object]:
-            """One preToolUse handler, and one per continuity event: each a bash and a
-            PowerShell line that both exit 0."""
+            """One preToolUse handler, one postToolUse handler (the check after a write), and
+            one per continuity event: each a bash and a PowerShell line that both exit 0."""
 
             def handler(argv: list[str]) -> dict[str, object]:
                 return {
@@ -304,8 +316,10 @@ def host() -> Host:
                 }
 
             guard_handler = handler(self.guard_argv(python, guard, store))
+            after_handler = handler([*self.guard_argv(python, guard, store), "--event", "post"])
             groups: dict[str, object] = {
-                "preToolUse": [{**guard_handler, "matcher": GUARD_MATCHER}]
+                "preToolUse": [{**guard_handler, "matcher": GUARD_MATCHER}],
+                "postToolUse": [{**after_handler, "matcher": GUARD_MATCHER}],
             }
             for own, event in LIFECYCLE_EVENTS.items():
                 argv = hookwiring.sync_argv(python, sync, self.name, mode, store, event)
@@ -344,6 +358,7 @@ def host() -> Host:
         hook_config_ignore=IGNORE_ALWAYS,
         hook_format=hookwiring.SCRIPT_FORMAT,
         cap_enforcement=DENY_HOOK,
+        after_write=AFTER_TO_AGENT,
         edit_tools=("create", "edit"),
         lifecycle_hooks=tuple(LIFECYCLE_EVENTS),
         holds_compaction=False,

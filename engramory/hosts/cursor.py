@@ -46,6 +46,9 @@ if TYPE_CHECKING:
 # (on the hook's hot path: imports nothing heavy at module level)
 
 SHELL_EVENT = "beforeShellExecution"
+AFTER_EDIT_EVENT = "afterFileEdit"  # {file_path, edits}: after the edit, cannot block
+AFTER_SHELL_EVENT = "afterShellExecution"  # {command, output}: after the command
+STDERR = "stderr"  # entry.STDERR, spelled out: render's third item, the text goes to stderr
 WRITE_TOOL = "Write"
 EDIT_TOOLS = ("StrReplace", "Edit")
 PATCH_TOOL = "ApplyPatch"
@@ -67,7 +70,10 @@ def may_concern_index(
     index is known by its path) or whose command may write is parsed.
     """
     tool = json_string(raw, b"tool_name")
-    if tool == SHELL_TOOL.encode() or json_string(raw, b"hook_event_name") == SHELL_EVENT.encode():
+    event = json_string(raw, b"hook_event_name")
+    if event == AFTER_EDIT_EVENT.encode():
+        return fields.path_may_be_index(raw, _PATH_KEYS, environ, index)
+    if tool == SHELL_TOOL.encode() or event in (SHELL_EVENT.encode(), AFTER_SHELL_EVENT.encode()):
         return fields.command_may_write(raw)
     if tool in _EDIT_TOOLS:
         return fields.path_may_be_index(raw, _PATH_KEYS, environ, index)
@@ -116,6 +122,27 @@ def tool_calls(payload: object) -> list[ToolCall]:
     return [ToolCall(service.EDIT, path, cwd=cwd, edits=[step])]
 
 
+def after_calls(payload: object) -> list[ToolCall]:
+    """The call an after-event reports: afterFileEdit's file (the edit is done: only its path
+    matters), afterShellExecution's command; any other payload as :func:`tool_calls` reads it."""
+    if not isinstance(payload, dict):
+        return []
+    event = payload.get("hook_event_name")
+    cwd = fields.payload_cwd(payload)
+    if event == AFTER_EDIT_EVENT:
+        edits = payload.get("edits")
+        steps = [
+            (edit.get("old_string"), edit.get("new_string"), False)
+            for edit in (edits if isinstance(edits, list) else [])
+            if isinstance(edit, dict)
+        ]
+        path = fields.path(payload, PATH_KEYS)
+        return [ToolCall(service.EDIT, path, cwd=cwd, edits=steps if steps else None)]
+    if event == AFTER_SHELL_EVENT:
+        return [fields.shell_call(service.SHELL, payload, cwd)]
+    return tool_calls(payload)
+
+
 def _inferred_tool(tool_input: object) -> str | None:
     """The tool a payload without ``tool_name`` is for, told by its input's fields."""
     if isinstance(tool_input, str):
@@ -134,13 +161,16 @@ def _inferred_tool(tool_input: object) -> str | None:
     return WRITE_TOOL
 
 
-def render(verdict: Verdict, event: str) -> tuple[str, int]:
-    """What to print for a verdict (only a deny says anything) and the exit code (always 0)."""
+def render(verdict: Verdict, event: str) -> tuple[str, int] | tuple[str, int, str]:
+    """What to print for a verdict (only a deny says anything) and the exit code (always 0);
+    after a call, the warning goes to stderr (:data:`STDERR`)."""
     from engramory.guard import decision  # noqa: PLC0415 - only once there is a verdict
 
-    if verdict.kind != decision.DENY or event == "post":
+    if verdict.kind != decision.DENY:
         return "", 0
     message = verdict.message
+    if event == "post":  # afterFileEdit has no channel to the agent: Cursor's hook log only
+        return message, 0, STDERR
     return fields.dumps(
         {"permission": "deny", "user_message": message, "agent_message": message}
     ), 0
@@ -203,6 +233,7 @@ def host() -> Host:
     import shlex  # noqa: PLC0415
 
     from engramory.hosts.base import (  # noqa: PLC0415
+        AFTER_TO_LOG,
         DENY_HOOK_UNVERIFIED,
         DOCUMENTED,
         FILE,
@@ -224,9 +255,11 @@ def host() -> Host:
             windows: bool | None = None,
         ) -> dict[str, object]:
             """The guard on each write tool (preToolUse) and on the shell
-            (beforeShellExecution), and the continuity hooks (sessionStart,
-            beforeSubmitPrompt, preCompact), each a shell line (a PowerShell one on
-            Windows). A failure (127: no interpreter) lets Cursor go on; only exit 2 stops."""
+            (beforeShellExecution), the check after a write (afterFileEdit,
+            afterShellExecution: a warning in Cursor's hook output), and the continuity
+            hooks (sessionStart, beforeSubmitPrompt, preCompact), each a shell line (a
+            PowerShell one on Windows). A failure (127: no interpreter) lets Cursor go on;
+            only exit 2 stops."""
 
             on_windows = os.name == "nt" if windows is None else windows
 
@@ -234,9 +267,12 @@ def host() -> Host:
                 return hookwiring.powershell_line(argv) if on_windows else shlex.join(argv)
 
             guard_line = line(self.guard_argv(python, guard, store))
+            after_line = line([*self.guard_argv(python, guard, store), "--event", "post"])
             groups: dict[str, object] = {
                 "preToolUse": [{"command": guard_line, "matcher": tool} for tool in WRITE_TOOLS],
                 "beforeShellExecution": [{"command": guard_line}],
+                AFTER_EDIT_EVENT: [{"command": after_line}],
+                AFTER_SHELL_EVENT: [{"command": after_line}],
             }
             for own, event in LIFECYCLE_EVENTS.items():
                 argv = hookwiring.sync_argv(python, sync, self.name, mode, store, event)
@@ -276,6 +312,7 @@ def host() -> Host:
         hook_config_ignore=IGNORE_WHILE_OURS,
         hook_format=hookwiring.SCRIPT_FORMAT,
         cap_enforcement=DENY_HOOK_UNVERIFIED,
+        after_write=AFTER_TO_LOG,
         edit_tools=("Write", "StrReplace"),
         lifecycle_hooks=tuple(LIFECYCLE_EVENTS),
         holds_compaction=False,

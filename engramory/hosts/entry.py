@@ -6,9 +6,10 @@ pre|post`` (default ``pre``), ``--index PATH``. Before a tool call the payload
 is read from stdin (at most :data:`~engramory.guard.service.PAYLOAD_LIMIT` plus
 one byte), read by the host's dialect into tool calls, judged by
 :mod:`engramory.guard.service`, and answered in the host's format. After a tool
-call the index is measured: the one ``--index`` or ``ENGRAMORY_INDEX_PATH`` names (stdin is
-then not read), else the one store discovery finds from the payload's ``cwd`` (a handler in
-a user-wide config, which serves every project).
+call the same payload is read by the dialect (``after_calls(payload)`` when it has one,
+else ``tool_calls``) and :mod:`engramory.guard.afterwrite` measures the index the call may
+have touched (the one ``--index`` or ``ENGRAMORY_INDEX_PATH`` names, else the one the call
+named or discovery finds from its ``cwd``) and scans the store notes it may have written.
 
 A dialect is a module in ``engramory.hosts`` with ``may_concern_index(raw,
 environ, index)`` (a cheap test on the raw bytes), ``oversized_call(raw)`` (a
@@ -87,12 +88,10 @@ def answer(
     host_dialect = dialect(host)
     if host_dialect is None:
         return "", 0
-    if event == "post":
-        pinned = index or service.index_path(environ)
-        if pinned is None:
-            return host_dialect.render(_after_call(raw, environ), event)
-        return host_dialect.render(service.check_after(pinned, environ), event)
     payload_bytes = _read_stdin() if raw is None else raw
+    if event == "post":
+        after = _after_call(host_dialect, payload_bytes, environ, index)
+        return ("", 0) if after is None else host_dialect.render(after, event)
     if len(payload_bytes) > service.PAYLOAD_LIMIT:
         call = host_dialect.oversized_call(payload_bytes)
         return host_dialect.render(service.check_oversized(call, environ, index), event)
@@ -111,27 +110,40 @@ def answer(
     return host_dialect.render(verdict, event)
 
 
-def _after_call(raw: bytes | None, environ: dict[str, str] | os._Environ[str]) -> Verdict:
-    """The check after a call whose handler names no index: found from the payload's ``cwd``.
+def _after_call(
+    host_dialect: ModuleType,
+    payload_bytes: bytes,
+    environ: dict[str, str] | os._Environ[str],
+    index: str | None,
+) -> Verdict | None:
+    """The check after a call (:mod:`engramory.guard.afterwrite`): what the call may have
+    touched, read by the host's dialect, is measured and scanned (``None``: nothing to say).
 
-    Stdin is read with the same bound as before a call; a payload over it, or one
-    that is not a JSON object, is answered with silence.
+    A payload the dialect dismisses on its raw bytes (a read, an edit of another file) costs
+    nothing more, unless it may be a shell call: whatever the command, the index is measured
+    after it (a script the guard could not follow may have written it). One over the bound,
+    that is not a JSON object or that names no tool call the dialect can read, is answered
+    with silence.
     """
-    payload_bytes = _read_stdin() if raw is None else raw
     if len(payload_bytes) > service.PAYLOAD_LIMIT:
-        return service.silent()
+        return None
     if payload_bytes.startswith(BOM):
         payload_bytes = payload_bytes[len(BOM) :]
-    from engramory import fastjson  # noqa: PLC0415 - only after a call, without --index
-    from engramory.hosts.fields import payload_cwd  # noqa: PLC0415
+    if not host_dialect.may_concern_index(payload_bytes, environ, index) and (
+        b"command" not in payload_bytes  # any shell call (a script, make...) may write it
+    ):
+        return None
+    from engramory import fastjson  # noqa: PLC0415 - only when the store may be involved
+    from engramory.guard import afterwrite  # noqa: PLC0415
 
     try:
         payload = fastjson.loads(payload_bytes.decode("utf-8", "replace"))
     except (ValueError, RecursionError):
-        return service.silent()
+        return None
     if not isinstance(payload, dict):
-        return service.silent()
-    return service.check_after_call(payload_cwd(payload), environ)
+        return None
+    calls = getattr(host_dialect, "after_calls", host_dialect.tool_calls)(payload)
+    return afterwrite.check(calls, environ, index) if calls else None
 
 
 def main(argv: list[str] | None = None) -> int:

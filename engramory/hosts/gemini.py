@@ -111,9 +111,9 @@ def render(verdict: Verdict, event: str) -> tuple[str, int]:
     """What to print for a verdict (maybe nothing) and the exit code (always 0)."""
     from engramory.guard import decision  # noqa: PLC0415 - only once there is a verdict
 
-    if verdict.kind == decision.SILENT or event == "post":
+    if verdict.kind == decision.SILENT or (event == "post" and verdict.kind != decision.DENY):
         return "", 0
-    if verdict.kind == decision.DENY:
+    if verdict.kind == decision.DENY:  # after a call (AfterTool) the reason replaces the result
         return fields.dumps({"decision": "deny", "reason": verdict.message}), 0
     return fields.dumps({"systemMessage": verdict.message}), 0
 
@@ -172,6 +172,10 @@ def _own_event(event: str) -> str:
 # milliseconds, and a hook that exits 2 or 127 (a missing interpreter) blocks the tool call.
 GUARD_MATCHER = "^(write_file|replace|run_shell_command)$"
 TIMEOUT_MS = 10_000
+AFTER_DESCRIPTION = (
+    "Engramory check after a write: tells the agent when the memory index is over its hard cap "
+    "or a memory note now holds a secret"
+)
 GUARD_DESCRIPTION = (
     "Engramory index guard: denies an edit that would grow the memory index (MEMORY.md) past "
     "its hard cap, and a shell command that writes it"
@@ -187,6 +191,7 @@ def host() -> Host:
     import os  # noqa: PLC0415
 
     from engramory.hosts.base import (  # noqa: PLC0415
+        AFTER_TO_AGENT,
         BLOCK,
         DENY_HOOK,
         DOCUMENTED,
@@ -226,8 +231,14 @@ def host() -> Host:
                 "timeout": TIMEOUT_MS,
                 "description": GUARD_DESCRIPTION,
             }
+            after = {
+                **handler,
+                "command": line([*self.guard_argv(python, guard, store), "--event", "post"]),
+                "description": AFTER_DESCRIPTION,
+            }
             groups: dict[str, hookwiring.Group] = {
-                "BeforeTool": {"matcher": GUARD_MATCHER, "hooks": [handler]}
+                "BeforeTool": {"matcher": GUARD_MATCHER, "hooks": [handler]},
+                "AfterTool": {"matcher": GUARD_MATCHER, "hooks": [after]},
             }
             for own, event in LIFECYCLE_EVENTS.items():
                 argv = hookwiring.sync_argv(python, sync, self.name, mode, store, event)
@@ -274,6 +285,7 @@ def host() -> Host:
         hook_config_ignore=IGNORE_WHILE_OURS,
         hook_format=hookwiring.NAME_FORMAT,
         cap_enforcement=DENY_HOOK,
+        after_write=AFTER_TO_AGENT,
         edit_tools=("write_file", "replace"),
         lifecycle_hooks=tuple(LIFECYCLE_EVENTS),
         holds_compaction=False,

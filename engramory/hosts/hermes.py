@@ -108,12 +108,15 @@ def tool_calls(payload: object) -> list[ToolCall]:
     return [ToolCall(service.FUZZY_EDIT, path, cwd=cwd, edits=[(old, new, replace_all)])]
 
 
-def render(verdict: Verdict, event: str) -> tuple[str, int]:
-    """What to print for a verdict (a deny, or nothing) and the exit code (always 0)."""
+def render(verdict: Verdict, event: str) -> tuple[str, int] | tuple[str, int, str]:
+    """What to print for a verdict (a deny, or nothing) and the exit code (always 0); after a
+    call (post_tool_call), the warning goes to stderr (:data:`STDERR`)."""
     from engramory.guard import decision  # noqa: PLC0415 - only once there is a verdict
 
-    if verdict.kind != decision.DENY or event == "post":
+    if verdict.kind != decision.DENY:
         return "", 0
+    if event == "post":  # post_tool_call's output reaches no one: a warning in Hermes' log
+        return verdict.message, 0, STDERR
     return fields.dumps({"decision": "block", "reason": verdict.message}), 0
 
 
@@ -175,6 +178,7 @@ def render_lifecycle(reply: Reply) -> tuple[str, int]:
 
 PARENT_CONTEXT_FILES = (".hermes.md", "HERMES.md")
 CONFIG = "$HERMES_HOME/config.yaml"
+STDERR = "stderr"  # entry.STDERR, spelled out: render's third item, the text goes to stderr
 GUARD_MATCHER = "write_file|patch|terminal"  # Hermes fullmatches it against the tool name
 TIMEOUT = 10  # seconds (Hermes: default 60, max 300)
 
@@ -196,6 +200,13 @@ def hook_entries(context: HookContext) -> dict[str, list[dict[str, object]]]:
                 "command": command_line(guard, context.windows),
                 "timeout": TIMEOUT,
                 "fail_closed": False,
+            }
+        ],
+        "post_tool_call": [
+            {
+                "matcher": GUARD_MATCHER,
+                "command": command_line([*guard, "--event", "post"], context.windows),
+                "timeout": TIMEOUT,
             }
         ],
         SESSION_EVENT: [{"command": command_line(start, context.windows), "timeout": TIMEOUT}],
@@ -223,7 +234,8 @@ def config_edit(path: Path, context: HookContext) -> ConfigEdit:
     new_folder = not os.path.lexists(path.parent)  # then init creates ~/.hermes/ too
     return ConfigEdit(
         path=path,
-        what="the index guard (pre_tool_call) and the continuity hooks (on_session_start, "
+        what="the index guard (pre_tool_call), the check after a write (post_tool_call) and "
+        "the continuity hooks (on_session_start, "
         "pre_llm_call)",
         install=lambda text: hermes_config.install(text, entries, new_folder),
         remove=hermes_config.remove,
@@ -236,7 +248,7 @@ def host() -> Host:
     """Hermes Agent as ``engramory init`` and ``engramory hosts`` see it."""
     from engramory import fsutil  # noqa: PLC0415
     from engramory.discovery import git_work_tree  # noqa: PLC0415
-    from engramory.hosts.base import BLOCK, DENY_HOOK, DOCUMENTED, Host  # noqa: PLC0415
+    from engramory.hosts.base import AFTER_TO_LOG, BLOCK, DENY_HOOK, DOCUMENTED, Host  # noqa: PLC0415
     from engramory.install import layout  # noqa: PLC0415
 
     class Hermes(Host):
@@ -321,6 +333,7 @@ def host() -> Host:
         hook_files=(CONFIG,),
         global_hook_files=(CONFIG,),
         cap_enforcement=DENY_HOOK,
+        after_write=AFTER_TO_LOG,
         edit_tools=("write_file", "patch"),
         holds_compaction=False,  # no compaction hook a shell command can answer
         lifecycle_hooks=(SESSION_EVENT, LIFECYCLE_EVENT),

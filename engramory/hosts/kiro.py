@@ -63,6 +63,7 @@ _SHELL_TOOLS = tuple(tool.encode() for tool in SHELL_TOOLS)
 _PATH_KEYS = (b"path",)
 STDERR = "stderr"  # entry.STDERR, spelled out: render's third item, the deny goes to stderr
 DENY_EXIT = 2
+WARN_EXIT = 1  # after a call (postToolUse): Kiro shows stderr to the user as a warning
 
 
 def may_concern_index(
@@ -146,12 +147,14 @@ def appended(text: str, new: str) -> str:
 
 
 def render(verdict: Verdict, event: str) -> tuple[str, int] | tuple[str, int, str]:
-    """A deny: its reason on stderr, exit 2. Anything else: nothing, exit 0."""
+    """A deny: its reason on stderr, exit 2. After a call (postToolUse, which cannot block and
+    has no channel to the agent) the same text is a warning: stderr, exit 1, which Kiro shows
+    the user. Anything else: nothing, exit 0."""
     from engramory.guard import decision  # noqa: PLC0415 - only once there is a verdict
 
-    if verdict.kind != decision.DENY or event == "post":
+    if verdict.kind != decision.DENY:
         return "", 0
-    return verdict.message, DENY_EXIT, STDERR
+    return verdict.message, WARN_EXIT if event == "post" else DENY_EXIT, STDERR
 
 
 # --- lifecycle (continuity) replies ---------------------------------------------------------
@@ -226,7 +229,8 @@ def agent_hooks(
 
     The guard on each file-writing and shell tool (exit 2 denies, so no ``|| true``:
     a missing interpreter exits 127, which Kiro shows as a warning and lets the call
-    run); the continuity hooks at agentSpawn and userPromptSubmit when there is a store.
+    run); the check after each of those calls (postToolUse: a warning on stderr); the
+    continuity hooks at agentSpawn and userPromptSubmit when there is a store.
     """
     import shlex  # noqa: PLC0415
 
@@ -243,6 +247,11 @@ def agent_hooks(
             hooks[kiro_event] = [{"command": line(argv), "timeout_ms": TIMEOUT_MS}]
     hooks["preToolUse"] = [
         {"matcher": matcher, "command": guard_line, "timeout_ms": TIMEOUT_MS}
+        for matcher in GUARD_MATCHERS
+    ]
+    after_line = line([*hookwiring.guard_argv(python, guard, store, "kiro"), "--event", "post"])
+    hooks["postToolUse"] = [
+        {"matcher": matcher, "command": after_line, "timeout_ms": TIMEOUT_MS}
         for matcher in GUARD_MATCHERS
     ]
     return hooks
@@ -303,7 +312,7 @@ def host() -> Host:
 
     from engramory import fsutil  # noqa: PLC0415
     from engramory.discovery import INDEX_NAME  # noqa: PLC0415
-    from engramory.hosts.base import DENY_HOOK, DOCUMENTED, FILE, Host  # noqa: PLC0415
+    from engramory.hosts.base import AFTER_TO_LOG, DENY_HOOK, DOCUMENTED, FILE, Host  # noqa: PLC0415
     from engramory.install import hookconfig, hookwiring  # noqa: PLC0415
     from engramory.install.hookfiles import (  # noqa: PLC0415
         ConfigEdit,
@@ -472,6 +481,7 @@ def host() -> Host:
         global_hook_files=(f"~/{AGENTS_DIR}/{AGENT_NAME}.json",),
         option_flags=(AGENT_FLAG,),
         cap_enforcement=DENY_HOOK,
+        after_write=AFTER_TO_LOG,
         edit_tools=("fs_write",),
         holds_compaction=False,  # Kiro CLI has no compaction hook
         lifecycle_hooks=tuple(LIFECYCLE_EVENTS.values()),  # at agentSpawn, userPromptSubmit

@@ -126,7 +126,13 @@ PLUGIN_FILES = ("index.js", "openclaw.plugin.json", "package.json")
 def host() -> Host:
     """OpenClaw as ``engramory init`` and ``engramory hosts`` see it: a native plugin folder
     that runs the index guard and the continuity hooks."""
-    from engramory.hosts.base import BLOCK, DENY_HOOK_UNVERIFIED, DOCUMENTED, Host  # noqa: PLC0415
+    from engramory.hosts.base import (  # noqa: PLC0415
+        AFTER_TO_LOG,
+        BLOCK,
+        DENY_HOOK_UNVERIFIED,
+        DOCUMENTED,
+        Host,
+    )
     from engramory.hosts.opencode import plugin_config, plugin_text  # noqa: PLC0415
     from engramory.install.hookfiles import HookContext, OwnedFile  # noqa: PLC0415
     from engramory.resources import shipped_path  # noqa: PLC0415
@@ -184,6 +190,7 @@ def host() -> Host:
         global_hook_files=tuple(f"{GLOBAL_PLUGIN_DIR}/{name}" for name in PLUGIN_FILES),
         holds_compaction=False,
         cap_enforcement=DENY_HOOK_UNVERIFIED,
+        after_write=AFTER_TO_LOG,
         edit_tools=("edit", "write"),
         lifecycle_hooks=("before_prompt_build", "before_compaction"),
         native_memory="the workspace MEMORY.md and daily memory files OpenClaw writes",

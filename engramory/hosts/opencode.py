@@ -23,6 +23,10 @@ Answers (one JSON line the plugin reads; always exit 0): a deny is
 ``{"deny": reason}`` (the plugin throws ``new Error(reason)``, which blocks the
 call and shows the reason to the model), a nudge ``{"nudge": text}`` (OpenCode
 has no channel for it before a call: the plugin ignores it), silence no output.
+After a call (``--event post``, the plugin's ``tool.execute.after`` with the arguments
+``tool.execute.before`` saw) what to undo is ``{"after": text}``: OpenCode's plugin adds it
+to the tool's output, which the model reads; OpenClaw's (``after_tool_call``, observe-only)
+logs it.
 
 Lifecycle (``sync hook --host opencode --event E``): the plugin sends ``{"session_id",
 "prompt", "trigger"}`` for ``session.created`` (SessionStart), ``chat.message``
@@ -190,8 +194,10 @@ def render(verdict: Verdict, event: str) -> tuple[str, int]:
     """One JSON line for the plugin (maybe nothing) and the exit code (always 0)."""
     from engramory.guard import decision  # noqa: PLC0415 - only once there is a verdict
 
-    if verdict.kind == decision.SILENT or event == "post":
+    if verdict.kind == decision.SILENT or (event == "post" and verdict.kind != decision.DENY):
         return "", 0
+    if event == "post":  # the call ran: the plugin tells the agent (OpenCode) or logs (OpenClaw)
+        return fields.dumps({"after": verdict.message}), 0
     if verdict.kind == decision.DENY:
         return fields.dumps({"deny": verdict.message}), 0
     return fields.dumps({"nudge": verdict.message}), 0
@@ -270,7 +276,13 @@ GLOBAL_PLUGIN_FILE = "~/.config/opencode/plugins/engramory-guard.js"
 def host() -> Host:
     """OpenCode as ``engramory init`` and ``engramory hosts`` see it: one plugin file that
     runs the index guard and the continuity hooks."""
-    from engramory.hosts.base import BLOCK, DENY_HOOK, DOCUMENTED, Host  # noqa: PLC0415
+    from engramory.hosts.base import (  # noqa: PLC0415
+        AFTER_TO_AGENT,
+        BLOCK,
+        DENY_HOOK,
+        DOCUMENTED,
+        Host,
+    )
     from engramory.install.hookfiles import HookContext, OwnedFile  # noqa: PLC0415
     from engramory.resources import shipped_path  # noqa: PLC0415
 
@@ -320,6 +332,7 @@ def host() -> Host:
         global_hook_files=(GLOBAL_PLUGIN_FILE,),
         holds_compaction=False,
         cap_enforcement=DENY_HOOK,
+        after_write=AFTER_TO_AGENT,
         edit_tools=("edit", "write"),
         lifecycle_hooks=("session.created", "chat.message", "experimental.session.compacting"),
     )

@@ -92,6 +92,7 @@ def rows() -> list[dict[str, object]]:
             "compaction_gate": bool(
                 host.lifecycle_hooks and host.installs_hooks and host.holds_compaction
             ),
+            "after_write_check": host.after_write if host.installs_hooks else "",
             "enforcement": host.enforcement,
             "wiring": host.verified,
             "notes": list(host.notes),

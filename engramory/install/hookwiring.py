@@ -118,7 +118,7 @@ def guard_groups(python: str, guard: str, store: str | None) -> dict[str, Group]
             "hooks": [exec_handler(python, [guard, *index], GUARD_STATUS)],
         },
         "PostToolUse": {
-            "matcher": "Bash",
+            "matcher": "Write|Edit|MultiEdit|Bash",
             "hooks": [exec_handler(python, [guard, "--event", "post", *index], MEASURE_STATUS)],
         },
     }

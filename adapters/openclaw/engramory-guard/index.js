@@ -90,6 +90,24 @@ export default {
       return undefined;
     }, { matcher: GUARDED_TOOLS });
 
+    // After the call: what to undo goes to OpenClaw's log (after_tool_call only observes).
+    api.on("after_tool_call", async (event, ctx) => {
+      try {
+        const tool = event && event.toolName;
+        if (!GUARDED_TOOLS.includes(tool) || !CONFIG) return undefined;
+        const args = event.params && typeof event.params === "object" ? event.params : {};
+        const argv = [...CONFIG.guard, "--event", "post"];
+        const { answer, failure } = await run(argv, { tool, args, cwd: workspace(ctx, api) }, GUARD_TIMEOUT_MS);
+        if (failure) return warnOnce("check after a write", failure);
+        if (typeof answer.after !== "string") return undefined;
+        if (api.logger && typeof api.logger.warn === "function") api.logger.warn(answer.after);
+        else console.error(answer.after);
+      } catch (error) {
+        warnOnce("check after a write", String(error));
+      }
+      return undefined;
+    });
+
     // Each prompt: the session has work to sync; its first prompt also gets the store's context.
     api.on("before_prompt_build", async (event, ctx) => {
       try {
