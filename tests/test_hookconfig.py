@@ -220,7 +220,9 @@ def test_a_new_flat_file_starts_with_its_version_and_goes_away_again() -> None:
         "StrReplace",
         "ApplyPatch",
     ]
-    assert hookconfig.count_ours(config, FLAT) == 7  # 4 guards, 3 continuity hooks
+    assert (
+        hookconfig.count_ours(config, FLAT) == 9
+    )  # 4 guards, 2 after-write checks, 3 continuity hooks
     left = uninstalled(text, FLAT)
     assert left.data() == {"version": 1} and hookconfig.is_empty(left.data(), FLAT)
 
@@ -285,8 +287,8 @@ def test_gemini_handlers_are_ours_by_name_only() -> None:
         {"ui": {"theme": "x"}, "hooks": {"BeforeTool": [{"hooks": [theirs, described]}]}}, indent=2
     )
     text = installed(original, GEMINI, NAMED)
-    assert hookconfig.count_ours(json.loads(text), NAMED) == 4  # the guard, 3 continuity hooks
-    assert hookconfig.count_all(json.loads(text), NAMED) == 6
+    assert hookconfig.count_ours(json.loads(text), NAMED) == 5  # guard, after-write, 3 continuity
+    assert hookconfig.count_all(json.loads(text), NAMED) == 7
     assert uninstalled(text, NAMED).text() == original
 
 
