@@ -27,7 +27,6 @@ import re
 
 from engramory.secrets import values
 
-LABEL = re.compile(r"pass(?:word|wd|phrase)?|pwd|pw|secret|token|key|credential|auth")
 # A label word and what may follow it up to a separator, found in one pass over the
 # lowered text; only these candidates pay for the checks written in Python.
 CANDIDATE = re.compile(
@@ -47,7 +46,6 @@ LABEL_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz012
 MAX_LABEL = 48
 MAX_PAREN = 48
 MAX_VALUE = 512
-VALUE_ENDS = frozenset(" \t\r\n\"'`|;,<>")
 VALUE_TRAILERS = ".)]*"
 MIN_PASSWORD = 8
 MIN_VALUE = 12
