@@ -14,7 +14,6 @@ import os
 import shutil
 import sys
 import time
-from datetime import date
 from pathlib import Path
 
 import pytest
@@ -22,6 +21,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from daysseen import days_seen
 
 from conftest import run_engramory
 from doctorkit import make_store, note
@@ -425,19 +426,23 @@ def test_new_in_native_names_the_note_by_its_title(tmp_path: Path, cli) -> None:
 def test_memory_update_keeps_the_metadata_block(tmp_path: Path, native: bool) -> None:
     store = host_store(tmp_path / "s")
     change = mcp_update.NoteChange(description="Live prospects and their owners")
-    mcp_update.update("active_leads", change, str(store), Caps(), native)
+    with days_seen() as days:
+        mcp_update.update("active_leads", change, str(store), Caps(), native)
     text = (store / "active_leads.md").read_text(encoding="utf-8")
-    expected = LEADS.replace(
+    described = LEADS.replace(
         "description: Which prospects are live this quarter and who follows up on each",
         "description: Live prospects and their owners",
     )
+    expected = [described]
     if not native:  # the protocol's date, on its own line; nothing else moves
-        expected = expected.replace(
-            "  originSessionId: 5b7e0c2d-91aa-4c3e-8f10-2d6b9e4a7c01\n",
-            "  originSessionId: 5b7e0c2d-91aa-4c3e-8f10-2d6b9e4a7c01\n"
-            f"updated: {date.today().isoformat()}\n",
-        )
-    assert text == expected
+        expected = [
+            described.replace(
+                "  originSessionId: 5b7e0c2d-91aa-4c3e-8f10-2d6b9e4a7c01\n",
+                f"  originSessionId: 5b7e0c2d-91aa-4c3e-8f10-2d6b9e4a7c01\nupdated: {day}\n",
+            )
+            for day in days
+        ]
+    assert text in expected
 
 
 def test_memory_update_of_the_body_keeps_the_frontmatter_bytes(tmp_path: Path) -> None:
