@@ -17,7 +17,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from engramory.frontmatter import decode, parse_bytes
+from engramory.store.frontmatter import decode, parse_bytes
 
 NOTE = """---
 name: feedback-note-{i}

@@ -20,11 +20,11 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
-from engramory import crashpoint, fsutil
-from engramory.caps import INDEX_NAME
-from engramory.errors import EngramoryError, UsageError
-from engramory.store import NOTE_READ_LIMIT, READ_OK, read_file
-from engramory.textfmt import excerpt, printable
+from engramory.store.caps import INDEX_NAME
+from engramory.store.disk import NOTE_READ_LIMIT, READ_OK, read_file
+from engramory.util import crashpoint, fsutil
+from engramory.util.errors import EngramoryError, UsageError
+from engramory.util.textfmt import excerpt, printable
 
 BACKUP_DIR = (".engramory", "backup")
 BACKUP_FOLDERS = tuple("/".join(BACKUP_DIR[: i + 1]) for i in range(len(BACKUP_DIR)))

@@ -19,9 +19,9 @@ from collections.abc import Sequence
 from typing import NoReturn
 
 from engramory import __version__
-from engramory.console import make_streams_safe
-from engramory.errors import EXIT_USAGE, EngramoryError
-from engramory.textfmt import printable
+from engramory.util.console import make_streams_safe
+from engramory.util.errors import EXIT_USAGE, EngramoryError
+from engramory.util.textfmt import printable
 
 # Command name -> the module that registers it, in the order --help lists them.
 COMMAND_MODULES = {

@@ -18,7 +18,7 @@ import time
 from dataclasses import dataclass
 from datetime import date
 
-from engramory import fsutil
+from engramory.util import fsutil
 
 GIT = "git"
 MTIME = "mtime"

@@ -5,7 +5,7 @@ BOM already dropped: the caller re-adds it on write) and returns the new text.
 Nothing here touches the disk. Every byte outside the touched lines stays as it
 was: other lines, their ``\\n`` or ``\\r\\n`` endings, a missing final newline,
 comments. Line numbers are 1-based and count ``\\n`` only (DESIGN.md §4
-"Lines"), the same numbers :func:`engramory.markdown.classify_index` gives.
+"Lines"), the same numbers :func:`engramory.store.markdown.classify_index` gives.
 
 Two edits have to touch a neighbour to keep the text well formed, and they
 undo each other: appending after a last line that has no final newline gives
@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from engramory.markdown import (
+from engramory.store.markdown import (
     HEADING,
     INLINE,
     Link,

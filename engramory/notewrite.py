@@ -19,8 +19,8 @@ from engramory.doctor.context import NoteCheck, Options
 from engramory.doctor.model import NOTE
 from engramory.doctor.profiles import ENGRAMORY, Profile
 from engramory.doctor.rules import RULES
-from engramory.frontmatter import parse_bytes, render
-from engramory.store import READ_OK, NoteFile, Read
+from engramory.store.disk import READ_OK, NoteFile, Read
+from engramory.store.frontmatter import parse_bytes, render
 
 SLUG = re.compile(r"[a-z0-9][a-z0-9-]*\Z")  # anchored, one class: linear
 SLUG_MAX = 80

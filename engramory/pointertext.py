@@ -10,7 +10,7 @@ from __future__ import annotations
 import unicodedata
 
 from engramory import indexedit
-from engramory.markdown import code_spans
+from engramory.store.markdown import code_spans
 
 ELLIPSIS = "…"
 ACRONYMS = frozenset(

@@ -20,12 +20,13 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-from engramory import backup, fsutil, indexedit
+from engramory import backup, indexedit
 from engramory.backup import STORE_ITSELF, Announce, Entry, Journal
-from engramory.caps import INDEX_NAME, Caps
 from engramory.continuity.state import locked
-from engramory.errors import EngramoryError, InputMissingError
-from engramory.textfmt import excerpt, plural, printable
+from engramory.store.caps import INDEX_NAME, Caps
+from engramory.util import fsutil
+from engramory.util.errors import EngramoryError, InputMissingError
+from engramory.util.textfmt import excerpt, plural, printable
 
 TEMP_PREFIX, TEMP_SUFFIX = ".engramory-", ".tmp"  # as fsutil.write_atomic names them
 ADDED_LINES_SHOWN = 5

@@ -5,11 +5,11 @@ from __future__ import annotations
 from datetime import date
 from pathlib import Path
 
-from engramory.caps import Caps
 from engramory.doctor import engine
 from engramory.doctor.context import Options
 from engramory.doctor.model import Finding
-from engramory.frontmatter import render
+from engramory.store.caps import Caps
+from engramory.store.frontmatter import render
 
 TODAY = date(2026, 11, 30)
 

@@ -10,7 +10,7 @@ from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
 from engramory.cli import main
-from engramory.frontmatter import decode, parse
+from engramory.store.frontmatter import decode, parse
 
 BACKUPS = ".engramory"
 FIXABLE_RULES = {

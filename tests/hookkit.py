@@ -35,7 +35,7 @@ HEAVY = {
     "pathlib",
     "dataclasses",
     "typing",
-    "engramory.fastjson",
+    "engramory.util.fastjson",
 }
 DENY, NUDGE, SILENT = "deny", "nudge", "silent"
 

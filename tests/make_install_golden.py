@@ -150,7 +150,7 @@ def _run(argv: list[str], root: Path) -> int:
 def _placeholders(root: Path) -> list[tuple[str, str]]:
     """(machine text, placeholder), longest text first so a path inside another loses."""
     from engramory.install import selfcommand
-    from engramory.resources import shipped_path
+    from engramory.util.resources import shipped_path
 
     pairs = {
         selfcommand.current().text: "{AGENT_COMMAND}",

@@ -178,7 +178,7 @@ def test_a_shell_call_is_measured_without_the_detector_or_the_parser(store: Path
     command that cannot write a file names no note to scan."""
     payload = claude("Bash", {"command": "make notes && ls -la"}, store)
     names = imported("claude", payload, "--event", "post", "--index", index_of(store))
-    assert "engramory.caps" in names  # measured
+    assert "engramory.store.caps" in names  # measured
     assert not {"engramory.secrets.scan", "engramory.guard.shellwrite"} & names
     assert not {"engramory.guard.shellparse"} & names
     (store / "MEMORY.md").write_text(lines(201))

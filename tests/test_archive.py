@@ -12,9 +12,10 @@ from test_new import tree
 
 from conftest import run_engramory
 from doctorkit import doctor, make_store, note, valid_store
-from engramory import fsutil, indexedit
+from engramory import indexedit
 from engramory.commands import archive as archive_command
-from engramory.markdown import classify_index
+from engramory.store.markdown import classify_index
+from engramory.util import fsutil
 
 
 def errors(root: Path) -> list[str]:

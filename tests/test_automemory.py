@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from engramory import automemory, discovery
+from engramory.store import automemory, discovery
 
 
 @pytest.fixture

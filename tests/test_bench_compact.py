@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from engramory import markdown
-from engramory.caps import Caps
 from engramory.doctor import engine
+from engramory.store import markdown
+from engramory.store.caps import Caps
 
 SCRIPT = Path(__file__).resolve().parent.parent / "benchmarks" / "compact.py"
 SIZE = 100_000

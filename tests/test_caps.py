@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from engramory import caps
-from engramory.caps import (
+from engramory.store import caps
+from engramory.store.caps import (
     Caps,
     Measurement,
     caps_from,

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from conftest import CAP_ENV, EXAMPLE_STORE, run_engramory
-from engramory import fsutil
+from engramory.util import fsutil
 
 
 def write_lines(path: Path, count: int, newline: str = "\n") -> Path:

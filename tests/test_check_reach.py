@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from conftest import REPO
-from engramory import fsutil
+from engramory.util import fsutil
 
 
 def make_store(root: Path) -> Path:

@@ -14,10 +14,10 @@ from jsonschema import Draft4Validator
 
 from conftest import REPO
 from doctorkit import make_store, note
-from engramory.console import colour_wanted
 from engramory.doctor.model import Finding
 from engramory.doctor.rules import RULES
 from engramory.report import github, relative_path, sarif
+from engramory.util.console import colour_wanted
 
 SARIF_SCHEMA = json.loads(
     (REPO / "tests" / "schemas" / "sarif" / "sarif-schema-2.1.0.json").read_text("utf-8")

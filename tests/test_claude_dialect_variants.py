@@ -160,7 +160,7 @@ def test_unknown_tools_are_dismissed_on_the_hot_path(tmp_path: Path) -> None:
     assert proc.returncode == 0 and proc.stdout == b""
     names = {m.group(1).decode() for m in re.finditer(rb"\|\s+([\w.]+)\n", proc.stderr)}
     assert "engramory.hosts.claude" in names
-    assert not names & {"engramory.fastjson", "engramory.guard.decision", "json"}
+    assert not names & {"engramory.util.fastjson", "engramory.guard.decision", "json"}
 
 
 def test_a_copilot_apply_patch_mapped_to_edit_becomes_a_patch_call(tmp_path: Path) -> None:

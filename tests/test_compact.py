@@ -17,7 +17,6 @@ from fixkit import digest
 from hookkit import answer, run_hook
 
 from doctorkit import TODAY, doctor, make_store, note
-from engramory.caps import Caps
 from engramory.cli import main
 from engramory.compact import cold, naming
 from engramory.compact.long_lines import FROM_INDEX, cut_line
@@ -25,8 +24,9 @@ from engramory.compact.model import ColdCandidate
 from engramory.doctor import engine
 from engramory.doctor.context import Options
 from engramory.doctor.profiles import CLAUDE_NATIVE
-from engramory.frontmatter import decode, parse
-from engramory.markdown import classify_index
+from engramory.store.caps import Caps
+from engramory.store.frontmatter import decode, parse
+from engramory.store.markdown import classify_index
 
 
 def compact(*args: str) -> tuple[int, str, str]:

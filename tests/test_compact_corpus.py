@@ -17,8 +17,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from fixkit import digest
 
 from doctorkit import doctor
-from engramory.caps import Caps, count_lines, verdict
 from engramory.cli import main
+from engramory.store.caps import Caps, count_lines, verdict
 
 CORPUS = Path(__file__).resolve().parent / "corpus"
 STORES = sorted(p for p in (CORPUS / "stores").iterdir() if p.is_dir())

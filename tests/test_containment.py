@@ -11,7 +11,7 @@ import pytest
 from mcpkit import call, line, session
 
 from doctorkit import make_store, note, valid_store
-from engramory.store import contained, walk
+from engramory.store.disk import contained, walk
 
 SECRET = "secret outside the store"
 

@@ -16,9 +16,9 @@ import pytest
 
 from conftest import REPO
 from engramory import hosts
-from engramory.caps import Caps
 from engramory.continuity import policy
 from engramory.continuity import state as continuity
+from engramory.store.caps import Caps
 
 SCHEMAS = REPO / "tests" / "schemas"
 HOOK = REPO / "hooks" / "engramory_sync.py"

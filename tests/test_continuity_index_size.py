@@ -14,9 +14,9 @@ import pytest
 
 from conftest import REPO
 from engramory import hosts
-from engramory.caps import Caps, Measurement
 from engramory.continuity import policy
 from engramory.continuity import state as continuity
+from engramory.store.caps import Caps, Measurement
 
 HOOK = REPO / "hooks" / "engramory_sync.py"
 CLAUDE_OUTPUT = json.loads(

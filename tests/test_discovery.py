@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from engramory.discovery import locate
-from engramory.errors import InputMissingError
+from engramory.store.discovery import locate
+from engramory.util.errors import InputMissingError
 
 
 def make_store(path: Path) -> Path:
@@ -224,7 +224,7 @@ def test_fifo_named_like_a_note_is_not_opened(tmp_path: Path) -> None:
 
 
 def test_note_scan_is_bounded(tmp_path: Path, monkeypatch) -> None:
-    monkeypatch.setattr("engramory.discovery.NOTE_SCAN_FILES", 3)
+    monkeypatch.setattr("engramory.store.discovery.NOTE_SCAN_FILES", 3)
     for k in range(5):
         (tmp_path / f"plain-{k}.md").write_text("# no frontmatter\n")
     opened = []
@@ -234,7 +234,7 @@ def test_note_scan_is_bounded(tmp_path: Path, monkeypatch) -> None:
         opened.append(path)
         return real(path, *args, **kwargs)
 
-    monkeypatch.setattr("engramory.discovery.os.open", counting_open)
+    monkeypatch.setattr("engramory.store.discovery.os.open", counting_open)
     with pytest.raises(InputMissingError):
         locate(str(tmp_path))
     assert len(opened) == 3
@@ -258,7 +258,7 @@ def test_explicit_fifo_is_refused(tmp_path: Path) -> None:
 def test_note_scan_stops_after_its_entry_bound(tmp_path: Path, monkeypatch) -> None:
     (tmp_path / "a.md").write_text("---\nname: a\n---\n")
     assert locate(str(tmp_path)).root == tmp_path
-    monkeypatch.setattr("engramory.discovery.NOTE_SCAN_ENTRIES", 0)
+    monkeypatch.setattr("engramory.store.discovery.NOTE_SCAN_ENTRIES", 0)
     with pytest.raises(InputMissingError, match="is not a memory store"):
         locate(str(tmp_path))
 

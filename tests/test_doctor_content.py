@@ -461,9 +461,9 @@ def tiny_ranges(monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.mark.skipif(not workers.fork_is_safe(), reason="workers need fork")
 def test_allow_in_notes_checked_by_workers(tmp_path: Path, tiny_ranges: None) -> None:
-    from engramory.caps import Caps
     from engramory.doctor import engine
     from engramory.doctor.context import Options
+    from engramory.store.caps import Caps
 
     allowed = "Fixed today. <!-- engramory: allow relative-date,wikilink-missing --> [[gone]]\n"
     notes = {

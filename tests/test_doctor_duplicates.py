@@ -21,7 +21,6 @@ from hypothesis import strategies as st
 
 from conftest import REPO
 from doctorkit import TODAY, doctor, fired, make_store, note
-from engramory.caps import Caps
 from engramory.doctor import engine, workers
 from engramory.doctor.context import Options
 from engramory.doctor.rules import duplicates
@@ -37,6 +36,7 @@ from engramory.doctor.rules.duplicates import (
     normal_description,
     shingles,
 )
+from engramory.store.caps import Caps
 
 RULE = "near-duplicate"
 _SYLLABLES = ("ka", "lo", "mi", "ne", "su", "ta", "ri", "po", "de", "gu", "ba", "ze", "vo", "xi")

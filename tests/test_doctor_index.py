@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from doctorkit import doctor, fired, make_store, note, rules, valid_store
-from engramory.caps import Caps
+from engramory.store.caps import Caps
 
 
 def test_valid_store_is_clean(tmp_path: Path) -> None:
@@ -70,7 +70,7 @@ def test_index_symlink_quiet_for_a_regular_file(tmp_path: Path) -> None:
 
 def test_index_unreadable(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     store = valid_store(tmp_path / "s")
-    from engramory import fsutil
+    from engramory.util import fsutil
 
     real = fsutil.read_bounded_stat
 

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from doctorkit import doctor, fired, make_store, note, rules, valid_store
-from engramory import store as storemod
 from engramory.doctor.rules import RULES
+from engramory.store import disk as storemod
 
 POSIX = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="POSIX only")
 

@@ -14,10 +14,10 @@ from pathlib import Path
 import pytest
 
 from doctorkit import TODAY, doctor, make_store, note
-from engramory import store as storemod
-from engramory.caps import Caps
 from engramory.doctor import engine, workers
 from engramory.doctor.context import Options
+from engramory.store import disk as storemod
+from engramory.store.caps import Caps
 
 needs_symlinks = pytest.mark.skipif(not hasattr(os, "symlink"), reason="needs symlinks")
 
@@ -231,7 +231,7 @@ def test_in_this_process_nothing_runs_before_it_is_asked_for() -> None:
 def test_an_error_while_resolving_the_index_stops_the_workers(tmp_path: Path, monkeypatch) -> None:
     import multiprocessing
 
-    from engramory import markdown
+    from engramory.store import markdown
 
     root = make_store(tmp_path / "s", {f"n-{k}.md": note(f"n-{k}") for k in range(12)})
     monkeypatch.setattr(workers, "MIN_NOTES", 1)

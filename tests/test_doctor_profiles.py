@@ -20,14 +20,14 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from doctorkit import TODAY, make_store, note
-from engramory.caps import Caps
 from engramory.doctor import engine
 from engramory.doctor.context import Options
 from engramory.doctor.model import ERROR, INFO
+from engramory.doctor.profile_choice import choose
 from engramory.doctor.profiles import CLAUDE_NATIVE, ENGRAMORY, PROFILES
 from engramory.doctor.rules import RULES
-from engramory.frontmatter import parse
-from engramory.profile_choice import choose
+from engramory.store.caps import Caps
+from engramory.store.frontmatter import parse
 
 CORPUS = Path(__file__).resolve().parent / "corpus"
 EXPECTED = json.loads((CORPUS / "expected.json").read_text(encoding="utf-8"))

@@ -15,9 +15,9 @@ from hypothesis import strategies as st
 
 from conftest import REPO
 from doctorkit import TODAY, make_store, note
-from engramory.caps import Caps
 from engramory.doctor import engine, workers
 from engramory.doctor.context import Options
+from engramory.store.caps import Caps
 
 CORPUS_STORES = sorted(
     p for p in (Path(__file__).resolve().parent / "corpus" / "stores").iterdir() if p.is_dir()

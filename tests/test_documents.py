@@ -17,10 +17,10 @@ from pathlib import Path
 import pytest
 
 from conftest import REPO
-from engramory import caps, markdown
 from engramory.cli import build_parser
 from engramory.hosts.registry import HOSTS, host_names
 from engramory.install import blocks
+from engramory.store import caps, markdown
 
 SKILL = REPO / "SKILL.md"
 SNIPPET = REPO / "rules-snippet.md"
@@ -390,7 +390,7 @@ def test_snippet_block_is_short() -> None:
 
 
 def test_skill_frontmatter_loads_in_a_skill_loader() -> None:
-    from engramory.frontmatter import parse
+    from engramory.store.frontmatter import parse
 
     fm = parse(SKILL.read_text(encoding="utf-8"))
     assert fm.problems == () and fm.fields["name"] == "engramory"

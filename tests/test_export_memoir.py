@@ -20,10 +20,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from conftest import EXAMPLE_STORE, REPO
 from doctorkit import doctor, make_store, note
-from engramory import fsutil
-from engramory.frontmatter import parse
 from engramory.interop import memoir_export
 from engramory.interop.memoir_yaml import parse_frontmatter, split_entry
+from engramory.store.frontmatter import parse
+from engramory.util import fsutil
 
 yaml = pytest.importorskip("yaml")
 jsonschema = pytest.importorskip("jsonschema")

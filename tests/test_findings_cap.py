@@ -16,12 +16,12 @@ from pathlib import Path
 import pytest
 
 from doctorkit import TODAY, doctor, make_store, note
-from engramory import frontmatter
-from engramory.caps import Caps
 from engramory.doctor import engine, workers
 from engramory.doctor.context import Options
 from engramory.doctor.model import FINDINGS_PER_FILE, capped, overflow_message
 from engramory.report import statistics
+from engramory.store import frontmatter
+from engramory.store.caps import Caps
 
 MIB = 1024 * 1024
 X_LINES = 2_000_000  # "x\n" lines: a 4 MB frontmatter block

@@ -22,9 +22,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from fixkit import FIXABLE_RULES, bodies, digest, fix, fixable_counts, undo_id
 
 from doctorkit import doctor
-from engramory.caps import Caps
 from engramory.commands.fix import plan_store
 from engramory.repair import FIX_IDS
+from engramory.store.caps import Caps
 
 CORPUS = Path(__file__).resolve().parent / "corpus"
 STORES = sorted(p for p in (CORPUS / "stores").iterdir() if p.is_dir())

@@ -2,7 +2,7 @@
 
 Where a row keeps the earlier parser's behaviour the test says "kept"; where it
 deliberately changes it the test says "changed" and the module docstring of
-engramory/frontmatter.py gives the reason.
+engramory/store/frontmatter.py gives the reason.
 """
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engramory import frontmatter as fm
-from engramory.frontmatter import parse, parse_bytes, render
+from engramory.store import frontmatter as fm
+from engramory.store.frontmatter import parse, parse_bytes, render
 
 
 def kinds(result: fm.Frontmatter) -> list[str]:

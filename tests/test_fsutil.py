@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from engramory import fsutil
+from engramory.util import fsutil
 
 
 def test_read_bounded_reads_a_small_file(tmp_path: Path) -> None:

@@ -14,11 +14,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engramory.caps import Caps, Measurement, utf8_size
 from engramory.guard import decision as guard
 from engramory.guard import edits, service
 from engramory.guard.decision import Verdict
 from engramory.guard.service import ToolCall
+from engramory.store.caps import Caps, Measurement, utf8_size
 
 CAPS = Caps()
 

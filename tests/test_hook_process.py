@@ -168,7 +168,7 @@ def test_index_payload_still_avoids_heavy_modules(tmp_path: Path) -> None:
         check=False,
     )
     names = {m.group(1).decode() for m in re.finditer(rb"\|\s+([\w.]+)\n", proc.stderr)}
-    assert "engramory.fastjson" in names
+    assert "engramory.util.fastjson" in names
     assert not names & {"json", "re", "argparse", "pathlib", "dataclasses", "typing", "tempfile"}
 
 

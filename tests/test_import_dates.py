@@ -16,7 +16,7 @@ import pytest
 
 from engramory import filedates
 from engramory.filedates import FileHistory
-from engramory.frontmatter import parse
+from engramory.store.frontmatter import parse
 
 needs_git = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
 

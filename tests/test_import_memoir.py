@@ -12,11 +12,12 @@ from pathlib import Path
 import pytest
 
 from doctorkit import doctor, make_store, note, valid_store
-from engramory import backup, fsutil
+from engramory import backup
 from engramory.filedates import FileDates
-from engramory.frontmatter import parse
 from engramory.interop import memoir_import
 from engramory.interop.importer import Candidate, Skip
+from engramory.store.frontmatter import parse
+from engramory.util import fsutil
 
 ENTRIES = {
     "fact_staging.md": """---

@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engramory import indexedit
-from engramory.markdown import INLINE, classify_index, find_links
+from engramory.store.markdown import INLINE, classify_index, find_links
 
 INDEX = "# Memory\n\n## User\n- [a](a.md) — one\n\n## Feedback\n- [b](b.md) — two\n"
 

@@ -12,10 +12,10 @@ import pytest
 from installkit import digest
 
 from conftest import REPO
-from engramory.errors import EngramoryError
 from engramory.hosts.registry import HOSTS
 from engramory.install import layout, selfcommand
 from engramory.install import plan as install
+from engramory.util.errors import EngramoryError
 
 
 @pytest.fixture

@@ -281,7 +281,7 @@ def test_skill_is_kept_with_force_only(cli, project: Path) -> None:
 
 
 def test_failure_midway_reports_completed_steps(cli, project: Path, monkeypatch) -> None:
-    from engramory import fsutil
+    from engramory.util import fsutil
 
     real = fsutil.write_atomic
     calls = []

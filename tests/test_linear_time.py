@@ -41,12 +41,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from doctorkit import TODAY, make_store, note
-from engramory import frontmatter, markdown
-from engramory.caps import Caps
 from engramory.cli import main
 from engramory.doctor import engine
 from engramory.doctor.context import Options
 from engramory.doctor.rules import schema as rules_schema
+from engramory.store import frontmatter, markdown
+from engramory.store.caps import Caps
 
 REPO = Path(__file__).resolve().parent.parent
 MIB = 1024 * 1024

@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engramory import markdown
-from engramory.markdown import Link, body_wikilinks, classify_index, find_links
+from engramory.store import markdown
+from engramory.store.markdown import Link, body_wikilinks, classify_index, find_links
 
 
 @pytest.mark.parametrize(

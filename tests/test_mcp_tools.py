@@ -17,11 +17,11 @@ from mcpkit import call, line, session
 
 from conftest import REPO, run_engramory
 from doctorkit import doctor, make_store, note, valid_store
-from engramory.caps import Caps
 from engramory.continuity import state as continuity
-from engramory.frontmatter import parse
-from engramory.markdown import classify_index
 from engramory.mcp import tools
+from engramory.store.caps import Caps
+from engramory.store.frontmatter import parse
+from engramory.store.markdown import classify_index
 
 AWS = "AKIA" + "QWERTYUIOPASDFGH"[::-1]
 

@@ -14,10 +14,10 @@ from collections.abc import Iterator
 import pytest
 
 from conftest import REPO
-from engramory import caps, frontmatter, markdown
 from engramory.continuity import state as continuity
 from engramory.doctor import context
 from engramory.guard import service
+from engramory.store import caps, frontmatter, markdown
 
 PACKAGE = REPO / "engramory"
 
@@ -40,7 +40,7 @@ def _assigned(tree: ast.Module, value: str) -> bool:
 def test_the_index_name_is_bound_in_caps_and_spelled_out_only_off_the_hook_path() -> None:
     binding = {rel for rel, tree in _modules() if _assigned(tree, "MEMORY.md")}
     # the guard service is on the hook's path, which does not import caps
-    assert binding == {"engramory/caps.py", "engramory/guard/service.py"}
+    assert binding == {"engramory/store/caps.py", "engramory/guard/service.py"}
     assert service.DEFAULT_INDEX_NAME == caps.INDEX_NAME
 
 
@@ -55,7 +55,7 @@ def test_the_note_types_are_listed_only_in_frontmatter() -> None:
                     listing.add(rel)
             if isinstance(node, ast.Constant) and "user, feedback, project" in str(node.value):
                 listing.add(rel)
-    assert listing == {"engramory/frontmatter.py"}
+    assert listing == {"engramory/store/frontmatter.py"}
     assert context.NOTE_TYPES is frontmatter.NOTE_TYPES
     sections = [markdown.heading_section(f"## {t.title()}") for t in frontmatter.NOTE_TYPES]
     assert sections == list(frontmatter.NOTE_TYPES)

@@ -23,7 +23,7 @@ from engramory.hosts import opencode
 from engramory.hosts.registry import HOSTS
 from engramory.install import hookfiles
 from engramory.install.hookfiles import HookContext
-from engramory.resources import shipped_path
+from engramory.util.resources import shipped_path
 
 NODE = shutil.which("node")
 HARNESS = REPO / "tests" / "pluginharness.mjs"

@@ -26,17 +26,17 @@ from daysseen import days_seen
 
 from conftest import run_engramory
 from doctorkit import make_store, note
-from engramory.caps import Caps
-from engramory.doctor.profiles import CLAUDE_NATIVE, ENGRAMORY
-from engramory.frontmatter import parse
-from engramory.mcp import update as mcp_update
-from engramory.profile_choice import (
+from engramory.doctor.profile_choice import (
     DATE_KEYS,
     choose,
     dialect_reason,
     in_host_dialect,
     is_title,
 )
+from engramory.doctor.profiles import CLAUDE_NATIVE, ENGRAMORY
+from engramory.mcp import update as mcp_update
+from engramory.store.caps import Caps
+from engramory.store.frontmatter import parse
 
 # --- a small CRM assistant's memory, as Claude Code writes it -------------------------------------
 

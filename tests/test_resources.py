@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from conftest import REPO
-from engramory import resources
+from engramory.util import resources
 
 
 def test_finds_top_level_documents_in_a_checkout() -> None:

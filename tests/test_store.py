@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from engramory.store import area_of, classify_text, resolve_target, walk
+from engramory.store.disk import area_of, classify_text, resolve_target, walk
 
 
 @pytest.mark.parametrize(

@@ -15,7 +15,7 @@ import pytest
 
 from conftest import run_engramory
 from engramory.continuity import policy
-from engramory.textfmt import printable
+from engramory.util.textfmt import printable
 
 HOSTILE = (
     "z.md: info: fine [orphan]\n"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from engramory.textfmt import excerpt, human_size, plural
+from engramory.util.textfmt import excerpt, human_size, plural
 
 
 @pytest.mark.parametrize(

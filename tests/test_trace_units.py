@@ -140,7 +140,7 @@ def test_windows_paths_compare_with_any_slash_and_drive_case() -> None:
 def test_a_long_project_key_matches_its_hashed_folder() -> None:
     deep = "/w/" + "/".join(["segment"] * 40)
     project = scope.Project(deep)
-    from engramory.automemory import sanitized
+    from engramory.store.automemory import sanitized
 
     hashed = sanitized(deep)[:200] + "-1a2b3c"
     assert project.may_hold_folder(hashed)

@@ -15,11 +15,11 @@ from pathlib import Path
 
 import pytest
 
-from engramory import fsutil
-from engramory.breach import words as breach_words
-from engramory.caps import Caps, Measurement
 from engramory.guard import decision as guard
-from engramory.textfmt import excerpt
+from engramory.store.breach import words as breach_words
+from engramory.store.caps import Caps, Measurement
+from engramory.util import fsutil
+from engramory.util.textfmt import excerpt
 
 NOTE = "---\nname: {name}\ndescription: d\ntype: user\n---\nbody\n"
 

@@ -6,7 +6,7 @@ import json
 import os
 from pathlib import Path
 
-from engramory.automemory import sanitized
+from engramory.store.automemory import sanitized
 
 CLAUDE_SESSION = "c1a0de00-1111-4222-8333-444455556666"
 CODEX_SESSION = "0199f000-aaaa-4bbb-8ccc-ddddeeee0001"

@@ -22,8 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from engramory import discovery, fsutil, indexedit, notewrite
-from engramory.caps import INDEX_NAME, Caps
+from engramory import indexedit, notewrite
 from engramory.commands.new import (
     IndexState,
     ensure_unchanged,
@@ -39,10 +38,9 @@ from engramory.commands.options import (
 )
 from engramory.continuity.state import locked
 from engramory.doctor.context import NameTable
-from engramory.errors import EXIT_OK, EngramoryError, InputMissingError, UsageError
-from engramory.frontmatter import NOTE_TYPES, parse_bytes
-from engramory.markdown import HEADING, INLINE, WIKI, Link, body_wikilinks, classify_index
-from engramory.store import (
+from engramory.store import discovery
+from engramory.store.caps import INDEX_NAME, Caps
+from engramory.store.disk import (
     ANCHOR,
     ARCHIVE,
     ESCAPES,
@@ -57,7 +55,11 @@ from engramory.store import (
     resolve_target,
     walk,
 )
-from engramory.textfmt import printable
+from engramory.store.frontmatter import NOTE_TYPES, parse_bytes
+from engramory.store.markdown import HEADING, INLINE, WIKI, Link, body_wikilinks, classify_index
+from engramory.util import fsutil
+from engramory.util.errors import EXIT_OK, EngramoryError, InputMissingError, UsageError
+from engramory.util.textfmt import printable
 
 HELP = "move a note to archive/ and remove (or redirect) its index pointers"
 DESCRIPTION = """\

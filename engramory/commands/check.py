@@ -12,9 +12,7 @@ import json
 import os
 import sys
 
-from engramory import __version__, breach, discovery, fsutil
-from engramory import caps as capsmod
-from engramory.caps import Caps, Measurement
+from engramory import __version__
 from engramory.commands.options import (
     CI_FORMATS,
     add_cap_flags,
@@ -25,9 +23,13 @@ from engramory.commands.options import (
     profile_from_args,
     say_profile,
 )
-from engramory.console import painter, stdout_colour
-from engramory.errors import EXIT_FINDINGS, EXIT_OK, EXIT_OVER, InputMissingError
-from engramory.textfmt import human_size, printable
+from engramory.store import breach, discovery
+from engramory.store import caps as capsmod
+from engramory.store.caps import Caps, Measurement
+from engramory.util import fsutil
+from engramory.util.console import painter, stdout_colour
+from engramory.util.errors import EXIT_FINDINGS, EXIT_OK, EXIT_OVER, InputMissingError
+from engramory.util.textfmt import human_size, printable
 
 EXIT_CODES = {capsmod.OK: EXIT_OK, capsmod.WARN: EXIT_FINDINGS, capsmod.OVER: EXIT_OVER}
 

@@ -19,9 +19,7 @@ from collections.abc import Callable
 from datetime import date
 from pathlib import Path
 
-from engramory import backup, discovery, filedates, indexedit, notewrite, undo
-from engramory.breach import limits_text
-from engramory.caps import INDEX_NAME, Caps, count_lines, utf8_size
+from engramory import backup, filedates, indexedit, notewrite, undo
 from engramory.commands import archive
 from engramory.commands.new import read_index_for_edit
 from engramory.commands.options import (
@@ -45,11 +43,11 @@ from engramory.compact.model import (
 from engramory.compact.plan import STEPS, Plan, make_plan
 from engramory.continuity.state import locked
 from engramory.doctor.context import DEFAULT_MAX_INDEX_LINE, NameTable
-from engramory.errors import EXIT_FINDINGS, EXIT_OK, EngramoryError, UsageError
 from engramory.filedates import FileHistory
-from engramory.frontmatter import parse_bytes
-from engramory.markdown import INLINE, WIKI, Link, classify_index
-from engramory.store import (
+from engramory.store import discovery
+from engramory.store.breach import limits_text
+from engramory.store.caps import INDEX_NAME, Caps, count_lines, utf8_size
+from engramory.store.disk import (
     ESCAPES,
     FOUND,
     LIVE,
@@ -59,7 +57,10 @@ from engramory.store import (
     resolve_target,
     walk,
 )
-from engramory.textfmt import human_size, printable
+from engramory.store.frontmatter import parse_bytes
+from engramory.store.markdown import INLINE, WIKI, Link, classify_index
+from engramory.util.errors import EXIT_FINDINGS, EXIT_OK, EngramoryError, UsageError
+from engramory.util.textfmt import human_size, printable
 
 HELP = "bring an over-cap index back under the cut, nothing lost, with undo"
 DESCRIPTION = f"""\

@@ -10,8 +10,7 @@ from datetime import date
 from pathlib import Path
 from typing import Any, Callable
 
-from engramory import __version__, automemory, breach, discovery, secrets
-from engramory.caps import Measurement
+from engramory import __version__, secrets
 from engramory.commands.options import (
     CI_FORMATS,
     PROFILE_HELP,
@@ -22,7 +21,6 @@ from engramory.commands.options import (
     positive_int_arg,
     profile_from_args,
 )
-from engramory.console import painter, stdout_colour
 from engramory.doctor import engine
 from engramory.doctor.context import DEFAULT_MAX_INDEX_LINE, DEFAULT_STALE_DAYS, Options
 from engramory.doctor.model import (
@@ -37,10 +35,13 @@ from engramory.doctor.model import (
 )
 from engramory.doctor.profiles import PROFILES, Profile
 from engramory.doctor.rules import RULES
-from engramory.errors import EXIT_FINDINGS, EXIT_OK, InputMissingError, UsageError
 from engramory.report import github, relocated, sarif, working_directory
 from engramory.report import statistics as stats
-from engramory.textfmt import plural, printable
+from engramory.store import automemory, breach, discovery
+from engramory.store.caps import Measurement
+from engramory.util.console import painter, stdout_colour
+from engramory.util.errors import EXIT_FINDINGS, EXIT_OK, InputMissingError, UsageError
+from engramory.util.textfmt import plural, printable
 
 JSON_BATCH = 2000  # findings encoded per json.dumps call: fast, and memory stays flat
 

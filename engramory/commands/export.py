@@ -18,19 +18,18 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from engramory import __version__, automemory, discovery, fsutil, secrets
+from engramory import __version__, secrets
 from engramory.commands.options import (
     add_format_flag,
     add_profile_flags,
     profile_from_args,
     say_profile,
 )
-from engramory.errors import EXIT_FINDINGS, EXIT_OK, EngramoryError, UsageError
-from engramory.frontmatter import parse
 from engramory.interop import memoir_export
 from engramory.interop.memoir_export import Entry, Skip, SourceNote
 from engramory.interop.memoir_yaml import UnwritableValue
-from engramory.store import (
+from engramory.store import automemory, discovery
+from engramory.store.disk import (
     ESCAPES,
     LOOP,
     MISSING,
@@ -42,7 +41,10 @@ from engramory.store import (
     read_file,
     walk,
 )
-from engramory.textfmt import excerpt, human_size, plural, printable
+from engramory.store.frontmatter import parse
+from engramory.util import fsutil
+from engramory.util.errors import EXIT_FINDINGS, EXIT_OK, EngramoryError, UsageError
+from engramory.util.textfmt import excerpt, human_size, plural, printable
 
 HELP = "write the store's notes in another format (memoir)"
 DESCRIPTION = """\

@@ -18,8 +18,7 @@ from collections.abc import Iterable, Iterator
 from datetime import date
 from pathlib import Path
 
-from engramory import backup, discovery, filedates, indexedit, markdown, secrets, undo
-from engramory.caps import INDEX_NAME, Caps
+from engramory import backup, filedates, indexedit, secrets, undo
 from engramory.commands.options import (
     add_cap_flags,
     add_profile_flags,
@@ -31,13 +30,13 @@ from engramory.continuity.state import locked
 from engramory.doctor import engine
 from engramory.doctor.context import Options
 from engramory.doctor.model import Finding
-from engramory.errors import EXIT_FINDINGS, EXIT_OK, UsageError
 from engramory.filedates import FileHistory
-from engramory.frontmatter import NOTE_TYPES, parse_bytes
 from engramory.repair import FIX_IDS, INDEX_FIX_IDS, MISSING_DATE, POINTER_SECTION_MISMATCH
 from engramory.repair.model import Dates, IndexInput, NoteInput, Plan
 from engramory.repair.plan import decoded_index, fix_of, plan
-from engramory.store import (
+from engramory.store import discovery, markdown
+from engramory.store.caps import INDEX_NAME, Caps
+from engramory.store.disk import (
     FOUND,
     LIVE,
     NAME_NOT_UTF8,
@@ -47,7 +46,9 @@ from engramory.store import (
     utf8_name,
     walk,
 )
-from engramory.textfmt import plural, printable
+from engramory.store.frontmatter import NOTE_TYPES, parse_bytes
+from engramory.util.errors import EXIT_FINDINGS, EXIT_OK, UsageError
+from engramory.util.textfmt import plural, printable
 
 HELP = "repair what is mechanical in a store (orphans, dates, names, pointers), with undo"
 DESCRIPTION = f"""\

@@ -17,9 +17,7 @@ import stat
 from functools import partial
 from pathlib import Path
 
-from engramory import automemory, backup, discovery, fsutil, undo
-from engramory.breach import limits_text
-from engramory.caps import INDEX_NAME, Caps
+from engramory import backup, undo
 from engramory.commands.options import (
     add_cap_flags,
     add_format_flag,
@@ -28,11 +26,15 @@ from engramory.commands.options import (
     profile_from_args,
     say_profile,
 )
-from engramory.errors import EXIT_OK, EngramoryError, InputMissingError, UsageError
 from engramory.filedates import FileHistory
 from engramory.interop import claude_import, importer, memoir_import
 from engramory.interop.importer import Candidate, ImportPlan, Skip, SourceFolder
-from engramory.textfmt import plural, printable
+from engramory.store import automemory, discovery
+from engramory.store.breach import limits_text
+from engramory.store.caps import INDEX_NAME, Caps
+from engramory.util import fsutil
+from engramory.util.errors import EXIT_OK, EngramoryError, InputMissingError, UsageError
+from engramory.util.textfmt import plural, printable
 
 HELP = "bring notes in: a memoir store, or Claude Code's own memory folder"
 DESCRIPTION = """\

@@ -7,15 +7,15 @@ import json
 import os
 import sys
 
-from engramory import discovery
 from engramory.continuity import state as continuity
-from engramory.errors import EngramoryError
 from engramory.hosts import summary
 from engramory.hosts.base import AFTER_WRITE_TEXT, CAP_ENFORCEMENT_TEXT, VERIFIED
 from engramory.hosts.registry import HOSTS, host_names, resolve, rows
 from engramory.install import layout
 from engramory.install import plan as install
-from engramory.textfmt import printable
+from engramory.store import discovery
+from engramory.util.errors import EngramoryError
+from engramory.util.textfmt import printable
 
 FORCE_HELP = "replace an existing skill copy or a rules file Engramory did not write"
 

@@ -6,7 +6,6 @@ import argparse
 import os
 import sys
 
-from engramory import discovery
 from engramory.commands.options import (
     add_cap_flags,
     add_profile_flags,
@@ -14,7 +13,8 @@ from engramory.commands.options import (
     profile_from_args,
     say_profile,
 )
-from engramory.errors import EXIT_OK
+from engramory.store import discovery
+from engramory.util.errors import EXIT_OK
 
 HELP = "serve the store to an MCP client (for hosts without files or standing rules)"
 DESCRIPTION = """\

@@ -18,9 +18,7 @@ from dataclasses import dataclass, replace
 from datetime import date
 from pathlib import Path
 
-from engramory import discovery, fsutil, notewrite, secrets
-from engramory.breach import limits_text
-from engramory.caps import INDEX_NAME, Caps, count_lines, utf8_size
+from engramory import notewrite, secrets
 from engramory.commands.options import (
     add_cap_flags,
     add_format_flag,
@@ -33,13 +31,17 @@ from engramory.continuity.state import locked
 from engramory.doctor.model import ERROR, WARNING
 from engramory.doctor.profiles import CLAUDE_NATIVE, ENGRAMORY
 from engramory.doctor.rules.duplicates import likeness, text_parts
-from engramory.errors import EXIT_OK, EngramoryError, InputMissingError, UsageError
-from engramory.frontmatter import NOTE_TYPES, TYPES_TEXT, parse_bytes
 from engramory.indexedit import pointer_line
 from engramory.pointertext import title_from_slug
 from engramory.secrets import allow
-from engramory.store import NOTE_READ_LIMIT, READ_OK, read_file, walk
-from engramory.textfmt import excerpt, human_size, printable
+from engramory.store import discovery
+from engramory.store.breach import limits_text
+from engramory.store.caps import INDEX_NAME, Caps, count_lines, utf8_size
+from engramory.store.disk import NOTE_READ_LIMIT, READ_OK, read_file, walk
+from engramory.store.frontmatter import NOTE_TYPES, TYPES_TEXT, parse_bytes
+from engramory.util import fsutil
+from engramory.util.errors import EXIT_OK, EngramoryError, InputMissingError, UsageError
+from engramory.util.textfmt import excerpt, human_size, printable
 
 HELP = "write a new note and its index pointer, with the caps and checks held"
 DESCRIPTION = f"""\

@@ -8,12 +8,12 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from engramory.caps import Caps, caps_from, positive_int
-from engramory.console import COLOR_CHOICES
-from engramory.textfmt import printable
+from engramory.store.caps import Caps, caps_from, positive_int
+from engramory.util.console import COLOR_CHOICES
+from engramory.util.textfmt import printable
 
 if TYPE_CHECKING:
-    from engramory.profile_choice import Choice
+    from engramory.doctor.profile_choice import Choice
 
 CAP_FLAGS = (
     ("--warn-lines", "warn_lines", "soft cap on index lines (default: $ENGRAMORY_WARN or 150)"),
@@ -104,7 +104,7 @@ def add_profile_flags(parser: argparse.ArgumentParser, native_help: str | None =
 
 def profile_from_args(args: argparse.Namespace, store: str | os.PathLike[str]) -> Choice:
     """The profile for ``store``: ``--profile``, ``--native``, else detected (profile_choice)."""
-    from engramory.profile_choice import choose  # noqa: PLC0415 - only for a store command
+    from engramory.doctor.profile_choice import choose  # noqa: PLC0415 - only for a store command
 
     return choose(
         Path(store), getattr(args, "profile", None), native_flag=getattr(args, "native", False)

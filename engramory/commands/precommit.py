@@ -14,12 +14,12 @@ import os
 import sys
 from pathlib import Path
 
-from engramory import discovery
 from engramory.commands import check, doctor
 from engramory.commands.options import CI_FORMATS, add_cap_flags, add_color_flag, add_format_flag
-from engramory.errors import EXIT_OK
 from engramory.report import working_directory
-from engramory.textfmt import plural, printable
+from engramory.store import discovery
+from engramory.util.errors import EXIT_OK
+from engramory.util.textfmt import plural, printable
 
 HELP = "the pre-commit hooks' entry: doctor or check the stores that hold the given files"
 DESCRIPTION = """\

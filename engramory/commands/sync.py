@@ -16,14 +16,15 @@ import os
 import sys
 from pathlib import Path
 
-from engramory import breach, discovery, hosts
-from engramory.caps import Measurement
+from engramory import hosts
 from engramory.commands.options import add_cap_flags, add_format_flag, caps_from_args
 from engramory.continuity import policy
 from engramory.continuity import state as continuity
 from engramory.continuity.policy import HookInputError, Reply
-from engramory.errors import EXIT_OK, EXIT_USAGE, EngramoryError
-from engramory.textfmt import printable
+from engramory.store import breach, discovery
+from engramory.store.caps import Measurement
+from engramory.util.errors import EXIT_OK, EXIT_USAGE, EngramoryError
+from engramory.util.textfmt import printable
 
 INPUT_LIMIT = 1024 * 1024
 

@@ -12,8 +12,6 @@ import os
 import sys
 
 from engramory.commands.options import add_format_flag
-from engramory.errors import EXIT_FINDINGS, EXIT_OK, InputMissingError, UsageError
-from engramory.textfmt import plural, printable
 from engramory.trace import render, scope
 from engramory.trace.lines import ReadStats
 from engramory.trace.mask import values_in
@@ -31,6 +29,8 @@ from engramory.trace.search import (
     session_files,
     summarize,
 )
+from engramory.util.errors import EXIT_FINDINGS, EXIT_OK, InputMissingError, UsageError
+from engramory.util.textfmt import plural, printable
 
 DEFAULT_LIMIT = 50
 HELP = "search what was said in Claude Code and Codex sessions (read-only)"

@@ -1,7 +1,7 @@
 """``engramory where HOST``: where a host keeps its own memory folder for a project, and why.
 
 Today one host has a folder Engramory can use in place: Claude Code's
-auto-memory (:mod:`engramory.automemory`). The answer names the folder, the
+auto-memory (:mod:`engramory.store.automemory`). The answer names the folder, the
 rule that chose it (an override, a settings file, or the host's default
 naming), whether it exists, the folders considered when the project's key was
 too long, and its index measured against the caps, as ``check`` measures it.
@@ -14,14 +14,15 @@ import json
 import os
 from pathlib import Path
 
-from engramory import automemory, discovery, fsutil
-from engramory.caps import INDEX_NAME, Caps, Measurement
 from engramory.commands.check import describe, measure, report
 from engramory.commands.options import add_cap_flags, add_format_flag, caps_from_args
-from engramory.errors import EXIT_OK, InputMissingError, UsageError
 from engramory.hosts.base import Host
 from engramory.hosts.registry import HOSTS
-from engramory.textfmt import printable
+from engramory.store import automemory, discovery
+from engramory.store.caps import INDEX_NAME, Caps, Measurement
+from engramory.util import fsutil
+from engramory.util.errors import EXIT_OK, InputMissingError, UsageError
+from engramory.util.textfmt import printable
 
 HELP = "show where a host keeps its own memory folder for a project (Claude Code)"
 DESCRIPTION = """\

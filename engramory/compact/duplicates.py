@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from engramory import indexedit
 from engramory.compact.model import DUPLICATES, StepResult, StoreFacts, is_note_link
-from engramory.markdown import classify_index
+from engramory.store.markdown import classify_index
 
 
 def line_note(links, facts: StoreFacts) -> str | None:

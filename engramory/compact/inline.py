@@ -7,9 +7,9 @@ from dataclasses import dataclass
 from engramory import indexedit
 from engramory.compact import naming
 from engramory.compact.model import INLINE_STEP, StepResult, StoreFacts
-from engramory.frontmatter import NOTE_TYPES, render
-from engramory.markdown import BLANK, COMMENT, HEADING, RULE, classify_index, heading_title
 from engramory.pointertext import fitted_pointer_line
+from engramory.store.frontmatter import NOTE_TYPES, render
+from engramory.store.markdown import BLANK, COMMENT, HEADING, RULE, classify_index, heading_title
 
 NEEDS_WHY = ("feedback", "project")
 _CONTENT_KINDS_LEFT = (BLANK, COMMENT, RULE)

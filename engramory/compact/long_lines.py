@@ -6,7 +6,7 @@ from __future__ import annotations
 from engramory import indexedit, pointertext
 from engramory.compact.duplicates import line_note
 from engramory.compact.model import LONG_LINES, StepResult, StoreFacts
-from engramory.markdown import classify_index, heading_title, mask_code_spans
+from engramory.store.markdown import classify_index, heading_title, mask_code_spans
 
 FROM_INDEX = "## From the index"
 _SEPARATORS = " \t—–-:|"

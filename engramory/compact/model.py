@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from engramory.caps import Caps, count_lines, utf8_size
-from engramory.markdown import INLINE, WIKI, Link
+from engramory.store.caps import Caps, count_lines, utf8_size
+from engramory.store.markdown import INLINE, WIKI, Link
 
 DUPLICATES = "duplicates"
 INLINE_STEP = "inline"

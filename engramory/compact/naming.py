@@ -6,7 +6,7 @@ import hashlib
 import unicodedata
 
 from engramory import pointertext
-from engramory.markdown import heading_title
+from engramory.store.markdown import heading_title
 
 SLUG_LIMIT = 60
 DESCRIPTION_LIMIT = 150

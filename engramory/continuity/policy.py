@@ -28,12 +28,12 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from engramory import breach, discovery
-from engramory.caps import OK, Caps, Measurement, caps_from
 from engramory.continuity import state as continuity
 from engramory.install.hookwiring import SYNC_SCRIPT, powershell_quote
-from engramory.resources import shipped_path
-from engramory.textfmt import human_size, plural
+from engramory.store import breach, discovery
+from engramory.store.caps import OK, Caps, Measurement, caps_from
+from engramory.util.resources import shipped_path
+from engramory.util.textfmt import human_size, plural
 
 CONTEXT_LIMIT = 4096
 
@@ -127,7 +127,7 @@ def index_size_warning(index: continuity.IndexInfo, caps: Caps) -> str:
     """The index's size against the hard caps once it is past a soft cap ("" below them).
 
     "Memory index: 182 of 200 lines, 21,812 of 25,000 B (past the soft cap) — compact it
-    before adding a pointer". Figures come from the one measurement (:mod:`engramory.caps`);
+    before adding a pointer". Figures come from the one measurement (:mod:`engramory.store.caps`);
     an index too large to read is given by its size alone, and one that could not be
     measured at all gets no figure. A missing index says nothing (a new store).
     """

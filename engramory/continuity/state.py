@@ -30,10 +30,11 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from engramory import breach, fsutil
-from engramory.caps import Caps, Measurement
-from engramory.discovery import INDEX_NAME
-from engramory.errors import EngramoryError
+from engramory.store import breach
+from engramory.store.caps import Caps, Measurement
+from engramory.store.discovery import INDEX_NAME
+from engramory.util import fsutil
+from engramory.util.errors import EngramoryError
 
 STATE_NAME = ".engramory-state.json"
 LOCK_NAME = ".engramory-state.lock"

@@ -4,13 +4,13 @@ Like a linter's inline ignore. The comment silences the rules it names on its
 own line; alone on its line, on the next line too. A finding without a line
 (a store-level one, such as ``not-gitignored`` on a store committed on
 purpose) is silenced by the comment anywhere in ``MEMORY.md``. Unknown rule
-ids are ignored. The parsing is :mod:`engramory.allowcomment`'s.
+ids are ignored. The parsing is :mod:`engramory.store.allowcomment`'s.
 """
 
 from __future__ import annotations
 
-from engramory.allowcomment import MARKER, LineAllows, line_allows
-from engramory.discovery import INDEX_NAME
+from engramory.store.allowcomment import MARKER, LineAllows, line_allows
+from engramory.store.discovery import INDEX_NAME
 
 
 class Allowances:

@@ -15,11 +15,9 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
-from engramory.caps import Caps
 from engramory.doctor.profiles import ENGRAMORY, Profile
-from engramory.frontmatter import NOTE_TYPES, Frontmatter
-from engramory.markdown import IndexLine
-from engramory.store import (
+from engramory.store.caps import Caps
+from engramory.store.disk import (
     ESCAPES,
     NOTE_READ_LIMIT,
     IndexFile,
@@ -30,6 +28,8 @@ from engramory.store import (
     contained,
     read_file,
 )
+from engramory.store.frontmatter import NOTE_TYPES, Frontmatter
+from engramory.store.markdown import IndexLine
 
 DEFAULT_MAX_INDEX_LINE = 200
 DEFAULT_STALE_DAYS = 90

@@ -21,8 +21,6 @@ from contextlib import closing, contextmanager
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-from engramory import markdown
-from engramory.caps import Caps
 from engramory.doctor.allow import Allowances, LineAllows, line_allows
 from engramory.doctor.context import (
     NameTable,
@@ -36,8 +34,9 @@ from engramory.doctor.model import NOTE, STORE, Finding, Issue, More, Rule, capp
 from engramory.doctor.profiles import ENGRAMORY, Profile
 from engramory.doctor.rules import RULES
 from engramory.doctor.workers import map_ranges, worker_count
-from engramory.frontmatter import decode, parse_bytes
-from engramory.store import (
+from engramory.store import markdown
+from engramory.store.caps import Caps
+from engramory.store.disk import (
     ANCHOR,
     ARCHIVE,
     ESCAPES,
@@ -58,6 +57,7 @@ from engramory.store import (
     resolve_target,
     walk,
 )
+from engramory.store.frontmatter import decode, parse_bytes
 
 
 @dataclass(frozen=True)

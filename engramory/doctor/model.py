@@ -24,7 +24,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from engramory.discovery import INDEX_NAME
+from engramory.store.discovery import INDEX_NAME
 
 ERROR = "error"
 WARNING = "warning"

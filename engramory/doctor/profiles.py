@@ -17,7 +17,7 @@ rules themselves know nothing of profiles.
   Every other rule applies unchanged.
 
 Which profile a store gets by default is decided at the command line's edge,
-by :mod:`engramory.profile_choice` (a Claude Code auto-memory folder, or a
+by :mod:`engramory.doctor.profile_choice` (a Claude Code auto-memory folder, or a
 store whose notes are mostly in the host's dialect, gets ``claude-native``).
 """
 

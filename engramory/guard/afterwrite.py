@@ -197,7 +197,7 @@ def note_secret(path: str, carried: str | None = None) -> Verdict:
 def found_secret(name: str, title: str, shown: str, line: int) -> Verdict:
     """The feedback for a secret already written into a store file."""
     from engramory.guard.decision import DENY, Verdict  # noqa: PLC0415
-    from engramory.textfmt import printable  # noqa: PLC0415
+    from engramory.util.textfmt import printable  # noqa: PLC0415
 
     return Verdict(
         DENY,
@@ -210,7 +210,7 @@ def found_secret(name: str, title: str, shown: str, line: int) -> Verdict:
 
 def _note_text(path: str) -> str | None:
     """The note's text; ``None`` when it is missing, a symlink, not a regular file or too big."""
-    from engramory import fsutil  # noqa: PLC0415
+    from engramory.util import fsutil  # noqa: PLC0415
 
     try:
         raw, _ = fsutil.read_bounded_stat(path, NOTE_LIMIT, follow_symlinks=False)

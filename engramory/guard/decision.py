@@ -20,7 +20,7 @@ This module is on the hook's hot path: it imports only what ``caps`` does.
 
 from __future__ import annotations
 
-from engramory.caps import BYTES, LINES, Caps, Measurement, over
+from engramory.store.caps import BYTES, LINES, Caps, Measurement, over
 
 DENY = "deny"
 NUDGE = "nudge"
@@ -57,29 +57,29 @@ class Verdict:
 def _breach(
     measured: Measurement, caps: Caps, hard: bool = True, dims: list[str] | None = None
 ) -> tuple[str, str]:
-    """:func:`engramory.breach.words`, imported only when the guard has something to say."""
-    from engramory import breach  # noqa: PLC0415 - only when speaking
+    """:func:`engramory.store.breach.words`, imported only when the guard has something to say."""
+    from engramory.store import breach  # noqa: PLC0415 - only when speaking
 
     return breach.words(measured, caps, hard, dims)
 
 
 def _size(measured: Measurement) -> str:
-    """:func:`engramory.breach.size_text`, imported only when speaking."""
-    from engramory.breach import size_text  # noqa: PLC0415 - only when speaking
+    """:func:`engramory.store.breach.size_text`, imported only when speaking."""
+    from engramory.store.breach import size_text  # noqa: PLC0415 - only when speaking
 
     return size_text(measured)
 
 
 def _hard_cap(caps: Caps) -> str:
-    """``200 lines / 25,000 B``: the hard cap, in the words of :mod:`engramory.breach`."""
-    from engramory.breach import limits_text  # noqa: PLC0415 - only when speaking
+    """``200 lines / 25,000 B``: the hard cap, in the words of :mod:`engramory.store.breach`."""
+    from engramory.store.breach import limits_text  # noqa: PLC0415 - only when speaking
 
     return limits_text(caps.hard_lines, caps.hard_bytes)
 
 
 def _caps_text(caps: Caps) -> str:
-    """Both caps, in the words of :mod:`engramory.breach`."""
-    from engramory.breach import caps_text  # noqa: PLC0415 - only when speaking
+    """Both caps, in the words of :mod:`engramory.store.breach`."""
+    from engramory.store.breach import caps_text  # noqa: PLC0415 - only when speaking
 
     return caps_text(caps)
 

@@ -51,7 +51,7 @@ def _allowed_values(path: str):
 
 def _current(path: str) -> str | None:
     """The file's text now ("" when it does not exist; ``None`` when it cannot be read)."""
-    from engramory import fsutil  # noqa: PLC0415
+    from engramory.util import fsutil  # noqa: PLC0415
 
     try:
         raw = fsutil.read_bounded(path, NOTE_LIMIT)
@@ -66,7 +66,7 @@ def allowed(text: str, line: int) -> bool:
     """Whether an allow comment for ``secret-value`` covers 1-based ``line`` of ``text``."""
     if MARKER not in text:
         return False
-    from engramory.allowcomment import line_allows  # noqa: PLC0415
+    from engramory.store.allowcomment import line_allows  # noqa: PLC0415
 
     return RULE_ID in line_allows(text).get(line, frozenset())
 

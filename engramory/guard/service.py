@@ -35,9 +35,9 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only: a call that cannot concern the index imports nothing
     from collections.abc import Callable
 
-    from engramory.caps import Caps
     from engramory.guard.decision import Verdict
     from engramory.guard.v4a import FileOp
+    from engramory.store.caps import Caps
 
 DEFAULT_INDEX_NAME = "MEMORY.md"  # caps.INDEX_NAME, spelled out: caps is not on this path
 PAYLOAD_LIMIT = 64 * 1024 * 1024
@@ -255,7 +255,7 @@ def check(
 
     ``index``: the store's index, when the handler was registered with ``--index``.
     """
-    from engramory.caps import caps_from  # noqa: PLC0415
+    from engramory.store.caps import caps_from  # noqa: PLC0415
 
     cwd = call.cwd or os.getcwd()
     if call.kind == SHELL:
@@ -279,7 +279,7 @@ def check(
 
 def read_index(path: str, caps: Caps) -> tuple[str, bytes | None]:
     """``("absent", None)``, ``("ok", raw)`` or ``("unreadable", None)``."""
-    from engramory import fsutil  # noqa: PLC0415
+    from engramory.util import fsutil  # noqa: PLC0415
 
     try:
         return "ok", fsutil.read_bounded(path, caps.read_limit())
@@ -326,9 +326,9 @@ def _fuzzy_prediction(current: str, steps: list[tuple[object, object, object]]) 
 
 def check_edit(call: ToolCall, path: str, caps: Caps) -> Verdict:
     """The verdict for a write, edit or multi-edit of the index at ``path``."""
-    from engramory.caps import Measurement  # noqa: PLC0415
     from engramory.guard.decision import decide, unverified  # noqa: PLC0415
     from engramory.guard.edits import decode_index  # noqa: PLC0415
+    from engramory.store.caps import Measurement  # noqa: PLC0415
 
     status, raw = read_index(path, caps)
     if status == "unreadable":
@@ -465,7 +465,7 @@ def check_patch(
         return silent()
     verdicts = []
     if any(guarded(op.path) or guarded(op.destination) for op in parsed.ops):
-        from engramory.caps import caps_from  # noqa: PLC0415
+        from engramory.store.caps import caps_from  # noqa: PLC0415
 
         verdicts.append(_PatchRun(cwd, caps_from(dict(environ)), guarded).judge(parsed.ops))
     notes = [op for op in parsed.ops if is_store_note(op.destination, cwd, environ, index)]
@@ -545,7 +545,7 @@ class _PatchRun:
         """Apply one operation to the copies; a verdict when it cannot be followed."""
         from engramory.guard import v4a  # noqa: PLC0415
         from engramory.guard.decision import patch_does_not_apply, unverified  # noqa: PLC0415
-        from engramory.textfmt import excerpt  # noqa: PLC0415
+        from engramory.util.textfmt import excerpt  # noqa: PLC0415
 
         if op.kind == v4a.ADD:
             self.store(target, op.content)
@@ -576,8 +576,8 @@ class _PatchRun:
 
     def results(self) -> list[Verdict]:
         """Each index the patch touched, judged as an edit from its text before the patch."""
-        from engramory.caps import Measurement  # noqa: PLC0415
         from engramory.guard.decision import decide, unverified  # noqa: PLC0415
+        from engramory.store.caps import Measurement  # noqa: PLC0415
 
         verdicts = []
         for key in self.indexes:
@@ -639,7 +639,7 @@ def index_after(
 ) -> tuple[str, str] | None:
     """The index to measure after a call whose handler names none: ``(path, how it was found)``.
 
-    ``ENGRAMORY_INDEX_PATH`` when set; else the store :mod:`engramory.discovery` finds
+    ``ENGRAMORY_INDEX_PATH`` when set; else the store :mod:`engramory.store.discovery` finds
     from the call's working directory ``cwd`` (its ``.engramory-memory/`` or ``MEMORY.md``
     up to the git top, then the host's own memory folder for the project). A hook in a
     user-wide config serves every project, so the index is found per call (DESIGN §4).
@@ -652,7 +652,7 @@ def index_after(
         return None
     from pathlib import Path  # noqa: PLC0415 - only after a call, without --index
 
-    from engramory import discovery  # noqa: PLC0415
+    from engramory.store import discovery  # noqa: PLC0415
 
     try:
         location = discovery.locate(environ=environ, cwd=Path(cwd))  # type: ignore[arg-type]
@@ -678,8 +678,8 @@ def check_after_call(cwd: str | None, environ: dict[str, str] | os._Environ[str]
 
 def check_after(path: str | None, environ: dict[str, str] | os._Environ[str]) -> Verdict:
     """After a tool ran: is the index at ``path`` over a hard cap now? (a deny if so)"""
-    from engramory.caps import Measurement, caps_from  # noqa: PLC0415
     from engramory.guard.decision import after_the_fact, over_bytes_only  # noqa: PLC0415
+    from engramory.store.caps import Measurement, caps_from  # noqa: PLC0415
 
     if not path:
         return silent()

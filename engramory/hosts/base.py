@@ -24,9 +24,9 @@ from engramory.install import hookconfig, hookwiring
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
 
-    from engramory.automemory import Resolution
     from engramory.install.hookconfig import Document
     from engramory.install.hookfiles import ConfigEdit, HookContext, OwnedFile
+    from engramory.store.automemory import Resolution
 
 BLOCK = "block"  # a marked block inside a shared rules file
 FILE = "file"  # a dedicated rules file, owned whole

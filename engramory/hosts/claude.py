@@ -224,7 +224,7 @@ def render(verdict: Verdict, event: str) -> tuple[str, int]:
 
 
 def _dumps(output: dict[str, object]) -> str:
-    from engramory import fastjson  # noqa: PLC0415 - only when there is something to say
+    from engramory.util import fastjson  # noqa: PLC0415 - only when there is something to say
 
     return fastjson.dumps(output)
 
@@ -278,7 +278,6 @@ def host() -> Host:
     the user's settings (``$CLAUDE_CONFIG_DIR/settings.json``, default
     ``~/.claude/settings.json``: ``init claude --global --guard-only``).
     """
-    from engramory import automemory  # noqa: PLC0415
     from engramory.hosts.base import (  # noqa: PLC0415
         AFTER_TO_AGENT,
         BLOCK,
@@ -288,6 +287,7 @@ def host() -> Host:
         Host,
     )
     from engramory.install import hookwiring  # noqa: PLC0415
+    from engramory.store import automemory  # noqa: PLC0415
 
     return Host(
         name="claude",

@@ -161,7 +161,7 @@ def _request(payload: object) -> tuple[object, dict[str, object], str | None] | 
 
 def _json(text: str) -> object:
     """``text`` decoded as JSON (``None`` when it is not JSON)."""
-    from engramory import fastjson  # noqa: PLC0415 - the payload is being parsed anyway
+    from engramory.util import fastjson  # noqa: PLC0415 - the payload is being parsed anyway
 
     try:
         return fastjson.loads(text)
@@ -197,7 +197,7 @@ def _editor_call(params: dict[str, object], path: str, cwd: str | None) -> ToolC
     if not inserting and isinstance(old, str) and old:
         return ToolCall(service.EDIT, path, cwd=cwd, edits=[(old, new_text, False)])
     target = os.path.join(cwd or os.getcwd(), os.path.expanduser(path))
-    from engramory.caps import caps_from  # noqa: PLC0415 - only for an edit that may matter
+    from engramory.store.caps import caps_from  # noqa: PLC0415 - only for an edit that may matter
 
     status, raw = service.read_index(target, caps_from(dict(os.environ)))
     if status == "unreadable":
@@ -371,8 +371,8 @@ def users_own(path: Path) -> bool:
     """Whether a hook file is there and is not Engramory's (anything unreadable counts)."""
     import os  # noqa: PLC0415
 
-    from engramory import fsutil  # noqa: PLC0415
     from engramory.install.hookfiles import is_owned  # noqa: PLC0415
+    from engramory.util import fsutil  # noqa: PLC0415
 
     if not os.path.lexists(path):
         return False

@@ -184,7 +184,7 @@ def _arguments(value: object) -> object:
     """A tool's arguments: a JSON string decoded when it holds an object, else as sent."""
     if not isinstance(value, str):
         return value
-    from engramory import fastjson  # noqa: PLC0415 - the payload is being parsed anyway
+    from engramory.util import fastjson  # noqa: PLC0415 - the payload is being parsed anyway
 
     try:
         decoded = fastjson.loads(value)

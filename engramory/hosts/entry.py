@@ -99,7 +99,7 @@ def answer(
         payload_bytes = payload_bytes[len(BOM) :]
     if not host_dialect.may_concern_index(payload_bytes, environ, index):
         return "", 0
-    from engramory import fastjson  # noqa: PLC0415 - only when the index may be involved
+    from engramory.util import fastjson  # noqa: PLC0415 - only when the index may be involved
 
     try:
         payload = fastjson.loads(payload_bytes.decode("utf-8", "replace"))
@@ -133,8 +133,8 @@ def _after_call(
         b"command" not in payload_bytes  # any shell call (a script, make...) may write it
     ):
         return None
-    from engramory import fastjson  # noqa: PLC0415 - only when the store may be involved
     from engramory.guard import afterwrite  # noqa: PLC0415
+    from engramory.util import fastjson  # noqa: PLC0415 - only when the store may be involved
 
     try:
         payload = fastjson.loads(payload_bytes.decode("utf-8", "replace"))

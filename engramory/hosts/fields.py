@@ -245,6 +245,6 @@ def shell_call(kind: str, arguments: dict[str, object], cwd: str | None) -> Tool
 
 def dumps(output: dict[str, object]) -> str:
     """One answer object as JSON text (fastjson: only once there is something to say)."""
-    from engramory import fastjson  # noqa: PLC0415
+    from engramory.util import fastjson  # noqa: PLC0415
 
     return fastjson.dumps(output)

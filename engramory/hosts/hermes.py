@@ -246,10 +246,10 @@ def config_edit(path: Path, context: HookContext) -> ConfigEdit:
 
 def host() -> Host:
     """Hermes Agent as ``engramory init`` and ``engramory hosts`` see it."""
-    from engramory import fsutil  # noqa: PLC0415
-    from engramory.discovery import git_work_tree  # noqa: PLC0415
     from engramory.hosts.base import AFTER_TO_LOG, BLOCK, DENY_HOOK, DOCUMENTED, Host  # noqa: PLC0415
     from engramory.install import layout  # noqa: PLC0415
+    from engramory.store.discovery import git_work_tree  # noqa: PLC0415
+    from engramory.util import fsutil  # noqa: PLC0415
 
     class Hermes(Host):
         """Hermes Agent: refuses a project whose context file is not the one init writes."""

@@ -310,8 +310,6 @@ def host() -> Host:
     the live index, and (Kiro CLI) the guard and reminders in an agent definition."""
     import json  # noqa: PLC0415
 
-    from engramory import fsutil  # noqa: PLC0415
-    from engramory.discovery import INDEX_NAME  # noqa: PLC0415
     from engramory.hosts.base import AFTER_TO_LOG, DENY_HOOK, DOCUMENTED, FILE, Host  # noqa: PLC0415
     from engramory.install import hookconfig, hookwiring  # noqa: PLC0415
     from engramory.install.hookfiles import (  # noqa: PLC0415
@@ -319,6 +317,8 @@ def host() -> Host:
         EditRefusal,
         OwnedFile,
     )
+    from engramory.store.discovery import INDEX_NAME  # noqa: PLC0415
+    from engramory.util import fsutil  # noqa: PLC0415
 
     form = hookwiring.SCRIPT_FORMAT  # ours: a command that runs the guard or sync script
 

@@ -135,7 +135,7 @@ def host() -> Host:
     )
     from engramory.hosts.opencode import plugin_config, plugin_text  # noqa: PLC0415
     from engramory.install.hookfiles import HookContext, OwnedFile  # noqa: PLC0415
-    from engramory.resources import shipped_path  # noqa: PLC0415
+    from engramory.util.resources import shipped_path  # noqa: PLC0415
 
     class OpenClaw(Host):
         """OpenClaw: a plugin folder of three files, written whole and owned by Engramory."""

@@ -284,7 +284,7 @@ def host() -> Host:
         Host,
     )
     from engramory.install.hookfiles import HookContext, OwnedFile  # noqa: PLC0415
-    from engramory.resources import shipped_path  # noqa: PLC0415
+    from engramory.util.resources import shipped_path  # noqa: PLC0415
 
     class OpenCode(Host):
         """OpenCode: an in-process plugin file, written whole and owned by Engramory."""

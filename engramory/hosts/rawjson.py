@@ -73,7 +73,7 @@ def decoded(value: bytes) -> str | None:
     """A raw JSON string value unescaped (``None`` when it is not valid JSON text)."""
     if b"\\" not in value:
         return value.decode("utf-8", "replace")
-    from engramory import fastjson  # noqa: PLC0415 - only for escaped strings
+    from engramory.util import fastjson  # noqa: PLC0415 - only for escaped strings
 
     try:
         decoded = fastjson.loads('"' + value.decode("utf-8", "replace") + '"')

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from engramory.continuity.state import ASSISTED, EXPLICIT
 from engramory.hosts.base import Host
-from engramory.resources import shipped_path
+from engramory.util.resources import shipped_path
 
 PLACEHOLDER = "<MEMORY_ROOT>"
 MANAGED_HEADER = "<!-- Managed by Engramory:"

@@ -17,13 +17,13 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from engramory.discovery import DEFAULT_STORE_DIR, INDEX_NAME, git_work_tree
-from engramory.errors import EngramoryError
 from engramory.hosts.base import FILE, Host
+from engramory.store.discovery import DEFAULT_STORE_DIR, INDEX_NAME, git_work_tree
+from engramory.util.errors import EngramoryError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from engramory.automemory import Resolution
+    from engramory.store.automemory import Resolution
 
 DEFAULT_STORE = DEFAULT_STORE_DIR
 

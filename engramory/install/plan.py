@@ -32,17 +32,18 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from engramory import automemory, fsutil
 from engramory.continuity.state import EXPLICIT
-from engramory.discovery import INDEX_NAME, git_work_tree
-from engramory.errors import EXIT_USAGE, EngramoryError
 from engramory.hosts.base import BLOCK, IGNORE_ALWAYS, Host
 from engramory.hosts.registry import HOSTS, hook_hosts
 from engramory.install import blocks, hookconfig, hookfiles, hookwiring, managed, selfcommand
 from engramory.install.hookfiles import ConfigEdit, EditRefusal, HookContext, OwnedFile
 from engramory.install.layout import Layout, expand, resolve
-from engramory.resources import ShippedDocumentMissingError, shipped_path
-from engramory.textfmt import plural
+from engramory.store import automemory
+from engramory.store.discovery import INDEX_NAME, git_work_tree
+from engramory.util import fsutil
+from engramory.util.errors import EXIT_USAGE, EngramoryError
+from engramory.util.resources import ShippedDocumentMissingError, shipped_path
+from engramory.util.textfmt import plural
 
 SKILL_FILES = ("SKILL.md", "rules-snippet.md", "PORTING.md", "AGENT-SETUP.md", "LICENSE")
 SKILL_DIRS = ("templates",)

@@ -16,13 +16,6 @@ for it.
 
 from __future__ import annotations
 
-from engramory.frontmatter import (
-    DUPLICATE_KEY,
-    NOTE_TYPES,
-    STRAY_QUOTE,
-    UNCLOSED_QUOTE,
-    parse,
-)
 from engramory.interop.importer import (
     DATES_ENTRY,
     Candidate,
@@ -32,6 +25,13 @@ from engramory.interop.importer import (
     chosen_dates,
 )
 from engramory.interop.memoir_import import TYPE_MAP, as_date, first_heading, one_line
+from engramory.store.frontmatter import (
+    DUPLICATE_KEY,
+    NOTE_TYPES,
+    STRAY_QUOTE,
+    UNCLOSED_QUOTE,
+    parse,
+)
 
 FRONTMATTER_ERROR = "frontmatter-error"
 NESTED_HEADER = "metadata"

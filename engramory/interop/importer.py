@@ -23,19 +23,21 @@ from dataclasses import dataclass, field, replace
 from datetime import date
 from pathlib import Path
 
-from engramory import backup, discovery, filedates, fsutil, notewrite, secrets
-from engramory.caps import INDEX_NAME, Caps, count_lines, utf8_size
+from engramory import backup, filedates, notewrite, secrets
 from engramory.continuity.state import locked
 from engramory.doctor.model import ERROR
-from engramory.errors import EngramoryError, InputMissingError
 from engramory.filedates import FileDates
-from engramory.frontmatter import NOTE_TYPES, decode, render
 from engramory.indexedit import pointer_line
 from engramory.install import managed
-from engramory.resources import shipped_path
 from engramory.secrets import allow
-from engramory.store import ARCHIVE, NAME_NOT_UTF8, NOTE_READ_LIMIT, utf8_name, walk
-from engramory.textfmt import plural
+from engramory.store import discovery
+from engramory.store.caps import INDEX_NAME, Caps, count_lines, utf8_size
+from engramory.store.disk import ARCHIVE, NAME_NOT_UTF8, NOTE_READ_LIMIT, utf8_name, walk
+from engramory.store.frontmatter import NOTE_TYPES, decode, render
+from engramory.util import fsutil
+from engramory.util.errors import EngramoryError, InputMissingError
+from engramory.util.resources import shipped_path
+from engramory.util.textfmt import plural
 
 COLLISION = "collision"
 SECRET = "secret"

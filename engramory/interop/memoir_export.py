@@ -41,9 +41,9 @@ from dataclasses import dataclass, field
 from datetime import date
 
 from engramory.doctor.rules.schema import REQUIRED, find_labels
-from engramory.frontmatter import NOTE_TYPES, Frontmatter
 from engramory.interop.memoir_yaml import UnwritableValue, render_entry, write_string
-from engramory.textfmt import excerpt
+from engramory.store.frontmatter import NOTE_TYPES, Frontmatter
+from engramory.util.textfmt import excerpt
 
 TYPE_MAP = {"feedback": "lesson", "user": "fact", "reference": "fact", "project": "goal"}
 DATE_FIELDS = ("created", "updated")

@@ -36,7 +36,6 @@ from __future__ import annotations
 from datetime import date
 
 from engramory.doctor.rules.schema import find_labels
-from engramory.frontmatter import NOTE_TYPES
 from engramory.interop.importer import (
     DATES_ENTRY,
     DATES_KEPT,
@@ -46,6 +45,7 @@ from engramory.interop.importer import (
     chosen_dates,
 )
 from engramory.interop.memoir_export import MEMOIR_FIELDS, RENAMED_PREFIX
+from engramory.store.frontmatter import NOTE_TYPES
 
 SUPPORTED_VERSION = 1
 MEMOIR_TYPES = ("fact", "preference", "decision", "lesson", "goal", "next_action")

@@ -14,15 +14,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from engramory.breach import caps_text, limits_text
-from engramory.caps import INDEX_NAME, Caps, count_lines, utf8_size
 from engramory.commands import archive as archive_command
 from engramory.commands import new as new_command
-from engramory.errors import EngramoryError
-from engramory.frontmatter import NOTE_TYPES, parse_bytes
 from engramory.mcp import update as update_command
 from engramory.notewrite import SCOPES
-from engramory.store import (
+from engramory.store.breach import caps_text, limits_text
+from engramory.store.caps import INDEX_NAME, Caps, count_lines, utf8_size
+from engramory.store.disk import (
     ARCHIVE,
     NOTE_READ_LIMIT,
     READ_OK,
@@ -32,7 +30,9 @@ from engramory.store import (
     read_index,
     walk,
 )
-from engramory.textfmt import excerpt, printable
+from engramory.store.frontmatter import NOTE_TYPES, parse_bytes
+from engramory.util.errors import EngramoryError
+from engramory.util.textfmt import excerpt, printable
 
 SEARCH_DEFAULT = 10
 SEARCH_MAX = 50

@@ -26,20 +26,21 @@ from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
 
-from engramory import fsutil, indexedit, notewrite, secrets
-from engramory.caps import INDEX_NAME, Caps
+from engramory import indexedit, notewrite, secrets
 from engramory.commands.archive import bare_slug, note_identity, refuse_growth_over_cap
 from engramory.commands.new import IndexState, index_now, read_index_for_edit
 from engramory.continuity.state import locked
 from engramory.doctor.model import ERROR, WARNING
 from engramory.doctor.profiles import CLAUDE_NATIVE, ENGRAMORY
-from engramory.errors import EngramoryError, UsageError
-from engramory.frontmatter import parse_bytes
-from engramory.markdown import INLINE, classify_index
 from engramory.repair import fmedit
 from engramory.secrets import allow
-from engramory.store import NOTE_READ_LIMIT
-from engramory.textfmt import excerpt
+from engramory.store.caps import INDEX_NAME, Caps
+from engramory.store.disk import NOTE_READ_LIMIT
+from engramory.store.frontmatter import parse_bytes
+from engramory.store.markdown import INLINE, classify_index
+from engramory.util import fsutil
+from engramory.util.errors import EngramoryError, UsageError
+from engramory.util.textfmt import excerpt
 
 
 @dataclass(frozen=True)

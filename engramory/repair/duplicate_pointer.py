@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from engramory.doctor.model import Finding
-from engramory.markdown import IndexLine
 from engramory.repair import DUPLICATE_POINTER
+from engramory.store.markdown import IndexLine
 
 ID = DUPLICATE_POINTER
 

@@ -3,12 +3,12 @@
 Works on the note's bytes, not on decoded text, so a BOM, the line endings,
 comments, the order of the other keys, bytes that are not UTF-8 and the body
 all stay exactly as they were. Line numbers come from
-:func:`engramory.frontmatter.parse` (they count ``\\n`` only, like the bytes).
+:func:`engramory.store.frontmatter.parse` (they count ``\\n`` only, like the bytes).
 """
 
 from __future__ import annotations
 
-from engramory.frontmatter import decode, parse, render_value
+from engramory.store.frontmatter import decode, parse, render_value
 
 # Where a missing key goes: before the first of these keys present, else after
 # the last of the "after" keys present, else at the end of the block.

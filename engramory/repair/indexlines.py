@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from engramory import markdown
+from engramory.store import markdown
 
 
 def single_link_lines(text: str) -> dict[int, markdown.IndexLine]:

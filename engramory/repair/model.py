@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from engramory.doctor.model import Finding
-from engramory.frontmatter import NOTE_TYPES, Frontmatter, decode, parse
+from engramory.store.frontmatter import NOTE_TYPES, Frontmatter, decode, parse
 
 
 @dataclass(frozen=True)

@@ -11,9 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator, Mapping
 
 from engramory import indexedit
-from engramory.caps import INDEX_NAME, Caps, Measurement
 from engramory.doctor.model import Finding
-from engramory.frontmatter import decode
 from engramory.repair import (
     DUPLICATE_POINTER,
     FIX_IDS,
@@ -33,7 +31,9 @@ from engramory.repair import (
 )
 from engramory.repair.indexlines import single_link_lines
 from engramory.repair.model import IndexInput, NoteInput, Plan
-from engramory.textfmt import printable
+from engramory.store.caps import INDEX_NAME, Caps, Measurement
+from engramory.store.frontmatter import decode
+from engramory.util.textfmt import printable
 
 NOTE_FIXES: dict[str, Callable[[NoteInput, list[Finding]], Iterator[tuple[str, str, Finding]]]] = {
     NAME_MISMATCH: name_mismatch.fixes,

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from engramory.doctor.model import Finding
-from engramory.frontmatter import NOTE_TYPES
-from engramory.markdown import IndexLine
 from engramory.repair import POINTER_SECTION_MISMATCH
+from engramory.store.frontmatter import NOTE_TYPES
+from engramory.store.markdown import IndexLine
 
 ID = POINTER_SECTION_MISMATCH
 

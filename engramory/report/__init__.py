@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 
 from engramory.doctor.model import Finding
-from engramory.errors import InputMissingError
+from engramory.util.errors import InputMissingError
 
 
 def relative_path(root: str, rel: str, cwd: str) -> str:

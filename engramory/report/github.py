@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 
 from engramory.doctor.model import ERROR, INFO, WARNING, Finding
-from engramory.textfmt import printable
+from engramory.util.textfmt import printable
 
 COMMANDS = {ERROR: "error", WARNING: "warning", INFO: "notice"}
 

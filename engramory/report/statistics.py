@@ -6,7 +6,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from typing import Callable, NamedTuple
 
 from engramory.doctor.model import Finding
-from engramory.textfmt import printable
+from engramory.util.textfmt import printable
 
 
 class Row(NamedTuple):

@@ -52,7 +52,7 @@ class AllowList:
 
 def load(root: str) -> AllowList:
     """The allow list of the store at ``root`` (empty when absent, unreadable or a link)."""
-    from engramory import fsutil  # noqa: PLC0415 - only a store with a list pays for it
+    from engramory.util import fsutil  # noqa: PLC0415 - only a store with a list pays for it
 
     path = os.path.join(root, *FILE)
     try:

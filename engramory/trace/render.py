@@ -5,7 +5,7 @@ Everything printed from a transcript is masked first (every value the
 value it found anywhere in that session, is cut to its first four characters:
 :mod:`engramory.trace.mask`), so a key in old tool output is not echoed into a
 new session. Text output escapes
-control characters (:func:`engramory.textfmt.printable`) and marks matches in
+control characters (:func:`engramory.util.textfmt.printable`) and marks matches in
 colour only when asked to (a terminal, no ``NO_COLOR``), else with ``**``.
 """
 
@@ -14,10 +14,10 @@ from __future__ import annotations
 import json
 from collections.abc import Collection, Sequence
 
-from engramory.textfmt import human_size, plural, printable
 from engramory.trace.mask import masked
 from engramory.trace.model import TOOL, Message
 from engramory.trace.search import Query, Summary, moment
+from engramory.util.textfmt import human_size, plural, printable
 
 CONTEXT_LINES = 3
 LINE_WIDTH = 240

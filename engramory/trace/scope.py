@@ -21,7 +21,7 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
-from engramory import automemory, discovery
+from engramory.store import automemory, discovery
 
 CLAUDE_ENV = "CLAUDE_CONFIG_DIR"
 CODEX_ENV = "CODEX_HOME"

@@ -33,11 +33,11 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from types import ModuleType
 from typing import Callable, NamedTuple
 
-from engramory.errors import UsageError
 from engramory.trace import claude, codex, parallel, scope
 from engramory.trace.lines import ReadStats, Selector, line_numbers, read_lines
 from engramory.trace.mask import masked, values_in
 from engramory.trace.model import TOOL, USER, Message, SessionFile
+from engramory.util.errors import UsageError
 
 HEAD_READ = 1 << 16
 READERS: dict[str, ModuleType] = {claude.HOST: claude, codex.HOST: codex}

@@ -18,8 +18,6 @@ from collections.abc import Iterator, Sequence
 from datetime import date
 from typing import TYPE_CHECKING
 
-from engramory import markdown
-from engramory.discovery import INDEX_NAME
 from engramory.doctor.context import NoteCheck, StoreView
 from engramory.doctor.model import (
     INFO,
@@ -31,9 +29,11 @@ from engramory.doctor.model import (
     rule,
     sample_note,
 )
-from engramory.frontmatter import decode
-from engramory.store import ARCHIVE, ESCAPES, HANDOFF_PREFIXES, area_of
-from engramory.textfmt import excerpt
+from engramory.store import markdown
+from engramory.store.discovery import INDEX_NAME
+from engramory.store.disk import ARCHIVE, ESCAPES, HANDOFF_PREFIXES, area_of
+from engramory.store.frontmatter import decode
+from engramory.util.textfmt import excerpt
 
 if TYPE_CHECKING:
     import subprocess

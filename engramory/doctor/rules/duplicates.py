@@ -55,8 +55,8 @@ from typing import NamedTuple
 
 from engramory.doctor.context import NoteCheck, StoreView
 from engramory.doctor.model import STORE, WARNING, Example, Issue, rule, sample_note
-from engramory.frontmatter import Frontmatter, decode, parse_bytes
-from engramory.store import NOTE_READ_LIMIT, READ_OK, read_file
+from engramory.store.disk import NOTE_READ_LIMIT, READ_OK, read_file
+from engramory.store.frontmatter import Frontmatter, decode, parse_bytes
 
 RULE_ID = "near-duplicate"
 

@@ -5,12 +5,11 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from engramory import breach, fsutil, markdown
-from engramory.caps import Measurement
 from engramory.doctor.context import StoreView
 from engramory.doctor.model import ERROR, INFO, STORE, WARNING, Example, Issue, rule, sample_note
-from engramory.markdown import IndexLine
-from engramory.store import (
+from engramory.store import breach, markdown
+from engramory.store.caps import Measurement
+from engramory.store.disk import (
     ARCHIVE,
     BAD_SCHEME,
     ESCAPES,
@@ -21,7 +20,9 @@ from engramory.store import (
     TOO_LARGE,
     UNREADABLE,
 )
-from engramory.textfmt import excerpt, human_size
+from engramory.store.markdown import IndexLine
+from engramory.util import fsutil
+from engramory.util.textfmt import excerpt, human_size
 
 _ARCHIVED_LINE = re.compile(r"^[ \t>*\-+]*(?:\*\*)?archived?\b[^:]{0,40}[:：]", re.IGNORECASE)
 

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
-from engramory import fsutil
-from engramory.discovery import INDEX_NAME
 from engramory.doctor.context import NOTE_TYPES, NoteCheck, StoreView
 from engramory.doctor.model import (
     ERROR,
@@ -18,8 +16,8 @@ from engramory.doctor.model import (
     rule,
     sample_note,
 )
-from engramory.markdown import WIKI
-from engramory.store import (
+from engramory.store.discovery import INDEX_NAME
+from engramory.store.disk import (
     ESCAPES,
     LOOP,
     MISSING,
@@ -29,7 +27,9 @@ from engramory.store import (
     TOO_LARGE,
     UNREADABLE,
 )
-from engramory.textfmt import excerpt, human_size, plural
+from engramory.store.markdown import WIKI
+from engramory.util import fsutil
+from engramory.util.textfmt import excerpt, human_size, plural
 
 _ARCHIVE_LOOKALIKES = frozenset({"archived", "_archive", "_archived", "old", "retired", "attic"})
 

@@ -12,7 +12,6 @@ from collections.abc import Callable, Iterator, Sequence
 from datetime import date, timedelta
 from functools import lru_cache, partial
 
-from engramory import frontmatter as fm
 from engramory.doctor.context import NOTE_TYPES, NoteCheck
 from engramory.doctor.model import (
     ERROR,
@@ -25,7 +24,8 @@ from engramory.doctor.model import (
     rule,
     sample_note,
 )
-from engramory.textfmt import excerpt
+from engramory.store import frontmatter as fm
+from engramory.util.textfmt import excerpt
 
 REQUIRED = ("name", "description", "type")
 DATES = ("created", "updated")

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from engramory.frontmatter import NOTE_TYPES
+from engramory.store.frontmatter import NOTE_TYPES
 
 INLINE = "link"
 WIKI = "wikilink"

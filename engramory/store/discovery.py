@@ -13,7 +13,7 @@ Order:
    holding ``.git``, a directory or a file; git itself is never run), or up to
    the file-system root outside a work tree.
 
-4. The project's Claude Code auto-memory folder (:mod:`engramory.automemory`),
+4. The project's Claude Code auto-memory folder (:mod:`engramory.store.automemory`),
    when it holds a ``MEMORY.md``; the project is the git work tree's top, else
    the current directory.
 
@@ -30,12 +30,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from engramory import fsutil
-from engramory.caps import INDEX_NAME  # named in caps, on the hook's path; used from here
-from engramory.errors import InputMissingError
+from engramory.store.caps import INDEX_NAME  # named in caps, on the hook's path; used from here
+from engramory.util import fsutil
+from engramory.util.errors import InputMissingError
 
 if TYPE_CHECKING:
-    from engramory import automemory
+    from engramory.store import automemory
 
 DEFAULT_STORE_DIR = ".engramory-memory"
 ENV_MEMORY_ROOT = "ENGRAMORY_MEMORY_ROOT"
@@ -250,7 +250,7 @@ def project_root(here: Path) -> Path:
 
 def _from_claude_auto_memory(here: Path, environ: Mapping[str, str]) -> tuple[Location | None, str]:
     """The project's Claude Code auto-memory folder, when it holds an index (DESIGN §4)."""
-    from engramory import automemory  # noqa: PLC0415 - only when the steps before found nothing
+    from engramory.store import automemory  # noqa: PLC0415 - only when the steps before found nothing
 
     project = project_root(here)
     resolution = automemory.resolve(project, environ)
@@ -263,7 +263,7 @@ def _from_claude_auto_memory(here: Path, environ: Mapping[str, str]) -> tuple[Lo
 
 def native_reason(resolution: automemory.Resolution, project: Path) -> str:
     """Which of the host's rules chose a project's auto-memory folder, in words."""
-    from engramory import automemory  # noqa: PLC0415 - only for the auto-memory folder
+    from engramory.store import automemory  # noqa: PLC0415 - only for the auto-memory folder
 
     return {
         automemory.OVERRIDE: f"${automemory.OVERRIDE_ENV}",

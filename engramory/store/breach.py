@@ -8,8 +8,8 @@ imports this module only when it has something to say.
 
 from __future__ import annotations
 
-from engramory.caps import BYTES, LINES, Caps, Measurement
-from engramory.textfmt import human_size, plural
+from engramory.store.caps import BYTES, LINES, Caps, Measurement
+from engramory.util.textfmt import human_size, plural
 
 _ADVICE = {
     BYTES: "shorten the longest index lines first (a title and a short hook; the detail "

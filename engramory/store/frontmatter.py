@@ -16,7 +16,7 @@ Fences
       followed only by spaces or tabs and an optional ``\\r``. An indented
       ``---``, a YAML ``...`` or ``----`` does not close.
     * No closing fence: one problem, on line 1, and no fields at all.
-    * Only ``\\n`` separates lines (as in :mod:`engramory.caps`), so every line
+    * Only ``\\n`` separates lines (as in :mod:`engramory.store.caps`), so every line
       number agrees with ``engramory check`` and the guard. *Changed:* the
       earlier parser also split on lone ``\\r`` and U+2028.
 
@@ -54,7 +54,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from engramory.textfmt import excerpt
+from engramory.util.textfmt import excerpt
 
 NOTE_TYPES = ("user", "feedback", "project", "reference")  # the values of ``type:``
 TYPES_TEXT = ", ".join(NOTE_TYPES)

@@ -215,7 +215,7 @@ def _setting_in(path: Path, environ: dict[str, str] | os._Environ[str]) -> Path 
     text = _read_small(path, SETTINGS_LIMIT)
     if text is None:
         return None
-    from engramory import fastjson  # noqa: PLC0415 - only when a settings file exists
+    from engramory.util import fastjson  # noqa: PLC0415 - only when a settings file exists
 
     try:
         settings = fastjson.loads(text.lstrip("\ufeff"))

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from pathlib import Path, PurePosixPath
 
-from engramory.errors import EngramoryError
+from engramory.util.errors import EngramoryError
 
-PACKAGE_DIR = Path(__file__).resolve().parent
+PACKAGE_DIR = Path(__file__).resolve().parent.parent  # engramory/, above util/
 SHIPPED_DIR = PACKAGE_DIR / "_shipped"
 
 

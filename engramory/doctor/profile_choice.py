@@ -27,11 +27,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from engramory import automemory, discovery
 from engramory.doctor.profiles import CLAUDE_NATIVE, ENGRAMORY, PROFILES, Profile
-from engramory.errors import UsageError
-from engramory.frontmatter import parse_bytes
-from engramory.store import READ_OK, walk
+from engramory.store import automemory, discovery
+from engramory.store.disk import READ_OK, walk
+from engramory.store.frontmatter import parse_bytes
+from engramory.util.errors import UsageError
 
 PROJECTS_SCANNED = 10_000  # project folders compared with the store
 NOTES_READ = 2_000  # notes whose frontmatter is read for the dialect

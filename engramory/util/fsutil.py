@@ -14,7 +14,7 @@ import errno
 import os
 import stat
 
-from engramory import crashpoint
+from engramory.util import crashpoint
 
 _OPEN_FLAGS = (
     os.O_RDONLY
@@ -33,7 +33,7 @@ class FileTooLargeError(OSError):
     """The file is larger than the caller's read bound; nothing was read."""
 
     def __init__(self, path: str, size: int, limit: int) -> None:
-        from engramory.textfmt import plural  # noqa: PLC0415 - kept off the hook's import path
+        from engramory.util.textfmt import plural  # noqa: PLC0415 - kept off the hook's import path
 
         super().__init__(f"{path}: {plural(size, 'byte')} is over the {limit}-byte read limit")
         self.size = size

@@ -24,10 +24,10 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from urllib.parse import unquote
 
-from engramory import fsutil
-from engramory.caps import Caps, Measurement
-from engramory.discovery import INDEX_NAME
-from engramory.frontmatter import decode
+from engramory.store.caps import Caps, Measurement
+from engramory.store.discovery import INDEX_NAME
+from engramory.store.frontmatter import decode
+from engramory.util import fsutil
 
 ARCHIVE = "archive"
 TEMPLATES = "templates"

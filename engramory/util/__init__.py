@@ -1,0 +1,1 @@
+"""Helpers every layer uses: atomic writes, terminal text, errors, JSON, shipped resources."""
