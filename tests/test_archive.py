@@ -12,9 +12,10 @@ from test_new import tree
 
 from conftest import run_engramory
 from doctorkit import doctor, make_store, note, valid_store
-from engramory import fsutil, indexedit
+from engramory import fsutil
 from engramory.commands import archive as archive_command
 from engramory.markdown import classify_index
+from engramory.write import indexedit
 
 
 def errors(root: Path) -> list[str]:

@@ -22,9 +22,9 @@ from engramory.caps import Caps
 from engramory.commands.fix import apply, plan_store
 from engramory.errors import EngramoryError
 from engramory.frontmatter import parse
-from engramory.pointertext import title_from_slug
 from engramory.repair.fmedit import set_field
 from engramory.repair.invalid_date import normalise
+from engramory.write.pointertext import title_from_slug
 
 OLD = 1_600_000_000  # 2020-09-13: an mtime that is not today
 

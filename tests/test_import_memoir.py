@@ -12,11 +12,12 @@ from pathlib import Path
 import pytest
 
 from doctorkit import doctor, make_store, note, valid_store
-from engramory import backup, fsutil
-from engramory.filedates import FileDates
+from engramory import fsutil
 from engramory.frontmatter import parse
 from engramory.interop import memoir_import
 from engramory.interop.importer import Candidate, Skip
+from engramory.write import backup
+from engramory.write.filedates import FileDates
 
 ENTRIES = {
     "fact_staging.md": """---

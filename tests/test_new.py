@@ -15,11 +15,12 @@ from hypothesis import strategies as st
 
 from conftest import run_engramory
 from doctorkit import doctor, make_store, note, valid_store
-from engramory import fsutil, notewrite
+from engramory import fsutil
 from engramory.cli import main
 from engramory.commands import new as new_command
 from engramory.frontmatter import parse
 from engramory.markdown import classify_index
+from engramory.write import notewrite
 
 AWS = "AKIA" + "QWERTYUIOPASDFGH"[::-1]
 

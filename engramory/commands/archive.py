@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from engramory import discovery, fsutil, indexedit, notewrite
+from engramory import discovery, fsutil
 from engramory.caps import INDEX_NAME, Caps
 from engramory.commands.new import (
     IndexState,
@@ -58,6 +58,7 @@ from engramory.store import (
     walk,
 )
 from engramory.textfmt import printable
+from engramory.write import indexedit, notewrite
 
 HELP = "move a note to archive/ and remove (or redirect) its index pointers"
 DESCRIPTION = """\

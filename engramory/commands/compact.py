@@ -2,7 +2,7 @@
 
 The plan is made by :mod:`engramory.compact` (pure); this module gathers what
 the steps need from the store, prints the plan, and with ``--apply`` writes it
-through :mod:`engramory.backup` (every changed or removed file saved first,
+through :mod:`engramory.write.backup` (every changed or removed file saved first,
 created files recorded for ``--undo``).
 """
 
@@ -19,7 +19,7 @@ from collections.abc import Callable
 from datetime import date
 from pathlib import Path
 
-from engramory import backup, discovery, filedates, indexedit, notewrite, undo
+from engramory import discovery
 from engramory.breach import limits_text
 from engramory.caps import INDEX_NAME, Caps, count_lines, utf8_size
 from engramory.commands import archive
@@ -46,7 +46,6 @@ from engramory.compact.plan import STEPS, Plan, make_plan
 from engramory.continuity.state import locked
 from engramory.doctor.context import DEFAULT_MAX_INDEX_LINE, NameTable
 from engramory.errors import EXIT_FINDINGS, EXIT_OK, EngramoryError, UsageError
-from engramory.filedates import FileHistory
 from engramory.frontmatter import parse_bytes
 from engramory.markdown import INLINE, WIKI, Link, classify_index
 from engramory.store import (
@@ -60,6 +59,8 @@ from engramory.store import (
     walk,
 )
 from engramory.textfmt import human_size, printable
+from engramory.write import backup, filedates, indexedit, notewrite, undo
+from engramory.write.filedates import FileHistory
 
 HELP = "bring an over-cap index back under the cut, nothing lost, with undo"
 DESCRIPTION = f"""\

@@ -18,7 +18,7 @@ from collections.abc import Iterable, Iterator
 from datetime import date
 from pathlib import Path
 
-from engramory import backup, discovery, filedates, indexedit, markdown, secrets, undo
+from engramory import discovery, markdown, secrets
 from engramory.caps import INDEX_NAME, Caps
 from engramory.commands.options import (
     add_cap_flags,
@@ -32,7 +32,6 @@ from engramory.doctor import engine
 from engramory.doctor.context import Options
 from engramory.doctor.model import Finding
 from engramory.errors import EXIT_FINDINGS, EXIT_OK, UsageError
-from engramory.filedates import FileHistory
 from engramory.frontmatter import NOTE_TYPES, parse_bytes
 from engramory.repair import FIX_IDS, INDEX_FIX_IDS, MISSING_DATE, POINTER_SECTION_MISMATCH
 from engramory.repair.model import Dates, IndexInput, NoteInput, Plan
@@ -48,6 +47,8 @@ from engramory.store import (
     walk,
 )
 from engramory.textfmt import plural, printable
+from engramory.write import backup, filedates, indexedit, undo
+from engramory.write.filedates import FileHistory
 
 HELP = "repair what is mechanical in a store (orphans, dates, names, pointers), with undo"
 DESCRIPTION = f"""\
@@ -339,6 +340,6 @@ def apply(
     announce: backup.Announce | None = None,
 ) -> str:
     """Journal (announcing the undo command), then write every change atomically, under the
-    store's lock (as `new` and the MCP server write); the backup's ID (engramory.backup)."""
+    store's lock (as `new` and the MCP server write); the backup's ID (engramory.write.backup)."""
     with locked(Path(root), leave_no_file=True):
         return backup.apply(root, sources, changes, announce=announce)

@@ -17,7 +17,7 @@ import stat
 from functools import partial
 from pathlib import Path
 
-from engramory import automemory, backup, discovery, fsutil, undo
+from engramory import automemory, discovery, fsutil
 from engramory.breach import limits_text
 from engramory.caps import INDEX_NAME, Caps
 from engramory.commands.options import (
@@ -29,10 +29,11 @@ from engramory.commands.options import (
     say_profile,
 )
 from engramory.errors import EXIT_OK, EngramoryError, InputMissingError, UsageError
-from engramory.filedates import FileHistory
 from engramory.interop import claude_import, importer, memoir_import
 from engramory.interop.importer import Candidate, ImportPlan, Skip, SourceFolder
 from engramory.textfmt import plural, printable
+from engramory.write import backup, undo
+from engramory.write.filedates import FileHistory
 
 HELP = "bring notes in: a memoir store, or Claude Code's own memory folder"
 DESCRIPTION = """\

@@ -18,7 +18,7 @@ from dataclasses import dataclass, replace
 from datetime import date
 from pathlib import Path
 
-from engramory import discovery, fsutil, notewrite, secrets
+from engramory import discovery, fsutil, secrets
 from engramory.breach import limits_text
 from engramory.caps import INDEX_NAME, Caps, count_lines, utf8_size
 from engramory.commands.options import (
@@ -35,11 +35,12 @@ from engramory.doctor.profiles import CLAUDE_NATIVE, ENGRAMORY
 from engramory.doctor.rules.duplicates import likeness, text_parts
 from engramory.errors import EXIT_OK, EngramoryError, InputMissingError, UsageError
 from engramory.frontmatter import NOTE_TYPES, TYPES_TEXT, parse_bytes
-from engramory.indexedit import pointer_line
-from engramory.pointertext import title_from_slug
 from engramory.secrets import allow
 from engramory.store import NOTE_READ_LIMIT, READ_OK, read_file, walk
 from engramory.textfmt import excerpt, human_size, printable
+from engramory.write import notewrite
+from engramory.write.indexedit import pointer_line
+from engramory.write.pointertext import title_from_slug
 
 HELP = "write a new note and its index pointer, with the caps and checks held"
 DESCRIPTION = f"""\

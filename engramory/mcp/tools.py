@@ -21,7 +21,6 @@ from engramory.commands import new as new_command
 from engramory.errors import EngramoryError
 from engramory.frontmatter import NOTE_TYPES, parse_bytes
 from engramory.mcp import update as update_command
-from engramory.notewrite import SCOPES
 from engramory.store import (
     ARCHIVE,
     NOTE_READ_LIMIT,
@@ -33,6 +32,7 @@ from engramory.store import (
     walk,
 )
 from engramory.textfmt import excerpt, printable
+from engramory.write.notewrite import SCOPES
 
 SEARCH_DEFAULT = 10
 SEARCH_MAX = 50

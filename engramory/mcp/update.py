@@ -5,7 +5,7 @@ Only the lines asked for change (:mod:`engramory.repair.fmedit`): the
 claude-native, ``updated`` set to today; every other frontmatter byte stays
 (a ``metadata:`` block, ``originSessionId``, the order and quoting of the
 keys). The body, **Why:** and **How to apply:** parts are replaced one by one
-when given (:func:`engramory.notewrite.split_body`).
+when given (:func:`engramory.write.notewrite.split_body`).
 Refused, before anything is written: a note that is not a live regular file
 in the store, a frontmatter the parser reports problems in (writing it back
 would drop what it could not read), a secret's value the note does not hold
@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
 
-from engramory import fsutil, indexedit, notewrite, secrets
+from engramory import fsutil, secrets
 from engramory.caps import INDEX_NAME, Caps
 from engramory.commands.archive import bare_slug, note_identity, refuse_growth_over_cap
 from engramory.commands.new import IndexState, index_now, read_index_for_edit
@@ -40,6 +40,7 @@ from engramory.repair import fmedit
 from engramory.secrets import allow
 from engramory.store import NOTE_READ_LIMIT
 from engramory.textfmt import excerpt
+from engramory.write import indexedit, notewrite
 
 
 @dataclass(frozen=True)

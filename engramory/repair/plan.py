@@ -2,7 +2,7 @@
 
 The command reads the notes and the index and finds dates; :func:`plan`
 decides every change without touching the disk. Frontmatter fixes go through
-:mod:`.fmedit`, index fixes through :mod:`engramory.indexedit`, so each touches
+:mod:`.fmedit`, index fixes through :mod:`engramory.write.indexedit`, so each touches
 only the lines concerned.
 """
 
@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping
 
-from engramory import indexedit
 from engramory.caps import INDEX_NAME, Caps, Measurement
 from engramory.doctor.model import Finding
 from engramory.frontmatter import decode
@@ -34,6 +33,7 @@ from engramory.repair import (
 from engramory.repair.indexlines import single_link_lines
 from engramory.repair.model import IndexInput, NoteInput, Plan
 from engramory.textfmt import printable
+from engramory.write import indexedit
 
 NOTE_FIXES: dict[str, Callable[[NoteInput, list[Finding]], Iterator[tuple[str, str, Finding]]]] = {
     NAME_MISMATCH: name_mismatch.fixes,
