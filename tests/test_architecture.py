@@ -10,7 +10,12 @@ allowed form next to it). The rules:
 * only ``engramory/commands/`` and ``engramory/cli.py`` import ``argparse``;
 * the core modules import nothing from the packages above them;
 * ``guard/`` and ``doctor/`` import nothing from ``hosts/``, ``commands/``,
-  ``install/``, ``continuity/`` or each other.
+  ``install/``, ``continuity/`` or each other;
+* the store write path (``write/``) sits between them and its users: core <-
+  ``doctor`` <- ``write`` <- ``commands``, ``compact``, ``repair``, ``interop``,
+  ``mcp``; it imports none of its users, ``hosts/``, ``install/`` or ``guard/``
+  (only ``continuity.state``'s store lock from ``continuity/``), and ``mcp/``
+  imports no command.
 """
 
 from __future__ import annotations
@@ -31,11 +36,15 @@ CORE = (
     "caps breach frontmatter markdown store discovery fsutil textfmt resources errors console fastjson"
     " automemory allowcomment secrets"
 ).split()
-UPPER_PACKAGES = ("commands", "hosts", "install", "doctor", "guard", "continuity")
+WRITE_USERS = ("commands", "compact", "repair", "interop", "mcp")
+UPPER_PACKAGES = ("commands", "hosts", "install", "doctor", "guard", "continuity", "write")
+UPPER_PACKAGES += tuple(name for name in WRITE_USERS if name not in UPPER_PACKAGES)
 # Package -> the packages it must not import.
 SERVICE_FORBIDDEN = {
     "guard": ("hosts", "commands", "install", "continuity", "doctor"),
-    "doctor": ("hosts", "commands", "install", "continuity", "guard"),
+    "doctor": ("hosts", "commands", "install", "continuity", "guard", "write"),
+    "write": ("hosts", "install", "guard", "continuity.policy", "report", *WRITE_USERS),
+    "mcp": ("commands",),
 }
 
 
@@ -214,7 +223,7 @@ def test_argparse_rule_can_fail() -> None:
 
 
 def core_violations(sources: dict[str, tuple[str, str]]) -> list[str]:
-    """Imports of ``commands``, ``hosts``, ``install``, ``doctor``, ``guard``, ``continuity`` by the core."""
+    """Imports by the core of the packages above it (:data:`UPPER_PACKAGES`)."""
     return forbidden_imports(
         sources,
         lambda module: module in {f"engramory.{name}" for name in CORE},
@@ -268,6 +277,13 @@ def service_violations(sources: dict[str, tuple[str, str]]) -> list[str]:
     )
 
 
+def test_the_write_path_modules_are_in_write() -> None:
+    sources = package_sources()
+    moved = ("notewrite", "indexedit", "pointertext", "backup", "undo", "filedates")
+    assert [name for name in moved if f"engramory.write.{name}" not in sources] == []
+    assert [name for name in moved if f"engramory.{name}" in sources] == []
+
+
 def test_guard_and_doctor_import_no_host_command_installer_or_each_other() -> None:
     violations = service_violations(package_sources())
     assert not violations, "\n".join(violations)
@@ -290,6 +306,31 @@ def test_service_rule_can_fail() -> None:
         "engramory/doctor/__init__.py:1 imports engramory.continuity",
         "engramory/doctor/rules/index.py:1 imports engramory.guard",
         "engramory/guard/service.py:1 imports engramory.hosts",
+    ]
+
+
+def test_write_rule_can_fail() -> None:
+    fake = {
+        "engramory.write.newnote": (
+            "engramory/write/newnote.py",
+            "from engramory.commands.options import x\nfrom engramory.doctor.model import ERROR\n"
+            "from engramory.continuity.state import locked\n",
+        ),
+        "engramory.write.undo": ("engramory/write/undo.py", "from ..repair import plan\n"),
+        "engramory.doctor.engine": (
+            "engramory/doctor/engine.py",
+            "from engramory.write import gate\n",
+        ),
+        "engramory.mcp.tools": (
+            "engramory/mcp/tools.py",
+            "from engramory.commands import new\nfrom engramory.write import newnote\n",
+        ),
+    }
+    assert service_violations(fake) == [
+        "engramory/doctor/engine.py:1 imports engramory.write",
+        "engramory/mcp/tools.py:1 imports engramory.commands",
+        "engramory/write/newnote.py:1 imports engramory.commands.options",
+        "engramory/write/undo.py:1 imports engramory.repair",
     ]
 
 

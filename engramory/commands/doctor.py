@@ -7,10 +7,9 @@ import json
 import sys
 from collections.abc import Iterator, Mapping
 from datetime import date
-from pathlib import Path
 from typing import Any, Callable
 
-from engramory import __version__, automemory, breach, discovery, secrets
+from engramory import __version__, breach, discovery, secrets
 from engramory.caps import Measurement
 from engramory.commands.options import (
     CI_FORMATS,
@@ -37,7 +36,7 @@ from engramory.doctor.model import (
 )
 from engramory.doctor.profiles import PROFILES, Profile
 from engramory.doctor.rules import RULES
-from engramory.errors import EXIT_FINDINGS, EXIT_OK, InputMissingError, UsageError
+from engramory.errors import EXIT_FINDINGS, EXIT_OK, UsageError
 from engramory.report import github, relocated, sarif, working_directory
 from engramory.report import statistics as stats
 from engramory.textfmt import plural, printable
@@ -553,7 +552,7 @@ def run(args: argparse.Namespace) -> int:
             "--native checks the current project's Claude Code auto-memory folder: give STORE "
             "or --native, not both (--profile claude-native judges STORE in the host's dialect)"
         )
-    location = native_location() if args.native else discovery.locate(args.store)
+    location = discovery.native_location() if args.native else discovery.locate(args.store)
     choice = profile_from_args(args, location.root)
     profile = choice.profile
     options = Options(
@@ -567,31 +566,3 @@ def run(args: argparse.Namespace) -> int:
     header = f"checking the store {location.root} ({location.source})"
     write_report(report, args, header if location.discovered else None, choice.reason)
     return exit_code(report.findings, args.strict)
-
-
-def _current_project() -> Path:
-    """The project of the current directory (its git work tree's top, else itself)."""
-    try:
-        here = Path.cwd()
-    except OSError as exc:
-        raise InputMissingError(
-            f"the current directory is gone ({exc.strerror or exc}): cd into the project"
-        ) from None
-    return discovery.project_root(here)
-
-
-def native_location() -> discovery.Location:
-    """``--native``: the current project's Claude Code auto-memory folder, which must exist."""
-    project = _current_project()
-    resolution = automemory.resolve(project)
-    reason = discovery.native_reason(resolution, project)
-    if not resolution.exists:
-        raise InputMissingError(
-            f"Claude Code's auto-memory folder for {project} is {resolution.path} ({reason}), "
-            "which does not exist or is not a folder: Claude Code creates it when it first saves "
-            "a memory (run the doctor from inside the project, or pass the store's path)"
-        )
-    folder = resolution.path
-    return discovery.Location(
-        folder, folder / discovery.INDEX_NAME, f"Claude Code's auto-memory folder ({reason})"
-    )

@@ -28,10 +28,7 @@ from pathlib import Path
 
 from engramory import fsutil, secrets
 from engramory.caps import INDEX_NAME, Caps
-from engramory.commands.archive import bare_slug, note_identity, refuse_growth_over_cap
-from engramory.commands.new import IndexState, index_now, read_index_for_edit
 from engramory.continuity.state import locked
-from engramory.doctor.model import ERROR, WARNING
 from engramory.doctor.profiles import CLAUDE_NATIVE, ENGRAMORY
 from engramory.errors import EngramoryError, UsageError
 from engramory.frontmatter import parse_bytes
@@ -39,8 +36,10 @@ from engramory.markdown import INLINE, classify_index
 from engramory.repair import fmedit
 from engramory.secrets import allow
 from engramory.store import NOTE_READ_LIMIT
-from engramory.textfmt import excerpt
 from engramory.write import indexedit, notewrite
+from engramory.write.archiving import bare_slug, note_identity, refuse_growth_over_cap
+from engramory.write.gate import doctor_gate
+from engramory.write.indexfile import IndexState, index_now, read_index_for_edit
 
 
 @dataclass(frozen=True)
@@ -172,24 +171,7 @@ def make_update_plan(
             "memory; write where the secret lives instead (a vault path, ${VAR})"
         )
     profile = CLAUDE_NATIVE if native else ENGRAMORY
-    allowed = allow.load(root).prefixes
-    issues = notewrite.note_issues(rel, new, today, profile, allowed)
-    broken_before = {
-        i.rule
-        for i in notewrite.note_issues(rel, old, today, profile, allowed)
-        if i.severity == ERROR
-    }
-    errors = [i for i in issues if i.severity == ERROR and i.rule not in broken_before]
-    if errors:
-        raise EngramoryError(
-            f"{rel} would not pass the doctor after the update: "
-            + "; ".join(f"{excerpt(i.message, 200)} [{i.rule}]" for i in errors)
-        )
-    warnings = [
-        f"{rel}{'' if i.line is None else f':{i.line}'}: {i.message} [{i.rule}]"
-        for i in issues
-        if i.severity == WARNING
-    ]
+    warnings = doctor_gate(rel, new, today, profile, allow.load(root).prefixes, before=old)
     index = read_index_for_edit(root, caps)
     new_index, number = None, None
     old_description = parse_bytes(old).fields.get("description", "")
