@@ -96,6 +96,20 @@ def _allow_line(rule: Rule) -> str:
     )
 
 
+def _repair_line(rule: Rule) -> str:
+    """Whether ``engramory fix`` repairs the rule's findings, and with which repair."""
+    if rule.repair is None:
+        return "**Fixed by `engramory fix`:** no."
+    only = ""
+    if rule.repair_keys is not None:
+        keys = ", ".join(f"`{key}`" for key in rule.repair_keys)
+        only = f", only its findings about {keys},"
+    return (
+        f"**Fixed by `engramory fix`:** yes, by its `{rule.repair}` repair{only} "
+        f"(`engramory fix --select {rule.repair}`)."
+    )
+
+
 def _example_block(heading: str, rule: Rule, index: int) -> Iterator[str]:
     examples = rule.fires if heading == "Fires on" else rule.quiet
     yield f"**{heading}:**"
@@ -119,6 +133,8 @@ def rule_section(rule: Rule) -> list[str]:
         *_example_block("Fires on", rule, 0),
         *_example_block("Quiet on", rule, 0),
         f"**Fix:** {_prose(rule.fix)}.",
+        "",
+        _repair_line(rule),
         "",
         _allow_line(rule),
         "",

@@ -12,13 +12,13 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 
 from engramory.caps import INDEX_NAME, Caps, Measurement
 from engramory.doctor.model import Finding
+from engramory.doctor.rules import RULES
 from engramory.frontmatter import decode
 from engramory.repair import (
     DUPLICATE_POINTER,
     FIX_IDS,
     INVALID_DATE,
     MISSING_DATE,
-    MISSING_FIELD,
     NAME_MISMATCH,
     ORPHAN,
     POINTER_SECTION_MISMATCH,
@@ -43,12 +43,9 @@ NOTE_FIXES: dict[str, Callable[[NoteInput, list[Finding]], Iterator[tuple[str, s
 
 
 def fix_of(finding: Finding) -> str | None:
-    """The id of the fix that may repair ``finding`` (a missing name: name-mismatch)."""
-    if finding.rule in FIX_IDS:
-        return finding.rule
-    if finding.rule == MISSING_FIELD and finding.message.startswith("'name' "):
-        return NAME_MISMATCH
-    return None
+    """The id of the repair that handles ``finding``, as its rule says (:attr:`Rule.repair`)."""
+    rule = RULES.get(finding.rule)
+    return rule.repair_of(finding) if rule is not None else None
 
 
 def plan(

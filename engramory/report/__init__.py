@@ -36,6 +36,7 @@ def relocated(findings: list[Finding], root: str, cwd: str) -> list[Finding]:
             f.message,
             left_out=f.left_out,
             detector=f.detector,
+            key=f.key,
         )
         for f in findings
     ]
