@@ -103,10 +103,10 @@ def _repair_line(rule: Rule) -> str:
     only = ""
     if rule.repair_keys is not None:
         keys = ", ".join(f"`{key}`" for key in rule.repair_keys)
-        only = f", only its findings about {keys},"
+        only = f", only its findings about {keys}"
     return (
-        f"**Fixed by `engramory fix`:** yes, by its `{rule.repair}` repair{only} "
-        f"(`engramory fix --select {rule.repair}`)."
+        f"**Fixed by `engramory fix`:** yes, by its `{rule.repair}` repair "
+        f"(`engramory fix --select {rule.repair}`){only}."
     )
 
 

@@ -102,6 +102,6 @@ def test_the_rules_page_says_which_rules_fix_repairs() -> None:
     }
     assert says_yes == {r.id for r in RULES.values() if r.repair is not None}
     assert (
-        "by its `name-mismatch` repair, only its findings about `name`, ("
-        in sections["missing-field"]
+        "by its `name-mismatch` repair (`engramory fix --select name-mismatch`), only its "
+        "findings about `name`." in sections["missing-field"]
     )
