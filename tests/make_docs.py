@@ -26,11 +26,11 @@ if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
 from engramory import secrets  # noqa: E402
-from engramory.commands.doctor import _example_text, profile_severity  # noqa: E402
 from engramory.doctor.model import Rule  # noqa: E402
 from engramory.doctor.profiles import PROFILES  # noqa: E402
 from engramory.doctor.rules import REGISTRY  # noqa: E402
 from engramory.hosts.summary import BEGIN_MARKER, END_MARKER, markdown_table  # noqa: E402
+from engramory.report.catalogue import example_text, profile_severity  # noqa: E402
 
 REGENERATE = "python3 tests/make_docs.py"
 HOSTS_TABLE_DOCUMENTS = ("README.md", "PORTING.md", "AGENT-SETUP.md", "adapters/README.md")
@@ -115,7 +115,7 @@ def _example_block(heading: str, rule: Rule, index: int) -> Iterator[str]:
     yield f"**{heading}:**"
     yield ""
     yield "```text"
-    yield from (secrets.redact(line) for line in _example_text(examples[index]))
+    yield from (secrets.redact(line) for line in example_text(examples[index]))
     yield "```"
     yield ""
 

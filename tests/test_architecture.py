@@ -15,7 +15,9 @@ allowed form next to it). The rules:
   ``doctor`` <- ``write`` <- ``commands``, ``compact``, ``repair``, ``interop``,
   ``mcp``; it imports none of its users, ``hosts/``, ``install/`` or ``guard/``
   (only ``continuity.state``'s store lock from ``continuity/``), and ``mcp/``
-  imports no command.
+  imports no command;
+* the renderers (``report/``) import only the core and ``doctor``: the commands print
+  what they return.
 """
 
 from __future__ import annotations
@@ -45,6 +47,7 @@ SERVICE_FORBIDDEN = {
     "doctor": ("hosts", "commands", "install", "continuity", "guard", "write"),
     "write": ("hosts", "install", "guard", "continuity.policy", "report", *WRITE_USERS),
     "mcp": ("commands",),
+    "report": ("commands", "hosts", "install", "guard", "continuity", "write", *WRITE_USERS),
 }
 
 

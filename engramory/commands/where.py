@@ -16,11 +16,12 @@ from pathlib import Path
 
 from engramory import automemory, discovery, fsutil
 from engramory.caps import INDEX_NAME, Caps, Measurement
-from engramory.commands.check import describe, measure, report
+from engramory.commands.check import measure
 from engramory.commands.options import add_cap_flags, add_format_flag, caps_from_args
 from engramory.errors import EXIT_OK, InputMissingError, UsageError
 from engramory.hosts.base import Host
 from engramory.hosts.registry import HOSTS
+from engramory.report.check import describe, verdict_json
 from engramory.textfmt import printable
 
 HELP = "show where a host keeps its own memory folder for a project (Claude Code)"
@@ -119,7 +120,7 @@ def run(args: argparse.Namespace) -> int:
     if args.format == "json":
         index = None
         if measured is not None:
-            index = report(measured, caps, *measured.verdict(caps))
+            index = verdict_json(measured, caps, *measured.verdict(caps))
         print(
             json.dumps(
                 {
