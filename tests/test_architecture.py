@@ -312,6 +312,17 @@ def test_service_rule_can_fail() -> None:
     ]
 
 
+def test_a_write_command_imports_no_other_command() -> None:
+    writers = {f"engramory.commands.{name}" for name in ("new", "archive", "compact", "fix")}
+    others = [
+        f"engramory.commands.{path.stem}"
+        for path in (PACKAGE / "commands").glob("*.py")
+        if path.stem not in ("__init__", "options")
+    ]
+    violations = forbidden_imports(package_sources(), writers.__contains__, others)
+    assert not violations, "\n".join(violations)
+
+
 def test_write_rule_can_fail() -> None:
     fake = {
         "engramory.write.newnote": (

@@ -8,6 +8,8 @@ report: the commands do that.
 
 * :mod:`.notewrite`, :mod:`.indexedit`, :mod:`.pointertext`: the text of a note,
   of the index and of a pointer line (pure);
+* :mod:`.indexfile`: the index read for an edit, and checked unchanged before
+  it is written back;
 * :mod:`.gate`: would a note pass the doctor, and the live notes of a store;
 * :mod:`.newnote`, :mod:`.archiving`: plan and create a note, plan and move one
   into ``archive/`` with its pointer edit;
