@@ -26,11 +26,11 @@ if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
 from engramory import secrets  # noqa: E402
-from engramory.commands.doctor import _example_text, profile_severity  # noqa: E402
 from engramory.doctor.model import Rule  # noqa: E402
 from engramory.doctor.profiles import PROFILES  # noqa: E402
 from engramory.doctor.rules import REGISTRY  # noqa: E402
 from engramory.hosts.summary import BEGIN_MARKER, END_MARKER, markdown_table  # noqa: E402
+from engramory.report.catalogue import example_text, profile_severity  # noqa: E402
 
 REGENERATE = "python3 tests/make_docs.py"
 HOSTS_TABLE_DOCUMENTS = ("README.md", "PORTING.md", "AGENT-SETUP.md", "adapters/README.md")
@@ -96,12 +96,26 @@ def _allow_line(rule: Rule) -> str:
     )
 
 
+def _repair_line(rule: Rule) -> str:
+    """Whether ``engramory fix`` repairs the rule's findings, and with which repair."""
+    if rule.repair is None:
+        return "**Fixed by `engramory fix`:** no."
+    only = ""
+    if rule.repair_keys is not None:
+        keys = ", ".join(f"`{key}`" for key in rule.repair_keys)
+        only = f", only its findings about {keys}"
+    return (
+        f"**Fixed by `engramory fix`:** yes, by its `{rule.repair}` repair "
+        f"(`engramory fix --select {rule.repair}`){only}."
+    )
+
+
 def _example_block(heading: str, rule: Rule, index: int) -> Iterator[str]:
     examples = rule.fires if heading == "Fires on" else rule.quiet
     yield f"**{heading}:**"
     yield ""
     yield "```text"
-    yield from (secrets.redact(line) for line in _example_text(examples[index]))
+    yield from (secrets.redact(line) for line in example_text(examples[index]))
     yield "```"
     yield ""
 
@@ -119,6 +133,8 @@ def rule_section(rule: Rule) -> list[str]:
         *_example_block("Fires on", rule, 0),
         *_example_block("Quiet on", rule, 0),
         f"**Fix:** {_prose(rule.fix)}.",
+        "",
+        _repair_line(rule),
         "",
         _allow_line(rule),
         "",

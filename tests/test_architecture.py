@@ -10,7 +10,14 @@ allowed form next to it). The rules:
 * only ``engramory/commands/`` and ``engramory/cli.py`` import ``argparse``;
 * the core modules import nothing from the packages above them;
 * ``guard/`` and ``doctor/`` import nothing from ``hosts/``, ``commands/``,
-  ``install/``, ``continuity/`` or each other.
+  ``install/``, ``continuity/`` or each other;
+* the store write path (``write/``) sits between them and its users: core <-
+  ``doctor`` <- ``write`` <- ``commands``, ``compact``, ``repair``, ``interop``,
+  ``mcp``; it imports none of its users, ``hosts/``, ``install/`` or ``guard/``
+  (only ``continuity.state``'s store lock from ``continuity/``), and ``mcp/``
+  imports no command;
+* the renderers (``report/``) import only the core and ``doctor``: the commands print
+  what they return.
 """
 
 from __future__ import annotations
@@ -29,14 +36,19 @@ from conftest import REPO
 PACKAGE = REPO / "engramory"
 # The core packages: the store's formats and files, the helpers, the secret detector.
 CORE = ("store", "util", "secrets")
+WRITE_USERS = ("commands", "compact", "repair", "interop", "mcp")
 UPPER_PACKAGES = (
-    "commands", "hosts", "install", "doctor", "guard", "continuity", "compact", "interop", "mcp",
-    "repair", "report", "trace",
+    "commands", "hosts", "install", "doctor", "guard", "continuity", "write", "report", "trace",
 )  # fmt: skip
+UPPER_PACKAGES += tuple(name for name in WRITE_USERS if name not in UPPER_PACKAGES)
+TOP_LEVEL_MODULES_AT_MOST = 5
 # Package -> the packages it must not import.
 SERVICE_FORBIDDEN = {
     "guard": ("hosts", "commands", "install", "continuity", "doctor"),
-    "doctor": ("hosts", "commands", "install", "continuity", "guard"),
+    "doctor": ("hosts", "commands", "install", "continuity", "guard", "write"),
+    "write": ("hosts", "install", "guard", "continuity.policy", "report", *WRITE_USERS),
+    "mcp": ("commands",),
+    "report": ("commands", "hosts", "install", "guard", "continuity", "write", *WRITE_USERS),
 }
 
 
@@ -215,7 +227,7 @@ def test_argparse_rule_can_fail() -> None:
 
 
 def core_violations(sources: dict[str, tuple[str, str]]) -> list[str]:
-    """Imports of ``commands``, ``hosts``, ``install``, ``doctor``, ``guard``, ``continuity`` by the core."""
+    """Imports by the core of the packages above it (:data:`UPPER_PACKAGES`)."""
     return forbidden_imports(
         sources,
         lambda module: any(_within(module, f"engramory.{name}") for name in CORE),
@@ -226,6 +238,11 @@ def core_violations(sources: dict[str, tuple[str, str]]) -> list[str]:
 def test_the_core_packages_exist() -> None:
     sources = package_sources()
     assert [name for name in CORE if f"engramory.{name}" not in sources] == []
+
+
+def test_the_top_level_holds_a_few_modules() -> None:
+    modules = sorted(path.name for path in PACKAGE.glob("*.py"))
+    assert len(modules) <= TOP_LEVEL_MODULES_AT_MOST, modules
 
 
 def test_the_core_imports_nothing_above_it() -> None:
@@ -272,6 +289,13 @@ def service_violations(sources: dict[str, tuple[str, str]]) -> list[str]:
     )
 
 
+def test_the_write_path_modules_are_in_write() -> None:
+    sources = package_sources()
+    moved = ("notewrite", "indexedit", "pointertext", "backup", "undo", "filedates")
+    assert [name for name in moved if f"engramory.write.{name}" not in sources] == []
+    assert [name for name in moved if f"engramory.{name}" in sources] == []
+
+
 def test_guard_and_doctor_import_no_host_command_installer_or_each_other() -> None:
     violations = service_violations(package_sources())
     assert not violations, "\n".join(violations)
@@ -294,6 +318,42 @@ def test_service_rule_can_fail() -> None:
         "engramory/doctor/__init__.py:1 imports engramory.continuity",
         "engramory/doctor/rules/index.py:1 imports engramory.guard",
         "engramory/guard/service.py:1 imports engramory.hosts",
+    ]
+
+
+def test_a_write_command_imports_no_other_command() -> None:
+    writers = {f"engramory.commands.{name}" for name in ("new", "archive", "compact", "fix")}
+    others = [
+        f"engramory.commands.{path.stem}"
+        for path in (PACKAGE / "commands").glob("*.py")
+        if path.stem not in ("__init__", "options")
+    ]
+    violations = forbidden_imports(package_sources(), writers.__contains__, others)
+    assert not violations, "\n".join(violations)
+
+
+def test_write_rule_can_fail() -> None:
+    fake = {
+        "engramory.write.newnote": (
+            "engramory/write/newnote.py",
+            "from engramory.commands.options import x\nfrom engramory.doctor.model import ERROR\n"
+            "from engramory.continuity.state import locked\n",
+        ),
+        "engramory.write.undo": ("engramory/write/undo.py", "from ..repair import plan\n"),
+        "engramory.doctor.engine": (
+            "engramory/doctor/engine.py",
+            "from engramory.write import gate\n",
+        ),
+        "engramory.mcp.tools": (
+            "engramory/mcp/tools.py",
+            "from engramory.commands import new\nfrom engramory.write import newnote\n",
+        ),
+    }
+    assert service_violations(fake) == [
+        "engramory/doctor/engine.py:1 imports engramory.write",
+        "engramory/mcp/tools.py:1 imports engramory.commands",
+        "engramory/write/newnote.py:1 imports engramory.commands.options",
+        "engramory/write/undo.py:1 imports engramory.repair",
     ]
 
 

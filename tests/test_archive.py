@@ -12,10 +12,9 @@ from test_new import tree
 
 from conftest import run_engramory
 from doctorkit import doctor, make_store, note, valid_store
-from engramory import indexedit
-from engramory.commands import archive as archive_command
 from engramory.store.markdown import classify_index
 from engramory.util import fsutil
+from engramory.write import archiving, indexedit
 
 
 def errors(root: Path) -> list[str]:
@@ -244,14 +243,14 @@ def test_an_index_edited_after_the_plan_is_not_overwritten(
 ) -> None:
     """MEMORY.md edited between the checks and the move: nothing moves, the edit stays."""
     store = valid_store(tmp_path / "s")
-    real = archive_command.move
+    real = archiving.move
 
     def edit_then_move(*args, **kwargs):  # type: ignore[no-untyped-def]
         with open(store / "MEMORY.md", "a", encoding="utf-8") as index:
             index.write("- [late](late.md) — added by someone else\n")
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(archive_command, "move", edit_then_move)
+    monkeypatch.setattr(archiving, "move", edit_then_move)
     result = cli("archive", "user-role", "--store", str(store))
     assert result.code == 1 and "changed meanwhile" in result.err
     assert (store / "user-role.md").exists() and not (store / "archive").exists()
@@ -465,6 +464,6 @@ def test_adding_a_section_then_emptying_it_round_trips(lines: list[str], end: st
         return  # ends with a blank line: ambiguous, see the docstring
     added = indexedit.add_pointer(text, "feedback", "- [T](t.md) — t")
     pointer = next(e.number for e in classify_index(added) if "(t.md)" in e.text)
-    headings, spacing = archive_command.empty_headings(added, [pointer])
+    headings, spacing = archiving.empty_headings(added, [pointer])
     assert list(headings.values()) == ["## feedback"]
     assert indexedit.remove_lines(added, [pointer, *headings, *spacing]) == text

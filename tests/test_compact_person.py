@@ -28,9 +28,9 @@ from doctorkit import doctor, make_store, note
 from engramory.cli import main
 from engramory.compact import cold, inline, naming
 from engramory.compact.model import ColdCandidate
-from engramory.indexedit import pointer_line
-from engramory.pointertext import ELLIPSIS, fitted_pointer_line, shorten, title_from_slug
 from engramory.store.markdown import find_links
+from engramory.write.indexedit import pointer_line
+from engramory.write.pointertext import ELLIPSIS, fitted_pointer_line, shorten, title_from_slug
 
 
 def compact(*args: str) -> tuple[int, str, str]:

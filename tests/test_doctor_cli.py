@@ -274,7 +274,7 @@ def test_hostile_values_are_truncated_in_messages(cli, tmp_path: Path) -> None:
 
 def test_json_pieces_join_into_one_valid_document(tmp_path: Path) -> None:
     from doctorkit import doctor
-    from engramory.commands import doctor as command
+    from engramory.report import jsonout
 
     store = make_store(
         tmp_path / "s",
@@ -282,7 +282,7 @@ def test_json_pieces_join_into_one_valid_document(tmp_path: Path) -> None:
         index="- [n0](n0.md)\n",
     )
     report = doctor(store)
-    text = "".join(command.render_json(report))
+    text = "".join(jsonout.render_json(report))
     payload = json.loads(text)
-    assert len(payload["findings"]) == len(report.findings) > command.JSON_BATCH
+    assert len(payload["findings"]) == len(report.findings) > jsonout.JSON_BATCH
     assert text == json.dumps(payload, ensure_ascii=False)

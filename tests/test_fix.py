@@ -19,12 +19,12 @@ from fixkit import bodies, digest, fix, undo_id
 from conftest import run_engramory
 from doctorkit import fired, make_store, note
 from engramory.commands.fix import apply, plan_store
-from engramory.pointertext import title_from_slug
 from engramory.repair.fmedit import set_field
 from engramory.repair.invalid_date import normalise
 from engramory.store.caps import Caps
 from engramory.store.frontmatter import parse
 from engramory.util.errors import EngramoryError
+from engramory.write.pointertext import title_from_slug
 
 OLD = 1_600_000_000  # 2020-09-13: an mtime that is not today
 

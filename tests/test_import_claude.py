@@ -13,11 +13,11 @@ import pytest
 from test_import_memoir import snapshot
 
 from doctorkit import doctor, valid_store
-from engramory.filedates import FileDates
 from engramory.interop import claude_import
 from engramory.interop.importer import SourceFile
 from engramory.store import automemory
 from engramory.store.frontmatter import parse
+from engramory.write.filedates import FileDates
 
 CORPUS = Path(__file__).resolve().parent / "corpus" / "stores"
 NESTED = CORPUS / "03-hydross77__leasing"  # metadata: type, no dates, 5 notes not indexed

@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from engramory import filedates
-from engramory.filedates import FileHistory
 from engramory.store.frontmatter import parse
+from engramory.write import filedates
+from engramory.write.filedates import FileHistory
 
 needs_git = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
 

@@ -12,12 +12,12 @@ from pathlib import Path
 import pytest
 
 from doctorkit import doctor, make_store, note, valid_store
-from engramory import backup
-from engramory.filedates import FileDates
 from engramory.interop import memoir_import
 from engramory.interop.importer import Candidate, Skip
 from engramory.store.frontmatter import parse
 from engramory.util import fsutil
+from engramory.write import backup
+from engramory.write.filedates import FileDates
 
 ENTRIES = {
     "fact_staging.md": """---

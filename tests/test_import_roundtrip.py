@@ -17,13 +17,13 @@ from hypothesis import strategies as st
 
 from conftest import EXAMPLE_STORE
 from doctorkit import doctor, make_store, note
-from engramory import notewrite
-from engramory.filedates import FileDates
 from engramory.interop import importer, memoir_export, memoir_import
 from engramory.interop.importer import Candidate
 from engramory.interop.memoir_export import Entry, SourceNote
 from engramory.interop.memoir_yaml import UnwritableValue, parse_frontmatter, split_entry
 from engramory.store.frontmatter import parse, render
+from engramory.write import notewrite
+from engramory.write.filedates import FileDates
 
 CORPUS = Path(__file__).resolve().parent / "corpus" / "stores"
 STORES = [EXAMPLE_STORE, *sorted(p for p in CORPUS.iterdir() if p.is_dir())]

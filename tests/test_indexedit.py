@@ -1,4 +1,4 @@
-"""engramory.indexedit: pure edits of the index text that leave every other byte alone."""
+"""engramory.write.indexedit: pure edits of the index text that leave every other byte alone."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engramory import indexedit
 from engramory.store.markdown import INLINE, classify_index, find_links
+from engramory.write import indexedit
 
 INDEX = "# Memory\n\n## User\n- [a](a.md) — one\n\n## Feedback\n- [b](b.md) — two\n"
 

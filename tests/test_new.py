@@ -15,12 +15,11 @@ from hypothesis import strategies as st
 
 from conftest import run_engramory
 from doctorkit import doctor, make_store, note, valid_store
-from engramory import notewrite
 from engramory.cli import main
-from engramory.commands import new as new_command
 from engramory.store.frontmatter import parse
 from engramory.store.markdown import classify_index
 from engramory.util import fsutil
+from engramory.write import newnote, notewrite
 
 AWS = "AKIA" + "QWERTYUIOPASDFGH"[::-1]
 
@@ -377,7 +376,7 @@ def test_an_index_edited_after_the_plan_is_not_overwritten(
     """Someone edits MEMORY.md between the checks and the write: nothing is written (the
     edit would be lost), and the tree is as that edit left it."""
     store = valid_store(tmp_path / "s")
-    real = new_command.make_plan
+    real = newnote.make_plan
 
     def plan_then_edit(*args, **kwargs):  # type: ignore[no-untyped-def]
         plan = real(*args, **kwargs)
@@ -385,7 +384,7 @@ def test_an_index_edited_after_the_plan_is_not_overwritten(
             index.write("- [late](late.md) — added by someone else\n")
         return plan
 
-    monkeypatch.setattr(new_command, "make_plan", plan_then_edit)
+    monkeypatch.setattr(newnote, "make_plan", plan_then_edit)
     result = cli("new", "user", "x", "--description", "d", "--store", str(store))
     assert result.code == 1 and "changed meanwhile" in result.err
     assert not (store / "x.md").exists()

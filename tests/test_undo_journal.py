@@ -31,11 +31,11 @@ from test_compact import COLD_CAPS, _cold_store, compact, memoir_store
 
 from conftest import run_engramory
 from doctorkit import make_store, note
-from engramory import backup
 from engramory.cli import main
 from engramory.continuity import state
-from engramory.undo import undo
 from engramory.util.crashpoint import ENV as CRASH_ENV
+from engramory.write import backup
+from engramory.write.undo import undo
 
 FIX_NOTES = {"a.md": note("a", name="b"), "o.md": note("o"), "c.md": note("c", created="2026.1.3")}
 FIX_INDEX = "## user\n- [A](a.md)\n- [C](c.md)\n"

@@ -12,7 +12,6 @@ import json
 import os
 import sys
 
-from engramory import __version__
 from engramory.commands.options import (
     CI_FORMATS,
     add_cap_flags,
@@ -23,13 +22,14 @@ from engramory.commands.options import (
     profile_from_args,
     say_profile,
 )
-from engramory.store import breach, discovery
+from engramory.report.check import ci_report, describe, verdict_json
 from engramory.store import caps as capsmod
+from engramory.store import discovery
 from engramory.store.caps import Caps, Measurement
 from engramory.util import fsutil
 from engramory.util.console import painter, stdout_colour
 from engramory.util.errors import EXIT_FINDINGS, EXIT_OK, EXIT_OVER, InputMissingError
-from engramory.util.textfmt import human_size, printable
+from engramory.util.textfmt import printable
 
 EXIT_CODES = {capsmod.OK: EXIT_OK, capsmod.WARN: EXIT_FINDINGS, capsmod.OVER: EXIT_OVER}
 
@@ -66,7 +66,6 @@ examples:
 index-over-soft-cap (warning) and index-over-hard-cap (error), with the
 index's path relative to the current directory; OK reports nothing."""
 # The doctor's rule ids for check's verdicts, so CI shows one name for one problem.
-VERDICT_RULES = {capsmod.WARN: "index-over-soft-cap", capsmod.OVER: "index-over-hard-cap"}
 
 
 def measure(path: str, caps: Caps, real: str | None = None) -> Measurement:
@@ -90,45 +89,6 @@ def measure(path: str, caps: Caps, real: str | None = None) -> Measurement:
     except OSError as exc:
         raise InputMissingError(f"cannot read {path}: {fsutil.os_error_text(exc)}") from exc
     return Measurement.of_raw(data)
-
-
-def describe(path: str, m: Measurement, caps: Caps, verdict: str, origin: str = "") -> str:
-    """The one-line verdict ``engramory check`` prints.
-
-    ``origin`` says how a discovered index was found; it goes after the path,
-    inside the line, so the line still starts with the verdict word.
-    """
-    shown = f"{path} ({origin})" if origin else path
-    what = f"{shown} is {breach.size_text(m)}"
-    caps_text = breach.caps_text(caps)
-    if verdict == capsmod.OK:
-        return f"OK: {what} ({caps_text})."
-    if verdict == capsmod.WARN:
-        over_soft, advice = breach.words(m, caps, hard=False)
-        return f"WARN: {what}, {over_soft} ({caps_text}). Plan a compaction soon: {advice}."
-    over_hard, advice = breach.words(m, caps)
-    unread = (
-        f"; check did not read it: it is larger than the {human_size(caps.hard_bytes)} hard "
-        "cap, so its lines were not counted"
-        if m.lines is None
-        else ""
-    )
-    return (
-        f"OVER: {what}, {over_hard}{unread} ({caps_text}). "
-        f"Hosts stop loading the index past the cap. Compact now: {advice}, "
-        "before adding anything."
-    )
-
-
-def report(m: Measurement, caps: Caps, verdict: str, dims: list[str]) -> dict[str, object]:
-    """The ``--format json`` object (DESIGN §3.2)."""
-    return {
-        "verdict": verdict,
-        "lines": m.lines,
-        "bytes": m.bytes,
-        "caps": caps.as_dict(),
-        "over": dims,
-    }
 
 
 def _inside_the_store(path: str, root: str) -> str:
@@ -181,7 +141,7 @@ def run(args: argparse.Namespace) -> int:
     verdict, dims = m.verdict(caps)
     choice = profile_from_args(args, location.root)
     if args.format == "json":
-        print(json.dumps({**report(m, caps, verdict, dims), **choice.as_json()}))
+        print(json.dumps({**verdict_json(m, caps, verdict, dims), **choice.as_json()}))
     elif args.format in CI_FORMATS:
         print(ci_report(args.format, path, describe(path, m, caps, verdict), verdict), end="")
     else:
@@ -192,26 +152,3 @@ def run(args: argparse.Namespace) -> int:
     sys.stdout.flush()
     say_profile(choice, machine=True)  # stdout keeps its one verdict line (DESIGN 3.2)
     return EXIT_CODES[verdict]
-
-
-def ci_report(output: str, path: str, message: str, verdict: str) -> str:
-    """The ``github`` or ``sarif`` output (ending in a newline, empty for github when OK): the
-    verdict as the doctor's cap rule, at the index's path relative to the current directory.
-
-    The doctor's modules load only here, so the everyday text check starts as fast as before.
-    """
-    from engramory.doctor.model import Finding  # noqa: PLC0415
-    from engramory.doctor.rules import RULES  # noqa: PLC0415
-    from engramory.report import github, relative_path, sarif, working_directory  # noqa: PLC0415
-
-    cwd = working_directory()
-    folder, name = os.path.split(os.path.abspath(path))
-    shown = relative_path(os.path.realpath(folder), name, cwd)
-    findings = []
-    if verdict in VERDICT_RULES:
-        rule = RULES[VERDICT_RULES[verdict]]
-        findings.append(Finding(rule.id, rule.severity, shown, None, message))
-    if output == "github":
-        return "".join(line + "\n" for line in github.render(findings))
-    rules = [(RULES[rule_id], RULES[rule_id].severity) for rule_id in VERDICT_RULES.values()]
-    return json.dumps(sarif.document(findings, rules, __version__, cwd), ensure_ascii=False) + "\n"

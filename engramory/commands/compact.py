@@ -2,7 +2,7 @@
 
 The plan is made by :mod:`engramory.compact` (pure); this module gathers what
 the steps need from the store, prints the plan, and with ``--apply`` writes it
-through :mod:`engramory.backup` (every changed or removed file saved first,
+through :mod:`engramory.write.backup` (every changed or removed file saved first,
 created files recorded for ``--undo``).
 """
 
@@ -19,9 +19,6 @@ from collections.abc import Callable
 from datetime import date
 from pathlib import Path
 
-from engramory import backup, filedates, indexedit, notewrite, undo
-from engramory.commands import archive
-from engramory.commands.new import read_index_for_edit
 from engramory.commands.options import (
     add_cap_flags,
     add_profile_flags,
@@ -43,7 +40,6 @@ from engramory.compact.model import (
 from engramory.compact.plan import STEPS, Plan, make_plan
 from engramory.continuity.state import locked
 from engramory.doctor.context import DEFAULT_MAX_INDEX_LINE, NameTable
-from engramory.filedates import FileHistory
 from engramory.store import discovery
 from engramory.store.breach import limits_text
 from engramory.store.caps import INDEX_NAME, Caps, count_lines, utf8_size
@@ -61,6 +57,9 @@ from engramory.store.frontmatter import parse_bytes
 from engramory.store.markdown import INLINE, WIKI, Link, classify_index
 from engramory.util.errors import EXIT_FINDINGS, EXIT_OK, EngramoryError, UsageError
 from engramory.util.textfmt import human_size, printable
+from engramory.write import archiving, backup, filedates, indexedit, notewrite, undo
+from engramory.write.filedates import FileHistory
+from engramory.write.indexfile import read_index_for_edit
 
 HELP = "bring an over-cap index back under the cut, nothing lost, with undo"
 DESCRIPTION = f"""\
@@ -173,7 +172,7 @@ def read_index(root: str, caps: Caps) -> tuple[str, bytes]:
 def _taken(root: str) -> set[str]:
     """Every casefolded slug in use in the store and its archive folder (and the index's)."""
     taken = {INDEX_NAME[:-3].casefold()}
-    for folder in (root, contained(root, archive.archive_dir(root))):
+    for folder in (root, contained(root, archiving.archive_dir(root))):
         if folder is None:  # an archive folder leading out of the store is never listed
             continue
         try:
@@ -262,35 +261,39 @@ def gather(
         nonlocal indexed_at_start
         assert graph is not None
         if indexed_at_start is None:
-            indexed_at_start = archive.indexed_notes(text, root, found, names)
+            indexed_at_start = archiving.indexed_notes(text, root, found, names)
         return any(target not in indexed_at_start for target in graph.get(mine, ()))
 
     def archive_edit(text: str, rel: str) -> str | None:
         nonlocal graph
         slug = rel[:-3]
         try:
-            identity = archive.note_identity(root, slug)
-            directory = archive.archive_dir(root)
-            archive.check_destination(root, directory, slug)
+            identity = archiving.note_identity(root, slug)
+            directory = archiving.archive_dir(root)
+            archiving.check_destination(root, directory, slug)
         except EngramoryError:
             return None
         if note_text(rel) is None:
             return None
-        edit = archive.pointer_edit(text, root, found, rel, identity, f"{directory}/{rel}", False)
-        edited = archive.apply_edit(text, edit)
+        edit = archiving.pointer_edit(text, root, found, rel, identity, f"{directory}/{rel}", False)
+        edited = archiving.apply_edit(text, edit)
         if graph is None:
-            graph = archive.note_links(root, found, names, slug, rel).links
+            graph = archiving.note_links(root, found, names, slug, rel).links
         mine = next(i for i, n in enumerate(found.notes) if n.rel == rel)
         if not may_orphan(text, mine):
             return edited
-        before = archive.unreachable(archive.indexed_notes(text, root, found, names), graph, None)
-        after = archive.unreachable(archive.indexed_notes(edited, root, found, names), graph, mine)
+        before = archiving.unreachable(
+            archiving.indexed_notes(text, root, found, names), graph, None
+        )
+        after = archiving.unreachable(
+            archiving.indexed_notes(edited, root, found, names), graph, mine
+        )
         return None if after - before else edited  # archive refuses to make orphans
 
     def archive_many(text: str, rels: list[str], limits: tuple[int, int]) -> tuple[str, list[str]]:
         nonlocal graph
         if graph is None and rels:
-            graph = archive.note_links(root, found, names, rels[0][:-3], rels[0]).links
+            graph = archiving.note_links(root, found, names, rels[0][:-3], rels[0]).links
         checks = (lambda rel: note_text(rel) is not None, archive_edit)
         return _archive_many(text, rels, limits, root, found, names, graph or {}, checks)
 
@@ -309,18 +312,18 @@ def gather(
 
 class _LinesToNotes:
     """One reading of the index for the cold step: each line's links (as
-    ``archive.line_links`` reads them), and the lines that point to each note (by file
+    ``archiving.line_links`` reads them), and the lines that point to each note (by file
     identity for a path, by note number for a wikilink), so that archiving many notes
     costs one pass, not one pass per note."""
 
     def __init__(self, text: str, root: str, found, names: NameTable) -> None:
         plain = plain_notes(found)
-        self.links: dict[int, list[archive.LineLink]] = {}
+        self.links: dict[int, list[archiving.LineLink]] = {}
         self.by_identity: dict[object, list[int]] = {}
         self.by_number: dict[int, list[int]] = {}
         self.text: dict[int, str] = {}
         for line in classify_index(text):
-            links = archive.line_links(line.links, root, plain, names)
+            links = archiving.line_links(line.links, root, plain, names)
             if not links:
                 continue
             self.links[line.number] = links
@@ -356,12 +359,12 @@ def _archive_many(
     sizes = [utf8_size(line) for line in indexedit.split_lines(rest)]
     lines_now, bytes_now = count_lines(text), utf8_size(text)
     number_of = {note.rel: i for i, note in enumerate(found.notes)}
-    indexed = archive.indexed_notes(rest, root, found, names)
-    directory = archive.archive_dir(root) if rels else ""
+    indexed = archiving.indexed_notes(rest, root, found, names)
+    directory = archiving.archive_dir(root) if rels else ""
     if rels and os.path.islink(os.path.join(root, directory)):
         return text, []  # archive refuses a symlinked archive folder: nothing to move into
     archived_names = _casefolded_entries(os.path.join(root, directory))
-    edit = archive.PointerEdit()
+    edit = archiving.PointerEdit()
     done: list[str] = []
     for rel in rels:
         if lines_now <= limits[0] and bytes_now <= limits[1]:
@@ -371,11 +374,11 @@ def _archive_many(
         if identity is None or mine is None:
             continue
         if any(target not in indexed for target in graph.get(mine, ())):
-            current = bom + archive.apply_edit(rest, edit)
+            current = bom + archiving.apply_edit(rest, edit)
             if archive_edit(current, rel) is None:
                 continue  # archive would refuse: it would leave orphans
         pointing = [
-            (number, *archive.ours_and_others(table.links[number], identity, mine))
+            (number, *archiving.ours_and_others(table.links[number], identity, mine))
             for number in table.lines_of(identity, mine)
             if number not in edit.removed
         ]
@@ -386,7 +389,7 @@ def _archive_many(
                 continue
             line = edit.rewritten.get(number, table.text[number])
             if others:
-                new = archive.rewritten_line(line, ours, others, f"{directory}/{rel}")
+                new = archiving.rewritten_line(line, ours, others, f"{directory}/{rel}")
                 if new is not None:
                     bytes_now += utf8_size(new) - utf8_size(line)
                     edit.rewritten[number] = new
@@ -397,7 +400,7 @@ def _archive_many(
                 bytes_now -= sizes[number - 1] + utf8_size(line) - utf8_size(table.text[number])
         archived_names.add((slug + ".md").casefold())
         done.append(rel)
-    return bom + archive.apply_edit(rest, edit), done
+    return bom + archiving.apply_edit(rest, edit), done
 
 
 def _archivable(
@@ -408,7 +411,7 @@ def _archivable(
     if mine is None or (slug + ".md").casefold() in archived:
         return None
     try:
-        identity = archive.note_identity(root, slug)
+        identity = archiving.note_identity(root, slug)
     except EngramoryError:
         return None
     return identity if readable(slug + ".md") else None
@@ -585,7 +588,7 @@ def _plan(
     plan = make_plan(text, facts, limits, args.max_index_line, args.archive_cold, named)
     if announce is None or not plan.changed:
         return plan, None
-    folder = archive.archive_dir(root)
+    folder = archiving.archive_dir(root)
     sources, changes, created, removed = write_set(plan, raw, read, folder)
     backup_id = backup.apply(
         root,

@@ -1,16 +1,14 @@
-"""The ``engramory doctor`` command line: flags, rule selection, text and JSON output."""
+"""The ``engramory doctor`` command line: flags, rule selection, and which renderer of
+:mod:`engramory.report` prints the report."""
 
 from __future__ import annotations
 
 import argparse
 import json
 import sys
-from collections.abc import Iterator, Mapping
 from datetime import date
-from pathlib import Path
-from typing import Any, Callable
 
-from engramory import __version__, secrets
+from engramory import __version__
 from engramory.commands.options import (
     CI_FORMATS,
     PROFILE_HELP,
@@ -26,24 +24,20 @@ from engramory.doctor.context import DEFAULT_MAX_INDEX_LINE, DEFAULT_STALE_DAYS,
 from engramory.doctor.model import (
     ERROR,
     FINDINGS_PER_FILE,
-    INFO,
-    SEVERITIES,
     WARNING,
-    Example,
     Finding,
     Rule,
 )
-from engramory.doctor.profiles import PROFILES, Profile
+from engramory.doctor.profiles import PROFILES
 from engramory.doctor.rules import RULES
 from engramory.report import github, relocated, sarif, working_directory
-from engramory.report import statistics as stats
-from engramory.store import automemory, breach, discovery
-from engramory.store.caps import Measurement
+from engramory.report.catalogue import catalogue_json, catalogue_text, explain_json, explain_text
+from engramory.report.jsonout import render_json
+from engramory.report.text import render_text
+from engramory.store import discovery
 from engramory.util.console import painter, stdout_colour
-from engramory.util.errors import EXIT_FINDINGS, EXIT_OK, InputMissingError, UsageError
-from engramory.util.textfmt import plural, printable
-
-JSON_BATCH = 2000  # findings encoded per json.dumps call: fast, and memory stays flat
+from engramory.util.errors import EXIT_FINDINGS, EXIT_OK, UsageError
+from engramory.util.textfmt import printable
 
 HELP = "validate a memory store: index, pointers, notes, frontmatter"
 DESCRIPTION = f"""\
@@ -120,160 +114,6 @@ def selection(select: list[str] | None, ignore: list[str] | None) -> set[str]:
     return (set(RULES) if chosen is None else chosen) - ignored
 
 
-QUIET = "quiet"  # a rule's "severity" under a profile that does not run it
-
-
-def profile_severity(profile: Profile, rule: Rule) -> str:
-    """The rule's severity under ``profile``, or ``quiet`` when the profile does not run it."""
-    return QUIET if rule.id in profile.quiet else profile.severity(rule)
-
-
-def _profile_marks(rule: Rule, severity: str) -> str:
-    """`` [claude-native: info]`` for each profile under which the rule is not ``severity``."""
-    marks = [
-        f" [{p.name}: {profile_severity(p, rule)}]"
-        for p in PROFILES.values()
-        if profile_severity(p, rule) != severity
-    ]
-    return "".join(marks)
-
-
-def catalogue_text(profile: Profile | None = None) -> str:
-    """The catalogue, one rule a line: id, severity (under ``profile``, default the
-    catalogue's), summary, then markers: schema, and the profiles where the severity differs."""
-    width = max(len(rule_id) for rule_id in RULES)
-    lines = []
-    for rule in RULES.values():
-        marker = " [schema]" if rule.schema else ""
-        severity = profile_severity(profile, rule) if profile else rule.severity
-        marks = _profile_marks(rule, severity)
-        lines.append(f"{rule.id:<{width}}  {severity:<7}  {rule.summary}{marker}{marks}")
-    return "\n".join(lines)
-
-
-def catalogue_json(profile: Profile | None = None) -> str:
-    """The catalogue as JSON; ``severity`` under ``profile``, ``profiles`` under each."""
-    return json.dumps(
-        [
-            {
-                "rule": r.id,
-                "severity": profile_severity(profile, r) if profile else r.severity,
-                "summary": r.summary,
-                "schema": r.schema,
-                "fix": profile.fix(r, r.fix) if profile else r.fix,
-                "profiles": {p.name: profile_severity(p, r) for p in PROFILES.values()},
-            }
-            for r in RULES.values()
-        ],
-        indent=2,
-        ensure_ascii=False,
-    )
-
-
-EXAMPLE_LINES = 14  # lines of an example file --explain shows
-EXAMPLE_WIDTH = 100  # characters of an example line --explain shows
-
-
-def _shown_lines(text: str) -> list[str]:
-    """An example file's first lines, cut to the terminal (``text`` is our own data)."""
-    lines = text.splitlines()
-    if not lines:
-        return ["(empty)"]
-    shown = [
-        line if len(line) <= EXAMPLE_WIDTH else line[:EXAMPLE_WIDTH] + "…"
-        for line in lines[:EXAMPLE_LINES]
-    ]
-    if len(lines) > EXAMPLE_LINES:
-        shown.append(f"… ({plural(len(lines) - EXAMPLE_LINES, 'more line')})")
-    return shown
-
-
-def _example_text(example: Example) -> Iterator[str]:
-    yield f"  - {example.text}"
-    if example.flags:
-        yield f"      with: engramory doctor {' '.join(example.flags)}"
-    for rel, text in example.tree().items():
-        yield f"      {rel}:"
-        yield from (f"        {line}".rstrip() for line in _shown_lines(text))
-    for rel, target in example.symlinks.items():
-        yield f"      {rel} -> {target} (a symlink)"
-    for rel, text in example.outside.items():
-        yield f"      ../{rel} (outside the store):"
-        yield from (f"        {line}".rstrip() for line in _shown_lines(text))
-    for rel, size in example.sizes.items():
-        yield f"      {rel} ({size:,} bytes)"
-    for rel, mode in example.modes.items():
-        yield f"      {rel} (mode {mode:03o})"
-
-
-def _profile_lines(rule: Rule) -> Iterator[str]:
-    """How each profile that differs from the catalogue treats the rule."""
-    for profile in PROFILES.values():
-        if not profile.differs(rule):
-            continue
-        if rule.id in profile.quiet:
-            yield f"  profile {profile.name}: quiet (the rule does not run)"
-        else:
-            yield f"  profile {profile.name}: {profile.severity(rule)}"
-        if profile.fix(rule, rule.fix) != rule.fix:
-            yield f"    fix there: {profile.fix(rule, rule.fix)}"
-
-
-def explain_text(rule: Rule) -> str:
-    """A rule's page: id, severity, summary, how each profile differs, the stores it fires
-    and stays quiet on (with the engramory profile unless an example's flags say otherwise),
-    the fix."""
-    lines = [f"{rule.id} ({rule.severity})", f"  {rule.summary}"]
-    if rule.schema:
-        lines.append("  a schema rule: --no-schema skips it")
-    lines += _profile_lines(rule)
-    lines += ["", "Fires:"]
-    for example in rule.fires:
-        lines += _example_text(example)
-    lines += ["", "Quiet:"]
-    for example in rule.quiet:
-        lines += _example_text(example)
-    if rule.details is not None:
-        lines += ["", *rule.details()]
-    lines += ["", f"Fix: {rule.fix}"]
-    return secrets.redact("\n".join(lines))  # an example's key is shown as the doctor shows it
-
-
-def _redacted(files: Mapping[str, str]) -> dict[str, str]:
-    """``files`` with every secret's value cut to what the doctor's messages show."""
-    return {rel: secrets.redact(text) for rel, text in files.items()}
-
-
-def _example_dict(example: Example) -> dict[str, Any]:
-    return {
-        "text": example.text,
-        "files": _redacted(example.tree()),
-        "symlinks": dict(example.symlinks),
-        "outside": _redacted(example.outside),
-        "sizes": dict(example.sizes),
-        "modes": {rel: f"{mode:03o}" for rel, mode in example.modes.items()},
-        "flags": list(example.flags),
-    }
-
-
-def explain_json(rule: Rule) -> str:
-    return json.dumps(
-        {
-            "rule": rule.id,
-            "severity": rule.severity,
-            "summary": rule.summary,
-            "schema": rule.schema,
-            "fix": rule.fix,
-            "profiles": {p.name: profile_severity(p, rule) for p in PROFILES.values()},
-            "fires": [_example_dict(example) for example in rule.fires],
-            "quiet": [_example_dict(example) for example in rule.quiet],
-            "details": [secrets.redact(line) for line in rule.details()] if rule.details else [],
-        },
-        indent=2,
-        ensure_ascii=False,
-    )
-
-
 def explained(rule_id: str) -> Rule:
     """The rule ``--explain`` names; an unknown id is a usage error."""
     if rule_id not in RULES:
@@ -281,114 +121,6 @@ def explained(rule_id: str) -> Rule:
             f"unknown rule id: {printable(rule_id)} (engramory doctor --list-rules shows them)"
         )
     return RULES[rule_id]
-
-
-def counts(findings: list[Finding]) -> dict[str, int]:
-    totals = dict.fromkeys(SEVERITIES, 0)
-    for finding in findings:
-        totals[finding.severity] += 1
-    return totals
-
-
-def _index_text(report: engine.Report) -> str:
-    if report.index.text is None:
-        return "index not read"
-    caps = report.caps
-    return (
-        f"index {breach.size_text(report.index.measured or Measurement(0, 0))} "
-        f"(hard cap {breach.limits_text(caps.hard_lines, caps.hard_bytes)})"
-    )
-
-
-def _plain(word: str) -> str:
-    return word
-
-
-def finding_lines(
-    findings: list[Finding], paint: Callable[[str], str], limit: int | None
-) -> Iterator[str]:
-    """One line per finding, at most ``limit`` of them, then one saying how many were left out.
-
-    File-derived text is escaped (one finding, one line); only the severity word,
-    our own, goes through ``paint``."""
-    shown = findings if limit is None else findings[:limit]
-    for f in shown:
-        where = f.path if f.line is None else f"{f.path}:{f.line}"
-        yield f"{printable(where)}: {paint(f.severity)}: {printable(f'{f.message} [{f.tag}]')}"
-    left = len(findings) - len(shown)
-    if left:
-        yield (
-            f"... and {plural(left, 'more finding')} not shown (--max-findings {limit}); "
-            "--statistics counts every finding by rule"
-        )
-
-
-def render_text(
-    report: engine.Report,
-    paint: Callable[[str], str] = _plain,
-    max_findings: int | None = None,
-    statistics: bool = False,
-    profile_reason: str | None = None,
-) -> Iterator[str]:
-    """The text report, one line at a time: the findings (at most ``max_findings``) or, with
-    ``statistics``, one line per rule that fired; the summary (ending with the profile and,
-    when given, why it was chosen); a fix line per rule that fired (the statistics lines
-    carry their fix already)."""
-    if statistics:
-        yield from stats.render(stats.rows(report.findings, report.hints), paint)
-    else:
-        yield from finding_lines(report.findings, paint, max_findings)
-    totals = counts(report.findings)
-    if not report.findings:
-        verdict = "clean"
-    else:
-        verdict = ", ".join(
-            (
-                plural(totals[ERROR], "error"),
-                plural(totals[WARNING], "warning"),
-                f"{totals[INFO]} info",
-            )
-        )
-    yield (
-        f"engramory doctor: {verdict} — {plural(report.notes, 'note')}, {_index_text(report)}, "
-        f"profile {report.profile.name}"
-        + (f" ({printable(profile_reason)})" if profile_reason else "")
-    )
-    if statistics:
-        return
-    for rule_id, hint in report.hints.items():
-        yield f"  fix {rule_id}: {hint}"
-
-
-def render_json(report: engine.Report, profile_reason: str | None = None) -> Iterator[str]:
-    """The JSON report, in pieces (a 100,000-finding report is never one big string).
-
-    The pieces join into exactly ``json.dumps(payload)``: compact and one line,
-    so the C encoder does the work.
-    """
-    index = report.index
-    read = index.text is not None
-    head = {
-        "engramory": __version__,
-        "store": report.root,
-        "profile": report.profile.name,
-        "profile_reason": profile_reason,
-        "index": {
-            "path": discovery.INDEX_NAME,
-            "lines": index.measured.lines if read and index.measured else None,
-            "bytes": index.measured.bytes if read and index.measured else None,
-            "caps": report.caps.as_dict(),
-        },
-        "notes": report.notes,
-        "summary": counts(report.findings),
-        "fixes": report.hints,
-    }
-    yield json.dumps(head, ensure_ascii=False)[:-1] + ', "findings": ['
-    findings = report.findings
-    for start in range(0, len(findings), JSON_BATCH):
-        batch = [f.as_dict() for f in findings[start : start + JSON_BATCH]]
-        yield (", " if start else "") + json.dumps(batch, ensure_ascii=False)[1:-1]
-    yield "]}"
 
 
 def render_sarif(report: engine.Report, cwd: str) -> str:
@@ -554,7 +286,7 @@ def run(args: argparse.Namespace) -> int:
             "--native checks the current project's Claude Code auto-memory folder: give STORE "
             "or --native, not both (--profile claude-native judges STORE in the host's dialect)"
         )
-    location = native_location() if args.native else discovery.locate(args.store)
+    location = discovery.native_location() if args.native else discovery.locate(args.store)
     choice = profile_from_args(args, location.root)
     profile = choice.profile
     options = Options(
@@ -568,31 +300,3 @@ def run(args: argparse.Namespace) -> int:
     header = f"checking the store {location.root} ({location.source})"
     write_report(report, args, header if location.discovered else None, choice.reason)
     return exit_code(report.findings, args.strict)
-
-
-def _current_project() -> Path:
-    """The project of the current directory (its git work tree's top, else itself)."""
-    try:
-        here = Path.cwd()
-    except OSError as exc:
-        raise InputMissingError(
-            f"the current directory is gone ({exc.strerror or exc}): cd into the project"
-        ) from None
-    return discovery.project_root(here)
-
-
-def native_location() -> discovery.Location:
-    """``--native``: the current project's Claude Code auto-memory folder, which must exist."""
-    project = _current_project()
-    resolution = automemory.resolve(project)
-    reason = discovery.native_reason(resolution, project)
-    if not resolution.exists:
-        raise InputMissingError(
-            f"Claude Code's auto-memory folder for {project} is {resolution.path} ({reason}), "
-            "which does not exist or is not a folder: Claude Code creates it when it first saves "
-            "a memory (run the doctor from inside the project, or pass the store's path)"
-        )
-    folder = resolution.path
-    return discovery.Location(
-        folder, folder / discovery.INDEX_NAME, f"Claude Code's auto-memory folder ({reason})"
-    )

@@ -18,7 +18,7 @@ from collections.abc import Iterable, Iterator
 from datetime import date
 from pathlib import Path
 
-from engramory import backup, filedates, indexedit, secrets, undo
+from engramory import secrets
 from engramory.commands.options import (
     add_cap_flags,
     add_profile_flags,
@@ -30,7 +30,6 @@ from engramory.continuity.state import locked
 from engramory.doctor import engine
 from engramory.doctor.context import Options
 from engramory.doctor.model import Finding
-from engramory.filedates import FileHistory
 from engramory.repair import FIX_IDS, INDEX_FIX_IDS, MISSING_DATE, POINTER_SECTION_MISMATCH
 from engramory.repair.model import Dates, IndexInput, NoteInput, Plan
 from engramory.repair.plan import decoded_index, fix_of, plan
@@ -49,6 +48,8 @@ from engramory.store.disk import (
 from engramory.store.frontmatter import NOTE_TYPES, parse_bytes
 from engramory.util.errors import EXIT_FINDINGS, EXIT_OK, UsageError
 from engramory.util.textfmt import plural, printable
+from engramory.write import backup, filedates, indexedit, undo
+from engramory.write.filedates import FileHistory
 
 HELP = "repair what is mechanical in a store (orphans, dates, names, pointers), with undo"
 DESCRIPTION = f"""\
@@ -340,6 +341,6 @@ def apply(
     announce: backup.Announce | None = None,
 ) -> str:
     """Journal (announcing the undo command), then write every change atomically, under the
-    store's lock (as `new` and the MCP server write); the backup's ID (engramory.backup)."""
+    store's lock (as `new` and the MCP server write); the backup's ID (engramory.write.backup)."""
     with locked(Path(root), leave_no_file=True):
         return backup.apply(root, sources, changes, announce=announce)

@@ -17,7 +17,6 @@ import stat
 from functools import partial
 from pathlib import Path
 
-from engramory import backup, undo
 from engramory.commands.options import (
     add_cap_flags,
     add_format_flag,
@@ -26,7 +25,6 @@ from engramory.commands.options import (
     profile_from_args,
     say_profile,
 )
-from engramory.filedates import FileHistory
 from engramory.interop import claude_import, importer, memoir_import
 from engramory.interop.importer import Candidate, ImportPlan, Skip, SourceFolder
 from engramory.store import automemory, discovery
@@ -35,6 +33,8 @@ from engramory.store.caps import INDEX_NAME, Caps
 from engramory.util import fsutil
 from engramory.util.errors import EXIT_OK, EngramoryError, InputMissingError, UsageError
 from engramory.util.textfmt import plural, printable
+from engramory.write import backup, undo
+from engramory.write.filedates import FileHistory
 
 HELP = "bring notes in: a memoir store, or Claude Code's own memory folder"
 DESCRIPTION = """\

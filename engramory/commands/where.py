@@ -14,10 +14,11 @@ import json
 import os
 from pathlib import Path
 
-from engramory.commands.check import describe, measure, report
+from engramory.commands.check import measure
 from engramory.commands.options import add_cap_flags, add_format_flag, caps_from_args
 from engramory.hosts.base import Host
 from engramory.hosts.registry import HOSTS
+from engramory.report.check import describe, verdict_json
 from engramory.store import automemory, discovery
 from engramory.store.caps import INDEX_NAME, Caps, Measurement
 from engramory.util import fsutil
@@ -120,7 +121,7 @@ def run(args: argparse.Namespace) -> int:
     if args.format == "json":
         index = None
         if measured is not None:
-            index = report(measured, caps, *measured.verdict(caps))
+            index = verdict_json(measured, caps, *measured.verdict(caps))
         print(
             json.dumps(
                 {

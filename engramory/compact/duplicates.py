@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from engramory import indexedit
 from engramory.compact.model import DUPLICATES, StepResult, StoreFacts, is_note_link
 from engramory.store.markdown import classify_index
+from engramory.write import indexedit
 
 
 def line_note(links, facts: StoreFacts) -> str | None:

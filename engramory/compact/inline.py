@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engramory import indexedit
 from engramory.compact import naming
 from engramory.compact.model import INLINE_STEP, StepResult, StoreFacts
-from engramory.pointertext import fitted_pointer_line
 from engramory.store.frontmatter import NOTE_TYPES, render
 from engramory.store.markdown import BLANK, COMMENT, HEADING, RULE, classify_index, heading_title
+from engramory.write import indexedit
+from engramory.write.pointertext import fitted_pointer_line
 
 NEEDS_WHY = ("feedback", "project")
 _CONTENT_KINDS_LEFT = (BLANK, COMMENT, RULE)

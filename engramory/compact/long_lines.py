@@ -3,10 +3,10 @@ hook goes to the note, under ``## From the index``."""
 
 from __future__ import annotations
 
-from engramory import indexedit, pointertext
 from engramory.compact.duplicates import line_note
 from engramory.compact.model import LONG_LINES, StepResult, StoreFacts
 from engramory.store.markdown import classify_index, heading_title, mask_code_spans
+from engramory.write import indexedit, pointertext
 
 FROM_INDEX = "## From the index"
 _SEPARATORS = " \t—–-:|"

@@ -5,8 +5,8 @@ from __future__ import annotations
 import hashlib
 import unicodedata
 
-from engramory import pointertext
 from engramory.store.markdown import heading_title
+from engramory.write import pointertext
 
 SLUG_LIMIT = 60
 DESCRIPTION_LIMIT = 150

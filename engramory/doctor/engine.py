@@ -344,8 +344,9 @@ def _finding(profile: Profile, rule_id: str, path: str, line: int | None, messag
     detector = getattr(message, "detector", None)
     shown = profile.message(rule_id, message)
     severity = profile.severity(rule)
+    key = getattr(message, "key", None)
     return Finding(
-        rule_id, severity, path, line, shown, left_out=left_out(message), detector=detector
+        rule_id, severity, path, line, shown, left_out=left_out(message), detector=detector, key=key
     )
 
 

@@ -57,11 +57,28 @@ class Detected(str):
         return (Detected, (str(self), self.detector))
 
 
+class Keyed(str):
+    """A message that also names the frontmatter key it is about (``missing-field``'s
+    findings), so a repair can choose its findings without reading their wording."""
+
+    key: str
+
+    def __new__(cls, message: str, key: str) -> Keyed:
+        made = super().__new__(cls, message)
+        made.key = key
+        return made
+
+    def __reduce__(self) -> tuple[type[Keyed], tuple[str, str]]:
+        return (Keyed, (str(self), self.key))
+
+
 class Finding:
     """One problem: ``path`` is store-relative and ``/``-separated; ``line`` is 1-based;
-    ``detector`` names the detector of a ``secret-value`` finding (``None`` otherwise)."""
+    ``detector`` names the detector of a ``secret-value`` finding (``None`` otherwise);
+    ``key`` the frontmatter key a finding is about, when its rule says (:class:`Keyed`;
+    not part of the output)."""
 
-    __slots__ = ("detector", "left_out", "line", "message", "path", "rule", "severity")
+    __slots__ = ("detector", "key", "left_out", "line", "message", "path", "rule", "severity")
 
     def __init__(
         self,
@@ -72,6 +89,7 @@ class Finding:
         message: str,
         left_out: int = 0,
         detector: str | None = None,
+        key: str | None = None,
     ):
         self.rule = rule
         self.severity = severity
@@ -80,6 +98,7 @@ class Finding:
         self.message = str(message)
         self.left_out = left_out  # > 0: this finding stands for that many left out (capped)
         self.detector = detector if detector is not None else getattr(message, "detector", None)
+        self.key = key if key is not None else getattr(message, "key", None)
 
     @property
     def count(self) -> int:
@@ -252,6 +271,17 @@ class Rule:
     gather: Callable[[Any], Any] | None = None
     # More of the rule's page (``--explain``), built when asked: e.g. its detectors.
     details: Callable[[], list[str]] | None = None
+    # The id of the repair (``engramory fix``, ``engramory/repair/<id>.py``) that handles
+    # the rule's findings, or None; with ``repair_keys``, only its findings about those
+    # frontmatter keys (:attr:`Finding.key`).
+    repair: str | None = None
+    repair_keys: tuple[str, ...] | None = None
+
+    def repair_of(self, finding: Finding) -> str | None:
+        """The id of the repair that handles ``finding`` (one of this rule's), or None."""
+        if self.repair_keys is not None and finding.key not in self.repair_keys:
+            return None
+        return self.repair
 
 
 def rule(
@@ -268,6 +298,8 @@ def rule(
     store_check: Callable[[Any], Iterator[Any]] | None = None,
     gather: Callable[[Any], Any] | None = None,
     details: Callable[[], list[str]] | None = None,
+    repair: str | None = None,
+    repair_keys: tuple[str, ...] | None = None,
 ) -> Callable[[Callable[..., Iterator[Any]]], Rule]:
     """Make a rule function a :class:`Rule` under a stable kebab-case id (the catalogue
     in :mod:`engramory.doctor.rules` lists it).
@@ -281,6 +313,8 @@ def rule(
     large store): it must return plain, picklable data, the same in any process.
     The store pass finds them in ``view.facts[rule id]``, by note number.
     ``details()``, when given, returns more lines for the rule's ``--explain`` page.
+    ``repair`` names the repair of ``engramory fix`` that handles its findings
+    (``repair_keys``: only those about these frontmatter keys).
     """
 
     def make(check: Callable[..., Iterator[Any]]) -> Rule:
@@ -302,6 +336,8 @@ def rule(
             store_check,
             gather,
             details,
+            repair,
+            repair_keys,
         )
 
     return make

@@ -1,10 +1,11 @@
-"""The MCP tools: their JSON Schemas and handlers, each a thin layer over the CLI's cores.
+"""The MCP tools: their JSON Schemas and handlers, thin layers over the store and its write path.
 
 A handler takes the validated arguments and returns a :class:`ToolResult`;
 every refusal (a usage problem, a cap, a clash, a secret, a path) is a result
 with ``is_error`` set and the CLI's own message, never a protocol error. The
-write tools run exactly the cores of ``engramory new`` and ``archive`` (and
-:mod:`engramory.mcp.update`), which take the store's state lock.
+write tools run exactly what ``engramory new`` and ``archive`` run
+(:mod:`engramory.write.newnote`, :mod:`engramory.write.archiving`) and
+:mod:`engramory.mcp.update`, which take the store's state lock.
 """
 
 from __future__ import annotations
@@ -14,10 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from engramory.commands import archive as archive_command
-from engramory.commands import new as new_command
 from engramory.mcp import update as update_command
-from engramory.notewrite import SCOPES
 from engramory.store.breach import caps_text, limits_text
 from engramory.store.caps import INDEX_NAME, Caps, count_lines, utf8_size
 from engramory.store.disk import (
@@ -28,11 +26,13 @@ from engramory.store.disk import (
     contained,
     read_file,
     read_index,
-    walk,
 )
 from engramory.store.frontmatter import NOTE_TYPES, parse_bytes
 from engramory.util.errors import EngramoryError
 from engramory.util.textfmt import excerpt, printable
+from engramory.write import archiving, newnote
+from engramory.write.gate import live_notes
+from engramory.write.notewrite import SCOPES
 
 SEARCH_DEFAULT = 10
 SEARCH_MAX = 50
@@ -186,7 +186,7 @@ def _note_path(root: str, slug: str) -> tuple[str, str] | None:
     refused when the note or a folder on the way (a symlinked ``archive/``) leads out
     of the store."""
     candidates = [slug + ".md"]
-    directory = archive_command.archive_dir(root)
+    directory = archiving.archive_dir(root)
     candidates.append(f"{directory}/{slug}.md")
     for rel in candidates:
         path = contained(root, rel)  # decided before anything outside is even looked at
@@ -201,7 +201,7 @@ def _note_path(root: str, slug: str) -> tuple[str, str] | None:
 
 def memory_read(context: Context, arguments: dict[str, Any]) -> ToolResult:
     """One note, live or archived, read within the store and bounded."""
-    slug = archive_command.bare_slug(arguments["slug"])
+    slug = archiving.bare_slug(arguments["slug"])
     found = _note_path(context.root, slug)
     if found is None:
         return refusal(
@@ -234,15 +234,10 @@ def search(root: str, query: str, limit: int) -> tuple[list[dict[str, Any]], int
     name, description or body; name and description hits first, then by path."""
     words = query.casefold().split()
     ranked: list[tuple[int, str, dict[str, Any]]] = []
-    for note in walk(root).notes:
-        if note.status != READ_OK:
+    for note in live_notes(root):
+        if not all(word in note.data.decode("utf-8", "replace").casefold() for word in words):
             continue
-        read = read_file(note.path(root), NOTE_READ_LIMIT)
-        if read.status != READ_OK or read.data is None:
-            continue
-        if not all(word in read.data.decode("utf-8", "replace").casefold() for word in words):
-            continue
-        parsed = parse_bytes(read.data)
+        parsed = parse_bytes(note.data)
         name = parsed.fields.get("name", note.rel[:-3])
         description = parsed.fields.get("description", "")
         head = (name + "\n" + description).casefold()
@@ -293,7 +288,7 @@ TOOL_LABELS = {"--why": "why", "--how": "how", "--description": "description", "
 
 def memory_write(context: Context, arguments: dict[str, Any]) -> ToolResult:
     """Exactly ``engramory new``."""
-    request = new_command.NoteRequest(
+    request = newnote.NoteRequest(
         arguments["type"],
         arguments["slug"],
         arguments["description"],
@@ -303,11 +298,11 @@ def memory_write(context: Context, arguments: dict[str, Any]) -> ToolResult:
         arguments.get("how"),
         context.native,
     )
-    new_command.check_request(request, TOOL_LABELS)
+    newnote.check_request(request, TOOL_LABELS)
     body = arguments.get("body", "").replace("\r\n", "\n")
     if len(body.encode("utf-8")) > NOTE_READ_LIMIT:
         return refusal(f"the body is over {NOTE_READ_LIMIT} bytes")
-    plan = new_command.create(request, body, context.root, context.caps)
+    plan = newnote.create(request, body, context.root, context.caps)
     structured = {
         "created": plan.note_rel,
         "path": plan.note_path,
@@ -315,7 +310,7 @@ def memory_write(context: Context, arguments: dict[str, Any]) -> ToolResult:
         "similar": [{"path": rel, "score": round(s, 3)} for rel, s in plan.similar],
         "warnings": plan.warnings,
     }
-    return ToolResult("\n".join(new_command.report_text(plan, False)), structured)
+    return ToolResult("\n".join(newnote.report_text(plan, False)), structured)
 
 
 def memory_update(context: Context, arguments: dict[str, Any]) -> ToolResult:
@@ -341,7 +336,7 @@ def memory_update(context: Context, arguments: dict[str, Any]) -> ToolResult:
 
 def memory_archive(context: Context, arguments: dict[str, Any]) -> ToolResult:
     """Exactly ``engramory archive``."""
-    plan = archive_command.archive(
+    plan = archiving.archive(
         arguments["slug"], context.root, context.caps, arguments.get("keep_pointer", False)
     )
     structured = {
@@ -351,7 +346,7 @@ def memory_archive(context: Context, arguments: dict[str, Any]) -> ToolResult:
         "rewritten_lines": sorted(plan.edit.rewritten),
         "still_linking": plan.linking,
     }
-    return ToolResult("\n".join(archive_command.report_lines(plan, False)), structured)
+    return ToolResult("\n".join(archiving.report_lines(plan, False)), structured)
 
 
 # --- the table -----------------------------------------------------------------------------------

@@ -5,7 +5,7 @@ Only the lines asked for change (:mod:`engramory.repair.fmedit`): the
 claude-native, ``updated`` set to today; every other frontmatter byte stays
 (a ``metadata:`` block, ``originSessionId``, the order and quoting of the
 keys). The body, **Why:** and **How to apply:** parts are replaced one by one
-when given (:func:`engramory.notewrite.split_body`).
+when given (:func:`engramory.write.notewrite.split_body`).
 Refused, before anything is written: a note that is not a live regular file
 in the store, a frontmatter the parser reports problems in (writing it back
 would drop what it could not read), a secret's value the note does not hold
@@ -26,11 +26,8 @@ from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
 
-from engramory import indexedit, notewrite, secrets
-from engramory.commands.archive import bare_slug, note_identity, refuse_growth_over_cap
-from engramory.commands.new import IndexState, index_now, read_index_for_edit
+from engramory import secrets
 from engramory.continuity.state import locked
-from engramory.doctor.model import ERROR, WARNING
 from engramory.doctor.profiles import CLAUDE_NATIVE, ENGRAMORY
 from engramory.repair import fmedit
 from engramory.secrets import allow
@@ -40,7 +37,10 @@ from engramory.store.frontmatter import parse_bytes
 from engramory.store.markdown import INLINE, classify_index
 from engramory.util import fsutil
 from engramory.util.errors import EngramoryError, UsageError
-from engramory.util.textfmt import excerpt
+from engramory.write import indexedit, notewrite
+from engramory.write.archiving import bare_slug, note_identity, refuse_growth_over_cap
+from engramory.write.gate import doctor_gate
+from engramory.write.indexfile import IndexState, index_now, read_index_for_edit
 
 
 @dataclass(frozen=True)
@@ -172,24 +172,7 @@ def make_update_plan(
             "memory; write where the secret lives instead (a vault path, ${VAR})"
         )
     profile = CLAUDE_NATIVE if native else ENGRAMORY
-    allowed = allow.load(root).prefixes
-    issues = notewrite.note_issues(rel, new, today, profile, allowed)
-    broken_before = {
-        i.rule
-        for i in notewrite.note_issues(rel, old, today, profile, allowed)
-        if i.severity == ERROR
-    }
-    errors = [i for i in issues if i.severity == ERROR and i.rule not in broken_before]
-    if errors:
-        raise EngramoryError(
-            f"{rel} would not pass the doctor after the update: "
-            + "; ".join(f"{excerpt(i.message, 200)} [{i.rule}]" for i in errors)
-        )
-    warnings = [
-        f"{rel}{'' if i.line is None else f':{i.line}'}: {i.message} [{i.rule}]"
-        for i in issues
-        if i.severity == WARNING
-    ]
+    warnings = doctor_gate(rel, new, today, profile, allow.load(root).prefixes, before=old)
     index = read_index_for_edit(root, caps)
     new_index, number = None, None
     old_description = parse_bytes(old).fields.get("description", "")

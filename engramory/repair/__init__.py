@@ -16,7 +16,6 @@ POINTER_SECTION_MISMATCH = "pointer-section-mismatch"
 MISSING_DATE = "missing-date"
 INVALID_DATE = "invalid-date"
 NAME_MISMATCH = "name-mismatch"
-MISSING_FIELD = "missing-field"  # only its missing-`name` findings are fixed (by name-mismatch)
 
 # The fix ids, in the order the summary lists them (``--select`` takes these).
 FIX_IDS = (

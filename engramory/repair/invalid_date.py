@@ -45,11 +45,8 @@ def normalise(value: str) -> str | None:
 
 
 def key_of(finding: Finding) -> str | None:
-    """The date key a date finding is about (its message starts with it)."""
-    for key in DATE_KEYS:
-        if finding.message.startswith(f"'{key}' "):
-            return key
-    return None
+    """The date key a date finding is about (the key its rule names, :attr:`Finding.key`)."""
+    return finding.key if finding.key in DATE_KEYS else None
 
 
 def fixes(note: NoteInput, findings: list[Finding]) -> Iterator[tuple[str, str, Finding]]:

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from engramory import secrets
 from engramory.doctor.context import DEFAULT_MAX_INDEX_LINE
-from engramory.pointertext import fitted_pointer_line, title_from_slug
 from engramory.repair import ORPHAN
 from engramory.repair.model import NoteInput, frontmatter_errors
+from engramory.write.pointertext import fitted_pointer_line, title_from_slug
 
 ID = ORPHAN
 # Characters a link target cannot hold as written (an anchor, a query, an escape).

@@ -2,7 +2,7 @@
 
 The command reads the notes and the index and finds dates; :func:`plan`
 decides every change without touching the disk. Frontmatter fixes go through
-:mod:`.fmedit`, index fixes through :mod:`engramory.indexedit`, so each touches
+:mod:`.fmedit`, index fixes through :mod:`engramory.write.indexedit`, so each touches
 only the lines concerned.
 """
 
@@ -10,14 +10,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping
 
-from engramory import indexedit
 from engramory.doctor.model import Finding
+from engramory.doctor.rules import RULES
 from engramory.repair import (
     DUPLICATE_POINTER,
     FIX_IDS,
     INVALID_DATE,
     MISSING_DATE,
-    MISSING_FIELD,
     NAME_MISMATCH,
     ORPHAN,
     POINTER_SECTION_MISMATCH,
@@ -34,6 +33,7 @@ from engramory.repair.model import IndexInput, NoteInput, Plan
 from engramory.store.caps import INDEX_NAME, Caps, Measurement
 from engramory.store.frontmatter import decode
 from engramory.util.textfmt import printable
+from engramory.write import indexedit
 
 NOTE_FIXES: dict[str, Callable[[NoteInput, list[Finding]], Iterator[tuple[str, str, Finding]]]] = {
     NAME_MISMATCH: name_mismatch.fixes,
@@ -43,12 +43,9 @@ NOTE_FIXES: dict[str, Callable[[NoteInput, list[Finding]], Iterator[tuple[str, s
 
 
 def fix_of(finding: Finding) -> str | None:
-    """The id of the fix that may repair ``finding`` (a missing name: name-mismatch)."""
-    if finding.rule in FIX_IDS:
-        return finding.rule
-    if finding.rule == MISSING_FIELD and finding.message.startswith("'name' "):
-        return NAME_MISMATCH
-    return None
+    """The id of the repair that handles ``finding``, as its rule says (:attr:`Rule.repair`)."""
+    rule = RULES.get(finding.rule)
+    return rule.repair_of(finding) if rule is not None else None
 
 
 def plan(

@@ -1,16 +1,20 @@
-"""Renderers for CI and summary output (GitHub annotations, SARIF, per-rule statistics).
+"""Renderers: the doctor's text and JSON reports, its rule catalogue, ``check``'s verdict,
+and the CI and summary outputs (GitHub annotations, SARIF, per-rule statistics).
 
-Each module here is pure: it turns findings into text or a JSON-ready object and
-does no I/O. The commands choose a renderer and print what it returns.
-:func:`relocated` gives findings paths relative to the working directory, the
-form GitHub annotations and code scanning resolve against the checkout.
+Each module here is pure: it turns findings (or a verdict) into text or a
+JSON-ready object and does no I/O. The commands choose a renderer and print
+what it returns: :mod:`.text` and :mod:`.jsonout` (the doctor's report),
+:mod:`.catalogue` (``--list-rules``, ``--explain``), :mod:`.check` (``check``),
+:mod:`.github`, :mod:`.sarif`, :mod:`.statistics`. :func:`relocated` gives
+findings paths relative to the working directory, the form GitHub annotations
+and code scanning resolve against the checkout.
 """
 
 from __future__ import annotations
 
 import os
 
-from engramory.doctor.model import Finding
+from engramory.doctor.model import SEVERITIES, Finding
 from engramory.util.errors import InputMissingError
 
 
@@ -36,6 +40,7 @@ def relocated(findings: list[Finding], root: str, cwd: str) -> list[Finding]:
             f.message,
             left_out=f.left_out,
             detector=f.detector,
+            key=f.key,
         )
         for f in findings
     ]
@@ -50,3 +55,11 @@ def working_directory() -> str:
         raise InputMissingError(
             f"the current directory is gone ({exc.strerror or exc}): cd into the project"
         ) from None
+
+
+def counts(findings: list[Finding]) -> dict[str, int]:
+    """How many findings there are of each severity (every severity, zero included)."""
+    totals = dict.fromkeys(SEVERITIES, 0)
+    for finding in findings:
+        totals[finding.severity] += 1
+    return totals

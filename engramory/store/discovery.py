@@ -272,6 +272,34 @@ def native_reason(resolution: automemory.Resolution, project: Path) -> str:
     }[resolution.rule]
 
 
+def current_project() -> Path:
+    """The project of the current directory (its git work tree's top, else itself)."""
+    try:
+        here = Path.cwd()
+    except OSError as exc:
+        raise InputMissingError(
+            f"the current directory is gone ({exc.strerror or exc}): cd into the project"
+        ) from None
+    return project_root(here)
+
+
+def native_location() -> Location:
+    """``--native``: the current project's Claude Code auto-memory folder, which must exist."""
+    project = current_project()
+    from engramory.store import automemory  # noqa: PLC0415 - only for the auto-memory folder
+
+    resolution = automemory.resolve(project)
+    reason = native_reason(resolution, project)
+    if not resolution.exists:
+        raise InputMissingError(
+            f"Claude Code's auto-memory folder for {project} is {resolution.path} ({reason}), "
+            "which does not exist or is not a folder: Claude Code creates it when it first saves "
+            "a memory (run the doctor from inside the project, or pass the store's path)"
+        )
+    folder = resolution.path
+    return Location(folder, folder / INDEX_NAME, f"Claude Code's auto-memory folder ({reason})")
+
+
 Step = Callable[[Path, Mapping[str, str]], "tuple[Location | None, str]"]
 FALLBACK_STEPS: tuple[Step, ...] = (_from_ancestors, _from_claude_auto_memory)
 """The steps after ``$ENGRAMORY_MEMORY_ROOT``, in order: each gives the store, or what it tried."""

@@ -4,7 +4,7 @@ Inert unless ``ENGRAMORY_TEST_CRASH_AT`` is set. ``ENGRAMORY_TEST_CRASH_AT=PHASE
 the process the first time :func:`reached` is called with ``PHASE``;
 ``ENGRAMORY_TEST_CRASH_AT=PHASE:N`` the N-th time. The tests use it to prove that an apply
 interrupted at any phase is undone, byte for byte, by the command it printed. The phases are
-named where :func:`reached` is called (``engramory.backup``, ``engramory.util.fsutil``).
+named where :func:`reached` is called (``engramory.write.backup``, ``engramory.util.fsutil``).
 """
 
 from __future__ import annotations

@@ -526,6 +526,7 @@ def pointer_into_archive(view: StoreView) -> Iterator[Issue]:
     ),
     scope=STORE,
     fix="keep one pointer line per note and delete the repeats",
+    repair="duplicate-pointer",
 )
 def duplicate_pointer(view: StoreView) -> Iterator[Issue]:
     """Fires: ``[a](a.md)`` on line 3 and ``[A again](./a.md#x)`` on line 9.
@@ -567,6 +568,7 @@ def duplicate_pointer(view: StoreView) -> Iterator[Issue]:
     scope=STORE,
     schema=True,
     fix="move the pointer under the heading of the note's type (or fix the note's type)",
+    repair="pointer-section-mismatch",
 )
 def pointer_section_mismatch(view: StoreView) -> Iterator[Issue]:
     """Fires: ``[x](x.md)`` under ``## user`` when ``x.md`` has ``type: feedback``.

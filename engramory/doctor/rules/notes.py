@@ -360,6 +360,7 @@ def _folder_message(folder: str, rels: list[str]) -> str:
     scope=STORE,
     fix="add a pointer line for each orphan in MEMORY.md, link it from an indexed note, "
     "or move it to archive/",
+    repair="orphan",
 )
 def orphan(view: StoreView) -> Iterator[Issue]:
     """Fires: ``x.md`` that no index line points to and no reachable note links to; two

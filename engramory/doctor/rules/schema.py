@@ -20,6 +20,7 @@ from engramory.doctor.model import (
     WARNING,
     Example,
     Issue,
+    Keyed,
     More,
     rule,
     sample_note,
@@ -324,6 +325,8 @@ def duplicate_key(notes: Sequence[NoteCheck]) -> Iterator[Issue]:
     scope=NOTE,
     schema=True,
     fix="fill in name (the file's slug), description (a one-line hook) and type",
+    repair="name-mismatch",
+    repair_keys=("name",),
 )
 def missing_field(notes: Sequence[NoteCheck]) -> Iterator[Issue]:
     """Fires: no ``description:`` line; ``name: ""``; ``type:   ``.
@@ -338,7 +341,7 @@ def missing_field(notes: Sequence[NoteCheck]) -> Iterator[Issue]:
                 yield (
                     note.rel,
                     _line_of(note, key),
-                    f"'{key}' {state}: {_field_advice(note, key)}",
+                    Keyed(f"'{key}' {state}: {_field_advice(note, key)}", key),
                 )
 
 
@@ -437,6 +440,7 @@ def invalid_scope(notes: Sequence[NoteCheck]) -> Iterator[Issue]:
     scope=NOTE,
     schema=True,
     fix="add created: and updated: as YYYY-MM-DD (the dates of the fact, not of the file)",
+    repair="missing-date",
 )
 def missing_date(notes: Sequence[NoteCheck]) -> Iterator[Issue]:
     """Fires: no ``updated:`` line.
@@ -448,7 +452,8 @@ def missing_date(notes: Sequence[NoteCheck]) -> Iterator[Issue]:
         for key in DATES:
             if not fields.get(key, "").strip():
                 state = "is empty" if key in fields else "is missing"
-                yield (note.rel, _line_of(note, key), f"'{key}' {state}: write it as YYYY-MM-DD")
+                message = Keyed(f"'{key}' {state}: write it as YYYY-MM-DD", key)
+                yield (note.rel, _line_of(note, key), message)
 
 
 @lru_cache(maxsize=4096)  # notes share dates: most values are parsed once per run
@@ -497,6 +502,7 @@ def _dates(note: NoteCheck) -> dict[str, date]:
     scope=NOTE,
     schema=True,
     fix="write dates as YYYY-MM-DD with real calendar dates, e.g. 2026-01-15",
+    repair="invalid-date",
 )
 def invalid_date(notes: Sequence[NoteCheck]) -> Iterator[Issue]:
     """Fires: ``created: 2026-1-5``, ``2026-02-30``, ``15/01/2026``, full-width digits.
@@ -512,7 +518,7 @@ def invalid_date(notes: Sequence[NoteCheck]) -> Iterator[Issue]:
                 yield (
                     note.rel,
                     _line_of(note, key),
-                    f"'{key}' is {excerpt(value)}, not a real date in YYYY-MM-DD form",
+                    Keyed(f"'{key}' is {excerpt(value)}, not a real date in YYYY-MM-DD form", key),
                 )
 
 
@@ -818,6 +824,7 @@ def _without_type_prefix(name: str) -> str:
     scope=NOTE,
     schema=True,
     fix="set name to the file's slug, the name [[links]] use",
+    repair="name-mismatch",
 )
 def name_mismatch(notes: Sequence[NoteCheck]) -> Iterator[Issue]:
     """Fires: ``name: deploy-rules`` in ``release-checklist.md``.

@@ -5,7 +5,7 @@ will change or remove under ``<store>/.engramory/backup/<ID>/`` (the ID is the U
 time), then writes ``<ID>/.engramory-journal``: per file the SHA-256 before the run
 and as the run will leave it, and its mode; the folders the run makes. Everything
 is fsynced, then the undo command is announced (printed), then the store is
-written. :mod:`engramory.undo` compares the store with the journal.
+written. :mod:`engramory.write.undo` compares the store with the journal.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """``--undo ID`` of ``fix``, ``compact`` and ``import``: take an apply back, never later work.
 
-The apply's journal (:mod:`engramory.backup`) says, per file, its SHA-256 before
+The apply's journal (:mod:`engramory.write.backup`) says, per file, its SHA-256 before
 the run and as the run left it. A file is as the apply left it when it holds
 either (an interrupted apply may have stopped before or after it), or, for a file
 the run was creating, when it is missing or empty. Any other state is later work:
@@ -20,13 +20,13 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-from engramory import backup, indexedit
-from engramory.backup import STORE_ITSELF, Announce, Entry, Journal
 from engramory.continuity.state import locked
 from engramory.store.caps import INDEX_NAME, Caps
 from engramory.util import fsutil
 from engramory.util.errors import EngramoryError, InputMissingError
 from engramory.util.textfmt import excerpt, plural, printable
+from engramory.write import backup, indexedit
+from engramory.write.backup import STORE_ITSELF, Announce, Entry, Journal
 
 TEMP_PREFIX, TEMP_SUFFIX = ".engramory-", ".tmp"  # as fsutil.write_atomic names them
 ADDED_LINES_SHOWN = 5

@@ -14,13 +14,13 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date
 
-from engramory import indexedit
 from engramory.doctor.context import NoteCheck, Options
 from engramory.doctor.model import NOTE
 from engramory.doctor.profiles import ENGRAMORY, Profile
 from engramory.doctor.rules import RULES
 from engramory.store.disk import READ_OK, NoteFile, Read
 from engramory.store.frontmatter import parse_bytes, render
+from engramory.write import indexedit
 
 SLUG = re.compile(r"[a-z0-9][a-z0-9-]*\Z")  # anchored, one class: linear
 SLUG_MAX = 80

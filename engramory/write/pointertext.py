@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import unicodedata
 
-from engramory import indexedit
 from engramory.store.markdown import code_spans
+from engramory.write import indexedit
 
 ELLIPSIS = "…"
 ACRONYMS = frozenset(
