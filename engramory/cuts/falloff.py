@@ -118,3 +118,15 @@ def falls_off(root: str, text: str, cut: Cut) -> list[FallOff]:
         )
         result.append(FallOff(number, rel, _description(fields), *target))
     return result
+
+
+def unread(text: str, cut: Cut) -> list[FallOff]:
+    """The dropped lines with the raw target of their first link as ``note``, reading no file
+    (for the guard's deny, which must stay cheap)."""
+    dropped = set(cut.dropped)
+    found = []
+    for line in markdown.classify_index(text):
+        if line.number in dropped:
+            target = next((link.target for link in line.links if link.target), None)
+            found.append(FallOff(line.number, target, None))
+    return found
