@@ -8,12 +8,12 @@ bytes) and, when the file is larger, keeps the first half of those bytes and
 the last half (each ending or starting on a character boundary) and puts a
 ``…N tokens truncated…`` marker between them: a middle cut. We count tokens the
 same way, ``ceil(bytes / 4)``, so the cut we report is the host's own, byte for
-byte (on the sample in ``tests/test_cuts.py``, 14,000 bytes of pointer lines,
-both put the cut at the same bytes: error 0). Against a real BPE tokenizer that
-estimate is not exact (English Markdown runs at roughly 4 to 5 bytes per token,
-so the estimate is high by up to about a fifth, and CJK text at about 1.5 bytes
-per token is counted low); the cut, not the model's token bill, is what is
-measured here, and it never counts fewer than one token per 4 bytes.
+byte: on the sample in ``tests/test_cuts.py`` (``v1`` and 200 pointer lines of 69
+characters, 14,403 bytes, 3,601 tokens) both keep bytes 0-5,000 and the last
+5,000, an error of 0 bytes and 0 lines. How far this estimate is from a real BPE
+token count was not measured here (no tokenizer's vocabulary is available
+offline); it is the host's own figure for the cut, and it never counts fewer
+than one token per 4 bytes.
 """
 
 from __future__ import annotations
