@@ -147,3 +147,16 @@ def test_real_process_exit_code(tmp_path: Path) -> None:
         "check", str(store), "--host", "claude", env={"ENGRAMORY_CLAUDE_VERSION": "2.1.211"}
     )
     assert done.returncode == 0
+
+
+def test_a_huge_index_is_measured_with_bounded_lookups(cli, tmp_path: Path) -> None:
+    for name in ("n300", "n1499"):
+        (tmp_path / f"{name}.md").write_text(f"---\nname: {name}\ndescription: d\n---\n")
+    store = store_with(tmp_path, [f"- [N{i}](n{i}.md) — hook text here" for i in range(60_000)])
+    assert (store / "MEMORY.md").stat().st_size > 2 * 1024 * 1024
+    result = cli("check", str(store), "--host", "claude", "--format", "json")
+    items = json.loads(result.out)["host"]["falls_off"]
+    assert result.code == 2
+    assert [item["line"] for item in items] == list(range(201, 60_001))
+    assert (items[100]["line"], items[100]["note"]) == (301, "n300.md")
+    assert (items[1299]["line"], items[1299]["note"]) == (1500, None)  # past the first 1,000

@@ -8,7 +8,7 @@ from pathlib import Path
 from engramory.caps import INDEX_NAME
 from engramory.cuts import claude, registry
 from engramory.cuts.falloff import unread
-from engramory.cuts.report import first_named
+from engramory.cuts.report import NAMED, first_named
 from engramory.textfmt import printable
 
 # The hosts whose own cut applies to an Engramory store's MEMORY.md when they serve a session.
@@ -26,8 +26,10 @@ def deny_hint(predicted: str) -> str:
     cut = claude.cut(predicted.lstrip("\ufeff"), _version())
     if cut.loads_all:
         return ""
-    named = first_named(unread(predicted, cut))
-    return printable(f" After this write Claude Code would not load: {named}.")
+    named = first_named(unread(predicted, cut, NAMED))
+    more = len(cut.dropped) - NAMED
+    tail = f" and {more} more" if more > 0 else ""
+    return printable(f" After this write Claude Code would not load: {named}{tail}.")
 
 
 def session_hint(store: Path, host: str) -> str:
