@@ -198,7 +198,7 @@ def run(args: argparse.Namespace) -> int:
     m = measure(path, caps, real)
     verdict, dims = m.verdict(caps)
     choice = profile_from_args(args, location.root)
-    if args.host is not None:
+    if getattr(args, "host", None) is not None:  # precommit calls run() without --host
         return _run_host(args, path, os.fspath(location.root), (m, caps, verdict, dims), choice)
     if args.format == "json":
         print(json.dumps({**report(m, caps, verdict, dims), **choice.as_json()}))
