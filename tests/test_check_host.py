@@ -160,3 +160,14 @@ def test_a_huge_index_is_measured_with_bounded_lookups(cli, tmp_path: Path) -> N
     assert [item["line"] for item in items] == list(range(201, 60_001))
     assert (items[100]["line"], items[100]["note"]) == (301, "n300.md")
     assert (items[1299]["line"], items[1299]["note"]) == (1500, None)  # past the first 1,000
+
+
+def test_codex_summary_symlinked_out_of_the_folder_is_refused(cli, tmp_path: Path) -> None:
+    memories = tmp_path / "memories"
+    memories.mkdir()
+    store_with(memories, ["# Task Group: x"])
+    (tmp_path / "elsewhere.md").write_text("v1\nsecret plans\n")
+    (memories / "memory_summary.md").symlink_to(tmp_path / "elsewhere.md")
+    result = cli("check", str(memories), "--host", "codex")
+    assert result.code == 66
+    assert "leads outside" in result.err and "secret plans" not in result.out + result.err

@@ -300,3 +300,12 @@ def test_falls_off_never_reads_a_note_outside_the_store(tmp_path: Path) -> None:
     )
     items = falls_off(str(store), text, claude.cut(text, None))
     assert [(item.note, item.description) for item in items] == [(None, None), (None, None)]
+
+
+def test_hermes_entry_lines_follow_multiline_entries() -> None:
+    text = "first\nstill first\n§\n\n  second\n§\nthird"
+    assert [(e.line, e.text) for e in hermes.entries(text)[0]] == [
+        (1, "first\nstill first"),
+        (5, "second"),
+        (7, "third"),
+    ]

@@ -41,14 +41,16 @@ def entries(text: str) -> tuple[list[Entry], int]:
     seen: set[str] = set()
     duplicates = 0
     start = 0
+    line, counted = 1, 0  # the line number at offset ``counted``, kept as the scan moves on
     while start <= len(text):
         end = text.find(DELIMITER, start)
         end = len(text) if end < 0 else end
         piece = text[start:end]
         stripped = piece.strip()
         if stripped:
-            lead = len(piece) - len(piece.lstrip())
-            line = text.count("\n", 0, start + lead) + 1
+            at = start + len(piece) - len(piece.lstrip())
+            line += text.count("\n", counted, at)
+            counted = at
             if stripped in seen:
                 duplicates += 1
             else:
