@@ -240,7 +240,7 @@ def _run_host(
 
     m, caps, verdict, dims = measured
     version = _claude_version(args)
-    path = cut_measure.host_file(args.host, index)
+    path = cut_registry.loaded_file(args.host, index)
     cut, falls_off = cut_measure.measure(args.host, path, root, version)
     if args.format == "json":
         body = {**report(m, caps, verdict, dims), **choice.as_json()}

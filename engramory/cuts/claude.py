@@ -18,7 +18,14 @@ never looser than the host.
 from __future__ import annotations
 
 from engramory import frontmatter, markdown
-from engramory.cuts.model import JS_WHITESPACE, UTF16_UNITS, Cut, nonblank_after, utf16_units
+from engramory.cuts.model import (
+    JS_WHITESPACE,
+    UTF16_UNITS,
+    Cut,
+    decoded,
+    nonblank_after,
+    utf16_units,
+)
 
 HOST = "claude"
 MAX_LINES = 200
@@ -86,3 +93,8 @@ def cut(text: str, version: tuple[int, ...] | None = None) -> Cut:
         nonblank_after(raw_lines, dropped),
         max(0, used - MAX_UNITS),
     )
+
+
+def measure(data: bytes, name: str, version: tuple[int, ...] | None = None) -> Cut:
+    """The registry's entry point: the file's bytes and name."""
+    return cut(decoded(data), version)

@@ -23,6 +23,7 @@ from engramory.cuts.model import TOKENS, Cut, nonblank_after
 HOST = "codex"
 TOKEN_BUDGET = 2_500
 BYTES_PER_TOKEN = 4
+LOADED_FILE = "memory_summary.md"  # the one file injected, beside the MEMORY.md handbook
 
 
 def tokens(size: int) -> int:
@@ -69,3 +70,8 @@ def cut(data: bytes) -> Cut:
         nonblank_after(lines, dropped),
         max(0, used - TOKEN_BUDGET),
     )
+
+
+def measure(data: bytes, name: str, version: tuple[int, ...] | None = None) -> Cut:
+    """The registry's entry point: the file's bytes and name."""
+    return cut(data)

@@ -3,7 +3,7 @@ CLI" @5411f113: ``memoryDiscovery.ts``, ``memoryContextManager.ts``): loaded who
 
 from __future__ import annotations
 
-from engramory.cuts.model import UTF16_UNITS, Cut, utf16_units
+from engramory.cuts.model import UTF16_UNITS, Cut, decoded, utf16_units
 
 HOST = "gemini"
 
@@ -17,3 +17,8 @@ def cut(text: str) -> Cut:
         utf16_units(text),
         "no size cap: Gemini CLI loads the whole file",
     )
+
+
+def measure(data: bytes, name: str, version: tuple[int, ...] | None = None) -> Cut:
+    """The registry's entry point: the file's bytes and name."""
+    return cut(decoded(data))

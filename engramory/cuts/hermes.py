@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engramory.cuts.model import CHARACTERS, Cut
+from engramory.cuts.model import CHARACTERS, Cut, decoded
 
 HOST = "hermes"
 DELIMITER = "\n§\n"
@@ -85,4 +85,10 @@ def cut(text: str, name: str = "MEMORY.md") -> Cut:
         f"{name}; over it the host refuses every add (nothing is cut at load){extra}",
         tuple(entry.line for entry in over_cap(kept, cap)),
         max(0, used - cap),
+        cut_at_load=False,
     )
+
+
+def measure(data: bytes, name: str, version: tuple[int, ...] | None = None) -> Cut:
+    """The registry's entry point: the file's bytes and name."""
+    return cut(decoded(data), name)

@@ -1,7 +1,7 @@
 """Read one host's memory file (bounded, never through a symlink out of its folder) and cut it.
 
-The I/O edge of the package: :func:`host_file` picks the file a host loads from a
-store location, :func:`measure` reads it and returns the cut and what falls off.
+The I/O edge of the package: given the file a host loads (:func:`registry.loaded_file`),
+:func:`measure` reads it and returns the cut and what falls off.
 """
 
 from __future__ import annotations
@@ -14,16 +14,7 @@ from engramory.cuts.falloff import FallOff, falls_off
 from engramory.cuts.model import Cut
 from engramory.errors import InputMissingError
 
-CODEX_SUMMARY = "memory_summary.md"
 READ_LIMIT = 4 * 1024 * 1024  # past this no host loads the file in full anyway
-
-
-def host_file(host: str, index: str) -> str:
-    """The file ``host`` loads, given the located index: Codex injects only
-    ``memory_summary.md``, beside its ``MEMORY.md`` handbook."""
-    if host == "codex" and os.path.basename(index) != CODEX_SUMMARY:
-        return os.path.join(os.path.dirname(index), CODEX_SUMMARY)
-    return index
 
 
 def read(path: str, root: str) -> bytes:

@@ -33,6 +33,7 @@ class Cut:
     explain: str
     dropped: tuple[int, ...] = field(default=())
     over_by: int = 0
+    cut_at_load: bool = True  # False: the host loads all and refuses to add past its cap
 
     @property
     def loads_all(self) -> bool:
@@ -43,6 +44,11 @@ class Cut:
 def utf16_units(text: str) -> int:
     """The JavaScript ``length`` of ``text``: code points above U+FFFF count twice."""
     return len(text) + sum(1 for ch in text if ord(ch) > 0xFFFF)
+
+
+def decoded(data: bytes) -> str:
+    """File bytes as text: a UTF-8 BOM dropped, invalid sequences replaced."""
+    return (data[3:] if data.startswith(b"\xef\xbb\xbf") else data).decode("utf-8", "replace")
 
 
 def source_lines(text: str) -> list[str]:

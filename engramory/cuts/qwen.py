@@ -14,7 +14,14 @@ counted against the entries.
 
 from __future__ import annotations
 
-from engramory.cuts.model import JS_WHITESPACE, UTF16_UNITS, Cut, nonblank_after, utf16_units
+from engramory.cuts.model import (
+    JS_WHITESPACE,
+    UTF16_UNITS,
+    Cut,
+    decoded,
+    nonblank_after,
+    utf16_units,
+)
 
 HOST = "qwen"
 MAX_LINES = 200
@@ -70,3 +77,8 @@ def cut(text: str) -> Cut:
         nonblank_after(raw_lines, dropped),
         max(0, used - MAX_UNITS),
     )
+
+
+def measure(data: bytes, name: str, version: tuple[int, ...] | None = None) -> Cut:
+    """The registry's entry point: the file's bytes and name."""
+    return cut(decoded(data))

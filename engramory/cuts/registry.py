@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import importlib
 import os
+from types import ModuleType
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -28,21 +30,23 @@ def claude_version(flag: str | None, environ: dict[str, str] | None = None) -> s
     return env.get(CLAUDE_VERSION_ENV, "").strip() or None
 
 
+def host_module(host: str) -> ModuleType:
+    """The module holding ``host``'s cut, imported only when asked for, so ``check`` without
+    ``--host`` starts as fast as before."""
+    if host not in HOSTS:
+        raise KeyError(host)
+    return importlib.import_module(f"engramory.cuts.{host}")
+
+
 def cut(host: str, data: bytes, name: str, version: tuple[int, ...] | None = None) -> Cut:
-    """``host``'s cut of the file ``name`` whose bytes are ``data``.
+    """``host``'s cut of the file ``name`` whose bytes are ``data``."""
+    return host_module(host).measure(data, name, version)
 
-    The host modules load here, so ``check`` without ``--host`` starts as fast as before.
-    """
-    from engramory.cuts import claude, codex, gemini, hermes, qwen  # noqa: PLC0415
 
-    if host == "codex":
-        return codex.cut(data)
-    text = data[3:] if data.startswith(b"\xef\xbb\xbf") else data
-    decoded = text.decode("utf-8", "replace")
-    if host == "claude":
-        return claude.cut(decoded, version)
-    if host == "qwen":
-        return qwen.cut(decoded)
-    if host == "hermes":
-        return hermes.cut(decoded, name)
-    return gemini.cut(decoded)
+def loaded_file(host: str, index: str) -> str:
+    """The file ``host`` loads, given the located index (Codex: ``memory_summary.md`` beside
+    its ``MEMORY.md`` handbook; every other host: the index itself)."""
+    name = getattr(host_module(host), "LOADED_FILE", None)
+    if name is None or os.path.basename(index) == name:
+        return index
+    return os.path.join(os.path.dirname(index), name)

@@ -31,7 +31,7 @@ def summary(cut: Cut, path: str) -> str:
     size = f"{cut.used:,} {cut.measure} ({limit}; {cut.explain})"
     if cut.loads_all:
         return f"{cut.host}: {path} loads in full: {size}."
-    if cut.host == "hermes":
+    if not cut.cut_at_load:
         return (
             f"{cut.host}: {path} is {cut.over_by:,} {cut.measure} over its cap: {size}; "
             f"{plural(len(cut.dropped), 'entry', 'entries')} (the newest) do not fit."
