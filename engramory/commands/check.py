@@ -11,6 +11,7 @@ import argparse
 import json
 import os
 import sys
+from typing import TYPE_CHECKING
 
 from engramory.commands.options import (
     CI_FORMATS,
@@ -22,15 +23,20 @@ from engramory.commands.options import (
     profile_from_args,
     say_profile,
 )
+from engramory.cuts import registry as cut_registry
 from engramory.report.check import ci_report, describe, verdict_json
 from engramory.store import caps as capsmod
 from engramory.store import discovery
 from engramory.store.caps import Caps, Measurement
 from engramory.util import fsutil
 from engramory.util.console import painter, stdout_colour
-from engramory.util.errors import EXIT_FINDINGS, EXIT_OK, EXIT_OVER, InputMissingError
+from engramory.util.errors import EXIT_FINDINGS, EXIT_OK, EXIT_OVER, InputMissingError, UsageError
 from engramory.util.textfmt import printable
 
+if TYPE_CHECKING:
+    from engramory.doctor.profile_choice import Choice
+
+HOST_NAMES = cut_registry.HOSTS
 EXIT_CODES = {capsmod.OK: EXIT_OK, capsmod.WARN: EXIT_FINDINGS, capsmod.OVER: EXIT_OVER}
 
 HELP = "measure MEMORY.md against its line and byte caps"
@@ -117,6 +123,20 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add_color_flag(parser)
     add_profile_flags(parser)
     add_cap_flags(parser)
+    parser.add_argument(
+        "--host",
+        choices=HOST_NAMES,
+        help="also measure as this host loads its memory and list what falls off; the exit "
+        "code then follows the host (0 all loads, 2 something falls off). "
+        "Example: --host qwen",
+    )
+    parser.add_argument(
+        "--host-version",
+        metavar="VERSION",
+        help="Claude Code version for --host claude (default $ENGRAMORY_CLAUDE_VERSION); "
+        "2.1.211 and later do not count frontmatter and HTML block comments. "
+        "Example: --host-version 2.1.211",
+    )
     parser.set_defaults(run=run)
 
 
@@ -140,6 +160,8 @@ def run(args: argparse.Namespace) -> int:
     m = measure(path, caps, real)
     verdict, dims = m.verdict(caps)
     choice = profile_from_args(args, location.root)
+    if getattr(args, "host", None) is not None:  # precommit calls run() without --host
+        return _run_host(args, path, os.fspath(location.root), (m, caps, verdict, dims), choice)
     if args.format == "json":
         print(json.dumps({**verdict_json(m, caps, verdict, dims), **choice.as_json()}))
     elif args.format in CI_FORMATS:
@@ -152,3 +174,43 @@ def run(args: argparse.Namespace) -> int:
     sys.stdout.flush()
     say_profile(choice, machine=True)  # stdout keeps its one verdict line (DESIGN 3.2)
     return EXIT_CODES[verdict]
+
+
+def _claude_version(args: argparse.Namespace) -> tuple[int, ...] | None:
+    """The ``--host-version`` (or ``$ENGRAMORY_CLAUDE_VERSION``) as numbers; a bad one is 64."""
+    raw = cut_registry.claude_version(args.host_version)
+    if raw is None:
+        return None
+    version = cut_registry.parse_version(raw)
+    if version is None:
+        raise UsageError(f"--host-version {printable(raw)!r} is not a version such as 2.1.211")
+    return version
+
+
+def _run_host(
+    args: argparse.Namespace,
+    index: str,
+    root: str,
+    measured: tuple[Measurement, Caps, str, list[str]],
+    choice: Choice,
+) -> int:
+    """``check --host``: the usual verdict, then the host's own cut; exit 0 or 2 by the host."""
+    if args.format not in ("text", "json"):
+        raise UsageError("--host reports in --format text or json only")
+    from engramory.cuts import measure as cut_measure  # noqa: PLC0415
+    from engramory.cuts import report as cut_report  # noqa: PLC0415
+
+    m, caps, verdict, dims = measured
+    version = _claude_version(args)
+    path = cut_registry.loaded_file(args.host, index)
+    cut, falls_off = cut_measure.measure(args.host, path, root, version)
+    if args.format == "json":
+        body = {**verdict_json(m, caps, verdict, dims), **choice.as_json()}
+        body["host"] = cut_report.as_json(cut, falls_off)
+        print(json.dumps(body))
+    else:
+        print(printable(describe(index, m, caps, verdict)))
+        print("\n".join(cut_report.text_lines(cut, falls_off, path)))
+    sys.stdout.flush()
+    say_profile(choice, machine=True)
+    return EXIT_OK if cut.loads_all else EXIT_OVER

@@ -344,7 +344,11 @@ def handle(payload: object, store: Path, host: str, mode: str) -> Reply:
 
 
 def _session_start(store: Path, sid: str, host: str, mode: str, source: object) -> Reply:
-    warning = measured_index_warning(store)
+    from engramory.cuts.hint import session_hint  # noqa: PLC0415
+
+    warning = " ".join(
+        part for part in (measured_index_warning(store), session_hint(store, host)) if part
+    )
     try:
         continuity.record_session_start(store, sid, host, mode, source)
     except continuity.StateError as exc:

@@ -346,6 +346,10 @@ def check_edit(call: ToolCall, path: str, caps: Caps) -> Verdict:
         return unverified("the tool call does not carry the new content")
     before = Measurement.of_raw(raw) if raw is not None else None
     verdict = decide(before, Measurement.of_text(predicted), caps)
+    if verdict.kind == "deny":
+        from engramory.cuts.hint import deny_hint  # noqa: PLC0415 (the deny path only)
+
+        verdict.message += deny_hint(predicted)
     if call.kind == FUZZY_EDIT and verdict.message and not _exact_match(current, call.edits):
         verdict.message += FUZZY_WORST_CASE
     return verdict
