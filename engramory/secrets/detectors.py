@@ -10,7 +10,9 @@ repository never holds a whole key.
 
 Every pattern starts on a literal and has bounded repetition, so a search is
 linear in the text's length; a provider's prefix counts after any character
-that is not a letter or a digit.
+that is not a letter or a digit. A gated detector's match starts at one of its
+keywords (or ``lead`` characters before one), so the scan tries it only there
+(:mod:`~engramory.secrets.anchored`).
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from engramory.secrets import labelled, pem, values
+from engramory.secrets import anchored, labelled, pem, values
 
 JOIN = "·"
 
@@ -38,7 +40,8 @@ def example(text: str) -> str:
     return text.replace(JOIN, "")
 
 
-Finder = Callable[[str, str], "list[tuple[int, int]]"]
+# ``(text, low, starts)``: ``starts`` where a value may begin, or ``None`` for anywhere.
+Finder = Callable[[str, str, "list[int] | None"], "list[tuple[int, int]]"]
 
 
 @dataclass(frozen=True)
@@ -53,7 +56,8 @@ class Detector:
     finder: Finder | None = None
     fires: tuple[str, ...] = ()
     quiet: tuple[str, ...] = ()
-    gated: bool = False  # searched only when the lowered text holds a keyword (always a finder)
+    gated: bool = False  # tried only where the lowered text holds a keyword (finders always)
+    lead: int = 0  # how many characters before its keyword a gated pattern's match may start
     compiled: list[re.Pattern[str]] = field(default_factory=list, compare=False, repr=False)
 
     def pattern_search(self) -> Callable[[str], re.Match[str] | None]:
@@ -62,13 +66,16 @@ class Detector:
             self.compiled.append(re.compile(self.pattern))
         return self.compiled[0].search
 
-    def spans(self, text: str, low: str) -> list[tuple[int, int]]:
-        """``(start, end)`` of each value this detector finds in ``text``."""
+    def spans(self, text: str, low: str, starts: list[int] | None = None) -> list[tuple[int, int]]:
+        """``(start, end)`` of each value this detector finds in ``text``; with ``starts``,
+        only matches that begin at one of them (the scan passes where its keywords occur)."""
         if self.finder is not None:
-            return self.finder(text, low)
+            return self.finder(text, low, starts)
         self.pattern_search()
+        pattern = self.compiled[0]
+        every = pattern.finditer(text) if starts is None else anchored.matches(pattern, text, starts)
         found = []
-        for match in self.compiled[0].finditer(text):
+        for match in every:
             group = "value" if "value" in match.re.groupindex else 0
             start, end = match.span(group)
             value = text[start:end]
@@ -110,7 +117,7 @@ def _url_password(value: str) -> bool:
     return len(value) >= 2
 
 
-def _pem_blocks(text: str, low: str) -> list[tuple[int, int]]:
+def _pem_blocks(text: str, low: str, starts: list[int] | None) -> list[tuple[int, int]]:
     return pem.find_blocks(text)
 
 
@@ -190,6 +197,7 @@ DETECTORS: tuple[Detector, ...] = (
         ("k_live_", "whsec_"),
         r"[rs](?<![A-Za-z0-9][rs])k_live_[A-Za-z0-9]{10,250}"
         r"|whsec_" + _after("whsec_") + r"[A-Za-z0-9+/]{24,100}",
+        lead=1,  # the ``s`` or ``r`` before ``k_live_``
         fires=("sk_live_·4eC39HqLyjWDarjtT1zdp7dc", "whsec_·Mz8rQ2vK7pX4nL9tB6yW1sE5hJ3gF0aD"),
         quiet=("pk_live_·4eC39HqLyjWDarjtT1zdp7dc", "sk_live_·xxxxxxxxxxxx"),
         gated=True,
@@ -312,7 +320,7 @@ DETECTORS: tuple[Detector, ...] = (
         "basic-auth",
         "a Basic authorization header",
         ("authorization",),
-        r"(?i:authorization)[\"']?[ \t]{0,4}[:=][ \t]{0,4}[\"']?(?i:basic)[ \t]{1,4}"
+        r"(?ai:authorization)[\"']?[ \t]{0,4}[:=][ \t]{0,4}[\"']?(?i:basic)[ \t]{1,4}"
         r"(?P<value>[A-Za-z0-9+/]{8,1024}={0,2})",
         fires=("Authorization: Basic dXNl·cjpwYXNzd29yZDEyMw==",),
         quiet=("Authorization: Basic <base64 of user:password>",),

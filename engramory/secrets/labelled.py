@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import re
 
-from engramory.secrets import values
+from engramory.secrets import anchored, values
 
 # A label word and what may follow it up to a separator, found in one pass over the
 # lowered text; only these candidates pay for the checks written in Python.
@@ -131,11 +131,13 @@ def key_value(value: str) -> bool:
     return len(value) >= MIN_VALUE and values.entropy(value) >= MIN_ENTROPY
 
 
-def find(text: str, low: str) -> list[tuple[int, int]]:
-    """``(start, end)`` of every labelled secret value in ``text`` (``low``: its lower case)."""
+def find(text: str, low: str, starts: list[int] | None = None) -> list[tuple[int, int]]:
+    """``(start, end)`` of every labelled secret value in ``text`` (``low``: its lower case);
+    with ``starts``, only labels that begin at one of them."""
     found: list[tuple[int, int]] = []
     done = 0
-    for match in CANDIDATE.finditer(low):
+    every = CANDIDATE.finditer(low) if starts is None else anchored.matches(CANDIDATE, low, starts)
+    for match in every:
         start = match.start()
         if start < done:
             continue

@@ -1,7 +1,7 @@
 """The scan: every detector over a text, their finds merged, in text order, never overlapping.
 
-A text is lowered once (ASCII only, so offsets stay those of the text); each
-detector whose gating keywords it holds runs its search; the finds are sorted
+A text is lowered once (offsets stay those of the text); each detector whose
+gating keywords it holds is tried where they occur; the finds are sorted
 and merged (where a labelled value holds a provider's key, the provider names
 it). Nothing here reads a file.
 """
@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 
+from engramory.secrets import anchored
 from engramory.secrets.detectors import DETECTORS, Detector
 
 SHOWN_CHARS = 4
@@ -69,38 +70,64 @@ def lowered(text: str) -> str:
 
 
 _GATED = tuple(
-    (rank, d, frozenset(d.keywords)) for rank, d in enumerate(DETECTORS) if d.gated or not d.pattern
+    (rank, d, d.keywords) for rank, d in enumerate(DETECTORS) if d.gated or not d.pattern
 )
-_GATE_WORDS = tuple(sorted({k for _rank, _d, keywords in _GATED for k in keywords}))
+_GATE_WORDS = sorted({k for _rank, _d, keywords in _GATED for k in keywords}, key=len)
+# Each gate word with a shorter one inside it ("" when none), shortest first: a word is
+# looked for only where that one occurs ("authorization" only if "auth" does).
+_GATE_ORDER = tuple(
+    (word, next((inner for inner in _GATE_WORDS if inner != word and inner in word), ""))
+    for word in _GATE_WORDS
+)
 _SEARCHED = tuple((rank, d) for rank, d in enumerate(DETECTORS) if d.pattern and not d.gated)
 _searches: list[tuple[int, Detector, Callable[[str], object]]] = []
 
 
-def _candidates(text: str) -> list[tuple[int, int, int, Detector]]:
+def _first_seen(low: str) -> dict[str, int]:
+    """Where each gate word first occurs in ``low`` (words that do not occur are absent)."""
+    seen: dict[str, int] = {}
+    for word, inner in _GATE_ORDER:
+        if inner and inner not in seen:
+            continue
+        at = low.find(word, max(0, seen[inner] - word.find(inner)) if inner else 0)
+        if at != -1:
+            seen[word] = at
+    return seen
+
+
+def _candidates(text: str, exhaustive: bool = False) -> list[tuple[int, int, int, Detector]]:
     """Every detector's finds, by start. A pattern that opens with a literal is searched
     straight away (the search skips ahead to the literal as fast as a keyword test would);
-    the others, and the readers (private keys, labelled values), only when the lowered text
-    holds one of their keywords."""
+    the others, and the readers (private keys, labelled values), are tried only where the
+    lowered text holds one of their keywords. ``exhaustive`` runs every detector over the
+    whole text instead: the same finds, slower (the tests compare the two)."""
     if not _searches:
         _searches.extend((rank, d, d.pattern_search()) for rank, d in _SEARCHED)
     found: list[tuple[int, int, int, Detector]] = []
     low = lowered(text)
     for rank, detector, search in _searches:
-        if search(text) is not None:
+        if exhaustive or search(text) is not None:
             found.extend((start, rank, end, detector) for start, end in detector.spans(text, low))
-    present = {keyword for keyword in _GATE_WORDS if keyword in low}
-    if present:
-        for rank, detector, keywords in _GATED:
-            if not keywords.isdisjoint(present):
-                found.extend((s, rank, e, detector) for s, e in detector.spans(text, low))
+    seen = {} if exhaustive else _first_seen(low)
+    for rank, detector, keywords in _GATED:
+        if exhaustive:
+            spans = detector.spans(text, low)
+        elif any(keyword in seen for keyword in keywords):
+            at = anchored.starts(low, seen, keywords, detector.lead)
+            spans = detector.spans(text, low, at)
+        else:
+            continue
+        found.extend((start, rank, end, detector) for start, end in spans)
     found.sort(key=lambda c: (c[0], c[1]))
     return found
 
 
-def spans(text: str, allowed: Allowed | None = None) -> Iterator[tuple[Detector, int, int]]:
+def spans(
+    text: str, allowed: Allowed | None = None, exhaustive: bool = False
+) -> Iterator[tuple[Detector, int, int]]:
     """``(detector, start, end)`` of every secret in ``text``, in order, never overlapping."""
     kept: list[tuple[Detector, int, int]] = []
-    for start, _rank, end, detector in _candidates(text):
+    for start, _rank, end, detector in _candidates(text, exhaustive):
         if allowed is not None and allowed(text[start:end]):
             continue
         if kept and start < kept[-1][2]:
@@ -112,21 +139,25 @@ def spans(text: str, allowed: Allowed | None = None) -> Iterator[tuple[Detector,
     return iter(kept)
 
 
-def find(text: str, allowed: Allowed | None = None) -> list[Secret]:
-    """Every secret in ``text``, in order."""
+def find(text: str, allowed: Allowed | None = None, exhaustive: bool = False) -> list[Secret]:
+    """Every secret in ``text``, in order. ``exhaustive=True`` runs every detector over the
+    whole text, ignoring the keywords that gate them: the same answer, slower; for tests."""
     found: list[Secret] = []
     line, counted = 1, 0
-    for detector, start, end in spans(text, allowed):
+    for detector, start, end in spans(text, allowed, exhaustive):
         line += text.count("\n", counted, start)
         counted = start
         found.append(Secret(detector, line, start, end, shown_form(text[start:end])))
     return found
 
 
-def first_per_line(text: str, allowed: Allowed | None = None) -> list[Secret]:
-    """The first secret (by position) of each line that holds one."""
+def first_per_line(
+    text: str, allowed: Allowed | None = None, exhaustive: bool = False
+) -> list[Secret]:
+    """The first secret (by position) of each line that holds one (``exhaustive``: as in
+    :func:`find`)."""
     kept: list[Secret] = []
-    for secret in find(text, allowed):
+    for secret in find(text, allowed, exhaustive):
         if not kept or kept[-1].line != secret.line:
             kept.append(secret)
     return kept
