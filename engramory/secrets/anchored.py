@@ -1,7 +1,6 @@
 """A gated detector's pattern tried only where one of its keywords occurs.
 
-A pattern whose match always starts at a keyword (or a fixed few characters before
-one) need not be searched across the whole text: trying it at each keyword's
+A pattern whose match always starts at a keyword need not be searched across the whole text: trying it at each keyword's
 occurrence, in order, skipping those inside the previous match, gives exactly
 ``finditer``'s matches. Past :data:`MAX_STARTS` occurrences the search runs on from
 the first one instead, so a text of nothing but keywords stays linear.
@@ -26,14 +25,13 @@ def occurrences(low: str, word: str, first: int) -> list[int]:
     return found
 
 
-def starts(low: str, seen: dict[str, int], words: Iterable[str], lead: int) -> list[int]:
-    """Sorted positions a match may start at: each occurrence of a seen word, and up to
-    ``lead`` characters before it (``seen``: each word's first occurrence)."""
+def starts(low: str, seen: dict[str, int], words: Iterable[str]) -> list[int]:
+    """Sorted positions a match may start at: each occurrence of a seen word
+    (``seen``: each word's first occurrence)."""
     found: set[int] = set()
     for word in words:
         if word in seen:
-            for at in occurrences(low, word, seen[word]):
-                found.update(range(max(0, at - lead), at + 1))
+            found.update(occurrences(low, word, seen[word]))
     return sorted(found)
 
 

@@ -24,14 +24,28 @@ hexadecimal digits; never a placeholder, a pointer, a hash of a password, or cod
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 
-from engramory.secrets import anchored, values
+from engramory.secrets import values
 
 # A label word and what may follow it up to a separator, found in one pass over the
 # lowered text; only these candidates pay for the checks written in Python.
-CANDIDATE = re.compile(
-    r"(?P<word>pass(?:word|wd|phrase)?|pwd|pw|secret|token|key|credential|auth)s?"
-    r"[\"'`*_ \t]{0,8}(?:(?P<paren>\()|:=|=>|[:=|]|is |was )"
+_LABEL_WORDS = (  # each group of label words, and the keywords one of them starts with
+    ("pass(?:word|wd|phrase)?|pwd|pw", ("pass", "pw")),
+    ("secret", ("secret",)),
+    ("token", ("token",)),
+    ("key", ("key",)),
+    ("credential", ("credential",)),
+    ("auth", ("auth",)),
+)
+_AFTER_WORD = r"s?[\"'`*_ \t]{0,8}(?:(?P<paren>\()|:=|=>|[:=|]|is |was )"
+CANDIDATE = re.compile(f"(?P<word>{'|'.join(words for words, _ in _LABEL_WORDS)}){_AFTER_WORD}")
+# The same, one pattern per group, searched from its keywords' first occurrence: each
+# opens with a literal, so the search skips ahead to it (CANDIDATE is tried at every one
+# of their first letters). No match holds another's start, so their matches in order are
+# CANDIDATE's.
+BY_WORD = tuple(
+    (re.compile(f"(?P<word>{words}){_AFTER_WORD}"), starts) for words, starts in _LABEL_WORDS
 )
 # After the separator: blanks, ``**``, one opening quote, then the value.
 VALUE = re.compile(r"[ \t*_]{0,12}[\"'`]?(?P<value>[^ \t\r\n\"'`|;,<>]{0,512})")
@@ -131,13 +145,24 @@ def key_value(value: str) -> bool:
     return len(value) >= MIN_VALUE and values.entropy(value) >= MIN_ENTROPY
 
 
-def find(text: str, low: str, starts: list[int] | None = None) -> list[tuple[int, int]]:
-    """``(start, end)`` of every labelled secret value in ``text`` (``low``: its lower case);
-    with ``starts``, only labels that begin at one of them."""
+def candidates(low: str, seen: Mapping[str, int]) -> list[re.Match[str]]:
+    """``CANDIDATE.finditer(low)``'s matches, found by :data:`BY_WORD` (``seen``: where
+    each keyword first occurs in ``low``; a keyword that does not is absent)."""
+    found: list[re.Match[str]] = []
+    for pattern, words in BY_WORD:
+        firsts = [seen[word] for word in words if word in seen]
+        if firsts:
+            found.extend(pattern.finditer(low, min(firsts)))
+    found.sort(key=lambda match: match.start())
+    return found
+
+
+def find(text: str, low: str, seen: Mapping[str, int] | None = None) -> list[tuple[int, int]]:
+    """``(start, end)`` of every labelled secret value in ``text`` (``low``: its lower case;
+    ``seen``: its keywords' first offsets, or ``None`` to search the whole text)."""
     found: list[tuple[int, int]] = []
     done = 0
-    every = CANDIDATE.finditer(low) if starts is None else anchored.matches(CANDIDATE, low, starts)
-    for match in every:
+    for match in CANDIDATE.finditer(low) if seen is None else candidates(low, seen):
         start = match.start()
         if start < done:
             continue

@@ -1,21 +1,20 @@
 """The scan: every detector over a text, their finds merged, in text order, never overlapping.
 
-A text is lowered once (offsets stay those of the text); each detector whose
-gating keywords it holds is tried where they occur; the finds are sorted
+A text is lowered once (ASCII only, so offsets stay those of the text); each
+detector whose trigger or keywords it holds is searched; the finds are sorted
 and merged (where a labelled value holds a provider's key, the provider names
 it). Nothing here reads a file.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator
 
-from engramory.secrets import anchored
 from engramory.secrets.detectors import DETECTORS, Detector
 
 SHOWN_CHARS = 4
 LABELLED = "labelled-secret"
-_ASCII_LOWER = {code: code + 32 for code in range(ord("A"), ord("Z") + 1)}
 
 Allowed = Callable[[str], bool]  # whether a value is on the store's allow list
 
@@ -63,14 +62,34 @@ def shown_form(value: str) -> str:
     return value[:SHOWN_CHARS] + "…"
 
 
+def ascii_forms(text: str) -> tuple[str, str]:
+    """``text`` with each character that is not ASCII as ``?``, and that lowered: the
+    same offsets as ``text`` (every trigger and keyword is ASCII), found and lowered far
+    faster than in a text that is not ASCII."""
+    if text.isascii():
+        return text, text.lower()
+    raw = text.encode("ascii", "replace")
+    return raw.decode("ascii"), raw.lower().decode("ascii")
+
+
 def lowered(text: str) -> str:
-    """``text`` lowered with the same length, so offsets carry over: ``str.lower`` maps
-    every character to one but U+0130 (``İ``, two), which only ASCII lowering keeps apart."""
-    return text.translate(_ASCII_LOWER) if "\u0130" in text else text.lower()
+    """``text`` lowered (ASCII letters only) with the same length, so offsets carry over."""
+    return ascii_forms(text)[1]
 
 
+_TRIGGERED = tuple((rank, d) for rank, d in enumerate(DETECTORS) if d.trigger)
 _GATED = tuple(
-    (rank, d, d.keywords) for rank, d in enumerate(DETECTORS) if d.gated or not d.pattern
+    (rank, d, frozenset(d.keywords)) for rank, d in enumerate(DETECTORS) if not d.trigger
+)
+# One pass per trigger character, only when the text holds it: finding a character is far
+# faster than a pattern's search, and a pass that finds none of the triggers ends there.
+_PIVOTS = tuple(
+    (
+        pivot,
+        re.compile("|".join(f"(?:{d.trigger})" for _rank, d in _TRIGGERED if d.pivot == pivot)),
+        tuple((rank, d) for rank, d in _TRIGGERED if d.pivot == pivot),
+    )
+    for pivot in sorted({d.pivot for _rank, d in _TRIGGERED})
 )
 _GATE_WORDS = sorted({k for _rank, _d, keywords in _GATED for k in keywords}, key=len)
 # Each gate word with a shorter one inside it ("" when none), shortest first: a word is
@@ -79,8 +98,6 @@ _GATE_ORDER = tuple(
     (word, next((inner for inner in _GATE_WORDS if inner != word and inner in word), ""))
     for word in _GATE_WORDS
 )
-_SEARCHED = tuple((rank, d) for rank, d in enumerate(DETECTORS) if d.pattern and not d.gated)
-_searches: list[tuple[int, Detector, Callable[[str], object]]] = []
 
 
 def _first_seen(low: str) -> dict[str, int]:
@@ -95,29 +112,29 @@ def _first_seen(low: str) -> dict[str, int]:
     return seen
 
 
+def _triggered(asc: str) -> list[tuple[int, Detector]]:
+    """The patterns whose trigger occurs in ``asc`` (a text's :func:`ascii_forms`)."""
+    found: list[tuple[int, Detector]] = []
+    for pivot, trigger, detectors in _PIVOTS:
+        if pivot in asc and trigger.search(asc) is not None:
+            found.extend(detectors)
+    return found
+
+
 def _candidates(text: str, exhaustive: bool = False) -> list[tuple[int, int, int, Detector]]:
-    """Every detector's finds, by start. A pattern that opens with a literal is searched
-    straight away (the search skips ahead to the literal as fast as a keyword test would);
-    the others, and the readers (private keys, labelled values), are tried only where the
-    lowered text holds one of their keywords. ``exhaustive`` runs every detector over the
-    whole text instead: the same finds, slower (the tests compare the two)."""
-    if not _searches:
-        _searches.extend((rank, d, d.pattern_search()) for rank, d in _SEARCHED)
+    """Every detector's finds, by start. A pattern with a trigger is searched when the text
+    holds its trigger; the others, and the readers (private keys, labelled values), only
+    where the lowered text holds one of their keywords. ``exhaustive`` runs every detector
+    over the whole text instead: the same finds, slower (the tests compare the two)."""
     found: list[tuple[int, int, int, Detector]] = []
-    low = lowered(text)
-    for rank, detector, search in _searches:
-        if exhaustive or search(text) is not None:
-            found.extend((start, rank, end, detector) for start, end in detector.spans(text, low))
-    seen = {} if exhaustive else _first_seen(low)
+    asc, low = ascii_forms(text)
+    for rank, detector in _TRIGGERED if exhaustive else _triggered(asc):
+        found.extend((start, rank, end, detector) for start, end in detector.spans(text, low))
+    seen = None if exhaustive else _first_seen(low)
     for rank, detector, keywords in _GATED:
-        if exhaustive:
-            spans = detector.spans(text, low)
-        elif any(keyword in seen for keyword in keywords):
-            at = anchored.starts(low, seen, keywords, detector.lead)
-            spans = detector.spans(text, low, at)
-        else:
-            continue
-        found.extend((start, rank, end, detector) for start, end in spans)
+        if seen is None or not keywords.isdisjoint(seen):
+            spans = detector.spans(text, low, seen)
+            found.extend((start, rank, end, detector) for start, end in spans)
     found.sort(key=lambda c: (c[0], c[1]))
     return found
 
