@@ -11,9 +11,10 @@ repository never holds a whole key.
 Every pattern starts on a literal and has bounded repetition, so a search is
 linear in the text's length; a provider's prefix counts after any character
 that is not a letter or a digit. A pattern with a ``trigger`` is searched only
-when one pass over the text found its trigger; one without (and a finder) is
-tried only where the lowered text holds one of its keywords, every match starting
-at one (:mod:`~engramory.secrets.anchored`); a finder runs when its keywords occur.
+when the text holds its trigger; one without is tried only where the lowered text
+holds one of its keywords, every match starting at one
+(:mod:`~engramory.secrets.anchored`); a finder (private keys, labelled values) reads
+every text, as fast as a keyword test would.
 """
 
 from __future__ import annotations
@@ -57,15 +58,11 @@ class Detector:
     finder: Finder | None = None
     fires: tuple[str, ...] = ()
     quiet: tuple[str, ...] = ()
-    # A pattern's trigger: one character every match holds, with look-arounds for its
-    # neighbours; the scan searches a pattern only where one pass found its trigger.
-    trigger: str = ""
+    # A pattern's trigger: one character every match holds (the pivot) and look-arounds
+    # for its neighbours (alternatives joined by ``|``); the scan searches a pattern only
+    # when its trigger occurs.
+    trigger: tuple[str, ...] = ()  # ``(pivot, look-arounds)``, or empty
     compiled: list[re.Pattern[str]] = field(default_factory=list, compare=False, repr=False)
-
-    @property
-    def pivot(self) -> str:
-        """The one character the trigger matches (each alternative opens with it)."""
-        return self.trigger[1] if self.trigger.startswith("\\") else self.trigger[:1]
 
     def pattern_search(self) -> Callable[[str], re.Match[str] | None]:
         """The compiled pattern's ``search`` (compiled on first use)."""
@@ -155,7 +152,7 @@ DETECTORS: tuple[Detector, ...] = (
         "an AWS access key id",
         ("akia", "asia", "abia", "acca"),
         r"A" + _after("A") + r"(?:KIA|SIA|BIA|CCA)[A-Z2-7]{16}(?![A-Za-z0-9])",
-        trigger=r"A(?=KIA|SIA|BIA|CCA)",
+        trigger=("A", r"(?=KIA|SIA|BIA|CCA)"),
         fires=(
             "AWS_ACCESS_KEY_ID=AKIA·Z3N5Q7XM2K4P6R5T",
             "export AWS_ACCESS_KEY_ID=AKIA·Z3N5Q7XM2K4P6R5T",
@@ -172,7 +169,7 @@ DETECTORS: tuple[Detector, ...] = (
         r"g"
         + _after("g")
         + r"(?:h[pousr]_[A-Za-z0-9]{36}|ithub_pat_[A-Za-z0-9_]{82})(?![A-Za-z0-9_])",
-        trigger=r"_(?<=gh[pousr]_)|_(?<=github_)(?=pat_)",
+        trigger=("_", r"(?<=gh[pousr]_)|(?<=github_)(?=pat_)"),
         fires=("x=ghp_·" + "aB3" * 12, "GH_TOKEN=github_pat_·" + "k9Zq" * 20 + "ab"),
         quiet=("export GH_TOKEN=github_pat_...", "ghp_·" + "x" * 36, "ghp_·" + "aB3" * 11),
     ),
@@ -181,7 +178,7 @@ DETECTORS: tuple[Detector, ...] = (
         "a GitLab token",
         ("glpat-",),
         r"glpat-" + _after("glpat-") + r"[A-Za-z0-9_-]{20,200}",
-        trigger=r"-(?<=glpat-)",
+        trigger=("-", r"(?<=glpat-)"),
         fires=("token glpat-·Zk4mQ8vX2nR7tY1wP3sL",),
         quiet=("glpat-·xxxxxxxxxxxxxxxxxxxx", "glpat-·short"),
     ),
@@ -190,7 +187,7 @@ DETECTORS: tuple[Detector, ...] = (
         "a Slack token",
         ("xoxa-", "xoxb-", "xoxp-", "xoxr-", "xoxs-", "xoxe", "xapp-"),
         r"x" + _after("x") + r"(?:ox(?:[abprs]|e(?:\.xox[bp])?)|app)-[A-Za-z0-9-]{10,300}",
-        trigger=r"-(?<=xox[abprse]-)|-(?<=xapp-)",
+        trigger=("-", r"(?<=xox[abprse]-)|(?<=xapp-)"),
         fires=(
             "xoxb-·2481234567-9876543210-AbCdEfGhIjKlMnOp",
             "xapp-·1-A0123BCDE-4567890123-9f8e7d6c5b4a39281706",
@@ -204,7 +201,7 @@ DETECTORS: tuple[Detector, ...] = (
         ("hooks.slack.com",),
         r"hooks\.slack\.com/services/(?P<value>T[A-Za-z0-9_]{4,40}/B[A-Za-z0-9_]{4,40}/"
         r"[A-Za-z0-9_]{8,80})",
-        trigger=r"\.(?<=hooks\.)(?=slack\.com/services/)",
+        trigger=(".", r"(?<=hooks\.)(?=slack\.com/services/)"),
         fires=("https://hooks.slack.com/services/T0·1ABCDEF/B02GHIJKL/x8Ym3Qp7Zr2Lk9Wn",),
         quiet=("https://hooks.slack.com/services/T000/B000/XXXXXXXXXXXX",),
     ),
@@ -214,7 +211,7 @@ DETECTORS: tuple[Detector, ...] = (
         ("k_live_", "whsec_"),
         r"[rs](?<![A-Za-z0-9][rs])k_live_[A-Za-z0-9]{10,250}"
         r"|whsec_" + _after("whsec_") + r"[A-Za-z0-9+/]{24,100}",
-        trigger=r"_(?<=[rs]k_live_)|_(?<=whsec_)",
+        trigger=("_", r"(?<=[rs]k_live_)|(?<=whsec_)"),
         fires=("sk_live_·4eC39HqLyjWDarjtT1zdp7dc", "whsec_·Mz8rQ2vK7pX4nL9tB6yW1sE5hJ3gF0aD"),
         quiet=("pk_live_·4eC39HqLyjWDarjtT1zdp7dc", "sk_live_·xxxxxxxxxxxx"),
     ),
@@ -223,7 +220,7 @@ DETECTORS: tuple[Detector, ...] = (
         "a Google API key",
         ("aiza",),
         r"AIza" + _after("AIza") + r"[A-Za-z0-9_-]{35}(?![A-Za-z0-9_-])",
-        trigger=r"A(?=Iza)",
+        trigger=("A", r"(?=Iza)"),
         fires=("key=AIza·SyD4kX9mQ2vL7pR3tN8wB5zY1cF6hJ0gE2u",),
         quiet=("AIza·SyD4kX9mQ2vL7pR3tN8wB5",),
     ),
@@ -232,7 +229,7 @@ DETECTORS: tuple[Detector, ...] = (
         "a Google OAuth client secret",
         ("gocspx-",),
         r"GOCSPX-" + _after("GOCSPX-") + r"[A-Za-z0-9_-]{24,40}",
-        trigger=r"-(?<=GOCSPX-)",
+        trigger=("-", r"(?<=GOCSPX-)"),
         fires=("client_secret: GOCSPX-·Zk4mQ8vX2nR7tY1wP3sL5hJ9",),
         quiet=("GOCSPX-·xxxxxxxxxxxxxxxxxxxxxxxx",),
     ),
@@ -241,7 +238,7 @@ DETECTORS: tuple[Detector, ...] = (
         "an Anthropic key",
         ("sk-ant-",),
         r"sk-ant-" + _after("sk-ant-") + r"[A-Za-z0-9_-]{20,300}",
-        trigger=r"-(?<=sk-)(?=ant-)",
+        trigger=("-", r"(?<=sk-)(?=ant-)"),
         fires=("ANTHROPIC_API_KEY=sk-ant-·api03-Zk4mQ8vX2nR7tY1wP3sL5hJ9",),
         quiet=("sk-ant-·...",),
     ),
@@ -251,7 +248,7 @@ DETECTORS: tuple[Detector, ...] = (
         ("sk-",),
         r"sk-" + _after("sk-") + r"(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,300}",
         check=_openai_shaped,
-        trigger=r"-(?<=sk-)",
+        trigger=("-", r"(?<=sk-)"),
         fires=("OPENAI_API_KEY=sk-·proj-Zk4mQ8vX2nR7tY1wP3sL5hJ9",),
         quiet=("pip install sk-learn-extensions-for-everyone", "sk-·proj-xxxxxxxxxxxxxxxxxxxx"),
     ),
@@ -260,7 +257,7 @@ DETECTORS: tuple[Detector, ...] = (
         "an npm token",
         ("npm_",),
         r"npm_" + _after("npm_") + r"[A-Za-z0-9]{36}(?![A-Za-z0-9_])",
-        trigger=r"_(?<=npm_)",
+        trigger=("_", r"(?<=npm_)"),
         fires=("//registry.npmjs.org/:_authToken=npm_·" + "Zk4mQ8" * 6,),
         quiet=("npm_·" + "x" * 36, "npm_config_cache"),
     ),
@@ -269,7 +266,7 @@ DETECTORS: tuple[Detector, ...] = (
         "a PyPI token",
         ("pypi-",),
         r"pypi-" + _after("pypi-") + r"AgEIcHlwaS5vcmc[A-Za-z0-9_-]{20,2000}",
-        trigger=r"-(?<=pypi-)",
+        trigger=("-", r"(?<=pypi-)"),
         fires=("password = pypi-·AgEIcHlwaS5vcmcCJDk4ZjQ1YzJhLTk2NzQtNGI",),
         quiet=("pypi-·token-goes-here",),
     ),
@@ -278,7 +275,7 @@ DETECTORS: tuple[Detector, ...] = (
         "a Hugging Face token",
         ("hf_",),
         r"hf_" + _after("hf_") + r"[A-Za-z0-9]{30,40}(?![A-Za-z0-9_])",
-        trigger=r"_(?<=hf_)",
+        trigger=("_", r"(?<=hf_)"),
         fires=("HF_TOKEN=hf_·Zk4mQ8vX2nR7tY1wP3sL5hJ9bC6dE0fG",),
         quiet=("hf_·" + "x" * 34, "hf_hub_download"),
     ),
@@ -287,7 +284,7 @@ DETECTORS: tuple[Detector, ...] = (
         "a SendGrid key",
         ("sg.",),
         r"SG\." + _after("SG.") + r"[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}(?![A-Za-z0-9_-])",
-        trigger=r"\.(?<=SG\.)",
+        trigger=(".", r"(?<=SG\.)"),
         fires=("SG.·Zk4mQ8vX2nR7tY1wP3sL5h.J9bC6dE0fGZk4mQ8vX2nR7tY1wP3sL5hJ9bC6dE0fG1",),
         quiet=("SG.·xxxxxxxxxxxxxxxxxxxxxx.xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",),
     ),
@@ -296,7 +293,7 @@ DETECTORS: tuple[Detector, ...] = (
         "an Azure storage account key",
         ("accountkey=",),
         r"AccountKey=(?P<value>[A-Za-z0-9+/]{40,120}={0,2})",
-        trigger=r"A(?=ccountKey=)",
+        trigger=("A", r"(?=ccountKey=)"),
         fires=("DefaultEndpointsProtocol=https;AccountName=x;AccountKey=Zk4m·Q8vX" + "2nR7" * 20,),
         quiet=("AccountKey=<your-key>",),
     ),
@@ -306,7 +303,7 @@ DETECTORS: tuple[Detector, ...] = (
         ("eyj",),
         r"eyJ(?<![A-Za-z0-9_-]eyJ)[A-Za-z0-9_-]{4,4000}\.[A-Za-z0-9_-]{2,16000}\.[A-Za-z0-9_-]{1,4000}",
         check=_is_jwt,
-        trigger=r"J(?<=eyJ)",
+        trigger=("J", r"(?<=eyJ)"),
         fires=("eyJhbGciOiJIUzI1NiJ9.·eyJzdWIiOiIxMjM0In0.dBjftJeZ4CVPmB92K27uhbUJU1p1r",),
         quiet=("eyJhbGciOi.eyJzdWIi.abc",),
     ),
@@ -316,7 +313,7 @@ DETECTORS: tuple[Detector, ...] = (
         ("://",),
         r"://(?<=[A-Za-z0-9]://)[^\s/@:'\"`]{0,128}:(?P<value>[^\s/@'\"`]{1,256})@",
         check=_url_password,
-        trigger=r":(?=//)",
+        trigger=(":", r"(?=//)"),
         fires=(
             "postgres://app:Zk4m·Q8vX2n@db.internal:5432/app",
             "mongodb+srv://admin:s3cr·etPass@cluster0.x.mongodb.net",
@@ -356,7 +353,7 @@ DETECTORS: tuple[Detector, ...] = (
         ("mysql",),
         r"mysql(?<![A-Za-z0-9_-]mysql)(?:dump|admin)?[ \t][^\n]{0,200}?(?<=[ \t])-p"
         r"(?P<value>[^\s'\"-][^\s'\"]{2,127})",
-        trigger=r"q(?<=mysq)(?=l)",
+        trigger=("q", r"(?<=mysq)(?=l)"),
         fires=("mysql -u root -pZk4m·Q8vX2n app", "mysqldump -h db -u app -ps3cr·et99 app"),
         quiet=("mysql -u root -p app", "mysql -u root -p$MYSQL_PWD app"),
     ),

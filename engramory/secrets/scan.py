@@ -78,35 +78,41 @@ def lowered(text: str) -> str:
 
 
 _TRIGGERED = tuple((rank, d) for rank, d in enumerate(DETECTORS) if d.trigger)
+_READERS = tuple((rank, d) for rank, d in enumerate(DETECTORS) if d.finder is not None)
 _GATED = tuple(
-    (rank, d, frozenset(d.keywords)) for rank, d in enumerate(DETECTORS) if not d.trigger
+    (rank, d, frozenset(d.keywords))
+    for rank, d in enumerate(DETECTORS)
+    if not d.trigger and d.finder is None
 )
+# Every trigger with one of these pivots has a letter before it: most ``-``, ``.`` and
+# ``_`` in Markdown do not (rules, lists, tables, sentence ends), and fail this first.
+_AFTER_LETTER = {"-": r"(?<=[A-Za-z]-)", ".": r"(?<=[A-Za-z]\.)", "_": r"(?<=[A-Za-z]_)"}
+
+
+def _pivot_pattern(pivot: str) -> re.Pattern[str]:
+    """One pattern for the triggers on ``pivot``: the character, then any of their look-arounds."""
+    looks = "|".join(d.trigger[1] for _rank, d in _TRIGGERED if d.trigger[0] == pivot)
+    return re.compile(f"{re.escape(pivot)}{_AFTER_LETTER.get(pivot, '')}(?:{looks})")
+
+
 # One pass per trigger character, only when the text holds it: finding a character is far
 # faster than a pattern's search, and a pass that finds none of the triggers ends there.
 _PIVOTS = tuple(
     (
         pivot,
-        re.compile("|".join(f"(?:{d.trigger})" for _rank, d in _TRIGGERED if d.pivot == pivot)),
-        tuple((rank, d) for rank, d in _TRIGGERED if d.pivot == pivot),
+        _pivot_pattern(pivot),
+        tuple((rank, d) for rank, d in _TRIGGERED if d.trigger[0] == pivot),
     )
-    for pivot in sorted({d.pivot for _rank, d in _TRIGGERED})
+    for pivot in sorted({d.trigger[0] for _rank, d in _TRIGGERED})
 )
-_GATE_WORDS = sorted({k for _rank, _d, keywords in _GATED for k in keywords}, key=len)
-# Each gate word with a shorter one inside it ("" when none), shortest first: a word is
-# looked for only where that one occurs ("authorization" only if "auth" does).
-_GATE_ORDER = tuple(
-    (word, next((inner for inner in _GATE_WORDS if inner != word and inner in word), ""))
-    for word in _GATE_WORDS
-)
+_GATE_WORDS = tuple(sorted({k for _rank, _d, keywords in _GATED for k in keywords}))
 
 
 def _first_seen(low: str) -> dict[str, int]:
     """Where each gate word first occurs in ``low`` (words that do not occur are absent)."""
     seen: dict[str, int] = {}
-    for word, inner in _GATE_ORDER:
-        if inner and inner not in seen:
-            continue
-        at = low.find(word, max(0, seen[inner] - word.find(inner)) if inner else 0)
+    for word in _GATE_WORDS:
+        at = low.find(word)
         if at != -1:
             seen[word] = at
     return seen
@@ -123,14 +129,18 @@ def _triggered(asc: str) -> list[tuple[int, Detector]]:
 
 def _candidates(text: str, exhaustive: bool = False) -> list[tuple[int, int, int, Detector]]:
     """Every detector's finds, by start. A pattern with a trigger is searched when the text
-    holds its trigger; the others, and the readers (private keys, labelled values), only
-    where the lowered text holds one of their keywords. ``exhaustive`` runs every detector
-    over the whole text instead: the same finds, slower (the tests compare the two)."""
+    holds its trigger, the other patterns only where the lowered text holds one of their
+    keywords; the readers (private keys, labelled values) read every text. ``exhaustive``
+    searches every pattern over the whole text instead: the same finds, slower (the tests
+    compare the two)."""
     found: list[tuple[int, int, int, Detector]] = []
     asc, low = ascii_forms(text)
     for rank, detector in _TRIGGERED if exhaustive else _triggered(asc):
         found.extend((start, rank, end, detector) for start, end in detector.spans(text, low))
     seen = None if exhaustive else _first_seen(low)
+    for rank, detector in _READERS:
+        spans = detector.spans(text, low, seen)
+        found.extend((start, rank, end, detector) for start, end in spans)
     for rank, detector, keywords in _GATED:
         if seen is None or not keywords.isdisjoint(seen):
             spans = detector.spans(text, low, seen)
