@@ -94,9 +94,7 @@ def generated_notes(count: int, seed: int) -> list[str]:
 
 def corpus_notes() -> list[str]:
     """Every markdown file of the vendored real stores, decoded as the doctor does."""
-    return [
-        path.read_bytes().decode("utf-8", "replace") for path in sorted(CORPUS.rglob("*.md"))
-    ]
+    return [path.read_bytes().decode("utf-8", "replace") for path in sorted(CORPUS.rglob("*.md"))]
 
 
 def old_module(ref: str) -> ModuleType:
@@ -140,7 +138,8 @@ def main(argv: list[str] | None = None) -> int:
     scans = {"new": secrets.first_per_line, "old": old.first_per_line}
     mixes = {"corpus": real, "generated": made, "all": real + made}
     print(f"notes: {len(real)} from tests/corpus/stores, {len(made)} generated")
-    print(f"{'mix':<10} {'new us/note':>12} {'old us/note':>12} {'new/old':>8} {'found new/old':>14}")
+    header = ("mix", "new us/note", "old us/note", "new/old", "found new/old")
+    print(f"{header[0]:<10} {header[1]:>12} {header[2]:>12} {header[3]:>8} {header[4]:>14}")
     ratio_all = 0.0
     for name, notes in mixes.items():
         for scan in scans.values():

@@ -41,8 +41,12 @@ PIECES = st.one_of(
     st.sampled_from(NEAR),
     st.sampled_from(KEYWORDS),
     st.sampled_from(KEYWORDS).map(str.upper),
-    st.builds(lambda a, b, c: a + b + c, st.sampled_from(LABELS), st.sampled_from(JOINERS),
-              st.sampled_from(VALUES)),  # fmt: skip
+    st.builds(
+        lambda a, b, c: a + b + c,
+        st.sampled_from(LABELS),
+        st.sampled_from(JOINERS),
+        st.sampled_from(VALUES),
+    ),
     st.sampled_from(JOINERS),
     st.text(alphabet=st.characters(min_codepoint=32, max_codepoint=126), max_size=12),
     st.text(max_size=6),  # any character: İ, the Kelvin sign, CJK, surrogates, controls
@@ -59,9 +63,7 @@ def keys(found: list[secrets.Secret]) -> list[tuple[str, int, int, int, str]]:
 def test_the_fast_scan_finds_what_every_detector_finds_over_the_whole_text(text: str) -> None:
     fast = keys(secrets.find(text))
     assert fast == keys(secrets.find(text, exhaustive=True))
-    assert keys(secrets.first_per_line(text)) == keys(
-        secrets.first_per_line(text, exhaustive=True)
-    )
+    assert keys(secrets.first_per_line(text)) == keys(secrets.first_per_line(text, exhaustive=True))
 
 
 def test_every_example_is_found_alike_by_both_scans_in_any_surroundings() -> None:
@@ -79,13 +81,17 @@ def test_the_fast_scan_still_fires_on_every_detector_example() -> None:
 @settings(max_examples=800, deadline=None)
 @given(TEXTS.map(scan.lowered))
 def test_label_words_searched_one_by_one_are_the_candidates_of_one_pattern(low: str) -> None:
-    wanted = [(m.span(), m.group("word"), m.group("paren")) for m in labelled.CANDIDATE.finditer(low)]
+    wanted = [
+        (m.span(), m.group("word"), m.group("paren")) for m in labelled.CANDIDATE.finditer(low)
+    ]
     got = [(m.span(), m.group("word"), m.group("paren")) for m in labelled.candidates(low)]
     assert got == wanted
 
 
 @settings(max_examples=400, deadline=None)
-@given(st.lists(st.sampled_from(["bearer ", "Bearer x", "bearer abc123def456", "b", " "]), max_size=90))
+@given(
+    st.lists(st.sampled_from(["bearer ", "Bearer x", "bearer abc123def456", "b", " "]), max_size=90)
+)
 def test_matches_at_keywords_are_finditers_matches_below_and_above_the_limit(pieces) -> None:
     text = "".join(pieces)
     pattern = re.compile(r"(?i:bearer)[ \t]{1,4}(?P<value>[A-Za-z0-9]{3,40})")

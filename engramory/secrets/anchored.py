@@ -1,8 +1,8 @@
 """A gated detector's pattern tried only where one of its keywords occurs.
 
-A pattern whose match always starts at a keyword need not be searched across the whole text: trying it at each keyword's
-occurrence, in order, skipping those inside the previous match, gives exactly
-``finditer``'s matches. Past :data:`MAX_STARTS` occurrences the search runs on from
+A pattern whose match always starts at a keyword need not be searched across the
+whole text: trying it at each keyword's occurrence, in order, skipping those inside
+the previous match, gives exactly ``finditer``'s matches. Past :data:`MAX_STARTS` occurrences the search runs on from
 the first one instead, so a text of nothing but keywords stays linear.
 """
 

@@ -133,18 +133,17 @@ def _candidates(text: str, exhaustive: bool = False) -> list[tuple[int, int, int
     keywords; the readers (private keys, labelled values) read every text. ``exhaustive``
     searches every pattern over the whole text instead: the same finds, slower (the tests
     compare the two)."""
-    found: list[tuple[int, int, int, Detector]] = []
     asc, low = ascii_forms(text)
-    for rank, detector in _TRIGGERED if exhaustive else _triggered(asc):
-        found.extend((start, rank, end, detector) for start, end in detector.spans(text, low))
     seen = None if exhaustive else _first_seen(low)
-    for rank, detector in _READERS:
-        spans = detector.spans(text, low, seen)
-        found.extend((start, rank, end, detector) for start, end in spans)
-    for rank, detector, keywords in _GATED:
-        if seen is None or not keywords.isdisjoint(seen):
-            spans = detector.spans(text, low, seen)
-            found.extend((start, rank, end, detector) for start, end in spans)
+    triggered = _TRIGGERED if exhaustive else _triggered(asc)
+    searched = [(rank, d, d.spans(text, low)) for rank, d in triggered]
+    searched += [(rank, d, d.spans(text, low, seen)) for rank, d in _READERS]
+    searched += [
+        (rank, d, d.spans(text, low, seen))
+        for rank, d, keywords in _GATED
+        if seen is None or not keywords.isdisjoint(seen)
+    ]
+    found = [(start, rank, end, d) for rank, d, spans in searched for start, end in spans]
     found.sort(key=lambda c: (c[0], c[1]))
     return found
 
