@@ -2,8 +2,9 @@
 
 A pattern whose match always starts at a keyword need not be searched across the
 whole text: trying it at each keyword's occurrence, in order, skipping those inside
-the previous match, gives exactly ``finditer``'s matches. Past :data:`MAX_STARTS` occurrences the search runs on from
-the first one instead, so a text of nothing but keywords stays linear.
+the previous match, gives exactly ``finditer``'s matches. Past :data:`MAX_STARTS`
+occurrences the search runs on from the first one instead, so a text of nothing but
+keywords stays linear.
 """
 
 from __future__ import annotations
