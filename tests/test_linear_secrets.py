@@ -98,6 +98,20 @@ CASES: list[Case] = [
         lambda n: repeat("hooks.slack.com/services/T", n),
         scanned,
     ),
+    # The scan's trigger passes and label-word passes (issue 33, speed): each pivot after
+    # a letter with no trigger after it, and a trigger with nothing a pattern takes.
+    Case(
+        "secrets: 'a-' repeated (the '-' trigger's letter test)", lambda n: repeat("a-", n), scanned
+    ),
+    Case("secrets: 'k_live_' repeated", lambda n: repeat("sk_live_", n), scanned),
+    Case("secrets: 'a_' and 'a.' repeated", lambda n: repeat("a_a.", n), scanned),
+    Case("secrets: 'mysq' repeated then one 'l'", lambda n: repeat("mysq", n) + "l", scanned),
+    Case("secrets: 'credential is ' repeated", lambda n: repeat("credential is ", n), scanned),
+    Case(
+        "secrets: 'authorization' repeated (anchored search)",
+        lambda n: repeat("authorization", n),
+        scanned,
+    ),
     Case("personal: 'a@' repeated", lambda n: repeat("a@", n), personal),
     Case("personal: 'a.b@c.' repeated", lambda n: repeat("a.b@c.", n), personal),
     Case("personal: '+1 ' repeated", lambda n: repeat("+1 ", n), personal),

@@ -10,16 +10,20 @@ repository never holds a whole key.
 
 Every pattern starts on a literal and has bounded repetition, so a search is
 linear in the text's length; a provider's prefix counts after any character
-that is not a letter or a digit.
+that is not a letter or a digit. A pattern with a ``trigger`` is searched only
+when the text holds its trigger; one without is tried only where the lowered text
+holds one of its keywords, every match starting at one
+(:mod:`~engramory.secrets.anchored`); a finder (private keys, labelled values) reads
+every text, as fast as a keyword test would.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
-from engramory.secrets import labelled, pem, values
+from engramory.secrets import anchored, labelled, pem, values
 
 JOIN = "·"
 
@@ -38,7 +42,8 @@ def example(text: str) -> str:
     return text.replace(JOIN, "")
 
 
-Finder = Callable[[str, str], "list[tuple[int, int]]"]
+# ``(text, low, seen)``: ``seen`` where each keyword first occurs in ``low``, or ``None``.
+Finder = Callable[[str, str, "Mapping[str, int] | None"], "list[tuple[int, int]]"]
 
 
 @dataclass(frozen=True)
@@ -53,7 +58,10 @@ class Detector:
     finder: Finder | None = None
     fires: tuple[str, ...] = ()
     quiet: tuple[str, ...] = ()
-    gated: bool = False  # searched only when the lowered text holds a keyword (always a finder)
+    # A pattern's trigger: one character every match holds (the pivot) and look-arounds
+    # for its neighbours (alternatives joined by ``|``); the scan searches a pattern only
+    # when its trigger occurs.
+    trigger: tuple[str, ...] = ()  # ``(pivot, look-arounds)``, or empty
     compiled: list[re.Pattern[str]] = field(default_factory=list, compare=False, repr=False)
 
     def pattern_search(self) -> Callable[[str], re.Match[str] | None]:
@@ -62,13 +70,21 @@ class Detector:
             self.compiled.append(re.compile(self.pattern))
         return self.compiled[0].search
 
-    def spans(self, text: str, low: str) -> list[tuple[int, int]]:
-        """``(start, end)`` of each value this detector finds in ``text``."""
+    def spans(
+        self, text: str, low: str, seen: Mapping[str, int] | None = None
+    ) -> list[tuple[int, int]]:
+        """``(start, end)`` of each value this detector finds in ``text``. With ``seen`` (where
+        each keyword first occurs in ``low``), a pattern is tried only where they occur."""
         if self.finder is not None:
-            return self.finder(text, low)
+            return self.finder(text, low, seen)
         self.pattern_search()
+        pattern = self.compiled[0]
+        if seen is None:
+            every: Iterable[re.Match[str]] = pattern.finditer(text)
+        else:
+            every = anchored.matches(pattern, text, anchored.starts(low, seen, self.keywords))
         found = []
-        for match in self.compiled[0].finditer(text):
+        for match in every:
             group = "value" if "value" in match.re.groupindex else 0
             start, end = match.span(group)
             value = text[start:end]
@@ -110,7 +126,7 @@ def _url_password(value: str) -> bool:
     return len(value) >= 2
 
 
-def _pem_blocks(text: str, low: str) -> list[tuple[int, int]]:
+def _pem_blocks(text: str, low: str, seen: Mapping[str, int] | None) -> list[tuple[int, int]]:
     return pem.find_blocks(text)
 
 
@@ -136,6 +152,7 @@ DETECTORS: tuple[Detector, ...] = (
         "an AWS access key id",
         ("akia", "asia", "abia", "acca"),
         r"A" + _after("A") + r"(?:KIA|SIA|BIA|CCA)[A-Z2-7]{16}(?![A-Za-z0-9])",
+        trigger=("A", r"(?=KIA|SIA|BIA|CCA)"),
         fires=(
             "AWS_ACCESS_KEY_ID=AKIA·Z3N5Q7XM2K4P6R5T",
             "export AWS_ACCESS_KEY_ID=AKIA·Z3N5Q7XM2K4P6R5T",
@@ -152,6 +169,7 @@ DETECTORS: tuple[Detector, ...] = (
         r"g"
         + _after("g")
         + r"(?:h[pousr]_[A-Za-z0-9]{36}|ithub_pat_[A-Za-z0-9_]{82})(?![A-Za-z0-9_])",
+        trigger=("_", r"(?<=gh[pousr]_)|(?<=github_)(?=pat_)"),
         fires=("x=ghp_·" + "aB3" * 12, "GH_TOKEN=github_pat_·" + "k9Zq" * 20 + "ab"),
         quiet=("export GH_TOKEN=github_pat_...", "ghp_·" + "x" * 36, "ghp_·" + "aB3" * 11),
     ),
@@ -160,6 +178,7 @@ DETECTORS: tuple[Detector, ...] = (
         "a GitLab token",
         ("glpat-",),
         r"glpat-" + _after("glpat-") + r"[A-Za-z0-9_-]{20,200}",
+        trigger=("-", r"(?<=glpat-)"),
         fires=("token glpat-·Zk4mQ8vX2nR7tY1wP3sL",),
         quiet=("glpat-·xxxxxxxxxxxxxxxxxxxx", "glpat-·short"),
     ),
@@ -168,6 +187,7 @@ DETECTORS: tuple[Detector, ...] = (
         "a Slack token",
         ("xoxa-", "xoxb-", "xoxp-", "xoxr-", "xoxs-", "xoxe", "xapp-"),
         r"x" + _after("x") + r"(?:ox(?:[abprs]|e(?:\.xox[bp])?)|app)-[A-Za-z0-9-]{10,300}",
+        trigger=("-", r"(?<=xox[abprse]-)|(?<=xapp-)"),
         fires=(
             "xoxb-·2481234567-9876543210-AbCdEfGhIjKlMnOp",
             "xapp-·1-A0123BCDE-4567890123-9f8e7d6c5b4a39281706",
@@ -181,6 +201,7 @@ DETECTORS: tuple[Detector, ...] = (
         ("hooks.slack.com",),
         r"hooks\.slack\.com/services/(?P<value>T[A-Za-z0-9_]{4,40}/B[A-Za-z0-9_]{4,40}/"
         r"[A-Za-z0-9_]{8,80})",
+        trigger=(".", r"(?<=hooks\.)(?=slack\.com/services/)"),
         fires=("https://hooks.slack.com/services/T0·1ABCDEF/B02GHIJKL/x8Ym3Qp7Zr2Lk9Wn",),
         quiet=("https://hooks.slack.com/services/T000/B000/XXXXXXXXXXXX",),
     ),
@@ -190,15 +211,16 @@ DETECTORS: tuple[Detector, ...] = (
         ("k_live_", "whsec_"),
         r"[rs](?<![A-Za-z0-9][rs])k_live_[A-Za-z0-9]{10,250}"
         r"|whsec_" + _after("whsec_") + r"[A-Za-z0-9+/]{24,100}",
+        trigger=("_", r"(?<=[rs]k_live_)|(?<=whsec_)"),
         fires=("sk_live_·4eC39HqLyjWDarjtT1zdp7dc", "whsec_·Mz8rQ2vK7pX4nL9tB6yW1sE5hJ3gF0aD"),
         quiet=("pk_live_·4eC39HqLyjWDarjtT1zdp7dc", "sk_live_·xxxxxxxxxxxx"),
-        gated=True,
     ),
     Detector(
         "google-api-key",
         "a Google API key",
         ("aiza",),
         r"AIza" + _after("AIza") + r"[A-Za-z0-9_-]{35}(?![A-Za-z0-9_-])",
+        trigger=("A", r"(?=Iza)"),
         fires=("key=AIza·SyD4kX9mQ2vL7pR3tN8wB5zY1cF6hJ0gE2u",),
         quiet=("AIza·SyD4kX9mQ2vL7pR3tN8wB5",),
     ),
@@ -207,6 +229,7 @@ DETECTORS: tuple[Detector, ...] = (
         "a Google OAuth client secret",
         ("gocspx-",),
         r"GOCSPX-" + _after("GOCSPX-") + r"[A-Za-z0-9_-]{24,40}",
+        trigger=("-", r"(?<=GOCSPX-)"),
         fires=("client_secret: GOCSPX-·Zk4mQ8vX2nR7tY1wP3sL5hJ9",),
         quiet=("GOCSPX-·xxxxxxxxxxxxxxxxxxxxxxxx",),
     ),
@@ -215,6 +238,7 @@ DETECTORS: tuple[Detector, ...] = (
         "an Anthropic key",
         ("sk-ant-",),
         r"sk-ant-" + _after("sk-ant-") + r"[A-Za-z0-9_-]{20,300}",
+        trigger=("-", r"(?<=sk-)(?=ant-)"),
         fires=("ANTHROPIC_API_KEY=sk-ant-·api03-Zk4mQ8vX2nR7tY1wP3sL5hJ9",),
         quiet=("sk-ant-·...",),
     ),
@@ -224,6 +248,7 @@ DETECTORS: tuple[Detector, ...] = (
         ("sk-",),
         r"sk-" + _after("sk-") + r"(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,300}",
         check=_openai_shaped,
+        trigger=("-", r"(?<=sk-)"),
         fires=("OPENAI_API_KEY=sk-·proj-Zk4mQ8vX2nR7tY1wP3sL5hJ9",),
         quiet=("pip install sk-learn-extensions-for-everyone", "sk-·proj-xxxxxxxxxxxxxxxxxxxx"),
     ),
@@ -232,6 +257,7 @@ DETECTORS: tuple[Detector, ...] = (
         "an npm token",
         ("npm_",),
         r"npm_" + _after("npm_") + r"[A-Za-z0-9]{36}(?![A-Za-z0-9_])",
+        trigger=("_", r"(?<=npm_)"),
         fires=("//registry.npmjs.org/:_authToken=npm_·" + "Zk4mQ8" * 6,),
         quiet=("npm_·" + "x" * 36, "npm_config_cache"),
     ),
@@ -240,6 +266,7 @@ DETECTORS: tuple[Detector, ...] = (
         "a PyPI token",
         ("pypi-",),
         r"pypi-" + _after("pypi-") + r"AgEIcHlwaS5vcmc[A-Za-z0-9_-]{20,2000}",
+        trigger=("-", r"(?<=pypi-)"),
         fires=("password = pypi-·AgEIcHlwaS5vcmcCJDk4ZjQ1YzJhLTk2NzQtNGI",),
         quiet=("pypi-·token-goes-here",),
     ),
@@ -248,6 +275,7 @@ DETECTORS: tuple[Detector, ...] = (
         "a Hugging Face token",
         ("hf_",),
         r"hf_" + _after("hf_") + r"[A-Za-z0-9]{30,40}(?![A-Za-z0-9_])",
+        trigger=("_", r"(?<=hf_)"),
         fires=("HF_TOKEN=hf_·Zk4mQ8vX2nR7tY1wP3sL5hJ9bC6dE0fG",),
         quiet=("hf_·" + "x" * 34, "hf_hub_download"),
     ),
@@ -256,6 +284,7 @@ DETECTORS: tuple[Detector, ...] = (
         "a SendGrid key",
         ("sg.",),
         r"SG\." + _after("SG.") + r"[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}(?![A-Za-z0-9_-])",
+        trigger=(".", r"(?<=SG\.)"),
         fires=("SG.·Zk4mQ8vX2nR7tY1wP3sL5h.J9bC6dE0fGZk4mQ8vX2nR7tY1wP3sL5hJ9bC6dE0fG1",),
         quiet=("SG.·xxxxxxxxxxxxxxxxxxxxxx.xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",),
     ),
@@ -264,6 +293,7 @@ DETECTORS: tuple[Detector, ...] = (
         "an Azure storage account key",
         ("accountkey=",),
         r"AccountKey=(?P<value>[A-Za-z0-9+/]{40,120}={0,2})",
+        trigger=("A", r"(?=ccountKey=)"),
         fires=("DefaultEndpointsProtocol=https;AccountName=x;AccountKey=Zk4m·Q8vX" + "2nR7" * 20,),
         quiet=("AccountKey=<your-key>",),
     ),
@@ -273,9 +303,9 @@ DETECTORS: tuple[Detector, ...] = (
         ("eyj",),
         r"eyJ(?<![A-Za-z0-9_-]eyJ)[A-Za-z0-9_-]{4,4000}\.[A-Za-z0-9_-]{2,16000}\.[A-Za-z0-9_-]{1,4000}",
         check=_is_jwt,
+        trigger=("J", r"(?<=eyJ)"),
         fires=("eyJhbGciOiJIUzI1NiJ9.·eyJzdWIiOiIxMjM0In0.dBjftJeZ4CVPmB92K27uhbUJU1p1r",),
         quiet=("eyJhbGciOi.eyJzdWIi.abc",),
-        gated=True,
     ),
     Detector(
         "url-credentials",
@@ -283,6 +313,7 @@ DETECTORS: tuple[Detector, ...] = (
         ("://",),
         r"://(?<=[A-Za-z0-9]://)[^\s/@:'\"`]{0,128}:(?P<value>[^\s/@'\"`]{1,256})@",
         check=_url_password,
+        trigger=(":", r"(?=//)"),
         fires=(
             "postgres://app:Zk4m·Q8vX2n@db.internal:5432/app",
             "mongodb+srv://admin:s3cr·etPass@cluster0.x.mongodb.net",
@@ -306,17 +337,15 @@ DETECTORS: tuple[Detector, ...] = (
             "Authorization: Bearer <token>",
             'req.Header.Set("Authorization", "Bearer "+c.accessToken)',
         ),
-        gated=True,
     ),
     Detector(
         "basic-auth",
         "a Basic authorization header",
         ("authorization",),
-        r"(?i:authorization)[\"']?[ \t]{0,4}[:=][ \t]{0,4}[\"']?(?i:basic)[ \t]{1,4}"
+        r"(?ai:authorization)[\"']?[ \t]{0,4}[:=][ \t]{0,4}[\"']?(?i:basic)[ \t]{1,4}"
         r"(?P<value>[A-Za-z0-9+/]{8,1024}={0,2})",
         fires=("Authorization: Basic dXNl·cjpwYXNzd29yZDEyMw==",),
         quiet=("Authorization: Basic <base64 of user:password>",),
-        gated=True,
     ),
     Detector(
         "cli-password",
@@ -324,6 +353,7 @@ DETECTORS: tuple[Detector, ...] = (
         ("mysql",),
         r"mysql(?<![A-Za-z0-9_-]mysql)(?:dump|admin)?[ \t][^\n]{0,200}?(?<=[ \t])-p"
         r"(?P<value>[^\s'\"-][^\s'\"]{2,127})",
+        trigger=("q", r"(?<=mysq)(?=l)"),
         fires=("mysql -u root -pZk4m·Q8vX2n app", "mysqldump -h db -u app -ps3cr·et99 app"),
         quiet=("mysql -u root -p app", "mysql -u root -p$MYSQL_PWD app"),
     ),

@@ -1,20 +1,20 @@
 """The scan: every detector over a text, their finds merged, in text order, never overlapping.
 
 A text is lowered once (ASCII only, so offsets stay those of the text); each
-detector whose gating keywords it holds runs its search; the finds are sorted
+detector whose trigger or keywords it holds is searched; the finds are sorted
 and merged (where a labelled value holds a provider's key, the provider names
 it). Nothing here reads a file.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator
 
 from engramory.secrets.detectors import DETECTORS, Detector
 
 SHOWN_CHARS = 4
 LABELLED = "labelled-secret"
-_ASCII_LOWER = {code: code + 32 for code in range(ord("A"), ord("Z") + 1)}
 
 Allowed = Callable[[str], bool]  # whether a value is on the store's allow list
 
@@ -62,45 +62,98 @@ def shown_form(value: str) -> str:
     return value[:SHOWN_CHARS] + "…"
 
 
+def ascii_forms(text: str) -> tuple[str, str]:
+    """``text`` with each character that is not ASCII as ``?``, and that lowered: the
+    same offsets as ``text`` (every trigger and keyword is ASCII), found and lowered far
+    faster than in a text that is not ASCII."""
+    if text.isascii():
+        return text, text.lower()
+    raw = text.encode("ascii", "replace")
+    return raw.decode("ascii"), raw.lower().decode("ascii")
+
+
 def lowered(text: str) -> str:
-    """``text`` lowered with the same length, so offsets carry over: ``str.lower`` maps
-    every character to one but U+0130 (``İ``, two), which only ASCII lowering keeps apart."""
-    return text.translate(_ASCII_LOWER) if "\u0130" in text else text.lower()
+    """``text`` lowered (ASCII letters only) with the same length, so offsets carry over."""
+    return ascii_forms(text)[1]
 
 
+_TRIGGERED = tuple((rank, d) for rank, d in enumerate(DETECTORS) if d.trigger)
+_READERS = tuple((rank, d) for rank, d in enumerate(DETECTORS) if d.finder is not None)
 _GATED = tuple(
-    (rank, d, frozenset(d.keywords)) for rank, d in enumerate(DETECTORS) if d.gated or not d.pattern
+    (rank, d, frozenset(d.keywords))
+    for rank, d in enumerate(DETECTORS)
+    if not d.trigger and d.finder is None
+)
+# Every trigger with one of these pivots has a letter before it: most ``-``, ``.`` and
+# ``_`` in Markdown do not (rules, lists, tables, sentence ends), and fail this first.
+_AFTER_LETTER = {"-": r"(?<=[A-Za-z]-)", ".": r"(?<=[A-Za-z]\.)", "_": r"(?<=[A-Za-z]_)"}
+
+
+def _pivot_pattern(pivot: str) -> re.Pattern[str]:
+    """One pattern for the triggers on ``pivot``: the character, then any of their look-arounds."""
+    looks = "|".join(d.trigger[1] for _rank, d in _TRIGGERED if d.trigger[0] == pivot)
+    return re.compile(f"{re.escape(pivot)}{_AFTER_LETTER.get(pivot, '')}(?:{looks})")
+
+
+# One pass per trigger character, only when the text holds it: finding a character is far
+# faster than a pattern's search, and a pass that finds none of the triggers ends there.
+_PIVOTS = tuple(
+    (
+        pivot,
+        _pivot_pattern(pivot),
+        tuple((rank, d) for rank, d in _TRIGGERED if d.trigger[0] == pivot),
+    )
+    for pivot in sorted({d.trigger[0] for _rank, d in _TRIGGERED})
 )
 _GATE_WORDS = tuple(sorted({k for _rank, _d, keywords in _GATED for k in keywords}))
-_SEARCHED = tuple((rank, d) for rank, d in enumerate(DETECTORS) if d.pattern and not d.gated)
-_searches: list[tuple[int, Detector, Callable[[str], object]]] = []
 
 
-def _candidates(text: str) -> list[tuple[int, int, int, Detector]]:
-    """Every detector's finds, by start. A pattern that opens with a literal is searched
-    straight away (the search skips ahead to the literal as fast as a keyword test would);
-    the others, and the readers (private keys, labelled values), only when the lowered text
-    holds one of their keywords."""
-    if not _searches:
-        _searches.extend((rank, d, d.pattern_search()) for rank, d in _SEARCHED)
-    found: list[tuple[int, int, int, Detector]] = []
-    low = lowered(text)
-    for rank, detector, search in _searches:
-        if search(text) is not None:
-            found.extend((start, rank, end, detector) for start, end in detector.spans(text, low))
-    present = {keyword for keyword in _GATE_WORDS if keyword in low}
-    if present:
-        for rank, detector, keywords in _GATED:
-            if not keywords.isdisjoint(present):
-                found.extend((s, rank, e, detector) for s, e in detector.spans(text, low))
+def _first_seen(low: str) -> dict[str, int]:
+    """Where each gate word first occurs in ``low`` (words that do not occur are absent)."""
+    seen: dict[str, int] = {}
+    for word in _GATE_WORDS:
+        at = low.find(word)
+        if at != -1:
+            seen[word] = at
+    return seen
+
+
+def _triggered(asc: str) -> list[tuple[int, Detector]]:
+    """The patterns whose trigger occurs in ``asc`` (a text's :func:`ascii_forms`)."""
+    found: list[tuple[int, Detector]] = []
+    for pivot, trigger, detectors in _PIVOTS:
+        if pivot in asc and trigger.search(asc) is not None:
+            found.extend(detectors)
+    return found
+
+
+def _candidates(text: str, exhaustive: bool = False) -> list[tuple[int, int, int, Detector]]:
+    """Every detector's finds, by start. A pattern with a trigger is searched when the text
+    holds its trigger, the other patterns only where the lowered text holds one of their
+    keywords; the readers (private keys, labelled values) read every text. ``exhaustive``
+    searches every pattern over the whole text instead: the same finds, slower (the tests
+    compare the two)."""
+    asc, low = ascii_forms(text)
+    seen = None if exhaustive else _first_seen(low)
+    triggered = _TRIGGERED if exhaustive else _triggered(asc)
+    searched = [(rank, d, d.spans(text, low)) for rank, d in triggered]
+    searched += [(rank, d, d.spans(text, low, seen)) for rank, d in _READERS]
+    searched += [
+        (rank, d, d.spans(text, low, seen))
+        for rank, d, keywords in _GATED
+        if seen is None or not keywords.isdisjoint(seen)
+    ]
+    found = [(start, rank, end, d) for rank, d, spans in searched for start, end in spans]
     found.sort(key=lambda c: (c[0], c[1]))
     return found
 
 
-def spans(text: str, allowed: Allowed | None = None) -> Iterator[tuple[Detector, int, int]]:
+def spans(
+    text: str, allowed: Allowed | None = None, exhaustive: bool = False
+) -> Iterator[tuple[Detector, int, int]]:
     """``(detector, start, end)`` of every secret in ``text``, in order, never overlapping."""
     kept: list[tuple[Detector, int, int]] = []
-    for start, _rank, end, detector in _candidates(text):
+    for start, _rank, end, detector in _candidates(text, exhaustive):
         if allowed is not None and allowed(text[start:end]):
             continue
         if kept and start < kept[-1][2]:
@@ -112,21 +165,25 @@ def spans(text: str, allowed: Allowed | None = None) -> Iterator[tuple[Detector,
     return iter(kept)
 
 
-def find(text: str, allowed: Allowed | None = None) -> list[Secret]:
-    """Every secret in ``text``, in order."""
+def find(text: str, allowed: Allowed | None = None, exhaustive: bool = False) -> list[Secret]:
+    """Every secret in ``text``, in order. ``exhaustive=True`` runs every detector over the
+    whole text, ignoring the keywords that gate them: the same answer, slower; for tests."""
     found: list[Secret] = []
     line, counted = 1, 0
-    for detector, start, end in spans(text, allowed):
+    for detector, start, end in spans(text, allowed, exhaustive):
         line += text.count("\n", counted, start)
         counted = start
         found.append(Secret(detector, line, start, end, shown_form(text[start:end])))
     return found
 
 
-def first_per_line(text: str, allowed: Allowed | None = None) -> list[Secret]:
-    """The first secret (by position) of each line that holds one."""
+def first_per_line(
+    text: str, allowed: Allowed | None = None, exhaustive: bool = False
+) -> list[Secret]:
+    """The first secret (by position) of each line that holds one (``exhaustive``: as in
+    :func:`find`)."""
     kept: list[Secret] = []
-    for secret in find(text, allowed):
+    for secret in find(text, allowed, exhaustive):
         if not kept or kept[-1].line != secret.line:
             kept.append(secret)
     return kept
