@@ -42,6 +42,8 @@ COMMAND_MODULES = {
     "import": "engramory.commands.importer",
     "precommit": "engramory.commands.precommit",
     "mcp": "engramory.commands.mcp",
+    "history": "engramory.commands.history",
+    "restore": "engramory.commands.restore",
 }
 
 DESCRIPTION = """\
