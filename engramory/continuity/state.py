@@ -24,7 +24,7 @@ import os
 import stat
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -291,7 +291,8 @@ def locked(
         os.close(fd)
     try:
         try:
-            yield
+            with _snapshots_around(store, leave_no_file):
+                yield
         finally:
             if created and leave_no_file:
                 try:
@@ -301,6 +302,15 @@ def locked(
             _release(fd)
     finally:
         os.close(fd)
+
+
+def _snapshots_around(store: Path, write: bool) -> AbstractContextManager[None]:
+    """Around a store write (a ``leave_no_file`` lock): history snapshots before and after."""
+    if not write:
+        return nullcontext()
+    from engramory.history.auto import around_write  # noqa: PLC0415 - only for writes
+
+    return around_write(os.fspath(store))
 
 
 def _open_lock(path: Path) -> tuple[int, bool]:

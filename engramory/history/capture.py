@@ -63,9 +63,13 @@ def blob_sha(data: bytes) -> str:
 
 def redact(data: bytes) -> tuple[bytes, list[str]]:
     """``data`` with each secret value replaced, and the detectors that matched."""
-    from engramory import secrets  # noqa: PLC0415 - only when a file is read
+    from engramory.secrets.gate import may_hold_secret  # noqa: PLC0415 - the detector's gate
 
     text = data.decode("utf-8", "surrogateescape")
+    if not may_hold_secret(text):
+        return data, []
+    from engramory import secrets  # noqa: PLC0415 - only for a text that may hold one
+
     replaced, found = secrets.replace(text)
     if not found:
         return data, []
