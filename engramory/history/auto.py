@@ -55,8 +55,8 @@ def snapshot_quietly(store: str, reason: str, host: str = "", session: str = "")
 
 def command_name() -> str:
     """The Engramory command running (``new``, ``mcp``...), for a snapshot's reason."""
-    words = [w for w in sys.argv[1:3] if not w.startswith("-")]
-    return " ".join(words[:1]) or "a write"
+    cli = sys.modules.get("engramory.cli")
+    return getattr(cli, "current_command", None) or "a write"
 
 
 @contextmanager
