@@ -3,6 +3,7 @@ a write the pre-write guard never saw, a compaction is preceded by a snapshot.""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -119,3 +120,22 @@ def test_a_shell_deletion_is_in_history_after_post_tool_use(tmp_path: Path) -> N
     assert done.returncode == 0
     newest = repo.log(place(store))[0]
     assert newest.reason == "after a tool call" and newest.count("removed") == 1
+
+
+def vanished_findings(cli, store: Path) -> list[dict]:
+    result = cli("doctor", str(store), "--format", "json")
+    return [f for f in json.loads(result.out)["findings"] if f["rule"] == "notes-vanished"]
+
+
+def test_doctor_reports_notes_vanished_until_they_are_back(cli, tmp_path: Path) -> None:
+    store = make_store(tmp_path / "store", 12)
+    session_start(store, "one")
+    first = repo.head(place(store))
+    for i in range(6):
+        (store / f"note-{i:03d}.md").unlink()
+    assert vanished_findings(cli, store)  # the last snapshot holds them
+    session_start(store, "two")  # the loss is now in a snapshot of its own
+    found = vanished_findings(cli, store)
+    assert len(found) == 1 and f"engramory restore {first[:12]} --apply" in found[0]["message"]
+    assert cli("restore", "--store", str(store), first[:12], "--apply").code == 0
+    assert vanished_findings(cli, store) == []

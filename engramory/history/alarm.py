@@ -68,6 +68,24 @@ def check(place: Place, setting: str | None = None) -> Vanished | None:
     return Vanished(head, when, gone, had)
 
 
+def latest(place: Place, setting: str | None = None) -> Vanished | None:
+    """Notes gone in the newest snapshot (taken after they went, e.g. at session start) when
+    more than the threshold of the notes before it, and still gone now; else ``None``."""
+    newest = repo.log(place, limit=2)
+    if len(newest) < 2 or "notes" not in newest[0].fields:
+        return None
+    snap, parent = newest
+    had = snap.count("notes") - snap.count("added") + snap.count("removed")
+    if snap.count("removed") <= threshold(had, setting):
+        return None
+    then = repo.tree(place, parent.id)
+    now = {rel for rel, _ in capture.kept_paths(place.store)}
+    gone = gone_notes(then, dict.fromkeys(now))
+    if len(gone) <= threshold(had, setting):
+        return None
+    return Vanished(parent.id, parent.time, gone, had)
+
+
 def reminder(found: Vanished, after: str | None) -> str:
     """The session-start lines: how many went, when, and the commands that bring them back."""
     stamp = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(found.when))

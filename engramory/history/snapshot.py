@@ -227,6 +227,7 @@ def _take_locked(place: Place, reason: str, context: dict[str, str]) -> Result:
         if e.data is None and before.get(rel) != (e.sha, e.mode)
     ]
     known = repo.blobs(place, missing) if missing else {}
+    context = {**context, "notes": str(sum(1 for rel in taken.files if rel != INDEX_NAME))}
     text = message(reason, context, change, (lines_before, lines_after), redacted)
     feed = stream(parent, before, taken, text, known)
     gitrun.run(place.git_dir, ["fast-import", "--quiet", "--done"], data=feed)
