@@ -378,3 +378,13 @@ def test_a_note_moved_to_the_archive_is_not_gone() -> None:
     then = dict.fromkeys(["MEMORY.md", "a.md", "b.md"])
     now = dict.fromkeys(["MEMORY.md", "archive/a.md"])
     assert alarm.gone_notes(then, now) == ["b.md"]
+
+
+def test_uninstall_keeps_history_and_says_where(cli, project: Path, tmp_path: Path) -> None:
+    store = make_store(tmp_path / "store", 1)
+    snapshot.take(place(store), "first")
+    assert cli("init", "claude").code == 0
+    result = cli("uninstall", "claude")
+    assert result.code == 0
+    assert f"store history kept in {location.base_dir()}" in result.out
+    assert Path(place(store).git_dir).is_dir()

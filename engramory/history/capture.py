@@ -102,6 +102,11 @@ def kept_paths(root: str) -> list[tuple[str, os.stat_result]]:
     return sorted(found)
 
 
+def stamp_list(info: os.stat_result) -> list[int]:
+    """:func:`stamp_of` as the cache stores it."""
+    return [info.st_size, info.st_mtime_ns, info.st_ino, stat.S_IMODE(info.st_mode)]
+
+
 def stamp_of(info: os.stat_result) -> Stamp:
     return Stamp(info.st_size, info.st_mtime_ns, info.st_ino, stat.S_IMODE(info.st_mode))
 
@@ -120,10 +125,13 @@ def read_entry(root: str, rel: str) -> Entry | None:
     return Entry(blob_sha(kept), stamp.mode, redacted, stamp if fresh else None, kept)
 
 
-def capture(root: str, cache: dict[str, Entry]) -> Capture:
-    """The store as a snapshot keeps it, reusing ``cache`` for files whose stamp matches."""
+def capture(
+    root: str, cache: dict[str, Entry], paths: list[tuple[str, os.stat_result]] | None = None
+) -> Capture:
+    """The store as a snapshot keeps it, reusing ``cache`` for files whose stamp matches
+    (``paths``: :func:`kept_paths`, when the caller has it already)."""
     taken = Capture()
-    for rel, info in kept_paths(root):
+    for rel, info in kept_paths(root) if paths is None else paths:
         known = cache.get(rel)
         if known is not None and known.stamp == stamp_of(info):
             taken.files[rel] = Entry(known.sha, known.mode, known.redacted, known.stamp)

@@ -87,22 +87,45 @@ def history_lock(place: Place, timeout: float = LOCK_TIMEOUT) -> Iterator[None]:
 # --- the cache of what was read -------------------------------------------------------------
 
 
-def load_cache(place: Place, head: str | None) -> tuple[dict[str, capture.Entry], int | None]:
-    """The entries read for ``head`` and its index lines; empty when stale or unreadable."""
+def read_cache(place: Place) -> dict | None:
+    """The cache as stored (``head``, ``index_lines``, ``files``), or ``None`` when unreadable."""
     try:
         raw = json.loads(fsutil.read_bounded(os.path.join(place.git_dir, CACHE_NAME), CACHE_LIMIT))
-        if raw.get("head") != head or not isinstance(raw.get("files"), dict):
-            return {}, None
+    except (OSError, ValueError):
+        return None
+    if not isinstance(raw, dict) or not isinstance(raw.get("files"), dict):
+        return None
+    return raw
+
+
+def unchanged(raw: dict | None, head: str | None, paths: list[tuple[str, os.stat_result]]) -> bool:
+    """Whether every kept file still has the stamp the cache of ``head`` holds (the hot path:
+    a session start with nothing changed reads no file and runs no git)."""
+    if head is None or raw is None or raw.get("head") != head or len(raw["files"]) != len(paths):
+        return False
+    files = raw["files"]
+    for rel, info in paths:
+        known = files.get(rel)
+        if not isinstance(known, list) or len(known) != 4 or known[3] != capture.stamp_list(info):
+            return False
+    return True
+
+
+def load_cache(raw: dict | None, head: str | None) -> tuple[dict[str, capture.Entry], int | None]:
+    """The entries read for ``head`` and its index lines; empty when stale or unreadable."""
+    if raw is None or raw.get("head") != head:
+        return {}, None
+    try:
         entries = {
             rel: capture.Entry(
                 str(sha), int(mode), [str(d) for d in redacted], capture.Stamp(*map(int, stamp))
             )
             for rel, (sha, mode, redacted, stamp) in raw["files"].items()
         }
-        lines = raw.get("index_lines")
-        return entries, lines if isinstance(lines, int) else None
-    except (OSError, ValueError, TypeError, AttributeError):
+    except (ValueError, TypeError):
         return {}, None  # a corrupt cache is ignored and rebuilt, never trusted
+    lines = raw.get("index_lines")
+    return entries, lines if isinstance(lines, int) else None
 
 
 def save_cache(place: Place, head: str, taken: capture.Capture, index_lines: int | None) -> None:
@@ -116,7 +139,10 @@ def save_cache(place: Place, head: str, taken: capture.Capture, index_lines: int
         for rel, e in taken.files.items()
         if e.stamp is not None
     }
-    text = json.dumps({"head": head, "index_lines": index_lines, "files": files})
+    complete = len(files) == len(taken.files)  # then it gives the whole tree of ``head``
+    text = json.dumps(
+        {"head": head, "index_lines": index_lines, "complete": complete, "files": files}
+    )
     fsutil.write_atomic(os.path.join(place.git_dir, CACHE_NAME), text.encode(), 0o600)
 
 
@@ -204,19 +230,26 @@ def take(place: Place, reason: str, context: dict[str, str] | None = None) -> Re
 
 def _take_locked(place: Place, reason: str, context: dict[str, str]) -> Result:
     parent = repo.head(place)
-    cache, lines_before = load_cache(place, parent)
-    taken = capture.capture(place.store, cache)
+    raw = read_cache(place)
+    paths = capture.kept_paths(place.store)
+    if raw is not None and unchanged(raw, parent, paths):
+        redacted = [str(d) for known in raw["files"].values() for d in known[2]]
+        return Result(None, parent, Change(), redacted, [])
+    cache, lines_before = load_cache(raw, parent)
+    taken = capture.capture(place.store, cache, paths)
     redacted = [d for e in taken.files.values() for d in e.redacted]
     before = {rel: (e.sha, e.mode) for rel, e in cache.items()}
-    if parent is not None and (
-        not cache or before.keys() != taken.files.keys() or _any_read(taken)
-    ):
+    if parent is not None and not (cache and raw is not None and raw.get("complete") is True):
         before = repo.tree(place, parent)
     if parent is not None and before == taken.manifest():
         save_cache(place, parent, taken, lines_before)
         return Result(None, parent, Change(), redacted, taken.skipped)
     change = compare(before, taken.manifest())
-    lines_after = _index_lines(place, taken)
+    index_entry = taken.files.get(INDEX_NAME)
+    if index_entry is not None and index_entry.data is None and lines_before is not None:
+        lines_after: int | None = lines_before  # the index is as the cache knew it
+    else:
+        lines_after = _index_lines(place, taken)
     if parent is not None and lines_before is None and INDEX_NAME in before:
         lines_before = count_lines(
             repo.blobs(place, [before[INDEX_NAME][0]])[before[INDEX_NAME][0]]
@@ -236,10 +269,6 @@ def _take_locked(place: Place, reason: str, context: dict[str, str]) -> Result:
         raise location.broken(place, "fast-import did not move the history ref")
     save_cache(place, commit, taken, lines_after)
     return Result(commit, parent, change, redacted, taken.skipped)
-
-
-def _any_read(taken: capture.Capture) -> bool:
-    return any(e.data is not None for e in taken.files.values())
 
 
 def _index_lines(place: Place, taken: capture.Capture) -> int | None:
