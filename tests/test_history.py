@@ -363,7 +363,8 @@ def test_engramory_writes_snapshot_before_and_after(cli, tmp_path: Path) -> None
     reasons = [s.reason for s in repo.log(place(store))]
     assert reasons == ["after new", "before new"]
     first = repo.tree(place(store), ids(store)[1])
-    assert "by-hand.md" in first and "user-role.md" not in first and "role.md" not in first
+    assert "by-hand.md" in first and "role.md" not in first
+    assert "role.md" in repo.tree(place(store), ids(store)[0])
 
 
 @pytest.mark.parametrize(
@@ -388,3 +389,36 @@ def test_uninstall_keeps_history_and_says_where(cli, project: Path, tmp_path: Pa
     assert result.code == 0
     assert f"store history kept in {location.base_dir()}" in result.out
     assert Path(place(store).git_dir).is_dir()
+
+
+def test_note_names_with_quotes_spaces_and_accents_round_trip(cli, tmp_path: Path) -> None:
+    store = make_store(tmp_path / "store", 1)
+    odd = store / 'it\'s "odd" é\t.md'
+    odd.write_text("odd name\n")
+    snapshot.take(place(store), "first")
+    assert odd.name in repo.tree(place(store), repo.head(place(store)))
+    odd.unlink()
+    assert cli("restore", "--store", str(store), "HEAD", "--apply").code == 0
+    assert odd.read_text() == "odd name\n"
+
+
+def test_a_failing_history_never_fails_the_write_and_says_so_once(
+    cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from engramory.history import auto
+
+    monkeypatch.setattr(auto, "_said", [])
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("a file where the history folder should be\n")
+    monkeypatch.setenv("ENGRAMORY_HISTORY_DIR", str(blocker / "history"))
+    store = make_store(tmp_path / "store", 1)
+    made = cli("new", "user", "role", "--description", "Role", "--store", str(store))
+    assert (made.code == 0 and (store / "user-role.md").exists()) or (store / "role.md").exists()
+    assert made.err.count("history snapshot skipped") == 1
+
+
+def test_history_off_takes_no_automatic_snapshot(cli, tmp_path, monkeypatch) -> None:
+    monkeypatch.setenv("ENGRAMORY_HISTORY", "off")
+    store = make_store(tmp_path / "store", 1)
+    assert cli("new", "user", "role", "--description", "Role", "--store", str(store)).code == 0
+    assert not location.exists(place(store))

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from engramory.caps import INDEX_NAME
 from engramory.history import capture, repo
 from engramory.history.location import Place
+from engramory.history.snapshot import read_cache, unchanged
 from engramory.textfmt import plural
 
 ENV_ALARM = "ENGRAMORY_DELETE_ALARM"
@@ -58,8 +59,12 @@ def check(place: Place, setting: str | None = None) -> Vanished | None:
     head = repo.head(place)
     if head is None:
         return None
+    paths = capture.kept_paths(place.store)
+    raw = read_cache(place)
+    if raw is not None and unchanged(raw, head, paths):
+        return None  # every file as the last snapshot left it: no git run at all
     then = repo.tree(place, head)
-    now = {rel for rel, _ in capture.kept_paths(place.store)}
+    now = {rel for rel, _ in paths}
     gone = gone_notes(then, dict.fromkeys(now))
     had = len([rel for rel in then if rel != INDEX_NAME])
     if not gone or len(gone) <= threshold(had, setting):
