@@ -24,7 +24,7 @@ import os
 import stat
 import time
 from collections.abc import Iterator
-from contextlib import AbstractContextManager, contextmanager, nullcontext
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -289,10 +289,11 @@ def locked(
             break
         _release(fd)
         os.close(fd)
+    if leave_no_file:  # a store write: history keeps the store as it was before it
+        _snapshot(store, "before")
     try:
         try:
-            with _snapshots_around(store, leave_no_file):
-                yield
+            yield
         finally:
             if created and leave_no_file:
                 try:
@@ -302,15 +303,15 @@ def locked(
             _release(fd)
     finally:
         os.close(fd)
+        if leave_no_file:  # ... and after it, once the lock is released (others may write)
+            _snapshot(store, "after")
 
 
-def _snapshots_around(store: Path, write: bool) -> AbstractContextManager[None]:
-    """Around a store write (a ``leave_no_file`` lock): history snapshots before and after."""
-    if not write:
-        return nullcontext()
-    from engramory.history.auto import around_write  # noqa: PLC0415 - only for writes
+def _snapshot(store: Path, when: str) -> None:
+    """A history snapshot around a store write (issue 37); best effort, never raises."""
+    from engramory.history import auto  # noqa: PLC0415 - only for writes
 
-    return around_write(os.fspath(store))
+    auto.around_write(os.fspath(store), when)
 
 
 def _open_lock(path: Path) -> tuple[int, bool]:

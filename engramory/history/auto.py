@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Iterable
 
 from engramory.caps import INDEX_NAME
 
 ENV_SWITCH = "ENGRAMORY_HISTORY"
+BEFORE_WAIT = 0.2
 _said: list[str] = []
 
 
@@ -38,16 +38,21 @@ def _say_once(error: BaseException) -> None:
     print(printable(f"engramory: history snapshot skipped: {error}"), file=sys.stderr)
 
 
-def snapshot_quietly(store: str, reason: str, host: str = "", session: str = "") -> str | None:
-    """Snapshot ``store``; the new id, the last one when nothing changed, ``None`` on failure."""
+def snapshot_quietly(
+    store: str, reason: str, host: str = "", session: str = "", lock_wait: float | None = None
+) -> str | None:
+    """Snapshot ``store``; the new id, the last one when nothing changed, ``None`` on failure
+    (or when ``lock_wait`` seconds pass while another process is snapshotting it)."""
     if not enabled() or not os.path.isdir(store):
         return None
     try:
         from engramory.history import location, snapshot  # noqa: PLC0415
 
         context = {k: v for k, v in (("host", host), ("session", session)) if v}
-        result = snapshot.take(location.place_of(store), reason, context)
+        result = snapshot.take(location.place_of(store), reason, context, lock_wait)
         return result.commit or result.parent
+    except snapshot.BusyError:
+        return None
     except Exception as exc:
         _say_once(exc)
         return None
@@ -59,15 +64,11 @@ def command_name() -> str:
     return getattr(cli, "current_command", None) or "a write"
 
 
-@contextmanager
-def around_write(store: str) -> Iterator[None]:
-    """Snapshot ``store`` before the block (an Engramory write) and after it."""
-    name = command_name()
-    snapshot_quietly(store, f"before {name}", "engramory")
-    try:
-        yield
-    finally:
-        snapshot_quietly(store, f"after {name}", "engramory")
+def around_write(store: str, when: str) -> None:
+    """The snapshot ``before`` an Engramory write (under the store lock: it waits for no
+    other snapshot, one running now keeps the same state) or ``after`` it."""
+    wait = BEFORE_WAIT if when == "before" else None
+    snapshot_quietly(store, f"{when} {command_name()}", "engramory", lock_wait=wait)
 
 
 def session_start(store: str, host: str, session: str) -> str:

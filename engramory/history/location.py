@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import tempfile
 from dataclasses import dataclass
 
 from engramory import fsutil
@@ -72,7 +73,7 @@ def ensure(place: Place) -> None:
     temp = f"{place.git_dir}.new-{os.getpid()}"
     gitrun.run(temp, ["init", "--quiet", "--bare", "--template=", temp])
     os.chmod(temp, 0o700)
-    fsutil.write_atomic(os.path.join(temp, STORE_RECORD), place.store.encode() + b"\n", 0o600)
+    write_private(os.path.join(temp, STORE_RECORD), place.store.encode() + b"\n")
     gitrun.run(temp, ["symbolic-ref", "HEAD", REF])
     try:
         os.rename(temp, place.git_dir)
@@ -80,6 +81,24 @@ def ensure(place: Place) -> None:
         import shutil  # noqa: PLC0415
 
         shutil.rmtree(temp, ignore_errors=True)
+
+
+def write_private(path: str, data: bytes) -> None:
+    """Replace a file of the history folder (mode 0600; temp file + rename). Not the store's
+    write path: these files are Engramory's own, and a lost cache is rebuilt."""
+    folder = os.path.dirname(path)
+    fd, temp = tempfile.mkstemp(prefix=".engramory-", suffix=".tmp", dir=folder)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+        os.chmod(temp, 0o600)
+        os.replace(temp, path)
+    except BaseException:
+        try:
+            os.unlink(temp)
+        except OSError:
+            pass
+        raise
 
 
 def broken(place: Place, reason: str) -> HistoryBrokenError:

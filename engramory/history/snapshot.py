@@ -57,11 +57,16 @@ def compare(before: dict[str, tuple[str, int]], after: dict[str, tuple[str, int]
     )
 
 
+class BusyError(gitrun.GitError):
+    """Another process held the history lock for longer than the caller would wait."""
+
+
 @contextmanager
-def history_lock(place: Place, timeout: float = LOCK_TIMEOUT) -> Iterator[None]:
+def history_lock(place: Place, timeout: float | None = None) -> Iterator[None]:
     """Hold the lock on a store's history (a file beside its repository)."""
     from engramory.continuity.state import _release, _try_lock  # noqa: PLC0415
 
+    timeout = LOCK_TIMEOUT if timeout is None else timeout
     fd = os.open(place.lock, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o600)
     try:
         deadline = time.monotonic() + timeout
@@ -71,7 +76,7 @@ def history_lock(place: Place, timeout: float = LOCK_TIMEOUT) -> Iterator[None]:
                 break
             except OSError:
                 if time.monotonic() >= deadline:
-                    raise gitrun.GitError(
+                    raise BusyError(
                         f"timed out after {timeout:g}s waiting for {place.lock}: another "
                         "Engramory process is taking a snapshot; try again"
                     ) from None
@@ -143,7 +148,7 @@ def save_cache(place: Place, head: str, taken: capture.Capture, index_lines: int
     text = json.dumps(
         {"head": head, "index_lines": index_lines, "complete": complete, "files": files}
     )
-    fsutil.write_atomic(os.path.join(place.git_dir, CACHE_NAME), text.encode(), 0o600)
+    location.write_private(os.path.join(place.git_dir, CACHE_NAME), text.encode())
 
 
 # --- the commit -----------------------------------------------------------------------------
@@ -220,11 +225,17 @@ def stream(
     return b"".join(parts)
 
 
-def take(place: Place, reason: str, context: dict[str, str] | None = None) -> Result:
-    """Snapshot the store of ``place`` now (creating its history when needed)."""
+def take(
+    place: Place,
+    reason: str,
+    context: dict[str, str] | None = None,
+    lock_wait: float | None = None,
+) -> Result:
+    """Snapshot the store of ``place`` now (creating its history when needed), waiting at
+    most ``lock_wait`` seconds for another snapshot of it (default: 30)."""
     gitrun.git_path()
     location.ensure(place)
-    with history_lock(place):
+    with history_lock(place, lock_wait):
         return _take_locked(place, reason, context or {})
 
 
