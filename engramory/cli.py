@@ -42,6 +42,8 @@ COMMAND_MODULES = {
     "import": "engramory.commands.importer",
     "precommit": "engramory.commands.precommit",
     "mcp": "engramory.commands.mcp",
+    "history": "engramory.commands.history",
+    "restore": "engramory.commands.restore",
 }
 
 DESCRIPTION = """\
@@ -72,6 +74,9 @@ examples:
 
 exit codes: 0 ok, 1 findings, 2 index over its hard cap (check),
             64 usage error, 66 input missing or unreadable"""
+
+
+current_command: str | None = None  # the command main() is running
 
 
 class ArgumentParser(argparse.ArgumentParser):
@@ -132,6 +137,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if run is None:
         parser.print_help(sys.stderr)
         return EXIT_USAGE
+    global current_command  # noqa: PLW0603 - read by history snapshots for their reason
+    current_command = args.command
     try:
         code = run(args)
         sys.stdout.flush()  # surface a closed pipe here, not as noise at interpreter exit

@@ -22,12 +22,15 @@ def _clean_engramory_env(
 ) -> None:
     """Tests start without any ENGRAMORY_* setting from the developer's shell, and with an
     empty Claude Code configuration folder (discovery falls back to the project's Claude
-    Code auto-memory folder: the developer's own must never be found)."""
+    Code auto-memory folder: the developer's own must never be found), and a fresh
+    $XDG_STATE_HOME (where store histories go)."""
     for name in list(os.environ):
         if name.startswith("ENGRAMORY_"):
             monkeypatch.delenv(name)
     monkeypatch.delenv("CLAUDE_COWORK_MEMORY_PATH_OVERRIDE", raising=False)
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path_factory.mktemp("claude-config")))
+    # history (issue 37) lives under $XDG_STATE_HOME: never the developer's own
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path_factory.mktemp("state")))
 
 
 class Result:

@@ -54,6 +54,9 @@ AREA_WHY = {
     "twice and the copies drift apart.",
     "secrets": "The store is plain text an agent pastes into every session; a credential "
     "written there leaks into transcripts, commits and other tools.",
+    "history": "Hosts delete memory themselves (a background consolidation, a session "
+    "cleanup) without passing a hook; the store's history is what can give it back, and only "
+    "while someone notices.",
 }
 
 

@@ -28,6 +28,7 @@ ISSUE_CATALOGUE += ["secret-value", "personal-data"]  # issue 14: secrets
 ISSUE_CATALOGUE += ["near-duplicate"]  # issue 14: dupes
 # issue 32: a symlinked folder leading out, after directory-unreadable
 ISSUE_CATALOGUE.insert(ISSUE_CATALOGUE.index("directory-unreadable") + 1, "symlink-escape")
+ISSUE_CATALOGUE += ["notes-vanished"]  # issue 37: history
 
 
 def broken_store(root: Path) -> Path:

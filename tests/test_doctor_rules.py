@@ -21,6 +21,8 @@ def build(example: Example, root: Path) -> Path:
     """Write the example's store at ``root / "store"`` (and its outside files beside it)."""
     store = root / "store"
     store.mkdir()
+    if example.history:
+        snapshot_first(store, example.history)
     for rel, text in example.outside.items():
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
         (root / rel).write_text(text, encoding="utf-8")
@@ -33,6 +35,19 @@ def build(example: Example, root: Path) -> Path:
         (store / rel).parent.mkdir(parents=True, exist_ok=True)
         os.symlink(target, store / rel)
     return store
+
+
+def snapshot_first(store: Path, files: dict[str, str]) -> None:
+    """Write ``files`` (with an index), take a history snapshot, then empty the store."""
+    from engramory.history import location, snapshot
+
+    earlier = Example("", files)
+    for rel, text in earlier.tree().items():
+        (store / rel).parent.mkdir(parents=True, exist_ok=True)
+        (store / rel).write_text(text, encoding="utf-8")
+    snapshot.take(location.place_of(str(store)), "example")
+    for rel in earlier.tree():
+        (store / rel).unlink()
 
 
 def cases() -> list:

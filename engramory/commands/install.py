@@ -262,7 +262,22 @@ def _host_options(args: argparse.Namespace) -> dict[str, str]:
 def run_uninstall(args: argparse.Namespace) -> int:
     options = install.Options(host_options=_host_options(args))
     plan = install.plan_uninstall(_layout(args), options)
-    return install.execute(plan, args.dry_run, _say)
+    code = install.execute(plan, args.dry_run, _say)
+    _say_where_history_is()
+    return code
+
+
+def _say_where_history_is() -> None:
+    """Uninstall never deletes a store's history (issue 37): say where it is kept."""
+    from engramory.history.location import base_dir  # noqa: PLC0415
+
+    if os.path.isdir(base_dir()):
+        print(
+            printable(
+                f"store history kept in {base_dir()} (not deleted; "
+                "`engramory history forget --yes` deletes a store's)"
+            )
+        )
 
 
 MCP_FOOTER = (

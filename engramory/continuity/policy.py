@@ -29,6 +29,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from engramory.continuity import state as continuity
+from engramory.history.auto import session_start as history_session_start
+from engramory.history.auto import snapshot_quietly
 from engramory.install.hookwiring import SYNC_SCRIPT, powershell_quote
 from engramory.store import breach, discovery
 from engramory.store.caps import OK, Caps, Measurement, caps_from
@@ -334,6 +336,7 @@ def handle(payload: object, store: Path, host: str, mode: str) -> Reply:
                 continuity.mark_dirty(store, sid, host, mode)
             return Reply(QUIET, event="UserPromptSubmit")
         if event == "PreCompact":
+            snapshot_quietly(str(store), "before compaction", host, sid)
             session = continuity.record_precompact(store, sid, host, mode, trigger)
             return precompact_reply(store, sid, trigger, session)
         return Reply(WARN, f"Engramory: unsupported hook event {event[:40]!r}; nothing recorded.")
@@ -346,9 +349,11 @@ def handle(payload: object, store: Path, host: str, mode: str) -> Reply:
 def _session_start(store: Path, sid: str, host: str, mode: str, source: object) -> Reply:
     from engramory.cuts.hint import session_hint  # noqa: PLC0415
 
-    warning = " ".join(
+    alarm = history_session_start(str(store), host, sid)  # snapshot; notes gone since the last
+    cut = " ".join(
         part for part in (measured_index_warning(store), session_hint(store, host)) if part
     )
+    warning = "\n".join(part for part in (cut, alarm) if part)
     try:
         continuity.record_session_start(store, sid, host, mode, source)
     except continuity.StateError as exc:

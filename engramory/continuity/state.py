@@ -290,6 +290,8 @@ def locked(
             break
         _release(fd)
         os.close(fd)
+    if leave_no_file:  # a store write: history keeps the store as it was before it
+        _snapshot(store, "before")
     try:
         try:
             yield
@@ -302,6 +304,15 @@ def locked(
             _release(fd)
     finally:
         os.close(fd)
+        if leave_no_file:  # ... and after it, once the lock is released (others may write)
+            _snapshot(store, "after")
+
+
+def _snapshot(store: Path, when: str) -> None:
+    """A history snapshot around a store write (issue 37); best effort, never raises."""
+    from engramory.history import auto  # noqa: PLC0415 - only for writes
+
+    auto.around_write(os.fspath(store), when)
 
 
 def _open_lock(path: Path) -> tuple[int, bool]:

@@ -203,8 +203,9 @@ class Example:
     pointer line per top-level note (see :meth:`tree`). ``symlinks`` maps a
     path to its link target, ``outside`` holds files beside the store (targets
     of links that leave it), ``sizes`` makes a file of that many bytes,
-    ``modes`` sets permission bits (an unreadable file or directory), and
-    ``flags`` are extra ``engramory doctor`` flags.
+    ``modes`` sets permission bits (an unreadable file or directory),
+    ``flags`` are extra ``engramory doctor`` flags, and ``history`` is the store
+    as its last history snapshot held it (written and snapshotted first).
     """
 
     text: str
@@ -215,6 +216,7 @@ class Example:
     sizes: Mapping[str, int] = field(default_factory=dict)
     modes: Mapping[str, int] = field(default_factory=dict)
     flags: tuple[str, ...] = ()
+    history: Mapping[str, str] = field(default_factory=dict)
 
     def tree(self) -> dict[str, str]:
         """``files``, plus the generated index when the example wants one."""

@@ -144,12 +144,34 @@ def check(
     to undo, or silence. ``index``: the store's index when the handler was registered with
     ``--index``; else the index is the one the call named, or the one found from its cwd."""
     found = touched(calls, environ, index)
+    _snapshot_touched(found, calls, environ, index)
     verdicts = []
     if found.index:
         verdicts.append(_index_verdict(found, calls, environ, index))
     for note in found.notes:
         verdicts.append(note_secret(note, found.carried[note]))
     return service.strongest(verdicts)
+
+
+def _snapshot_touched(
+    found: Touched,
+    calls: list[ToolCall],
+    environ: dict[str, str] | os._Environ[str],
+    index: str | None,
+) -> None:
+    """History (issue 37): snapshot each store the calls may have written into (best effort;
+    a write the pre-write guard never saw is kept all the same)."""
+    paths = [*found.index_paths, *found.notes]
+    pinned = index or service.index_path(environ)
+    if pinned is not None:
+        paths.append(pinned)
+    elif found.index and not found.index_paths:
+        located = service.index_after(next((c.cwd for c in calls if c.cwd), None), environ)
+        paths += [located[0]] if located else []
+    if paths:
+        from engramory.history.auto import after_tool  # noqa: PLC0415 - off the hook's path
+
+        after_tool(paths)
 
 
 def _index_verdict(

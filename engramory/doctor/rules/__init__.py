@@ -10,7 +10,7 @@ its id, severity, summary, fix and examples (see :func:`..model.rule`).
 from __future__ import annotations
 
 from engramory.doctor.model import Rule, catalogue
-from engramory.doctor.rules import content, duplicates, index, notes, schema, secrets
+from engramory.doctor.rules import content, duplicates, history, index, notes, schema, secrets
 
 REGISTRY: tuple[Rule, ...] = (
     index.no_index,
@@ -68,6 +68,8 @@ REGISTRY: tuple[Rule, ...] = (
     secrets.personal_data,
     # issue 14: dupes
     duplicates.near_duplicate,
+    # issue 37: history
+    history.notes_vanished,
 )
 
 RULES: dict[str, Rule] = catalogue(REGISTRY)
