@@ -194,8 +194,8 @@ def test_a_long_command_is_parsed(tmp_path: Path) -> None:
 
 
 def test_too_many_words_to_look_up_are_parsed(tmp_path: Path) -> None:
-    (tmp_path / "M").write_text("x\n")
-    index = str(tmp_path / "M")
+    (tmp_path / "the-index").write_text("x\n")
+    index = str(tmp_path / "the-index")
     short = "git commit -m '" + " ".join(f"w{i}" for i in range(10)) + "'"
     command = "git commit -m '" + " ".join(f"w{i}" for i in range(shellgate.MAX_WORDS)) + "'"
     assert not shellgate.may_concern_store(short, str(tmp_path), {}, index)
