@@ -18,15 +18,13 @@ import sys
 from pathlib import Path
 
 import pytest
+import test_shell_groundtruth as groundtruth
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conftest import REPO
 from engramory.guard import service, shellgate, shellparse
 from engramory.guard.decision import DENY
-
-sys.path.insert(0, str(REPO / "tests"))
-import test_shell_groundtruth as groundtruth  # noqa: E402
 
 EVERYDAY = (
     "python3 -m pytest",
@@ -110,7 +108,9 @@ def aliased(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return scratch_with_aliases(tmp_path_factory.mktemp("gate"))
 
 
-@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=400, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(command=commands(), by_path=st.booleans())
 def test_gate_passes_every_generated_command_the_parser_denies(
     aliased: Path, command: str, by_path: bool, monkeypatch
@@ -213,3 +213,24 @@ def test_cline_commands_escaped_twice_still_show_their_writers() -> None:
 
     assert cline.may_concern_index(payload(["echo x\nrm -rf store"]), {}, None)
     assert not cline.may_concern_index(payload(["echo x\nls"]), {}, None)
+
+
+@pytest.mark.parametrize("host", ["claude", "codex"])
+def test_the_dialects_apply_the_gate_on_the_raw_payload(host: str, tmp_path: Path) -> None:
+    """Claude Code's and Codex's shell calls are gated before the payload is parsed."""
+    from engramory.hosts import entry
+
+    work = scratch_with_aliases(tmp_path)
+    index = str(work / "MEMORY.md")
+
+    def concerns(command: str, cwd: Path = work) -> bool:
+        payload = {"tool_name": "Bash", "cwd": str(cwd), "tool_input": {"command": command}}
+        raw = json.dumps(payload).encode()
+        return entry.dialect(host).may_concern_index(raw, {}, index)
+
+    assert not concerns("python3 -m pytest")
+    assert not concerns("git commit -m 'say \"hi\"'")  # escaped quotes, still read
+    assert concerns("rm -rf store")
+    assert concerns("echo x >> shortcut")  # an alias: looked up from the payload's cwd
+    assert not concerns("echo x >> shortcut", cwd=tmp_path)  # no such file there
+    assert concerns("git commit -m caf\u00e9")  # json.dumps writes a \\u escape: parsed

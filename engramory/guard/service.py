@@ -231,8 +231,8 @@ def shell_may_write(command: bytes) -> bool:
     # A command inside a JSON string inside a JSON string (Cline's ``commands``) escapes its
     # line breaks twice (``\\\\n``): they separate words too, or ``x\\\\nrm`` hides ``rm``.
     twice = low.replace(b"\\\\n", b" ").replace(b"\\\\t", b" ").replace(b"\\\\r", b" ")
-    for text in (low, twice) if twice != low else (low,):
-        text = text.replace(b"\\\\", b"").replace(b"\\n", b" ").replace(b"\\t", b" ")
+    for escaped in (low, twice) if twice != low else (low,):
+        text = escaped.replace(b"\\\\", b"").replace(b"\\n", b" ").replace(b"\\t", b" ")
         text = text.replace(b"\\r", b" ").translate(None, b"\\'\"")
         for word in text.translate(_WORD_BYTES).split():
             if word in SHELL_WRITERS or word.rstrip(b"0123456789.") in SHELL_WRITERS:

@@ -96,15 +96,14 @@ def _known_index(environ: dict[str, str] | os._Environ[str], index: str | None) 
     return os.path.expanduser(index) if index else None
 
 
-def _names_store_file(joined: str, environ: dict[str, str] | os._Environ[str], known: str | None) -> bool:
+def _names_store_file(
+    joined: str, environ: dict[str, str] | os._Environ[str], known: str | None
+) -> bool:
     """Rule 3: ``.md``, the index's name, or the known index's file name in the text."""
     names = [".md", service.index_name(environ).lower()]
     if known is not None:
         names.append(os.path.basename(known.replace("\\", "/").rstrip("/")).lower())
-    for name in names:
-        if not name or any(c in name for c in "\\'\"\n") or name in joined:
-            return True
-    return False
+    return any(not name or any(c in name for c in "\\'\"\n") or name in joined for name in names)
 
 
 def _words(joined: str) -> list[str]:
