@@ -305,11 +305,13 @@ def installed_hook(tmp: Path) -> tuple[str, Path]:
          str(wheel)], check=True, **quiet,
     )  # fmt: skip
     where = subprocess.run(
-        [str(python), "-c", "from engramory import resources; "
+        [str(python), "-I", "-c", "from engramory import resources; "
          "print(resources.shipped_path('hooks/engramory_index_guard.py'))"],
-        capture_output=True, text=True, check=True,
+        capture_output=True, text=True, check=True, cwd=tmp,
     ).stdout.strip()  # fmt: skip
-    return str(python), Path(where)
+    hook = Path(where)
+    assert venv.resolve() in hook.resolve().parents, f"{hook} is not the installed wheel's"
+    return str(python), hook
 
 
 def main() -> int:
