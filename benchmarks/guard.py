@@ -151,7 +151,7 @@ def host_payloads(store: Path) -> dict[str, dict[str, object]]:
             "store note write": claude_like(
                 "Write", {"file_path": str(store / "deploy.md"), "content": note}
             ),
-            "shell parsed in full": claude_like(
+            "shell writing elsewhere (tee)": claude_like(
                 "Bash", {"command": "pytest -q tests/ 2>&1 | tee build.log > /dev/null"}
             ),
             "denied shell write": claude_like(
