@@ -1,35 +1,39 @@
 """Cost of the index guard hook on every tool call, per host, next to the interpreter's start-up.
 
-Reproduce (from the repository root):
+Reproduce (from the repository root; needs ``hatchling``, as the ``test`` extra has it):
 
-    python benchmarks/guard.py [--runs 40] [--python /path/to/python3] [--hosts claude,codex]
+    python benchmarks/guard.py [--runs 40] [--hosts claude,codex] [--checkout]
 
-The hook runs before every edit an agent makes, on any file, so its floor is
-the interpreter start-up. For each host with a guard dialect (Claude Code,
-Codex, Gemini CLI, Copilot, Cursor, Cline, Kiro CLI, Hermes; OpenCode and OpenClaw as
-their plugins call it: what the plugin itself adds is ``benchmarks/plugins.py``) this script
-times the hook as the
-installer registers it (``python -I -S hooks/engramory_index_guard.py --host
-HOST --index STORE/MEMORY.md``) on that host's own payloads: a write to
-another file, a shell command that cannot write, an edit of a 150-line index
-(for Codex an ``apply_patch`` of it), and a denied write of 250 lines to the
-index (and, for Claude Code, a write of a note beside the index: scanned for a
-secret). Runs are interleaved with ``python -I -S -c pass`` (one floor run before
-each hook run), and each row is the median of the hook's times over the median
-of the floor's, so a machine that slows down for a while slows both alike.
-Claude Code also gets a Bash command parsed in full, a denied Bash write, and
-its non-index Write registered the way the earlier implementation did
-(``python script.py``: site-packages imported).
+What it runs: the hook as users run it. The repository is built into a wheel
+(``pip wheel --no-deps --no-build-isolation``), installed into a fresh venv
+(``python -m venv --without-pip`` + ``pip --python VENV install``: pip compiles every
+module to ``__pycache__`` on install, so the hook loads bytecode), and the venv's
+interpreter runs ``python -I -S <site-packages>/engramory/_shipped/hooks/
+engramory_index_guard.py --host HOST --index STORE/MEMORY.md``, as ``engramory
+init`` registers it. ``--checkout`` runs ``hooks/engramory_index_guard.py`` of the
+checkout with ``--python`` instead (no build; ``__pycache__`` written on first run).
 
-Targets: every host's non-index write and non-index shell <= 1.5x the floor;
-the index edit and the denied write <= 2x. Prints PASS/FAIL per target; exit
-0 unless ``--check``.
+For each host with a guard dialect (Claude Code, Codex, Gemini CLI, Copilot,
+Cursor, Cline, Kiro CLI, Hermes; OpenCode and OpenClaw as their plugins call it:
+what the plugin itself adds is ``benchmarks/plugins.py``) it times that host's own
+payloads: a write to another file, an edit of another file, the shell commands an
+agent runs all day (``python3 -m pytest``, ``git commit -m x``, ``npm test``), an
+edit of a 150-line index (for Codex an ``apply_patch`` of it), a denied write of 250
+lines to the index, and a write of a note beside the index (scanned for a secret).
+Runs are interleaved with ``python -I -S -c pass`` of the same interpreter (one floor
+run before each hook run), and each row is the median of the hook's times over the
+median of the floor's, so a machine that slows down for a while slows both alike.
+
+Targets: every non-store write, edit and shell command <= 1.4x the floor; the index
+edit, the denied write and the store-note write <= 2x. Prints PASS/FAIL per target;
+exit 0 unless ``--check``.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -39,17 +43,46 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 HOOK = REPO / "hooks" / "engramory_index_guard.py"
+EVERYDAY = {
+    "non-store shell (pytest)": "python3 -m pytest",
+    "non-store shell (git commit)": "git commit -m x",
+    "non-store shell (npm test)": "npm test",
+}
 
 
-def interleaved(argv: list[str], stdin: bytes, floor: list[str], runs: int) -> tuple[float, float]:
-    """Median wall times of ``argv`` and of ``floor``, run alternately ``runs`` times each."""
-    hook_times, floor_times = [], []
+def interleaved(argv: list[str], stdin: bytes, floor: list[str], runs: int) -> Timing:
+    """Median wall and CPU times of ``argv`` and of ``floor``, run alternately ``runs`` times.
+
+    CPU time (user + system, from the children's resource usage) is what the process
+    itself spent: on a loaded machine it moves far less than the wall time, which also
+    counts the wait for a CPU. Where ``resource`` is missing (Windows) it is ``None``.
+    """
+    wall: dict[bool, list[float]] = {True: [], False: []}
+    cpu: dict[bool, list[float]] = {True: [], False: []}
     for _ in range(runs):
-        for command, data, times in ((floor, b"", floor_times), (argv, stdin, hook_times)):
+        for is_hook, command, data in ((False, floor, b""), (True, argv, stdin)):
+            before = _children_cpu()
             start = time.perf_counter()
             subprocess.run(command, input=data, capture_output=True, check=False)
-            times.append(time.perf_counter() - start)
-    return statistics.median(hook_times), statistics.median(floor_times)
+            wall[is_hook].append(time.perf_counter() - start)
+            after = _children_cpu()
+            if before is not None and after is not None:
+                cpu[is_hook].append(after - before)
+    median = statistics.median
+    cpu_ratio = median(cpu[True]) / median(cpu[False]) if cpu[True] and cpu[False] else None
+    return median(wall[True]), median(wall[False]), cpu_ratio
+
+
+Timing = tuple[float, float, "float | None"]
+
+
+def _children_cpu() -> float | None:
+    try:
+        import resource
+    except ImportError:
+        return None
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 def _patch(*sections: str) -> str:
@@ -108,16 +141,17 @@ def host_payloads(store: Path) -> dict[str, dict[str, object]]:
         return {"tool": tool, "args": args, "cwd": cwd}  # what the OpenCode/OpenClaw plugins send
 
     edit = {"old_string": "note 3]", "new_string": "note three]"}
-    return {
+    cases: dict[str, dict[str, object]] = {
         "claude": {
             "non-index write": claude_like("Write", {"file_path": app, "content": code}),
             "non-index shell": claude_like("Bash", {"command": tests}),
+            "non-index edit": claude_like("Edit", {"file_path": app, **edit}),
             "index edit": claude_like("Edit", {"file_path": str(index), **edit}),
             "denied index write": claude_like("Write", {"file_path": str(index), "content": grown}),
             "store note write": claude_like(
                 "Write", {"file_path": str(store / "deploy.md"), "content": note}
             ),
-            "shell parsed in full": claude_like(
+            "shell writing elsewhere (tee)": claude_like(
                 "Bash", {"command": "pytest -q tests/ 2>&1 | tee build.log > /dev/null"}
             ),
             "denied shell write": claude_like(
@@ -232,15 +266,52 @@ def host_payloads(store: Path) -> dict[str, dict[str, object]]:
             "denied index write": plugin("write", {"path": str(index), "content": grown}),
         },
     }
+    for by_case in cases.values():
+        shell = by_case["non-index shell"]
+        for name, command in EVERYDAY.items():
+            by_case[name] = json.loads(json.dumps(shell).replace(json.dumps(tests)[1:-1], command))
+        # the same write, aimed at a note beside the index (absolute, or relative to the cwd)
+        text = json.dumps(by_case["non-index write"]).replace(app, str(store / "deploy.md"))
+        by_case.setdefault(
+            "store note write", json.loads(text.replace("app.py", "store/deploy.md"))
+        )
+    return cases
 
 
 LIMITS = {
-    "non-index write": 1.5,
-    "non-index shell": 1.5,
+    "non-index write": 1.4,
+    "non-index shell": 1.4,
+    "non-store shell": 1.4,
+    "non-index edit": 1.4,
     "index edit": 2.0,
     "denied index write": 2.0,
     "store note write": 2.0,
 }
+
+
+def installed_hook(tmp: Path) -> tuple[str, Path]:
+    """Build the repository's wheel, install it into a fresh venv: (its python, its hook)."""
+    dist, venv = tmp / "dist", tmp / "venv"
+    quiet = {"capture_output": True}
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
+         "-w", str(dist), str(REPO)], check=True, **quiet,
+    )  # fmt: skip
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, **quiet)
+    python = venv / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
+    wheel = next(dist.glob("engramory-*.whl"))
+    subprocess.run(
+        [sys.executable, "-m", "pip", "--python", str(python), "install", "-q", "--no-deps",
+         str(wheel)], check=True, **quiet,
+    )  # fmt: skip
+    where = subprocess.run(
+        [str(python), "-I", "-c", "from engramory.util import resources; "
+         "print(resources.shipped_path('hooks/engramory_index_guard.py'))"],
+        capture_output=True, text=True, check=True, cwd=tmp,
+    ).stdout.strip()  # fmt: skip
+    hook = Path(where)
+    assert venv.resolve() in hook.resolve().parents, f"{hook} is not the installed wheel's"
+    return str(python), hook
 
 
 def main() -> int:
@@ -252,11 +323,14 @@ def main() -> int:
         default="claude,codex,gemini,copilot,cursor,cline,kiro,opencode,openclaw,hermes",
     )
     parser.add_argument("--check", action="store_true", help="exit 1 when a target fails")
+    parser.add_argument(
+        "--checkout", action="store_true", help="run the checkout's hook, not an installed wheel"
+    )
     args = parser.parse_args()
-    py = args.python
-    floor = [py, "-I", "-S", "-c", "pass"]
-    rows: list[tuple[str, float, float]] = []
+    rows: list[tuple[str, float, float, float | None]] = []
     with tempfile.TemporaryDirectory() as tmp:
+        py, hook_script = (args.python, HOOK) if args.checkout else installed_hook(Path(tmp))
+        floor = [py, "-I", "-S", "-c", "pass"]
         store = Path(tmp) / "store"
         store.mkdir()
         (store / "MEMORY.md").write_text(
@@ -264,26 +338,32 @@ def main() -> int:
         )
         cases = host_payloads(store)
         for host in args.hosts.split(","):
-            hook = [py, "-I", "-S", str(HOOK), "--host", host, "--index", str(store / "MEMORY.md")]
+            index = str(store / "MEMORY.md")
+            hook = [py, "-I", "-S", str(hook_script), "--host", host, "--index", index]
             for name, payload in cases[host].items():
                 stdin = json.dumps(payload).encode()
                 rows.append((f"{host}: {name}", *interleaved(hook, stdin, floor, args.runs)))
         if "claude" in args.hosts.split(","):
             stdin = json.dumps(cases["claude"]["non-index write"]).encode()
             label = "claude, registered as `python script.py` (non-index write)"
-            rows.append((label, *interleaved([py, str(HOOK)], stdin, floor, args.runs)))
-    version = subprocess.run(
-        [py, "--version"], capture_output=True, text=True, check=True
-    ).stdout.strip()
-    print(f"{version}, medians of {args.runs} runs, each interleaved with `python -I -S -c pass`")
+            rows.append((label, *interleaved([py, str(hook_script)], stdin, floor, args.runs)))
+            version = subprocess.run(
+                [py, "--version"], capture_output=True, text=True, check=True
+            ).stdout.strip()
+    what = f"the checkout's {HOOK}" if args.checkout else "an installed wheel (bytecode compiled)"
+    floor_text = "each interleaved with `python -I -S -c pass`"
+    print(f"{version}, {what}; medians of {args.runs} runs, {floor_text}")
+    print("targets are judged on the CPU-time ratio where it is measured (else on wall time)")
     failed = False
-    for name, seconds, floor_seconds in rows:
+    for name, seconds, floor_seconds, cpu_ratio in rows:
         ratio = seconds / floor_seconds
+        judged = cpu_ratio if cpu_ratio is not None else ratio
         case = name.split(": ", 1)[1].split(" (")[0] if ": " in name else None  # "x (devin)": x
         limit = LIMITS.get(case) if case is not None else None
-        verdict = "" if limit is None else ("PASS" if ratio <= limit else "FAIL") + f" <= {limit}x"
+        verdict = "" if limit is None else ("PASS" if judged <= limit else "FAIL") + f" <= {limit}x"
         failed |= verdict.startswith("FAIL")
-        print(f"{name:<48} {seconds * 1000:7.1f} ms  {ratio:5.2f}x floor  {verdict}")
+        cpu_text = f"{cpu_ratio:5.2f}x CPU" if cpu_ratio is not None else "    - CPU"
+        print(f"{name:<52} {seconds * 1000:7.1f} ms  {ratio:5.2f}x wall  {cpu_text}  {verdict}")
     return 1 if failed and args.check else 0
 
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Engramory index guard for Claude Code (and hosts that read Claude's settings).
+"""Engramory index guard for Claude Code (and, with ``--host HOST``, the other hosts).
 
 Registered as a PreToolUse hook on Write|Edit|MultiEdit|Bash (with
 ``--index /abs/path/MEMORY.md``, so a symlink or hard link to the index is
@@ -9,91 +9,34 @@ with ``--event post --index /abs/path/MEMORY.md``, it tells the agent to
 compact when the index ended up over the cap anyway. See hooks/INSTALL.md.
 
 Run it as ``python -I -S engramory_index_guard.py``: an isolated interpreter
-without site-packages starts several times faster, and this script puts its
+without site-packages starts several times faster. This script only puts its
 own package on ``sys.path`` -- from a checkout (``<repo>/hooks/``) or from an
-installed wheel (``<site-packages>/engramory/_shipped/hooks/``).
+installed wheel (``<site-packages>/engramory/_shipped/hooks/``) -- and runs
+``engramory.hosts.entry``. It stays this short because Python compiles a script
+on every run, while the package's modules are compiled once (``__pycache__``).
+When the package cannot be loaded, ``engramory_guard_fallback.py`` beside it answers.
 """
 
-import os
 import sys
-
-_BROKEN = (
-    "Engramory: the index guard could not load its package, so edits of MEMORY.md are NOT "
-    "being checked against the cap. Reinstall Engramory and re-run "
-    "`engramory init HOST --install-hooks`."
-)
-# How each host shows the agent a note before a tool call (the others show none).
-_NOTE_FORMATS = {
-    "claude": '{"hookSpecificOutput": {"hookEventName": "PreToolUse", "additionalContext": "%s"}}',
-    "codex": '{"hookSpecificOutput": {"hookEventName": "PreToolUse", "additionalContext": "%s"}}',
-    "gemini": '{"systemMessage": "%s"}',
-}
-
-
-# The same rule as engramory.hosts.claude.may_concern_index, in a cheap form: a
-# payload naming MEMORY.md, an edit while the index is known by path (--index:
-# an alias may have any name), or a Bash command that may write anything.
-_SHELL_MARKERS = (b">", b"`", b"$(", b"$'", b"\\u")
-SHELL_WRITERS = frozenset(
-    b"""sh bash zsh dash ksh mksh ash yash posh fish eval source . exec env busybox
-    tee sed perl ruby python pypy node nodejs bun deno php awk gawk mawk nawk cp mv install
-    ln rsync dd truncate touch rm unlink shred srm sponge sort shuf uniq patch curl wget git
-    find xargs vi vim nvim gvim ex vimdiff view rview rvim nano pico micro joe jed mg kak hx
-    helix ed red emacs emacsclient strace ltrace watch flock uv coproc script su read
-    applypatch gzip pigz bzip2 pbzip2 xz lzma lzip lzop zstd lz4 compress gunzip bunzip2 unxz
-    unlzma unzstd uncompress unlz4 tar bsdtar zip unzip iconv openssl xxd tclsh wish
-    expect""".split()
-)
-
-
-def _may_concern_index(raw, argv):
-    """Only a broken install gets here: the working hook never builds this table."""
-    word_bytes = bytes(c if chr(c).isalnum() or chr(c) in "._+-" else 32 for c in range(256))
-    low = raw.lower()
-    if b"memory.md" in low:
-        return True
-    if b'"bash"' not in low:
-        return "--index" in argv or any(a.startswith("--index=") for a in argv)
-    if any(marker in low for marker in _SHELL_MARKERS):
-        return True
-    low = low.replace(b'"bash"', b" ").replace(b"\\\\", b"").replace(b"\\n", b" ")
-    words = low.replace(b"\\t", b" ").translate(None, b"\\'\"").translate(word_bytes).split()
-    return any(w in SHELL_WRITERS or w.rstrip(b"0123456789.") in SHELL_WRITERS for w in words)
-
-
-def _package_root():
-    here = os.path.dirname(os.path.realpath(__file__))
-    checkout = os.path.dirname(here)
-    wheel = os.path.dirname(os.path.dirname(checkout))
-    for root in (checkout, wheel):
-        if os.path.isfile(os.path.join(root, "engramory", "__init__.py")):
-            return root
-    return None
-
-
-def _host(argv):
-    """The ``--host`` argument (``claude`` when absent), as the package's entry reads it."""
-    for i, arg in enumerate(argv):
-        if arg == "--host" and i + 1 < len(argv):
-            return argv[i + 1]
-        if arg.startswith("--host="):
-            return arg.split("=", 1)[1]
-    return "claude"
+from os.path import dirname, isfile, join, realpath
 
 
 def main():
-    root = _package_root()
-    if root is not None:
-        sys.path.insert(0, root)
+    here = dirname(realpath(__file__))
+    for root in (dirname(here), dirname(dirname(dirname(here)))):
+        if isfile(join(root, "engramory", "__init__.py")):
+            sys.path.insert(0, root)
+            break
     try:
-        from engramory.hosts.entry import main as entry_main  # noqa: PLC0415 - after the path is set
-    except Exception:  # a broken install: say so when the index may be involved, never crash
-        host = _host(sys.argv)
-        note = _NOTE_FORMATS.get(host)
-        checked = note and "--event" not in sys.argv
-        if checked and _may_concern_index(sys.stdin.buffer.read(), sys.argv):
-            sys.stdout.write(note % _BROKEN.replace("HOST", host) + "\n")
-        return 0
+        from engramory.hosts.entry import main as entry_main  # noqa: PLC0415 - after the path
+    except Exception:  # a broken install: never crash, never block
+        try:
+            sys.path.insert(0, here)
+            from engramory_guard_fallback import main as fallback  # noqa: PLC0415
+
+            return fallback(sys.argv)
+        except Exception:
+            return 0
     return entry_main(sys.argv[1:])
 
 

@@ -228,11 +228,17 @@ def bash(command: str, cwd: str = "/w") -> bytes:
         "python3 -c \"open('MEM' 'ORY.md', 'a')\"",
         "cat $'\\x4dEMORY.md'",
         "x=`ls`",
-        ". /dev/stdin",
+        ". /dev/stdin <<< 'touch MEMORY.md'",
     ],
 )
 def test_a_shell_command_that_may_write_is_parsed(command: str) -> None:
     assert claude.may_concern_index(bash(command), {})
+
+
+@pytest.mark.parametrize("command", [". /dev/stdin", "python3 -m pytest", "git commit -m x"])
+def test_a_command_that_may_write_but_names_no_store_file_is_not_parsed(command: str) -> None:
+    """The gate before the parser (engramory.guard.shellgate): nothing here names a store."""
+    assert not claude.may_concern_index(bash(command), {})
 
 
 @pytest.mark.parametrize(

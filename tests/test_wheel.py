@@ -15,11 +15,11 @@ from pathlib import Path
 from conftest import EXAMPLE_STORE, REPO
 
 FIND_HOOK = """\
-from engramory import resources
+from engramory.util import resources
 print(resources.shipped_path("hooks/engramory_index_guard.py"))
 """
 FIND_DOCUMENTS = """\
-from engramory import resources
+from engramory.util import resources
 for name in ("templates/MEMORY.md", "LICENSE", "hooks/README.md", "adapters/README.md"):
     print(resources.shipped_path(name))
 """

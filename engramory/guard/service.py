@@ -228,11 +228,15 @@ def shell_may_write(command: bytes) -> bool:
     low = command.lower()
     if any(marker in low for marker in (b">", b"`", b"$(", b"$'", b"\\u")):
         return True
-    low = low.replace(b"\\\\", b"").replace(b"\\n", b" ").replace(b"\\t", b" ")
-    low = low.replace(b"\\r", b" ").translate(None, b"\\'\"")
-    for word in low.translate(_WORD_BYTES).split():
-        if word in SHELL_WRITERS or word.rstrip(b"0123456789.") in SHELL_WRITERS:
-            return True
+    # A command inside a JSON string inside a JSON string (Cline's ``commands``) escapes its
+    # line breaks twice (``\\\\n``): they separate words too, or ``x\\\\nrm`` hides ``rm``.
+    twice = low.replace(b"\\\\n", b" ").replace(b"\\\\t", b" ").replace(b"\\\\r", b" ")
+    for escaped in (low, twice) if twice != low else (low,):
+        text = escaped.replace(b"\\\\", b"").replace(b"\\n", b" ").replace(b"\\t", b" ")
+        text = text.replace(b"\\r", b" ").translate(None, b"\\'\"")
+        for word in text.translate(_WORD_BYTES).split():
+            if word in SHELL_WRITERS or word.rstrip(b"0123456789.") in SHELL_WRITERS:
+                return True
     return False
 
 
@@ -255,8 +259,6 @@ def check(
 
     ``index``: the store's index, when the handler was registered with ``--index``.
     """
-    from engramory.store.caps import caps_from  # noqa: PLC0415
-
     cwd = call.cwd or os.getcwd()
     if call.kind == SHELL:
         return check_shell(call.command, cwd, environ, index)
@@ -266,6 +268,8 @@ def check(
         return check_powershell(call.command, environ, index)
     if call.kind not in EDIT_KINDS or not call.path:
         return silent()
+    from engramory.store.caps import caps_from  # noqa: PLC0415
+
     target = os.path.join(cwd, call.path)
     verdicts = []
     if is_index(call.path, cwd, environ, index):
@@ -391,6 +395,10 @@ def check_shell(
     that writes a new secret, spelled out in the command, into a store's markdown file."""
     if not isinstance(command, str):
         return silent()
+    from engramory.guard.shellgate import may_concern_store  # noqa: PLC0415
+
+    if not may_concern_store(command, cwd, environ, index):
+        return silent()  # names no store file: not worth the parser (see shellgate)
     from engramory.guard import shellwrite  # noqa: PLC0415
     from engramory.guard.decision import DENY, Verdict, shell_write  # noqa: PLC0415
 

@@ -92,7 +92,8 @@ def may_concern_index(
 ) -> bool:
     """A cheap test on the raw payload: could this call touch the index at all?
 
-    A shell call: only when the command may write something. An edit: when
+    A shell call: only when the command may write something and its text could concern a
+    store (:mod:`engramory.guard.shellgate`). An edit: when
     any of its path members is the index (by name, or by identity when
     ``index`` or ``ENGRAMORY_INDEX_PATH`` names it); a patch: when the index
     could be among its files. A tool this dialect does not know is dismissed;
@@ -102,8 +103,7 @@ def may_concern_index(
     if tool is None or b"\\" in tool:
         return True
     if tool in _SHELL_TOOLS:
-        command = json_string(raw, b"command")
-        return command is None or service.shell_may_write(command)
+        return fields.command_may_concern(raw, json_string(raw, b"command"), environ, index)
     if tool not in _EDIT_TOOLS:
         return False
     if KINDS[tool.decode("ascii")] == service.PATCH:

@@ -43,15 +43,15 @@ def may_concern_index(
 ) -> bool:
     """A cheap test on the raw payload: could this call touch the index at all?
 
-    A shell call: when the command may write something. A patch: when a file
+    A shell call: when the command may write something and its text could concern a store
+    (:mod:`engramory.guard.shellgate`). A patch: when a file
     it adds, updates or moves to may be the index.
     """
     tool = json_string(raw, b"tool_name")
     if tool is None or b"\\" in tool:
         return True
     if tool in _SHELL_TOOLS:
-        command = json_string(raw, b"command")
-        return command is None or service.shell_may_write(command)
+        return fields.command_may_concern(raw, json_string(raw, b"command"), environ, index)
     if tool not in _PATCH_TOOLS:
         return False
     return fields.patch_may_touch_index(raw, environ, index)

@@ -14,7 +14,7 @@ import os
 
 from engramory.guard import service
 from engramory.guard.service import ToolCall
-from engramory.hosts.rawjson import decoded, first_string, json_string, json_strings
+from engramory.hosts.rawjson import decoded, first_string, json_string, json_strings, unescaped
 
 PATCH_START = "*** Begin Patch"
 # Devin's hooks carry no ``cwd``; Devin sets this to the project's folder instead.
@@ -84,6 +84,27 @@ def command_may_write(raw: bytes) -> bool:
     """Could the shell command in ``raw`` (its ``command`` member) write a file?"""
     command = json_string(raw, b"command")
     return command is None or service.shell_may_write(command)
+
+
+def command_may_concern(
+    raw: bytes,
+    command: bytes | None,
+    environ: dict[str, str] | os._Environ[str],
+    index: str | None,
+) -> bool:
+    """Could the shell command ``command`` (the raw value of ``raw``'s ``command``) concern a
+    store? It must be able to write (:func:`~engramory.guard.service.shell_may_write`) and
+    pass the gate before the parser (:mod:`engramory.guard.shellgate`), both without parsing
+    the payload; ``True`` whenever that cannot be told cheaply (a ``\\u`` escape, no cwd)."""
+    if command is None or not service.shell_may_write(command):
+        return command is None
+    text = unescaped(command)
+    cwd = raw_cwd(raw) if text is not None else None
+    if text is None or cwd is None:
+        return True
+    from engramory.guard.shellgate import may_concern_store  # noqa: PLC0415
+
+    return may_concern_store(text.decode("utf-8", "replace"), cwd, environ, index)
 
 
 def text_may_name_index(
