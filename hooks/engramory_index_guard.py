@@ -30,7 +30,7 @@ _NOTE_FORMATS = {
 }
 
 
-# The same rule as engramory.hosts.claude.may_concern_index, in a cheap form: a
+# The same rule as engramory.dialects.claude.may_concern_index, in a cheap form: a
 # payload naming MEMORY.md, an edit while the index is known by path (--index:
 # an alias may have any name), or a Bash command that may write anything.
 _SHELL_MARKERS = (b">", b"`", b"$(", b"$'", b"\\u")
@@ -86,7 +86,7 @@ def main():
     if root is not None:
         sys.path.insert(0, root)
     try:
-        from engramory.hosts.entry import main as entry_main  # noqa: PLC0415 - after the path is set
+        from engramory.dialects.entry import main as entry_main  # noqa: PLC0415 - after the path is set
     except Exception:  # a broken install: say so when the index may be involved, never crash
         host = _host(sys.argv)
         note = _NOTE_FORMATS.get(host)

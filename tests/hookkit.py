@@ -13,17 +13,17 @@ from pathlib import Path
 import pytest
 
 from conftest import REPO
+from engramory.dialects import entry
 from engramory.guard import service
-from engramory.hosts import entry
 
 HOOK = REPO / "hooks" / "engramory_index_guard.py"
 # What a payload that cannot concern the index may import (Claude's dialect's own list,
 # plus the light module the other dialects share).
 SHARED_HOT_PATH = {
     "engramory",
-    "engramory.hosts",
-    "engramory.hosts.entry",
-    "engramory.hosts.rawjson",
+    "engramory.dialects",
+    "engramory.dialects.entry",
+    "engramory.dialects.rawjson",
     "engramory.guard",
     "engramory.guard.service",
 }
@@ -95,7 +95,7 @@ def imported(host: str, payload: object, *args: str) -> set[str]:
 
 def hot_path(host: str) -> set[str]:
     """The engramory modules a dismissed payload may import for ``host``."""
-    return SHARED_HOT_PATH | {f"engramory.hosts.{host}", "engramory.hosts.fields"}
+    return SHARED_HOT_PATH | {f"engramory.dialects.{host}", "engramory.dialects.fields"}
 
 
 def crash_is_silent(

@@ -10,10 +10,11 @@ from pathlib import Path
 
 import pytest
 
+from engramory import dialects
+from engramory.dialects import claude, entry, rawjson
 from engramory.guard import decision as guard
 from engramory.guard import service
 from engramory.guard.decision import Verdict
-from engramory.hosts import claude, entry, rawjson
 
 
 def lines(n: int, width: int = 1) -> str:
@@ -417,5 +418,5 @@ def test_guard_command_hosts_come_from_the_registry() -> None:
 
     assert run_engramory("guard", "--host", "nosuchhost", stdin=b"{}").returncode == 64
     listed = run_engramory("guard", "--help").stdout.decode()
-    for host in entry.GUARD_DIALECTS:
+    for host in dialects.DIALECTS:
         assert host in listed

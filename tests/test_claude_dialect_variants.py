@@ -19,8 +19,8 @@ from pathlib import Path
 import pytest
 from hookkit import HOOK, answer, run_hook
 
+from engramory.dialects import claude, fields
 from engramory.guard import service
-from engramory.hosts import claude, fields
 
 GROWN = "x\n" * 260  # past the 200-line hard cap
 SMALL = "- [a](a.md) — a\n"
@@ -159,7 +159,7 @@ def test_unknown_tools_are_dismissed_on_the_hot_path(tmp_path: Path) -> None:
     )
     assert proc.returncode == 0 and proc.stdout == b""
     names = {m.group(1).decode() for m in re.finditer(rb"\|\s+([\w.]+)\n", proc.stderr)}
-    assert "engramory.hosts.claude" in names
+    assert "engramory.dialects.claude" in names
     assert not names & {"engramory.fastjson", "engramory.guard.decision", "json"}
 
 

@@ -27,12 +27,13 @@ from hookkit import (
 )
 
 from conftest import REPO
-from engramory import hosts
+from engramory import dialects
 from engramory.continuity import policy
+from engramory.dialects import cline, entry
 from engramory.guard import decision as guard
 from engramory.guard import service
 from engramory.guard.decision import Verdict
-from engramory.hosts import cline, entry
+from engramory.hosts import cline as cline_host
 from engramory.install import hookwiring
 
 GROW = "would GROW the memory index"
@@ -165,7 +166,7 @@ def test_decision_table_through_the_real_hook(
 def installed_launcher(folder: Path, argv: list[str], name: str = "PreToolUse") -> Path:
     """The launcher file as init writes it (text and mode), in ``folder``."""
     path = folder / name
-    path.write_text(cline.launcher(argv, f"Cline {name} test"))
+    path.write_text(cline_host.launcher(argv, f"Cline {name} test"))
     path.chmod(0o755)
     return path
 
@@ -211,7 +212,7 @@ def test_a_launcher_passes_only_the_guards_output(tmp_path: Path) -> None:
 
 
 def test_a_path_with_quotes_and_spaces_survives_the_launcher(tmp_path: Path) -> None:
-    text = cline.launcher(["/p y/py thon", "it's", "$HOME"], "x")
+    text = cline_host.launcher(["/p y/py thon", "it's", "$HOME"], "x")
     assert "exec '/p y/py thon' 'it'\"'\"'s' '$HOME'\n" in text
 
 
@@ -365,7 +366,7 @@ def test_a_crash_never_prints_a_decision(monkeypatch, capsys, tmp_path: Path) ->
 
 
 def test_the_installer_probe_is_a_shell_call_cline_would_send() -> None:
-    host = cline.host()
+    host = cline_host.HOST
     payload = host.shell_payload("echo x >> /s/MEMORY.md", "/p")
     (call,) = cline.tool_calls(payload)
     assert (call.kind, call.command, call.cwd) == (service.SHELL, "echo x >> /s/MEMORY.md", "/p")
@@ -388,7 +389,7 @@ def event(hook: str, task: str = "task-9", **data: object) -> dict:
 
 
 def test_lifecycle_payload_reads_cline_events() -> None:
-    start = hosts.lifecycle_payload("cline", event("TaskStart"), "SessionStart")
+    start = dialects.lifecycle_payload("cline", event("TaskStart"), "SessionStart")
     assert start == {
         "hook_event_name": "SessionStart",
         "session_id": "task-9",
@@ -396,14 +397,14 @@ def test_lifecycle_payload_reads_cline_events() -> None:
         "trigger": "auto",
         "source": "startup",
     }
-    resume = hosts.lifecycle_payload("cline", event("TaskResume"), None)
+    resume = dialects.lifecycle_payload("cline", event("TaskResume"), None)
     assert (resume["hook_event_name"], resume["source"]) == ("SessionStart", "resume")
     prompt = event("UserPromptSubmit", userPromptSubmit={"prompt": "fix it", "attachments": []})
-    converted = hosts.lifecycle_payload("cline", prompt, None)
+    converted = dialects.lifecycle_payload("cline", prompt, None)
     assert (converted["hook_event_name"], converted["prompt"]) == ("UserPromptSubmit", "fix it")
-    assert hosts.lifecycle_payload("cline", event("PreCompact"), None)["trigger"] == "auto"
-    assert "hook_event_name" not in hosts.lifecycle_payload("cline", event("TaskCancel"), None)
-    assert hosts.lifecycle_payload("cline", [1], "SessionStart") == [1]
+    assert dialects.lifecycle_payload("cline", event("PreCompact"), None)["trigger"] == "auto"
+    assert "hook_event_name" not in dialects.lifecycle_payload("cline", event("TaskCancel"), None)
+    assert dialects.lifecycle_payload("cline", [1], "SessionStart") == [1]
 
 
 @pytest.mark.parametrize(
@@ -422,7 +423,7 @@ def test_lifecycle_payload_reads_cline_events() -> None:
     ],
 )
 def test_render_lifecycle_for_each_reply_kind(kind: str, expected: dict | None) -> None:
-    text, code = hosts.render_lifecycle("cline", policy.Reply(kind, "hello", "PreCompact"))
+    text, code = dialects.render_lifecycle("cline", policy.Reply(kind, "hello", "PreCompact"))
     assert code == 0
     assert (json.loads(text) if text else None) == expected
 

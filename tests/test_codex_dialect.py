@@ -14,8 +14,8 @@ import jsonschema
 import pytest
 from hookkit import HEAVY, answer, hot_path, imported, run_hook
 
+from engramory.dialects import codex
 from engramory.guard import service
-from engramory.hosts import codex
 
 ROOT = Path(__file__).resolve().parents[1]
 SCHEMA = json.loads(

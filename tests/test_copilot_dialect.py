@@ -25,10 +25,10 @@ from hookkit import (
 from hypothesis import given
 from hypothesis import strategies as st
 
+from engramory.dialects import copilot, entry, rawjson
 from engramory.guard import decision as guard
 from engramory.guard import service
 from engramory.guard.decision import Verdict
-from engramory.hosts import copilot, entry, rawjson
 
 GROW = "would GROW the memory index"
 SHELL = "this shell command would write the memory index"

@@ -20,10 +20,10 @@ from hookkit import (
     run_hook,
 )
 
+from engramory.dialects import cursor, entry, rawjson
 from engramory.guard import decision as guard
 from engramory.guard import service
 from engramory.guard.decision import Verdict
-from engramory.hosts import cursor, entry, rawjson
 
 GROW = "would GROW the memory index"
 SHELL = "this shell command would write the memory index"

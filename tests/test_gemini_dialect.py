@@ -21,10 +21,10 @@ from hookkit import (
     run_hook,
 )
 
+from engramory.dialects import entry, gemini
 from engramory.guard import decision as guard
 from engramory.guard import service
 from engramory.guard.decision import Verdict
-from engramory.hosts import entry, gemini
 
 GROW = "would GROW the memory index"
 SHELL = "this shell command would write the memory index"

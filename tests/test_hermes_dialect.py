@@ -27,10 +27,10 @@ from hookkit import (
 from conftest import REPO
 from engramory.continuity import policy
 from engramory.continuity import state as continuity
+from engramory.dialects import hermes
 from engramory.guard import decision as guard
 from engramory.guard import service
 from engramory.guard.decision import Verdict
-from engramory.hosts import hermes
 
 GROW = "would GROW the memory index"
 SHELL = "this shell command would write the memory index"

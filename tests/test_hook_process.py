@@ -20,11 +20,11 @@ SCHEMAS = REPO / "tests" / "schemas"
 OUTPUT_SCHEMA = json.loads((SCHEMAS / "claude-code-hook-output.schema.json").read_text())
 HOT_PATH_MODULES = {
     "engramory",
-    "engramory.hosts",
-    "engramory.hosts.entry",
-    "engramory.hosts.claude",
-    "engramory.hosts.rawjson",
-    "engramory.hosts.fields",
+    "engramory.dialects",
+    "engramory.dialects.entry",
+    "engramory.dialects.claude",
+    "engramory.dialects.rawjson",
+    "engramory.dialects.fields",
     "engramory.guard",
     "engramory.guard.service",
 }

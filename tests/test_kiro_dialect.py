@@ -19,10 +19,12 @@ from installkit import digest, refused
 
 from conftest import REPO
 from engramory.continuity import policy
+from engramory.dialects import entry, kiro
 from engramory.guard import decision as guard
 from engramory.guard import service
 from engramory.guard.decision import Verdict
-from engramory.hosts import entry, kiro, registry
+from engramory.hosts import kiro as kiro_host
+from engramory.hosts import registry
 from engramory.install import blocks, hookconfig, hookwiring
 
 DENY, PASS = "deny", "pass"  # Kiro shows nothing of a nudge: a pass is silence, exit 0
@@ -378,7 +380,7 @@ def test_init_writes_a_complete_agent_and_uninstall_deletes_it(cli, project: Pat
     ]
     guard_line = hooks["preToolUse"][0]["command"]
     assert "--host kiro" in guard_line and "|| true" not in guard_line  # exit 2 must get through
-    assert all(h["timeout_ms"] == kiro.TIMEOUT_MS for h in hooks["preToolUse"])
+    assert all(h["timeout_ms"] == kiro_host.TIMEOUT_MS for h in hooks["preToolUse"])
     assert "--event SessionStart" in hooks["agentSpawn"][0]["command"]
     assert "--event UserPromptSubmit" in hooks["userPromptSubmit"][0]["command"]
     assert "kiro-cli chat --agent engramory" in first.out
@@ -394,7 +396,7 @@ def test_the_registered_guard_denies_what_the_verification_line_sends(cli, proje
     result = cli("init", "kiro", "--install-hooks")
     assert "checked         .kiro/agents/engramory.json" in result.out
     agent = json.loads((project / AGENT).read_text())
-    payload = kiro.host().shell_payload(f"echo x >> {project}/.engramory-memory/MEMORY.md", ".")
+    payload = kiro_host.HOST.shell_payload(f"echo x >> {project}/.engramory-memory/MEMORY.md", ".")
     proc = subprocess.run(
         ["bash", "-c", agent["hooks"]["preToolUse"][2]["command"]],
         input=json.dumps(payload).encode(),
@@ -574,7 +576,7 @@ def test_a_global_install_writes_the_users_agent(cli, project: Path, home: Path)
 
 def test_windows_lines_keep_the_deny_exit_code() -> None:
     scripts = ("C:/e/engramory_index_guard.py", "C:/e/engramory_sync.py")
-    hooks = kiro.agent_hooks("C:/py.exe", *scripts, "C:/st", "explicit", True)
+    hooks = kiro_host.agent_hooks("C:/py.exe", *scripts, "C:/st", "explicit", True)
     line = hooks["preToolUse"][0]["command"]
     assert line.startswith("powershell.exe ") and "-EncodedCommand" in line
     script = base64.b64decode(line.split()[-1]).decode("utf-16-le")

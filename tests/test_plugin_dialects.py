@@ -18,10 +18,10 @@ from hookkit import run_hook as run_guard
 
 from conftest import REPO
 from engramory.continuity import policy
+from engramory.dialects import entry, openclaw, opencode
 from engramory.guard import decision as guard
 from engramory.guard import service
 from engramory.guard.decision import Verdict
-from engramory.hosts import entry, openclaw, opencode
 
 GROW = "would GROW the memory index"
 SHELL = "this shell command would write the memory index"
@@ -174,7 +174,7 @@ def test_an_unrelated_payload_imports_only_the_hot_path(host: str, tmp_path: Pat
     key = "filePath" if host == "opencode" else "path"
     shell = "bash" if host == "opencode" else "exec"
     patch_key = "patchText" if host == "opencode" else "input"
-    expected = hot_path(host) | ({"engramory.hosts.opencode"} if host == "openclaw" else set())
+    expected = hot_path(host) | ({"engramory.dialects.opencode"} if host == "openclaw" else set())
     for payload in (
         call("write", **{key: "/x/app.py", "content": "print(1)"})(tmp_path),
         call(shell, command="pytest -q tests/")(tmp_path),

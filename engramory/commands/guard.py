@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import argparse
 
-from engramory.hosts import entry
+from engramory import dialects
+from engramory.dialects import entry
 
 HELP = "answer one agent-host hook call that may touch MEMORY.md (reads JSON on stdin)"
 DESCRIPTION = """\
@@ -40,7 +41,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument(
         "--host",
-        choices=tuple(entry.GUARD_DIALECTS),
+        choices=tuple(dialects.DIALECTS),
         default=entry.DEFAULT_HOST,
         help="hook dialect",
     )

@@ -17,7 +17,7 @@ It reminds and gates; it never curates:
 Any internal error fails open, except before a manual compaction, which fails
 closed with instructions. The state itself (the locked file) is
 :mod:`engramory.continuity.state`; how a reply is written for a host is that
-host's ``render_lifecycle`` in :mod:`engramory.hosts`.
+host's ``render_lifecycle`` in :mod:`engramory.dialects`.
 """
 
 from __future__ import annotations

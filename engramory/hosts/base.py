@@ -225,7 +225,7 @@ class Host:
 
         ``store`` ``None``: the guard alone, registered without ``--index``.
         """
-        from engramory.hosts.entry import DEFAULT_HOST  # noqa: PLC0415
+        from engramory.dialects.entry import DEFAULT_HOST  # noqa: PLC0415
 
         host = None if self.name == DEFAULT_HOST else self.name
         return hookwiring.guard_argv(python, guard, store, host)

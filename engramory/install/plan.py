@@ -35,12 +35,13 @@ from pathlib import Path
 from engramory import automemory, fsutil
 from engramory.continuity.state import EXPLICIT
 from engramory.discovery import INDEX_NAME, git_work_tree
-from engramory.errors import EXIT_USAGE, EngramoryError
+from engramory.errors import EngramoryError
 from engramory.hosts.base import BLOCK, IGNORE_ALWAYS, Host
 from engramory.hosts.registry import HOSTS, hook_hosts
 from engramory.install import blocks, hookconfig, hookfiles, hookwiring, managed, selfcommand
 from engramory.install.hookfiles import ConfigEdit, EditRefusal, HookContext, OwnedFile
 from engramory.install.layout import Layout, expand, resolve
+from engramory.install.refusal import FlagRefusal, Refusal
 from engramory.resources import ShippedDocumentMissingError, shipped_path
 from engramory.textfmt import plural
 
@@ -60,16 +61,6 @@ PAST = {
     "use": "using",
     "check": "checked",
 }
-
-
-class Refusal(EngramoryError):
-    """The install or uninstall cannot go ahead; nothing was written."""
-
-
-class FlagRefusal(Refusal):
-    """A refusal caused by the command line alone (a flag combination or value): exit 64."""
-
-    exit_code = EXIT_USAGE
 
 
 @dataclass

@@ -11,7 +11,8 @@ else ``tool_calls``) and :mod:`engramory.guard.afterwrite` measures the index th
 have touched (the one ``--index`` or ``ENGRAMORY_INDEX_PATH`` names, else the one the call
 named or discovery finds from its ``cwd``) and scans the store notes it may have written.
 
-A dialect is a module in ``engramory.hosts`` with ``may_concern_index(raw,
+A dialect (:class:`~engramory.dialects.base.Dialect`) is a module in ``engramory.dialects``,
+named by :data:`engramory.dialects.DIALECTS`, with ``may_concern_index(raw,
 environ, index)`` (a cheap test on the raw bytes), ``oversized_call(raw)`` (a
 payload too large to parse), ``tool_calls(payload)`` (the decoded JSON) and
 ``render(verdict, event)`` (the text to print and the exit code; a third item
@@ -28,26 +29,14 @@ from __future__ import annotations
 import os
 import sys
 
+from engramory.dialects import dialect
 from engramory.guard import service
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only: the hook should not pay for importing it
-    from types import ModuleType
-
+    from engramory.dialects.base import Dialect
     from engramory.guard.decision import Verdict
 
-GUARD_DIALECTS = {  # host name -> its guard dialect
-    "claude": "engramory.hosts.claude",
-    "codex": "engramory.hosts.codex",
-    "gemini": "engramory.hosts.gemini",
-    "copilot": "engramory.hosts.copilot",
-    "cursor": "engramory.hosts.cursor",
-    "cline": "engramory.hosts.cline",
-    "hermes": "engramory.hosts.hermes",
-    "kiro": "engramory.hosts.kiro",
-    "opencode": "engramory.hosts.opencode",
-    "openclaw": "engramory.hosts.openclaw",
-}
 DEFAULT_HOST = "claude"
 EVENTS = ("pre", "post")
 STDERR = "stderr"  # a render's optional third item: print the text on stderr
@@ -64,12 +53,6 @@ def options(argv: list[str]) -> tuple[str, str, str | None]:
             elif arg.startswith(flag + "="):
                 found[flag] = arg.split("=", 1)[1]
     return found.get("--host", DEFAULT_HOST), found.get("--event", "pre"), found.get("--index")
-
-
-def dialect(host: str) -> ModuleType | None:
-    """The guard dialect module of ``host``, or ``None`` when it has none."""
-    module = GUARD_DIALECTS.get(host)
-    return __import__(module, fromlist=("render",)) if module is not None else None
 
 
 def _read_stdin() -> bytes:
@@ -111,7 +94,7 @@ def answer(
 
 
 def _after_call(
-    host_dialect: ModuleType,
+    host_dialect: Dialect,
     payload_bytes: bytes,
     environ: dict[str, str] | os._Environ[str],
     index: str | None,
