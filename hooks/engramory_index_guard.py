@@ -86,7 +86,7 @@ def main():
     if root is not None:
         sys.path.insert(0, root)
     try:
-        from engramory.dialects.entry import main as entry_main  # noqa: PLC0415 - after the path is set
+        from engramory.dialects import main as entry_main  # noqa: PLC0415 - after the path is set
     except Exception:  # a broken install: say so when the index may be involved, never crash
         host = _host(sys.argv)
         note = _NOTE_FORMATS.get(host)

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from conftest import REPO
-from engramory.dialects import entry
+from engramory import dialects
 from engramory.guard import service
 
 HOOK = REPO / "hooks" / "engramory_index_guard.py"
@@ -22,10 +22,10 @@ HOOK = REPO / "hooks" / "engramory_index_guard.py"
 SHARED_HOT_PATH = {
     "engramory",
     "engramory.dialects",
-    "engramory.dialects.entry",
     "engramory.dialects.rawjson",
     "engramory.guard",
     "engramory.guard.service",
+    "engramory.guard.toolcall",
 }
 HEAVY = {
     "json",
@@ -106,9 +106,9 @@ def crash_is_silent(
     def broken(*_: object) -> None:
         raise RuntimeError("boom")
 
-    for module, name in ((service, "check"), (entry.dialect(host), "tool_calls")):
+    for module, name in ((service, "check"), (dialects.dialect(host), "tool_calls")):
         with monkeypatch.context() as patch:
             patch.setattr(module, name, broken)
             patch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(payload)))
-            assert entry.main(["--host", host]) == 0
+            assert dialects.main(["--host", host]) == 0
         assert capsys.readouterr() == ("", "")

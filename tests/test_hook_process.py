@@ -21,12 +21,12 @@ OUTPUT_SCHEMA = json.loads((SCHEMAS / "claude-code-hook-output.schema.json").rea
 HOT_PATH_MODULES = {
     "engramory",
     "engramory.dialects",
-    "engramory.dialects.entry",
     "engramory.dialects.claude",
     "engramory.dialects.rawjson",
     "engramory.dialects.fields",
     "engramory.guard",
     "engramory.guard.service",
+    "engramory.guard.toolcall",
 }
 
 

@@ -2,7 +2,7 @@
 
 A dialect is a module (``engramory/dialects/<host>.py``), not a class: the guard hook imports
 only the module of the host it runs for, and pays for nothing else. The module provides the
-functions below; :mod:`engramory.dialects.entry` and :mod:`engramory.dialects` call them.
+functions below; the hook entry and :mod:`engramory.dialects.lifecycle` call them.
 Imported only for annotations (``typing`` is not on the guard's path).
 
 Optional, read with ``getattr`` where a host needs them: ``after_calls(payload)`` (the tool
@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Protocol
 if TYPE_CHECKING:
     from engramory.continuity.policy import Reply
     from engramory.guard.decision import Verdict
-    from engramory.guard.service import ToolCall
+    from engramory.guard.toolcall import ToolCall
 
 
 class Dialect(Protocol):

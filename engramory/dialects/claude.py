@@ -30,7 +30,7 @@ now holding a secret (:mod:`engramory.guard.afterwrite`) is answered
 ``{"decision": "block", "reason": ...}``, which Claude Code feeds back to the agent.
 
 The decisions are :mod:`engramory.guard.service`'s; this module only reads the
-payload into :class:`~engramory.guard.service.ToolCall` values and writes the
+payload into :class:`~engramory.guard.toolcall.ToolCall` values and writes the
 verdict back. Speed: payloads that cannot concern the index -- every tool this
 dialect does not know, among them -- are recognised on the raw bytes
 (:func:`may_concern_index`) and dismissed before any JSON is parsed; a payload
@@ -44,8 +44,8 @@ import os
 
 from engramory.dialects import fields
 from engramory.dialects.rawjson import decoded, json_string, json_strings
-from engramory.guard import service
-from engramory.guard.service import ToolCall
+from engramory.guard import service, toolcall
+from engramory.guard.toolcall import ToolCall
 
 TYPE_CHECKING = False  # not ``typing.TYPE_CHECKING``: the guard's path never imports typing
 if TYPE_CHECKING:  # annotations only: a call dismissed early does not import the decision
@@ -57,20 +57,20 @@ if TYPE_CHECKING:  # annotations only: a call dismissed early does not import th
 # tool names, on every tool, whatever the matcher says; Cursor names its shell ``Shell``; Devin
 # uses lower-case ``write``, ``edit``, ``apply_patch`` and ``exec``).
 KINDS = {
-    "Write": service.WRITE,
-    "write": service.WRITE,
-    "create_file": service.WRITE,
-    "create": service.WRITE,
-    "Edit": service.EDIT,
-    "replace_string_in_file": service.EDIT,
-    "edit": service.EDIT,
-    "StrReplace": service.EDIT,
-    "str_replace_editor": service.EDIT,
-    "MultiEdit": service.MULTIEDIT,
-    "multi_replace_string_in_file": service.MULTIEDIT,
-    "apply_patch": service.PATCH,
-    "ApplyPatch": service.PATCH,
-    "insert_edit_into_file": service.EDIT,
+    "Write": toolcall.WRITE,
+    "write": toolcall.WRITE,
+    "create_file": toolcall.WRITE,
+    "create": toolcall.WRITE,
+    "Edit": toolcall.EDIT,
+    "replace_string_in_file": toolcall.EDIT,
+    "edit": toolcall.EDIT,
+    "StrReplace": toolcall.EDIT,
+    "str_replace_editor": toolcall.EDIT,
+    "MultiEdit": toolcall.MULTIEDIT,
+    "multi_replace_string_in_file": toolcall.MULTIEDIT,
+    "apply_patch": toolcall.PATCH,
+    "ApplyPatch": toolcall.PATCH,
+    "insert_edit_into_file": toolcall.EDIT,
 }
 # Edit tools whose result cannot be predicted (VS Code merges a sketch with "...existing code...").
 UNPREDICTABLE = frozenset({"insert_edit_into_file"})
@@ -105,7 +105,7 @@ def may_concern_index(
         return command is None or service.shell_may_write(command)
     if tool not in _EDIT_TOOLS:
         return False
-    if KINDS[tool.decode("ascii")] == service.PATCH:
+    if KINDS[tool.decode("ascii")] == toolcall.PATCH:
         return fields.patch_may_touch_index(raw, environ, index)
     if b'"replacements"' in raw:
         return True  # each replacement names its own file: the first path says nothing of the rest
@@ -127,7 +127,7 @@ def oversized_call(raw: bytes) -> ToolCall:
     tool = json_string(raw, b"tool_name")
     kind = KINDS.get(tool.decode("ascii", "replace")) if tool is not None else None
     if kind is None:
-        return ToolCall(service.UNKNOWN)
+        return ToolCall(toolcall.UNKNOWN)
     for key in _PATH_KEYS:
         value = json_string(raw, key)
         path = decoded(value) if value is not None else None
@@ -145,17 +145,17 @@ def tool_calls(payload: object) -> list[ToolCall]:
     tool_input = payload.get("tool_input")
     cwd = fields.payload_cwd(payload)
     if isinstance(tool_input, str) and tool_input.lstrip().startswith(fields.PATCH_START):
-        return [ToolCall(service.PATCH, cwd=cwd, command=tool_input)]
+        return [ToolCall(toolcall.PATCH, cwd=cwd, command=tool_input)]
     if not isinstance(tool_input, dict):
         return []
     if tool in SHELL_TOOLS:
         command = tool_input.get("command")
         return [
-            ToolCall(service.SHELL, cwd=cwd, command=command if isinstance(command, str) else None)
+            ToolCall(toolcall.SHELL, cwd=cwd, command=command if isinstance(command, str) else None)
         ]
     kind = KINDS.get(tool) if isinstance(tool, str) else None
     if kind is None:
-        return [ToolCall(service.UNKNOWN, cwd=cwd)]
+        return [ToolCall(toolcall.UNKNOWN, cwd=cwd)]
     replacements = tool_input.get("replacements")
     if isinstance(replacements, list):
         return _replacement_calls(replacements, cwd)
@@ -175,7 +175,7 @@ def _replacement_calls(replacements: list[object], cwd: str | None) -> list[Tool
             if path is not None:
                 by_path.setdefault(path, []).append(_step(item))
     return [
-        ToolCall(service.MULTIEDIT, path, cwd=cwd, edits=edits) for path, edits in by_path.items()
+        ToolCall(toolcall.MULTIEDIT, path, cwd=cwd, edits=edits) for path, edits in by_path.items()
     ]
 
 
@@ -184,13 +184,13 @@ def _edit_call(kind: str, tool_input: dict[str, object], cwd: str | None) -> Too
     path = fields.path(tool_input, PATH_KEYS)
     patch = fields.patch_text(tool_input)
     carries_patch = path is None and patch and patch.lstrip().startswith(fields.PATCH_START)
-    if kind == service.PATCH or carries_patch:
-        return ToolCall(service.PATCH, cwd=cwd, command=patch)
+    if kind == toolcall.PATCH or carries_patch:
+        return ToolCall(toolcall.PATCH, cwd=cwd, command=patch)
     call = ToolCall(kind, path, cwd=cwd)
-    if kind == service.WRITE:
+    if kind == toolcall.WRITE:
         content = _first(tool_input, CONTENT_KEYS)
         call.content = content if isinstance(content, str) else None
-    elif kind == service.EDIT:
+    elif kind == toolcall.EDIT:
         call.edits = [_step(tool_input)]
     else:
         edits = _first(tool_input, ("edits", "replacements"))

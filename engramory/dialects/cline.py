@@ -36,8 +36,8 @@ import os
 
 from engramory.dialects import fields
 from engramory.dialects.rawjson import first_string, json_string
-from engramory.guard import service
-from engramory.guard.service import ToolCall
+from engramory.guard import service, toolcall
+from engramory.guard.toolcall import ToolCall
 
 TYPE_CHECKING = False  # not ``typing.TYPE_CHECKING``: the guard's path never imports typing
 if TYPE_CHECKING:
@@ -99,9 +99,9 @@ def oversized_call(raw: bytes) -> ToolCall:
     """The kind, target and cwd of a payload too large to parse, by a bounded scan."""
     tool = _raw_tool(raw) or b""
     kind = {
-        EDITOR_TOOL.encode(): service.WRITE,
-        WRITE_TOOL.encode(): service.WRITE,
-        REPLACE_TOOL.encode(): service.EDIT,
+        EDITOR_TOOL.encode(): toolcall.WRITE,
+        WRITE_TOOL.encode(): toolcall.WRITE,
+        REPLACE_TOOL.encode(): toolcall.EDIT,
     }.get(tool)
     return fields.oversized_call(raw, kind, _PATH_KEYS, cwd_raw=_cwd_raw(raw))
 
@@ -113,18 +113,18 @@ def tool_calls(payload: object) -> list[ToolCall]:
         return []
     tool, params, cwd = request
     if tool in (COMMANDS_TOOL, COMMAND_TOOL):
-        return [ToolCall(service.SHELL, cwd=cwd, command=c) for c in _commands(params)]
+        return [ToolCall(toolcall.SHELL, cwd=cwd, command=c) for c in _commands(params)]
     if tool == PATCH_TOOL:
         patch = fields.patch_text(params.get("input", params))
-        return [ToolCall(service.PATCH, cwd=cwd, command=patch)]
+        return [ToolCall(toolcall.PATCH, cwd=cwd, command=patch)]
     path = fields.path(params, ("path",))
     if tool == WRITE_TOOL:
-        return [ToolCall(service.WRITE, path, cwd=cwd, content=fields.text(params, ("content",)))]
+        return [ToolCall(toolcall.WRITE, path, cwd=cwd, content=fields.text(params, ("content",)))]
     if tool == REPLACE_TOOL:
-        return [ToolCall(service.EDIT, path, cwd=cwd)]  # fuzzy blocks: not verified
+        return [ToolCall(toolcall.EDIT, path, cwd=cwd)]  # fuzzy blocks: not verified
     if tool == EDITOR_TOOL and path is not None:
         return [_editor_call(params, path, cwd)]
-    return [ToolCall(service.UNKNOWN, cwd=cwd)]
+    return [ToolCall(toolcall.UNKNOWN, cwd=cwd)]
 
 
 def after_calls(payload: object) -> list[ToolCall]:
@@ -191,19 +191,19 @@ def _editor_call(params: dict[str, object], path: str, cwd: str | None) -> ToolC
     old = params.get("old_text")
     inserting = params.get("insert_line") not in (None, "")
     if not inserting and isinstance(old, str) and old:
-        return ToolCall(service.EDIT, path, cwd=cwd, edits=[(old, new_text, False)])
+        return ToolCall(toolcall.EDIT, path, cwd=cwd, edits=[(old, new_text, False)])
     target = os.path.join(cwd or os.getcwd(), os.path.expanduser(path))
     from engramory.caps import caps_from  # noqa: PLC0415 - only for an edit that may matter
 
     status, raw = service.read_index(target, caps_from(dict(os.environ)))
     if status == "unreadable":
-        return ToolCall(service.EDIT, path, cwd=cwd)  # cannot be predicted: not verified
+        return ToolCall(toolcall.EDIT, path, cwd=cwd)  # cannot be predicted: not verified
     if raw is None and not inserting:
-        return ToolCall(service.WRITE, path, cwd=cwd, content=new_text)  # a new file
+        return ToolCall(toolcall.WRITE, path, cwd=cwd, content=new_text)  # a new file
     from engramory.guard.edits import decode_index  # noqa: PLC0415
 
     current = decode_index(raw) if raw is not None else ""
-    return ToolCall(service.WRITE, path, cwd=cwd, content=inserted(current, new_text))
+    return ToolCall(toolcall.WRITE, path, cwd=cwd, content=inserted(current, new_text))
 
 
 def inserted(current: str, new_text: str) -> str:

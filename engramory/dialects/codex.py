@@ -14,8 +14,8 @@ import os
 
 from engramory.dialects import fields
 from engramory.dialects.rawjson import json_string
-from engramory.guard import service
-from engramory.guard.service import ToolCall
+from engramory.guard import service, toolcall
+from engramory.guard.toolcall import ToolCall
 
 TYPE_CHECKING = False  # not ``typing.TYPE_CHECKING``: the guard's path never imports typing
 if TYPE_CHECKING:
@@ -64,7 +64,7 @@ def render(verdict: Verdict, event: str) -> tuple[str, int]:
 
 def oversized_call(raw: bytes) -> ToolCall:
     """A payload too large to parse: a patch that big is judged by what it names."""
-    return ToolCall(service.UNKNOWN)
+    return ToolCall(toolcall.UNKNOWN)
 
 
 def tool_calls(payload: object) -> list[ToolCall]:
@@ -75,11 +75,13 @@ def tool_calls(payload: object) -> list[ToolCall]:
     tool, tool_input, cwd = request
     command = tool_input.get("command", tool_input.get("cmd"))
     if tool in SHELL_TOOLS:
-        return [ToolCall(service.SHELL, cwd=cwd, command=_command_line(command))]
+        return [ToolCall(toolcall.SHELL, cwd=cwd, command=_command_line(command))]
     if tool in PATCH_TOOLS:
         patch = command if isinstance(command, str) else tool_input.get("input")
-        return [ToolCall(service.PATCH, cwd=cwd, command=patch if isinstance(patch, str) else None)]
-    return [ToolCall(service.UNKNOWN, cwd=cwd)]
+        return [
+            ToolCall(toolcall.PATCH, cwd=cwd, command=patch if isinstance(patch, str) else None)
+        ]
+    return [ToolCall(toolcall.UNKNOWN, cwd=cwd)]
 
 
 def _command_line(command: object) -> str | None:

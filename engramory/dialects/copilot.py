@@ -39,8 +39,8 @@ import os
 
 from engramory.dialects import fields
 from engramory.dialects.rawjson import json_string, unescaped
-from engramory.guard import service
-from engramory.guard.service import ToolCall
+from engramory.guard import toolcall
+from engramory.guard.toolcall import ToolCall
 
 TYPE_CHECKING = False  # not ``typing.TYPE_CHECKING``: the guard's path never imports typing
 if TYPE_CHECKING:
@@ -121,7 +121,7 @@ def oversized_call(raw: bytes) -> ToolCall:
     _answering[0] = CAMEL if camel is not None else CLAUDE_STYLE
     tool = camel if camel is not None else json_string(raw, b"tool_name")
     name = tool.decode("ascii", "replace") if tool is not None else ""
-    kind = service.WRITE if name in WRITE_TOOLS else service.EDIT if name in EDIT_TOOLS else None
+    kind = toolcall.WRITE if name in WRITE_TOOLS else toolcall.EDIT if name in EDIT_TOOLS else None
     arguments = _raw_arguments(raw)
     return fields.oversized_call(arguments or b"", kind, _PATH_KEYS, cwd_raw=raw)
 
@@ -136,22 +136,22 @@ def tool_calls(payload: object) -> list[ToolCall]:
     arguments = _arguments(payload.get("toolArgs" if camel else "tool_input"))
     cwd = fields.payload_cwd(payload)
     if tool in PATCH_TOOLS or (tool in EDIT_TOOLS and _is_patch(arguments)):
-        return [ToolCall(service.PATCH, cwd=cwd, command=fields.patch_text(arguments))]
+        return [ToolCall(toolcall.PATCH, cwd=cwd, command=fields.patch_text(arguments))]
     if not isinstance(arguments, dict):
         return []
     if tool in SHELL_TOOLS:
-        return [fields.shell_call(service.SHELL, arguments, cwd)]
+        return [fields.shell_call(toolcall.SHELL, arguments, cwd)]
     if tool in POWERSHELL_TOOLS:
-        return [fields.shell_call(service.POWERSHELL, arguments, cwd)]
+        return [fields.shell_call(toolcall.POWERSHELL, arguments, cwd)]
     path = fields.path(arguments, PATH_KEYS)
     action = arguments.get("command")  # str_replace_editor: create, str_replace, insert, view...
     if tool in WRITE_TOOLS or (tool in EDIT_TOOLS and action == "create"):
-        return [ToolCall(service.WRITE, path, cwd=cwd, content=fields.text(arguments, TEXT_KEYS))]
+        return [ToolCall(toolcall.WRITE, path, cwd=cwd, content=fields.text(arguments, TEXT_KEYS))]
     if tool not in EDIT_TOOLS or action in ("view", "undo_edit"):
-        return [ToolCall(service.UNKNOWN, cwd=cwd)]
+        return [ToolCall(toolcall.UNKNOWN, cwd=cwd)]
     if action == "insert":
         return [_insert_call(arguments, path, cwd)]
-    call = ToolCall(service.EDIT, path, cwd=cwd)
+    call = ToolCall(toolcall.EDIT, path, cwd=cwd)
     if action in (None, "str_replace"):
         old = fields.text(arguments, ("old_str", "old_string"))
         call.edits = [(old, fields.text(arguments, ("new_str", "new_string")), None)]
@@ -165,10 +165,10 @@ def _insert_call(arguments: dict[str, object], path: str | None, cwd: str | None
     if isinstance(line, str) and line.strip().isdigit():
         line = int(line)
     if not isinstance(new, str) or not isinstance(line, int) or isinstance(line, bool):
-        return ToolCall(service.TRANSFORM, path, cwd=cwd)  # the tool rejects it: unverified
+        return ToolCall(toolcall.TRANSFORM, path, cwd=cwd)  # the tool rejects it: unverified
     if line < 0:
-        return ToolCall(service.TRANSFORM, path, cwd=cwd)
-    return ToolCall(service.TRANSFORM, path, cwd=cwd, transform=lambda t: inserted(t, line, new))
+        return ToolCall(toolcall.TRANSFORM, path, cwd=cwd)
+    return ToolCall(toolcall.TRANSFORM, path, cwd=cwd, transform=lambda t: inserted(t, line, new))
 
 
 def inserted(text: str, line: int, new: str) -> str:

@@ -32,8 +32,8 @@ import os
 
 from engramory.dialects import fields
 from engramory.dialects.rawjson import json_string
-from engramory.guard import service
-from engramory.guard.service import ToolCall
+from engramory.guard import toolcall
+from engramory.guard.toolcall import ToolCall
 
 TYPE_CHECKING = False  # not ``typing.TYPE_CHECKING``: the guard's path never imports typing
 if TYPE_CHECKING:
@@ -47,7 +47,7 @@ if TYPE_CHECKING:
 SHELL_EVENT = "beforeShellExecution"
 AFTER_EDIT_EVENT = "afterFileEdit"  # {file_path, edits}: after the edit, cannot block
 AFTER_SHELL_EVENT = "afterShellExecution"  # {command, output}: after the command
-STDERR = "stderr"  # entry.STDERR, spelled out: render's third item, the text goes to stderr
+STDERR = "stderr"  # dialects.STDERR, spelled out: render's third item, the text goes to stderr
 WRITE_TOOL = "Write"
 EDIT_TOOLS = ("StrReplace", "Edit")
 PATCH_TOOL = "ApplyPatch"
@@ -87,7 +87,7 @@ def oversized_call(raw: bytes) -> ToolCall:
     """The kind, target and cwd of a payload too large to parse, by a bounded scan."""
     tool = json_string(raw, b"tool_name")
     name = tool.decode("ascii", "replace") if tool is not None else ""
-    kind = service.WRITE if name == WRITE_TOOL else service.EDIT if name in EDIT_TOOLS else None
+    kind = toolcall.WRITE if name == WRITE_TOOL else toolcall.EDIT if name in EDIT_TOOLS else None
     return fields.oversized_call(raw, kind, _PATH_KEYS)
 
 
@@ -97,28 +97,28 @@ def tool_calls(payload: object) -> list[ToolCall]:
         return []
     cwd = fields.payload_cwd(payload)
     if payload.get("hook_event_name") == SHELL_EVENT:
-        return [fields.shell_call(service.SHELL, payload, cwd)]
+        return [fields.shell_call(toolcall.SHELL, payload, cwd)]
     tool_input = payload.get("tool_input")
     tool = payload.get("tool_name")
     if not isinstance(tool, str) or not tool:
         tool = _inferred_tool(tool_input)
     if tool == PATCH_TOOL:
-        return [ToolCall(service.PATCH, cwd=cwd, command=fields.patch_text(tool_input))]
+        return [ToolCall(toolcall.PATCH, cwd=cwd, command=fields.patch_text(tool_input))]
     if not isinstance(tool_input, dict):
         return []
     if tool == SHELL_TOOL:
-        return [fields.shell_call(service.SHELL, tool_input, cwd)]
+        return [fields.shell_call(toolcall.SHELL, tool_input, cwd)]
     path = fields.path(tool_input, PATH_KEYS)
     if tool == WRITE_TOOL:
-        return [ToolCall(service.WRITE, path, cwd=cwd, content=fields.text(tool_input, TEXT_KEYS))]
+        return [ToolCall(toolcall.WRITE, path, cwd=cwd, content=fields.text(tool_input, TEXT_KEYS))]
     if tool not in EDIT_TOOLS:
-        return [ToolCall(service.UNKNOWN, cwd=cwd)]
+        return [ToolCall(toolcall.UNKNOWN, cwd=cwd)]
     step = (
         fields.text(tool_input, OLD_KEYS),
         fields.text(tool_input, NEW_KEYS),
         tool_input.get("replace_all", tool_input.get("replaceAll")),
     )
-    return [ToolCall(service.EDIT, path, cwd=cwd, edits=[step])]
+    return [ToolCall(toolcall.EDIT, path, cwd=cwd, edits=[step])]
 
 
 def after_calls(payload: object) -> list[ToolCall]:
@@ -136,9 +136,9 @@ def after_calls(payload: object) -> list[ToolCall]:
             if isinstance(edit, dict)
         ]
         path = fields.path(payload, PATH_KEYS)
-        return [ToolCall(service.EDIT, path, cwd=cwd, edits=steps if steps else None)]
+        return [ToolCall(toolcall.EDIT, path, cwd=cwd, edits=steps if steps else None)]
     if event == AFTER_SHELL_EVENT:
-        return [fields.shell_call(service.SHELL, payload, cwd)]
+        return [fields.shell_call(toolcall.SHELL, payload, cwd)]
     return tool_calls(payload)
 
 

@@ -13,8 +13,8 @@ from __future__ import annotations
 import os
 
 from engramory.dialects.rawjson import decoded, first_string, json_string, json_strings
-from engramory.guard import service
-from engramory.guard.service import ToolCall
+from engramory.guard import service, toolcall
+from engramory.guard.toolcall import ToolCall
 
 PATCH_START = "*** Begin Patch"
 # Devin's hooks carry no ``cwd``; Devin sets this to the project's folder instead.
@@ -166,8 +166,8 @@ def oversized_call(
 
     ``cwd_raw``: where the ``cwd`` member is (default: ``raw``).
     """
-    if kind not in service.EDIT_KINDS:
-        return ToolCall(service.UNKNOWN)
+    if kind not in toolcall.EDIT_KINDS:
+        return ToolCall(toolcall.UNKNOWN)
     for key in keys:
         value = json_string(raw, key)
         path = decoded(value) if value is not None else None

@@ -32,8 +32,8 @@ import os
 
 from engramory.dialects import fields
 from engramory.dialects.rawjson import json_string
-from engramory.guard import service
-from engramory.guard.service import ToolCall
+from engramory.guard import toolcall
+from engramory.guard.toolcall import ToolCall
 
 TYPE_CHECKING = False  # not ``typing.TYPE_CHECKING``: the guard's path never imports typing
 if TYPE_CHECKING:
@@ -66,7 +66,7 @@ def may_concern_index(
 def oversized_call(raw: bytes) -> ToolCall:
     """The kind, target and cwd of a payload too large to parse, by a bounded scan."""
     tool = json_string(raw, b"tool_name")
-    kind = {WRITE_TOOL.encode(): service.WRITE, REPLACE_TOOL.encode(): service.EDIT}.get(
+    kind = {WRITE_TOOL.encode(): toolcall.WRITE, REPLACE_TOOL.encode(): toolcall.EDIT}.get(
         tool or b""
     )
     return fields.oversized_call(raw, kind, _PATH_KEYS)
@@ -82,20 +82,20 @@ def tool_calls(payload: object) -> list[ToolCall]:
         dir_path = tool_input.get("dir_path")
         if isinstance(dir_path, str) and dir_path:
             cwd = os.path.join(cwd or os.getcwd(), dir_path)
-        return [fields.shell_call(service.SHELL, tool_input, cwd)]
+        return [fields.shell_call(toolcall.SHELL, tool_input, cwd)]
     path = fields.path(tool_input, ("file_path",))
     if tool == WRITE_TOOL:
         return [
-            ToolCall(service.WRITE, path, cwd=cwd, content=fields.text(tool_input, ("content",)))
+            ToolCall(toolcall.WRITE, path, cwd=cwd, content=fields.text(tool_input, ("content",)))
         ]
     if tool != REPLACE_TOOL:
-        return [ToolCall(service.UNKNOWN, cwd=cwd)]
+        return [ToolCall(toolcall.UNKNOWN, cwd=cwd)]
     old, new = tool_input.get("old_string"), tool_input.get("new_string")
     if old == "":
         return [
-            ToolCall(service.WRITE, path, cwd=cwd, content=new if isinstance(new, str) else None)
+            ToolCall(toolcall.WRITE, path, cwd=cwd, content=new if isinstance(new, str) else None)
         ]
-    return [ToolCall(service.COUNTED_EDIT, path, cwd=cwd, edits=[(old, new, _count(tool_input))])]
+    return [ToolCall(toolcall.COUNTED_EDIT, path, cwd=cwd, edits=[(old, new, _count(tool_input))])]
 
 
 def _count(tool_input: dict[str, object]) -> int | None:

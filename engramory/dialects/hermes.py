@@ -36,8 +36,8 @@ import os
 
 from engramory.dialects import fields
 from engramory.dialects.rawjson import json_string
-from engramory.guard import service
-from engramory.guard.service import ToolCall
+from engramory.guard import toolcall
+from engramory.guard.toolcall import ToolCall
 
 TYPE_CHECKING = False  # not ``typing.TYPE_CHECKING``: the guard's path never imports typing
 if TYPE_CHECKING:
@@ -74,8 +74,10 @@ def oversized_call(raw: bytes) -> ToolCall:
     """The kind, target and cwd of a payload too large to parse, by a bounded scan."""
     tool = json_string(raw, b"tool_name")
     if tool == PATCH_TOOL.encode() and json_string(raw, b"mode") == b"patch":
-        return ToolCall(service.UNKNOWN)
-    kind = {WRITE_TOOL.encode(): service.WRITE, PATCH_TOOL.encode(): service.EDIT}.get(tool or b"")
+        return ToolCall(toolcall.UNKNOWN)
+    kind = {WRITE_TOOL.encode(): toolcall.WRITE, PATCH_TOOL.encode(): toolcall.EDIT}.get(
+        tool or b""
+    )
     return fields.oversized_call(raw, kind, _PATH_KEYS)
 
 
@@ -86,22 +88,24 @@ def tool_calls(payload: object) -> list[ToolCall]:
         return []
     tool, tool_input, cwd = request
     if tool == SHELL_TOOL:
-        return [fields.shell_call(service.SHELL, tool_input, cwd)]
+        return [fields.shell_call(toolcall.SHELL, tool_input, cwd)]
     path = fields.path(tool_input, ("path",))
     if tool == WRITE_TOOL:
         return [
-            ToolCall(service.WRITE, path, cwd=cwd, content=fields.text(tool_input, ("content",)))
+            ToolCall(toolcall.WRITE, path, cwd=cwd, content=fields.text(tool_input, ("content",)))
         ]
     if tool != PATCH_TOOL:
-        return [ToolCall(service.UNKNOWN, cwd=cwd)]
+        return [ToolCall(toolcall.UNKNOWN, cwd=cwd)]
     if tool_input.get("mode") == "patch":
         patch = tool_input.get("patch")
-        return [ToolCall(service.PATCH, cwd=cwd, command=patch if isinstance(patch, str) else None)]
+        return [
+            ToolCall(toolcall.PATCH, cwd=cwd, command=patch if isinstance(patch, str) else None)
+        ]
     if tool_input.get("mode", "replace") != "replace":
-        return [ToolCall(service.UNKNOWN, cwd=cwd)]
+        return [ToolCall(toolcall.UNKNOWN, cwd=cwd)]
     old, new = tool_input.get("old_string"), tool_input.get("new_string")
     replace_all = tool_input.get("replace_all") is True
-    return [ToolCall(service.FUZZY_EDIT, path, cwd=cwd, edits=[(old, new, replace_all)])]
+    return [ToolCall(toolcall.FUZZY_EDIT, path, cwd=cwd, edits=[(old, new, replace_all)])]
 
 
 def render(verdict: Verdict, event: str) -> tuple[str, int] | tuple[str, int, str]:
@@ -168,4 +172,4 @@ def render_lifecycle(reply: Reply) -> tuple[str, int]:
     return claude.dump_lifecycle({"context": reply.text})
 
 
-STDERR = "stderr"  # entry.STDERR, spelled out: render's third item, the text goes to stderr
+STDERR = "stderr"  # dialects.STDERR, spelled out: render's third item, the text goes to stderr

@@ -39,8 +39,8 @@ import os
 
 from engramory.dialects import fields
 from engramory.dialects.rawjson import json_string
-from engramory.guard import service
-from engramory.guard.service import ToolCall
+from engramory.guard import toolcall
+from engramory.guard.toolcall import ToolCall
 
 TYPE_CHECKING = False  # not ``typing.TYPE_CHECKING``: the guard's path never imports typing
 if TYPE_CHECKING:
@@ -57,7 +57,7 @@ CREATE, STR_REPLACE, INSERT, APPEND = "create", "str_replace", "insert", "append
 _WRITE_TOOLS = tuple(tool.encode() for tool in WRITE_TOOLS)
 _SHELL_TOOLS = tuple(tool.encode() for tool in SHELL_TOOLS)
 _PATH_KEYS = (b"path",)
-STDERR = "stderr"  # entry.STDERR, spelled out: render's third item, the deny goes to stderr
+STDERR = "stderr"  # dialects.STDERR, spelled out: render's third item, the deny goes to stderr
 DENY_EXIT = 2
 WARN_EXIT = 1  # after a call (postToolUse): Kiro shows stderr to the user as a warning
 
@@ -78,7 +78,7 @@ def oversized_call(raw: bytes) -> ToolCall:
     """The kind, target and cwd of a payload too large to parse, by a bounded scan."""
     kind = None
     if json_string(raw, b"tool_name") in _WRITE_TOOLS:
-        kind = service.WRITE if json_string(raw, b"command") == CREATE.encode() else service.EDIT
+        kind = toolcall.WRITE if json_string(raw, b"command") == CREATE.encode() else toolcall.EDIT
     call = fields.oversized_call(raw, kind, _PATH_KEYS)
     call.path = home_path(call.path)
     return call
@@ -98,28 +98,28 @@ def tool_calls(payload: object) -> list[ToolCall]:
         return []
     tool, tool_input, cwd = request
     if tool in SHELL_TOOLS:
-        return [fields.shell_call(service.SHELL, tool_input, cwd)]
+        return [fields.shell_call(toolcall.SHELL, tool_input, cwd)]
     if tool not in WRITE_TOOLS:
-        return [ToolCall(service.UNKNOWN, cwd=cwd)]
+        return [ToolCall(toolcall.UNKNOWN, cwd=cwd)]
     path = home_path(fields.path(tool_input, ("path",)))
     command = tool_input.get("command")
     new = tool_input.get("new_str")
     if command == CREATE:
         text = fields.text(tool_input, ("file_text", "new_str"))
-        return [ToolCall(service.WRITE, path, cwd=cwd, content=ended(text or ""))]
+        return [ToolCall(toolcall.WRITE, path, cwd=cwd, content=ended(text or ""))]
     if command == STR_REPLACE:
         old = tool_input.get("old_str")
-        return [ToolCall(service.COUNTED_EDIT, path, cwd=cwd, edits=[(old, new, 1)])]
+        return [ToolCall(toolcall.COUNTED_EDIT, path, cwd=cwd, edits=[(old, new, 1)])]
     if command == INSERT:
         line = tool_input.get("insert_line")
         if isinstance(new, str) and isinstance(line, int) and not isinstance(line, bool):
             transform = (lambda text: inserted(text, line, new)) if line >= 0 else None
-            return [ToolCall(service.TRANSFORM, path, cwd=cwd, transform=transform)]
-        return [ToolCall(service.TRANSFORM, path, cwd=cwd)]  # the tool rejects it: unverified
+            return [ToolCall(toolcall.TRANSFORM, path, cwd=cwd, transform=transform)]
+        return [ToolCall(toolcall.TRANSFORM, path, cwd=cwd)]  # the tool rejects it: unverified
     if command == APPEND:
         transform = (lambda text: appended(text, new)) if isinstance(new, str) else None
-        return [ToolCall(service.TRANSFORM, path, cwd=cwd, transform=transform)]
-    return [ToolCall(service.UNKNOWN, cwd=cwd)]  # not a command the tool takes: it fails
+        return [ToolCall(toolcall.TRANSFORM, path, cwd=cwd, transform=transform)]
+    return [ToolCall(toolcall.UNKNOWN, cwd=cwd)]  # not a command the tool takes: it fails
 
 
 def ended(text: str) -> str:

@@ -47,8 +47,8 @@ from engramory.dialects.opencode import (
     render,
     render_lifecycle,
 )
-from engramory.guard import service
-from engramory.guard.service import ToolCall
+from engramory.guard import toolcall
+from engramory.guard.toolcall import ToolCall
 
 # The dialect's interface (the answers and the lifecycle are the OpenCode plugin's).
 __all__ = [
@@ -102,7 +102,7 @@ def _edit(path: str | None, arguments: dict[str, object], cwd: str | None) -> To
             else (None, None, False)
             for step in edits
         ]
-        return ToolCall(service.MULTIEDIT, path, cwd=cwd, edits=steps)
+        return ToolCall(toolcall.MULTIEDIT, path, cwd=cwd, edits=steps)
     old, new = _first(arguments, OLD_KEYS), _first(arguments, NEW_KEYS)
     return edit_call(path, cwd, old, new, arguments.get("replace_all"))
 

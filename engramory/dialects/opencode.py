@@ -44,8 +44,8 @@ import os
 
 from engramory.dialects import fields
 from engramory.dialects.rawjson import json_string
-from engramory.guard import service
-from engramory.guard.service import ToolCall
+from engramory.guard import toolcall
+from engramory.guard.toolcall import ToolCall
 
 TYPE_CHECKING = False  # not ``typing.TYPE_CHECKING``: the guard's path never imports typing
 if TYPE_CHECKING:
@@ -99,7 +99,7 @@ def plugin_oversized(raw: bytes, tools: dict[str, str], path_keys: tuple[str, ..
     """The kind, target and cwd of a payload too large to parse, by a bounded scan."""
     tool = json_string(raw, b"tool")
     kind = tools.get(tool.decode("ascii", "replace") if tool is not None else "")
-    guard_kind = {WRITE: service.WRITE, EDIT: service.EDIT}.get(kind or "")
+    guard_kind = {WRITE: toolcall.WRITE, EDIT: toolcall.EDIT}.get(kind or "")
     return fields.oversized_call(raw, guard_kind, tuple(key.encode() for key in path_keys))
 
 
@@ -120,9 +120,11 @@ def edit_call(
     once: an empty ``old`` writes ``new`` as the file; else a counted edit (exactly one
     occurrence, or with ``replace_all`` at least one), which is "not verified" otherwise."""
     if old == "":
-        return ToolCall(service.WRITE, path, cwd=cwd, content=new if isinstance(new, str) else None)
+        return ToolCall(
+            toolcall.WRITE, path, cwd=cwd, content=new if isinstance(new, str) else None
+        )
     count = None if replace_all is True else 1
-    return ToolCall(service.COUNTED_EDIT, path, cwd=cwd, edits=[(old, new, count)])
+    return ToolCall(toolcall.COUNTED_EDIT, path, cwd=cwd, edits=[(old, new, count)])
 
 
 def may_concern_index(
@@ -147,12 +149,12 @@ def plain_call(
     """The call of a shell, patch or write tool, which both plugins' hosts shape alike
     (``None``: an edit or an unknown tool, which each dialect reads its own way)."""
     if kind == SHELL:
-        return fields.shell_call(service.SHELL, arguments, cwd)
+        return fields.shell_call(toolcall.SHELL, arguments, cwd)
     if kind == PATCH:
-        return ToolCall(service.PATCH, cwd=cwd, command=fields.patch_text(arguments))
+        return ToolCall(toolcall.PATCH, cwd=cwd, command=fields.patch_text(arguments))
     if kind == WRITE:
         path = fields.path(arguments, path_keys)
-        return ToolCall(service.WRITE, path, cwd=cwd, content=fields.text(arguments, content_keys))
+        return ToolCall(toolcall.WRITE, path, cwd=cwd, content=fields.text(arguments, content_keys))
     return None
 
 
@@ -174,7 +176,7 @@ def plugin_calls(
     if call is not None:
         return [call]
     if kind != EDIT:
-        return [ToolCall(service.UNKNOWN, cwd=cwd)]
+        return [ToolCall(toolcall.UNKNOWN, cwd=cwd)]
     return [read_edit(fields.path(arguments, path_keys), arguments, cwd)]
 
 

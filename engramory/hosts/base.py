@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from engramory.dialects import DEFAULT_HOST
 from engramory.install import hookconfig, hookwiring
 
 if TYPE_CHECKING:
@@ -225,8 +226,6 @@ class Host:
 
         ``store`` ``None``: the guard alone, registered without ``--index``.
         """
-        from engramory.dialects.entry import DEFAULT_HOST  # noqa: PLC0415
-
         host = None if self.name == DEFAULT_HOST else self.name
         return hookwiring.guard_argv(python, guard, store, host)
 
