@@ -13,7 +13,9 @@ allowed form next to it). The rules:
 * ``guard/`` and ``doctor/`` import nothing from ``hosts/``, ``commands/``,
   ``install/``, ``continuity/`` or each other; ``guard/`` nothing from ``dialects/``;
   ``dialects/`` (what runs inside a hook) nothing from ``hosts/``, ``install/``,
-  ``commands/`` or ``doctor/``;
+  ``commands/`` or ``doctor/``; ``wiring/`` (the install mechanics hosts and installer
+  share) nothing from ``hosts/``, ``install/``, ``dialects/``, ``commands/``, ``doctor/``
+  or ``guard/``;
 * no import cycles among the package's modules (an import at any depth is an edge; a module's
   import of its own enclosing package is not, as Python has already started that package).
 """
@@ -36,12 +38,22 @@ CORE = (
     "caps breach frontmatter markdown store discovery fsutil textfmt resources errors console fastjson"
     " automemory allowcomment secrets"
 ).split()
-UPPER_PACKAGES = ("commands", "hosts", "dialects", "install", "doctor", "guard", "continuity")
+UPPER_PACKAGES = (
+    "commands",
+    "hosts",
+    "dialects",
+    "install",
+    "wiring",
+    "doctor",
+    "guard",
+    "continuity",
+)
 # Package -> the packages it must not import.
 SERVICE_FORBIDDEN = {
     "guard": ("hosts", "dialects", "commands", "install", "continuity", "doctor"),
     "doctor": ("hosts", "dialects", "commands", "install", "continuity", "guard"),
-    "dialects": ("hosts", "commands", "install", "doctor"),
+    "dialects": ("hosts", "commands", "install", "wiring", "doctor"),
+    "wiring": ("hosts", "install", "dialects", "commands", "doctor", "guard"),
 }
 
 

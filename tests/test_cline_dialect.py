@@ -34,7 +34,7 @@ from engramory.guard import decision as guard
 from engramory.guard import service, toolcall
 from engramory.guard.decision import Verdict
 from engramory.hosts import cline as cline_host
-from engramory.install import hookwiring
+from engramory.wiring import hookwiring
 
 GROW = "would GROW the memory index"
 SHELL = "this shell command would write the memory index"

@@ -63,7 +63,7 @@ HOST = '''"""Quill as engramory init sees it."""
 from __future__ import annotations
 
 from engramory.hosts.base import BLOCK, DENY_HOOK, DOCUMENTED, IGNORE_ALWAYS, Host
-from engramory.install import hookwiring
+from engramory.wiring import hookwiring
 
 
 class Quill(Host):

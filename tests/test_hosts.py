@@ -16,11 +16,11 @@ from conftest import REPO
 from engramory import dialects
 from engramory.hosts import claude, registry
 from engramory.hosts.base import BLOCK, DOCUMENTED, IGNORE_ALWAYS, Host
-from engramory.install import hookconfig, hookwiring
 from engramory.install import plan as install
-from engramory.install.hookwiring import GUARD_STATUS
 from engramory.install.layout import Layout
 from engramory.install.layout import resolve as resolve_layout
+from engramory.wiring import hookconfig, hookwiring
+from engramory.wiring.hookwiring import GUARD_STATUS
 
 
 def test_hermes_skill_needs_global(cli, project: Path, home: Path) -> None:
@@ -95,6 +95,7 @@ def test_hermes_refuses_to_hide_cursor_rules(cli, project: Path) -> None:
 
 INSTALL_MODULES = [
     *sorted((REPO / "engramory" / "install").glob("*.py")),
+    *sorted((REPO / "engramory" / "wiring").glob("*.py")),
     REPO / "engramory" / "commands" / "install.py",
 ]
 

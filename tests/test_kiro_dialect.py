@@ -26,7 +26,8 @@ from engramory.guard import service, toolcall
 from engramory.guard.decision import Verdict
 from engramory.hosts import kiro as kiro_host
 from engramory.hosts import registry
-from engramory.install import blocks, hookconfig, hookwiring
+from engramory.install import blocks
+from engramory.wiring import hookconfig, hookwiring
 
 DENY, PASS = "deny", "pass"  # Kiro shows nothing of a nudge: a pass is silence, exit 0
 GROW = "would GROW the memory index"

@@ -31,9 +31,9 @@ from pathlib import Path
 from engramory import breach, discovery
 from engramory.caps import OK, Caps, Measurement, caps_from
 from engramory.continuity import state as continuity
-from engramory.install.hookwiring import SYNC_SCRIPT, powershell_quote
 from engramory.resources import shipped_path
 from engramory.textfmt import human_size, plural
+from engramory.wiring.hookwiring import SYNC_SCRIPT, powershell_quote
 
 CONTEXT_LIMIT = 4096
 

@@ -20,14 +20,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from engramory.dialects import DEFAULT_HOST
-from engramory.install import hookconfig, hookwiring
+from engramory.wiring import hookconfig, hookwiring
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
 
     from engramory.automemory import Resolution
-    from engramory.install.hookconfig import Document
-    from engramory.install.hookfiles import ConfigEdit, HookContext, OwnedFile
+    from engramory.wiring.hookconfig import Document
+    from engramory.wiring.hookfiles import ConfigEdit, HookContext, OwnedFile
 
 BLOCK = "block"  # a marked block inside a shared rules file
 FILE = "file"  # a dedicated rules file, owned whole
@@ -244,7 +244,7 @@ class Host:
 
     def hook_artifacts(self, context: HookContext) -> list[OwnedFile | ConfigEdit]:
         """The hook files ``--install-hooks`` writes or edits, for a host whose hooks are not
-        a JSON hook config (:mod:`engramory.install.hookfiles`). Default: none.
+        a JSON hook config (:mod:`engramory.wiring.hookfiles`). Default: none.
 
         Uninstall calls it too, through :meth:`uninstalled_artifacts`, to learn which
         files to take back.

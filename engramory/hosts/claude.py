@@ -12,7 +12,7 @@ from engramory.hosts.base import (
     VERIFIED,
     Host,
 )
-from engramory.install import hookwiring
+from engramory.wiring import hookwiring
 
 # Claude Code as ``engramory init`` and ``engramory hosts`` see it.
 #

@@ -12,12 +12,12 @@ from typing import TYPE_CHECKING
 from engramory import fsutil
 from engramory.dialects.cline import COMMANDS_TOOL
 from engramory.hosts.base import AFTER_TO_AGENT, DENY_HOOK, DOCUMENTED, FILE, Host
-from engramory.install import hookwiring
-from engramory.install.hookfiles import OWNED_MARKER, OwnedFile, is_owned
-from engramory.install.hookwiring import powershell_quote
+from engramory.wiring import hookwiring
+from engramory.wiring.hookfiles import OWNED_MARKER, OwnedFile, is_owned
+from engramory.wiring.hookwiring import powershell_quote
 
 if TYPE_CHECKING:
-    from engramory.install.hookfiles import ConfigEdit, HookContext
+    from engramory.wiring.hookfiles import ConfigEdit, HookContext
 
 
 PROJECT_DIRS = (".clinerules/hooks", ".cline/hooks")  # VS Code extension, then the CLI

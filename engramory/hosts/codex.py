@@ -14,10 +14,10 @@ from engramory.hosts.base import (
     VERIFIED,
     Host,
 )
-from engramory.install import hookwiring
+from engramory.wiring import hookwiring
 
 if TYPE_CHECKING:
-    from engramory.install.hookconfig import Document
+    from engramory.wiring.hookconfig import Document
 
 
 # https://developers.openai.com/codex/hooks: the matcher is a regex on the tool name; file

@@ -14,7 +14,7 @@ from engramory.hosts.base import (
     IGNORE_ALWAYS,
     Host,
 )
-from engramory.install import hookwiring
+from engramory.wiring import hookwiring
 
 # https://docs.github.com/en/copilot/reference/hooks-configuration: a dedicated file under
 # .github/hooks/, ``bash`` and ``powershell`` command lines, the timeout in seconds, the matcher

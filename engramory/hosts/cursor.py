@@ -15,7 +15,7 @@ from engramory.hosts.base import (
     IGNORE_WHILE_OURS,
     Host,
 )
-from engramory.install import hookwiring
+from engramory.wiring import hookwiring
 
 # https://cursor.com/docs/agent/hooks: ``{"version": 1, "hooks": {event: [{"command",
 # "matcher"}]}}``; exit 2 denies, any other failure lets the call through. Whether the matcher

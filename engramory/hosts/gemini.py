@@ -14,7 +14,7 @@ from engramory.hosts.base import (
     IGNORE_WHILE_OURS,
     Host,
 )
-from engramory.install import hookwiring
+from engramory.wiring import hookwiring
 
 # https://geminicli.com/docs/hooks/ and google-gemini/gemini-cli schemas/settings.schema.json:
 # the matcher is an UNANCHORED regex (``new RegExp(m).test(name)``), the timeout is in

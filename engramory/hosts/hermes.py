@@ -13,13 +13,13 @@ from engramory.dialects.hermes import LIFECYCLE_EVENT, SESSION_EVENT, SHELL_TOOL
 from engramory.discovery import git_work_tree
 from engramory.hosts import hermes_config
 from engramory.hosts.base import AFTER_TO_LOG, BLOCK, DENY_HOOK, DOCUMENTED, Host
-from engramory.install import hookwiring, layout
-from engramory.install.hookfiles import ConfigEdit
+from engramory.wiring import homes, hookwiring
+from engramory.wiring.hookfiles import ConfigEdit
 
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from engramory.install.hookfiles import HookContext, OwnedFile
+    from engramory.wiring.hookfiles import HookContext, OwnedFile
 
 
 PARENT_CONTEXT_FILES = (".hermes.md", "HERMES.md")
@@ -114,7 +114,7 @@ class Hermes(Host):
 
     def hook_artifacts(self, context: HookContext) -> list[OwnedFile | ConfigEdit]:
         """Hermes' user-wide ``config.yaml``, for a project install too."""
-        return [config_edit(layout.expand(CONFIG), context)]
+        return [config_edit(homes.expand(CONFIG), context)]
 
     def guard_argv(self, python: str, guard: str, store: str | None) -> list[str]:
         """The guard as registered: no ``--index`` (the file serves every project)."""

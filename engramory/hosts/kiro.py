@@ -12,18 +12,18 @@ from engramory import fsutil
 from engramory.dialects.kiro import LIFECYCLE_EVENTS, SHELL_TOOLS, WRITE_TOOLS
 from engramory.discovery import INDEX_NAME
 from engramory.hosts.base import AFTER_TO_LOG, DENY_HOOK, DOCUMENTED, FILE, Host
-from engramory.install import hookconfig, hookwiring
-from engramory.install.hookfiles import (
+from engramory.wiring import hookconfig, hookwiring
+from engramory.wiring.hookfiles import (
     ConfigEdit,
     EditRefusal,
     OwnedFile,
 )
-from engramory.install.refusal import FlagRefusal
+from engramory.wiring.refusal import FlagRefusal
 
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from engramory.install.hookfiles import HookContext
+    from engramory.wiring.hookfiles import HookContext
 
 
 AGENT_NAME = "engramory"

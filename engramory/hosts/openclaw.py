@@ -11,8 +11,8 @@ from engramory.hosts.base import (
     Host,
 )
 from engramory.hosts.opencode import plugin_config, plugin_text
-from engramory.install.hookfiles import HookContext, OwnedFile
 from engramory.resources import shipped_path
+from engramory.wiring.hookfiles import HookContext, OwnedFile
 
 PLUGIN_ID = "engramory-guard"
 TEMPLATE_DIR = "adapters/openclaw/engramory-guard"

@@ -12,9 +12,9 @@ from engramory.hosts.base import (
     DOCUMENTED,
     Host,
 )
-from engramory.install import hookwiring
-from engramory.install.hookfiles import HookContext, OwnedFile
 from engramory.resources import shipped_path
+from engramory.wiring import hookwiring
+from engramory.wiring.hookfiles import HookContext, OwnedFile
 
 CONFIG_PLACEHOLDER = "/*@ENGRAMORY_CONFIG@*/ null"
 

@@ -38,12 +38,13 @@ from engramory.discovery import INDEX_NAME, git_work_tree
 from engramory.errors import EngramoryError
 from engramory.hosts.base import BLOCK, IGNORE_ALWAYS, Host
 from engramory.hosts.registry import HOSTS, hook_hosts
-from engramory.install import blocks, hookconfig, hookfiles, hookwiring, managed, selfcommand
-from engramory.install.hookfiles import ConfigEdit, EditRefusal, HookContext, OwnedFile
+from engramory.install import blocks, selfcommand
 from engramory.install.layout import Layout, expand, resolve
-from engramory.install.refusal import FlagRefusal, Refusal
 from engramory.resources import ShippedDocumentMissingError, shipped_path
 from engramory.textfmt import plural
+from engramory.wiring import hookconfig, hookfiles, hookwiring, managed
+from engramory.wiring.hookfiles import ConfigEdit, EditRefusal, HookContext, OwnedFile
+from engramory.wiring.refusal import FlagRefusal, Refusal
 
 SKILL_FILES = ("SKILL.md", "rules-snippet.md", "PORTING.md", "AGENT-SETUP.md", "LICENSE")
 SKILL_DIRS = ("templates",)

@@ -31,11 +31,11 @@ from engramory.errors import EngramoryError, InputMissingError
 from engramory.filedates import FileDates
 from engramory.frontmatter import NOTE_TYPES, decode, render
 from engramory.indexedit import pointer_line
-from engramory.install import managed
 from engramory.resources import shipped_path
 from engramory.secrets import allow
 from engramory.store import ARCHIVE, NAME_NOT_UTF8, NOTE_READ_LIMIT, utf8_name, walk
 from engramory.textfmt import plural
+from engramory.wiring import managed
 
 COLLISION = "collision"
 SECRET = "secret"

@@ -28,7 +28,7 @@ import shlex
 from collections.abc import Callable
 
 from engramory.discovery import INDEX_NAME
-from engramory.install.hookconfig import FLAT, GROUPED, HookFormat, Marker
+from engramory.wiring.hookconfig import FLAT, GROUPED, HookFormat, Marker
 
 GUARD_SCRIPT = "hooks/engramory_index_guard.py"
 SYNC_SCRIPT = "hooks/engramory_sync.py"
