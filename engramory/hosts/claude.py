@@ -1,5 +1,12 @@
 """Claude Code as ``engramory init`` and ``engramory hosts`` see it (its hook dialect,
-what runs inside the hook, is :mod:`engramory.dialects.claude`)."""
+what runs inside the hook, is :mod:`engramory.dialects.claude`).
+
+Its hooks are the default form (exec-form handlers in its settings file):
+the index guard and the continuity hooks. Its auto-memory folder may be the
+store (``init claude --native``), and the guard alone may be registered in
+the user's settings (``$CLAUDE_CONFIG_DIR/settings.json``, default
+``~/.claude/settings.json``: ``init claude --global --guard-only``).
+"""
 
 from __future__ import annotations
 
@@ -13,14 +20,6 @@ from engramory.hosts.base import (
     Host,
 )
 from engramory.wiring import hookwiring
-
-# Claude Code as ``engramory init`` and ``engramory hosts`` see it.
-#
-# Its hooks are the default form (exec-form handlers in its settings file):
-# the index guard and the continuity hooks. Its auto-memory folder may be the
-# store (``init claude --native``), and the guard alone may be registered in
-# the user's settings (``$CLAUDE_CONFIG_DIR/settings.json``, default
-# ``~/.claude/settings.json``: ``init claude --global --guard-only``).
 
 HOST = Host(
     name="claude",

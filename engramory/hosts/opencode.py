@@ -44,8 +44,6 @@ def plugin_config(
 
 
 # --- OpenCode for the installer ---
-# Built on demand by the registry: the guard hook imports this module before every
-# tool call and must not pay for the installer's imports (dataclasses...).
 
 PLUGIN_TEMPLATE = "adapters/opencode/engramory-guard.js"
 PLUGIN_FILE = ".opencode/plugins/engramory-guard.js"
