@@ -1,5 +1,5 @@
-"""Cline: its PreToolUse file-hook dialect for the index guard, its lifecycle replies, and the
-host for the installer.
+"""Cline: its PreToolUse file-hook dialect for the index guard and its lifecycle replies (its
+install spec: :mod:`engramory.hosts.cline`).
 
 Payload (VS Code extension): ``{clineVersion, hookName, timestamp, taskId,
 workspaceRoots, userId, model, preToolUse: {toolName, parameters}}`` where

@@ -1,4 +1,4 @@
-"""Codex CLI: its PreToolUse hook dialect for the index guard, and the host for the installer.
+"""Codex CLI: its PreToolUse hook dialect for the index guard (install: engramory.hosts.codex).
 
 Codex runs a hook's command through a login shell (``$SHELL -lc``), so its
 hooks are one POSIX-quoted line each, plus a PowerShell line for

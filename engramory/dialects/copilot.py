@@ -1,5 +1,5 @@
-"""GitHub Copilot (CLI, cloud agent): its preToolUse hook dialect for the index guard, and the
-host for the installer.
+"""GitHub Copilot (CLI, cloud agent): its preToolUse hook dialect for the index guard (its
+install spec: :mod:`engramory.hosts.copilot`).
 
 Two payload dialects. camelCase: ``{sessionId, timestamp, cwd, toolName,
 toolArgs}`` where ``toolArgs`` may be a JSON STRING holding the object (or, for

@@ -1,5 +1,5 @@
-"""Cursor: its preToolUse / beforeShellExecution hook dialect for the index guard, and the host
-for the installer.
+"""Cursor: its preToolUse / beforeShellExecution hook dialect for the index guard (its install
+spec: :mod:`engramory.hosts.cursor`).
 
 Every payload carries ``conversation_id, generation_id, hook_event_name,
 workspace_roots, cwd``; ``cwd`` may be empty, and then a relative path is

@@ -1,4 +1,4 @@
-"""Gemini CLI: its BeforeTool hook dialect for the index guard, and the host for the installer.
+"""Gemini CLI: its BeforeTool hook dialect for the index guard (install: engramory.hosts.gemini).
 
 Payload: ``session_id, transcript_path, cwd, hook_event_name, timestamp,
 tool_name, tool_input, mcp_context, original_request_name``. Tools:

@@ -1,5 +1,5 @@
-"""Hermes Agent: its ``pre_tool_call`` shell-hook dialect for the index guard, its
-``pre_llm_call`` continuity replies, and the host for the installer.
+"""Hermes Agent: its ``pre_tool_call`` shell-hook dialect for the index guard and its
+``pre_llm_call`` continuity replies (its install spec: :mod:`engramory.hosts.hermes`).
 
 The guard (verified against Hermes' ``agent/shell_hooks.py``): stdin is
 ``{hook_event_name, tool_name, tool_input, session_id, cwd, profile, extra}``,

@@ -1,5 +1,5 @@
-"""Kiro: the Kiro CLI 2.x preToolUse dialect for the index guard, its lifecycle replies, and the
-host for the installer (steering rules with an index include, hooks in an agent definition).
+"""Kiro: the Kiro CLI 2.x preToolUse dialect for the index guard and its lifecycle replies (its
+install spec, steering rules and hooks in an agent definition: :mod:`engramory.hosts.kiro`).
 
 Payload (Kiro CLI 2.x, ``preToolUse`` in an agent's ``hooks``): ``{hook_event_name,
 cwd, session_id, tool_name, tool_input}``. Tools: ``fs_write`` (alias ``write``)

@@ -1,5 +1,5 @@
-"""OpenClaw: the guard dialect its plugin speaks, its lifecycle replies, and the host for the
-installer.
+"""OpenClaw: the guard dialect its plugin speaks and its lifecycle replies (its install spec:
+:mod:`engramory.hosts.openclaw`).
 
 OpenClaw gates tool calls only in-process: a native plugin's ``before_tool_call``
 handler may return ``{block: true, blockReason}``; a handler that throws or takes

@@ -1,5 +1,5 @@
-"""OpenCode: the guard dialect its plugin speaks, its lifecycle replies, and the host for the
-installer.
+"""OpenCode: the guard dialect its plugin speaks and its lifecycle replies (its install spec,
+the plugin file: :mod:`engramory.hosts.opencode`).
 
 OpenCode has no shell-command hooks: a JavaScript plugin in ``.opencode/plugins/``
 (``~/.config/opencode/plugins/`` with ``--global``) gates tool calls in-process
