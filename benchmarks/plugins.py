@@ -32,7 +32,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from engramory.hosts.registry import HOSTS  # noqa: E402
-from engramory.install.hookfiles import HookContext  # noqa: E402
+from engramory.wiring.hookfiles import HookContext  # noqa: E402
 
 GUARD = REPO / "hooks" / "engramory_index_guard.py"
 SYNC = REPO / "hooks" / "engramory_sync.py"

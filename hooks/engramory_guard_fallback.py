@@ -21,7 +21,7 @@ _NOTE_FORMATS = {
 }
 
 
-# The same rule as engramory.hosts.claude.may_concern_index, in a cheap form: a
+# The same rule as engramory.dialects.claude.may_concern_index, in a cheap form: a
 # payload naming MEMORY.md, an edit while the index is known by path (--index:
 # an alias may have any name), or a Bash command that may write anything.
 _SHELL_MARKERS = (b">", b"`", b"$(", b"$'", b"\\u")

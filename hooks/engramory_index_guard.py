@@ -12,7 +12,7 @@ Run it as ``python -I -S engramory_index_guard.py``: an isolated interpreter
 without site-packages starts several times faster. This script only puts its
 own package on ``sys.path`` -- from a checkout (``<repo>/hooks/``) or from an
 installed wheel (``<site-packages>/engramory/_shipped/hooks/``) -- and runs
-``engramory.hosts.entry``. It stays this short because Python compiles a script
+``engramory.dialects``. It stays this short because Python compiles a script
 on every run, while the package's modules are compiled once (``__pycache__``).
 When the package cannot be loaded, ``engramory_guard_fallback.py`` beside it answers.
 """
@@ -28,7 +28,7 @@ def main():
             sys.path.insert(0, root)
             break
     try:
-        from engramory.hosts.entry import main as entry_main  # noqa: PLC0415 - after the path
+        from engramory.dialects import main as entry_main  # noqa: PLC0415 - after the path
     except Exception:  # a broken install: never crash, never block
         try:
             sys.path.insert(0, here)

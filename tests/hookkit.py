@@ -13,19 +13,19 @@ from pathlib import Path
 import pytest
 
 from conftest import REPO
+from engramory import dialects
 from engramory.guard import service
-from engramory.hosts import entry
 
 HOOK = REPO / "hooks" / "engramory_index_guard.py"
 # What a payload that cannot concern the index may import (Claude's dialect's own list,
 # plus the light module the other dialects share).
 SHARED_HOT_PATH = {
     "engramory",
-    "engramory.hosts",
-    "engramory.hosts.entry",
-    "engramory.hosts.rawjson",
+    "engramory.dialects",
+    "engramory.dialects.rawjson",
     "engramory.guard",
     "engramory.guard.service",
+    "engramory.guard.toolcall",
 }
 HEAVY = {
     "json",
@@ -95,7 +95,7 @@ def imported(host: str, payload: object, *args: str) -> set[str]:
 
 def hot_path(host: str) -> set[str]:
     """The engramory modules a dismissed payload may import for ``host``."""
-    return SHARED_HOT_PATH | {f"engramory.hosts.{host}", "engramory.hosts.fields"}
+    return SHARED_HOT_PATH | {f"engramory.dialects.{host}", "engramory.dialects.fields"}
 
 
 def crash_is_silent(
@@ -106,9 +106,9 @@ def crash_is_silent(
     def broken(*_: object) -> None:
         raise RuntimeError("boom")
 
-    for module, name in ((service, "check"), (entry.dialect(host), "tool_calls")):
+    for module, name in ((service, "check"), (dialects.dialect(host), "tool_calls")):
         with monkeypatch.context() as patch:
             patch.setattr(module, name, broken)
             patch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(payload)))
-            assert entry.main(["--host", host]) == 0
+            assert dialects.main(["--host", host]) == 0
         assert capsys.readouterr() == ("", "")

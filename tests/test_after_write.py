@@ -16,7 +16,7 @@ import jsonschema
 import pytest
 from hookkit import HEAVY, answer, hot_path, imported, lines, run_hook
 
-from engramory.guard import afterwrite, service
+from engramory.guard import afterwrite, toolcall
 
 SCHEMAS = Path(__file__).resolve().parent / "schemas"
 CLAUDE_SCHEMA = json.loads((SCHEMAS / "claude-code-hook-output.schema.json").read_text())
@@ -331,13 +331,13 @@ def test_hermes_post_tool_call_warns_on_stderr(store: Path) -> None:
 def test_touched_names_the_index_and_the_notes_a_call_may_have_written(store: Path) -> None:
     cwd = str(store)
     calls = [
-        service.ToolCall(service.SHELL, cwd=cwd, command="tee -a deploy.md other.md < x"),
-        service.ToolCall(service.WRITE, "src/app.py", cwd=cwd, content="x"),
+        toolcall.ToolCall(toolcall.SHELL, cwd=cwd, command="tee -a deploy.md other.md < x"),
+        toolcall.ToolCall(toolcall.WRITE, "src/app.py", cwd=cwd, content="x"),
     ]
     found = afterwrite.touched(calls, {})
     assert found.index  # a note not there yet is named too: reading it finds nothing
     assert found.notes == [str(store / "deploy.md"), str(store / "other.md")]
-    read_only = [service.ToolCall(service.SHELL, cwd=cwd, command="cat deploy.md")]
+    read_only = [toolcall.ToolCall(toolcall.SHELL, cwd=cwd, command="cat deploy.md")]
     found = afterwrite.touched(read_only, {})
     assert found.index and found.notes == []  # measured; no note named by a writing command
 
@@ -345,11 +345,11 @@ def test_touched_names_the_index_and_the_notes_a_call_may_have_written(store: Pa
 def test_a_patch_is_checked_for_every_file_it_writes(store: Path) -> None:
     (store / "deploy.md").write_text(SECRET_NOTE)
     patch = f"*** Begin Patch\n*** Update File: deploy.md\n@@\n-CI.\n+{AWS}.\n*** End Patch\n"
-    calls = [service.ToolCall(service.PATCH, cwd=str(store), command=patch)]
+    calls = [toolcall.ToolCall(toolcall.PATCH, cwd=str(store), command=patch)]
     verdict = afterwrite.check(calls, {})
     assert verdict.kind == "deny" and "deploy.md now holds a secret" in verdict.message
     unrelated = patch.replace(f"+{AWS}.", "+the CI.")
-    calls = [service.ToolCall(service.PATCH, cwd=str(store), command=unrelated)]
+    calls = [toolcall.ToolCall(toolcall.PATCH, cwd=str(store), command=unrelated)]
     assert afterwrite.check(calls, {}).kind == "silent"  # the key was there before
 
 

@@ -4,20 +4,27 @@ One test per rule runs it over the real package; a self-test per rule feeds it
 a small fake module to prove it can fail (and that it does not fire on the
 allowed form next to it). The rules:
 
-* only ``engramory/hosts/`` compares a host's name (a string literal equal to
-  a registered host name, or its ``-reader`` form, inside a comparison or an
-  ``in`` test);
+* a host's knowledge lives in its two modules: only ``engramory/hosts/<host>.py`` and
+  ``engramory/dialects/<host>.py`` compare a host's name (a string literal equal to a
+  registered host name, or its ``-reader`` form, inside a comparison or an ``in`` test), and
+  each only its own (the registries list names, they do not compare them);
 * only ``engramory/commands/`` and ``engramory/cli.py`` import ``argparse``;
 * the core modules import nothing from the packages above them;
 * ``guard/`` and ``doctor/`` import nothing from ``hosts/``, ``commands/``,
-  ``install/``, ``continuity/`` or each other;
+  ``install/``, ``continuity/`` or each other; ``guard/`` nothing from ``dialects/``;
+  ``dialects/`` (what runs inside a hook) nothing from ``hosts/``, ``install/``,
+  ``commands/`` or ``doctor/``; ``wiring/`` (the install mechanics hosts and installer
+  share) nothing from ``hosts/``, ``install/``, ``dialects/``, ``commands/``, ``doctor/``
+  or ``guard/``;
 * the store write path (``write/``) sits between them and its users: core <-
   ``doctor`` <- ``write`` <- ``commands``, ``compact``, ``repair``, ``interop``,
   ``mcp``; it imports none of its users, ``hosts/``, ``install/`` or ``guard/``
   (only ``continuity.state``'s store lock from ``continuity/``), and ``mcp/``
   imports no command;
 * the renderers (``report/``) import only the core and ``doctor``: the commands print
-  what they return.
+  what they return;
+* no import cycles among the package's modules (an import at any depth is an edge; a module's
+  import of its own enclosing package is not, as Python has already started that package).
 """
 
 from __future__ import annotations
@@ -38,14 +45,17 @@ PACKAGE = REPO / "engramory"
 CORE = ("store", "util", "secrets")
 WRITE_USERS = ("commands", "compact", "repair", "interop", "mcp")
 UPPER_PACKAGES = (
-    "commands", "hosts", "install", "doctor", "guard", "continuity", "write", "report", "trace",
+    "commands", "hosts", "dialects", "install", "wiring", "doctor", "guard", "continuity",
+    "write", "report", "trace", "history", "cuts",
 )  # fmt: skip
 UPPER_PACKAGES += tuple(name for name in WRITE_USERS if name not in UPPER_PACKAGES)
 TOP_LEVEL_MODULES_AT_MOST = 5
 # Package -> the packages it must not import.
 SERVICE_FORBIDDEN = {
-    "guard": ("hosts", "commands", "install", "continuity", "doctor"),
-    "doctor": ("hosts", "commands", "install", "continuity", "guard", "write"),
+    "guard": ("hosts", "dialects", "commands", "install", "continuity", "doctor"),
+    "doctor": ("hosts", "dialects", "commands", "install", "continuity", "guard", "write"),
+    "dialects": ("hosts", "commands", "install", "wiring", "doctor"),
+    "wiring": ("hosts", "install", "dialects", "commands", "doctor", "guard"),
     "write": ("hosts", "install", "guard", "continuity.policy", "report", *WRITE_USERS),
     "mcp": ("commands",),
     "report": ("commands", "hosts", "install", "guard", "continuity", "write", *WRITE_USERS),
@@ -152,20 +162,25 @@ def host_name_comparisons(path: str, source: str, hosts: set[str]) -> list[str]:
     return violations
 
 
+def _own_host(module: str) -> str | None:
+    """``claude`` for ``engramory.hosts.claude`` or ``engramory.dialects.claude``, else ``None``."""
+    for package in ("engramory.hosts.", "engramory.dialects."):
+        if module.startswith(package) and "." not in module[len(package) :]:
+            return module[len(package) :]
+    return None
+
+
 def host_name_violations(sources: dict[str, tuple[str, str]], hosts: set[str]) -> list[str]:
-    """Host-name comparisons in every module outside ``engramory.hosts``."""
-    return sorted(
-        (
-            violation
-            for module, (path, source) in sources.items()
-            if not _within(module, "engramory.hosts")
-            for violation in host_name_comparisons(path, source, hosts)
-        ),
-        key=_by_place,
-    )
+    """Host-name comparisons anywhere but in a host's own two modules, of its own name."""
+    violations = []
+    for module, (path, source) in sources.items():
+        own = _own_host(module)
+        allowed = {own, f"{own}-reader"} if own is not None else set()
+        violations += host_name_comparisons(path, source, hosts - allowed)
+    return sorted(violations, key=_by_place)
 
 
-def test_only_hosts_compares_a_host_name() -> None:
+def test_a_hosts_name_is_compared_only_in_its_own_two_modules() -> None:
     violations = host_name_violations(package_sources(), registered_host_names())
     assert not violations, "\n".join(violations)
 
@@ -179,10 +194,17 @@ def test_host_name_rule_can_fail() -> None:
             '    return name in ("claude", "x")\n',
         ),
         "engramory.commands.fake": ("engramory/commands/fake.py", 'ok = x == "codexx"\n'),
-        "engramory.hosts.fake": ("engramory/hosts/fake.py", 'mine = name == "claude"\n'),
+        "engramory.hosts.claude": ("engramory/hosts/claude.py", 'mine = name == "claude"\n'),
+        "engramory.dialects.claude": (
+            "engramory/dialects/claude.py",
+            'mine = name == "claude-reader"\nother = name != "codex"\n',
+        ),
+        "engramory.hosts.registry": ("engramory/hosts/registry.py", 'if n in ("codex",): pass\n'),
         "engramory.guard.fake": ("engramory/guard/fake.py", 'argv = ["--host", "claude"]\n'),
     }
     assert host_name_violations(fake, hosts) == [
+        "engramory/dialects/claude.py:2 compares 'codex'",
+        "engramory/hosts/registry.py:1 compares 'codex'",
         "engramory/install/fake.py:2 compares 'codex'",
         "engramory/install/fake.py:4 compares 'claude'",
     ]
@@ -313,11 +335,110 @@ def test_service_rule_can_fail() -> None:
         ),
         "engramory.doctor": ("engramory/doctor/__init__.py", "from .. import continuity\n"),
         "engramory.hosts.claude": ("engramory/hosts/claude.py", "from engramory.guard import x\n"),
+        "engramory.dialects.claude": (
+            "engramory/dialects/claude.py",
+            "from engramory.guard import service\nfrom engramory.hosts import registry\n",
+        ),
+        "engramory.guard.toolcall": ("engramory/guard/toolcall.py", "import engramory.dialects\n"),
     }
     assert service_violations(fake) == [
+        "engramory/dialects/claude.py:2 imports engramory.hosts",
         "engramory/doctor/__init__.py:1 imports engramory.continuity",
         "engramory/doctor/rules/index.py:1 imports engramory.guard",
         "engramory/guard/service.py:1 imports engramory.hosts",
+        "engramory/guard/toolcall.py:1 imports engramory.dialects",
+    ]
+
+
+# --- rule: no import cycles -------------------------------------------------------------------
+
+
+def import_graph(sources: dict[str, tuple[str, str]]) -> dict[str, set[str]]:
+    """Module -> the package's modules it imports (at any depth, also for annotations only).
+
+    A module's import of one of its own enclosing packages is left out: Python has started
+    that package before the module, so it cannot make a cycle the code could remove.
+    """
+    graph: dict[str, set[str]] = {}
+    for module, (path, source) in sources.items():
+        graph[module] = {
+            name
+            for _, name in imported_modules(module, path, source)
+            if name in sources and name != module and not module.startswith(name + ".")
+        }
+    return graph
+
+
+def import_cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan, without recursion)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    cycles: list[list[str]] = []
+    for root in sorted(graph):
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, targets = work[-1]
+            target = next(targets, None)
+            if target is not None:
+                if target not in index:
+                    index[target] = low[target] = len(index)
+                    stack.append(target)
+                    on_stack.add(target)
+                    work.append((target, iter(sorted(graph.get(target, ())))))
+                elif target in on_stack:
+                    low[node] = min(low[node], index[target])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                component = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component.append(member)
+                    if member == node:
+                        break
+                if len(component) > 1:
+                    cycles.append(sorted(component))
+    return sorted(cycles)
+
+
+def test_no_import_cycles() -> None:
+    cycles = import_cycles(import_graph(package_sources()))
+    assert cycles == [], "\n".join(" <-> ".join(cycle) for cycle in cycles)
+
+
+def test_cycle_rule_can_fail() -> None:
+    fake = {
+        "engramory.guard": ("engramory/guard/__init__.py", ""),
+        "engramory.guard.service": (
+            "engramory/guard/service.py",
+            "def f():\n    from engramory.guard.secretcheck import check\n",
+        ),
+        "engramory.guard.secretcheck": (
+            "engramory/guard/secretcheck.py",
+            "from engramory.guard import service\n",
+        ),
+        "engramory.secrets": ("engramory/secrets/__init__.py", "from .scan import find\n"),
+        "engramory.secrets.scan": (
+            "engramory/secrets/scan.py",
+            "from engramory.secrets import x\n",
+        ),
+        "engramory.a": ("engramory/a.py", "import engramory.b\n"),
+        "engramory.b": ("engramory/b.py", "import engramory.c\n"),
+        "engramory.c": ("engramory/c.py", "from engramory import a\n"),
+    }
+    assert import_cycles(import_graph(fake)) == [
+        ["engramory.a", "engramory.b", "engramory.c"],
+        ["engramory.guard.secretcheck", "engramory.guard.service"],
     ]
 
 

@@ -10,10 +10,11 @@ from pathlib import Path
 
 import pytest
 
+from engramory import dialects
+from engramory.dialects import claude, rawjson
 from engramory.guard import decision as guard
-from engramory.guard import service
+from engramory.guard import service, toolcall
 from engramory.guard.decision import Verdict
-from engramory.hosts import claude, entry, rawjson
 
 
 def lines(n: int, width: int = 1) -> str:
@@ -22,7 +23,7 @@ def lines(n: int, width: int = 1) -> str:
 
 def say(argv: list[str], raw: bytes | None, environ: dict | os._Environ[str]) -> str:
     """What the hook entry prints for Claude Code (its exit code is always 0)."""
-    text, code = entry.answer(argv, raw, environ)
+    text, code = dialects.answer(argv, raw, environ)
     assert code == 0
     return text
 
@@ -53,14 +54,14 @@ def test_write_edit_multiedit_and_bash_payloads_become_tool_calls() -> None:
     (call,) = claude.tool_calls(
         {"tool_name": "Write", "cwd": "/w", "tool_input": {"file_path": "M.md", "content": "x"}}
     )
-    assert (call.kind, call.path, call.cwd, call.content) == (service.WRITE, "M.md", "/w", "x")
+    assert (call.kind, call.path, call.cwd, call.content) == (toolcall.WRITE, "M.md", "/w", "x")
     (call,) = claude.tool_calls(
         {
             "tool_name": "Edit",
             "tool_input": {"file_path": "M.md", "old_string": "a", "new_string": "b"},
         }
     )
-    assert (call.kind, call.edits, call.cwd) == (service.EDIT, [("a", "b", None)], None)
+    assert (call.kind, call.edits, call.cwd) == (toolcall.EDIT, [("a", "b", None)], None)
     (call,) = claude.tool_calls(
         {
             "tool_name": "MultiEdit",
@@ -70,9 +71,9 @@ def test_write_edit_multiedit_and_bash_payloads_become_tool_calls() -> None:
             },
         }
     )
-    assert (call.kind, call.edits) == (service.MULTIEDIT, [("a", "b", True)])
+    assert (call.kind, call.edits) == (toolcall.MULTIEDIT, [("a", "b", True)])
     (call,) = claude.tool_calls({"tool_name": "Bash", "tool_input": {"command": "ls"}})
-    assert (call.kind, call.command) == (service.SHELL, "ls")
+    assert (call.kind, call.command) == (toolcall.SHELL, "ls")
 
 
 def test_payload_shapes_the_service_cannot_predict() -> None:
@@ -87,7 +88,7 @@ def test_payload_shapes_the_service_cannot_predict() -> None:
     (call,) = claude.tool_calls({"tool_name": "Bash", "tool_input": {"command": ["ls"]}})
     assert call.command is None
     (call,) = claude.tool_calls({"tool_name": "Read", "tool_input": {"file_path": "M.md"}})
-    assert call.kind == service.UNKNOWN
+    assert call.kind == toolcall.UNKNOWN
     assert claude.tool_calls({"tool_name": "Write", "tool_input": "M.md"}) == []
     assert claude.tool_calls([1, 2]) == []
 
@@ -367,19 +368,19 @@ def test_post_event_uses_index_path_setting(tmp_path: Path) -> None:
 
 
 def test_options_with_and_without_equals() -> None:
-    assert entry.options([]) == ("claude", "pre", None)
-    assert entry.options(["--host=claude", "--event", "post", "--index=/s/M.md"]) == (
+    assert dialects.options([]) == ("claude", "pre", None)
+    assert dialects.options(["--host=claude", "--event", "post", "--index=/s/M.md"]) == (
         "claude",
         "post",
         "/s/M.md",
     )
-    assert entry.options(["--index"]) == ("claude", "pre", None)  # a flag without its value
+    assert dialects.options(["--index"]) == ("claude", "pre", None)  # a flag without its value
 
 
 def test_a_host_without_a_guard_dialect_is_silent(tmp_path: Path) -> None:
     payload = json.dumps(write(tmp_path / "MEMORY.md", lines(300))).encode()
     assert say(["--host", "claude"], payload, {}) != ""
-    assert entry.answer(["--host", "nosuchhost"], payload, {}) == ("", 0)
+    assert dialects.answer(["--host", "nosuchhost"], payload, {}) == ("", 0)
 
 
 def test_os_environ_is_accepted(monkeypatch, tmp_path: Path) -> None:
@@ -390,7 +391,7 @@ def test_os_environ_is_accepted(monkeypatch, tmp_path: Path) -> None:
 def test_main_prints_the_answer_and_fails_open(monkeypatch, capsys, tmp_path: Path) -> None:
     payload = json.dumps(write(tmp_path / "MEMORY.md", lines(300))).encode()
     monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(payload)))
-    assert entry.main([]) == 0
+    assert dialects.main([]) == 0
     assert json.loads(capsys.readouterr().out)["hookSpecificOutput"]["permissionDecision"] == "deny"
 
     def broken(*_: object) -> None:
@@ -398,7 +399,7 @@ def test_main_prints_the_answer_and_fails_open(monkeypatch, capsys, tmp_path: Pa
 
     monkeypatch.setattr(service, "check", broken)
     monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(payload)))
-    assert entry.main([]) == 0
+    assert dialects.main([]) == 0
     assert capsys.readouterr() == ("", "")
 
 
@@ -414,7 +415,7 @@ def test_stdin_read_is_bounded(monkeypatch) -> None:
         buffer = Endless()
 
     monkeypatch.setattr("sys.stdin", Stdin())
-    assert entry.answer([], None, {}) == ("", 0)
+    assert dialects.answer([], None, {}) == ("", 0)
     assert asked == [service.PAYLOAD_LIMIT + 1]
 
 
@@ -423,5 +424,5 @@ def test_guard_command_hosts_come_from_the_registry() -> None:
 
     assert run_engramory("guard", "--host", "nosuchhost", stdin=b"{}").returncode == 64
     listed = run_engramory("guard", "--help").stdout.decode()
-    for host in entry.GUARD_DIALECTS:
+    for host in dialects.DIALECTS:
         assert host in listed

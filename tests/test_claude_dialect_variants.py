@@ -19,8 +19,8 @@ from pathlib import Path
 import pytest
 from hookkit import HOOK, answer, run_hook
 
-from engramory.guard import service
-from engramory.hosts import claude, fields
+from engramory.dialects import claude, fields
+from engramory.guard import toolcall
 
 GROWN = "x\n" * 260  # past the 200-line hard cap
 SMALL = "- [a](a.md) — a\n"
@@ -159,7 +159,7 @@ def test_unknown_tools_are_dismissed_on_the_hot_path(tmp_path: Path) -> None:
     )
     assert proc.returncode == 0 and proc.stdout == b""
     names = {m.group(1).decode() for m in re.finditer(rb"\|\s+([\w.]+)\n", proc.stderr)}
-    assert "engramory.hosts.claude" in names
+    assert "engramory.dialects.claude" in names
     assert not names & {"engramory.util.fastjson", "engramory.guard.decision", "json"}
 
 
@@ -168,9 +168,9 @@ def test_a_copilot_apply_patch_mapped_to_edit_becomes_a_patch_call(tmp_path: Pat
     calls = claude.tool_calls(
         {"tool_name": "Edit", "tool_input": {"input": patch}, "cwd": str(tmp_path)}
     )
-    assert [(c.kind, c.command, c.cwd) for c in calls] == [(service.PATCH, patch, str(tmp_path))]
+    assert [(c.kind, c.command, c.cwd) for c in calls] == [(toolcall.PATCH, patch, str(tmp_path))]
     calls = claude.tool_calls({"tool_name": "ApplyPatch", "tool_input": patch, "cwd": ""})
-    assert [(c.kind, c.command) for c in calls] == [(service.PATCH, patch)]
+    assert [(c.kind, c.command) for c in calls] == [(toolcall.PATCH, patch)]
 
 
 def test_field_spellings_are_read_in_claude_first_order() -> None:

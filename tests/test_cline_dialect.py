@@ -27,13 +27,14 @@ from hookkit import (
 )
 
 from conftest import REPO
-from engramory import hosts
+from engramory import dialects
 from engramory.continuity import policy
+from engramory.dialects import cline, lifecycle
 from engramory.guard import decision as guard
-from engramory.guard import service
+from engramory.guard import service, toolcall
 from engramory.guard.decision import Verdict
-from engramory.hosts import cline, entry
-from engramory.install import hookwiring
+from engramory.hosts import cline as cline_host
+from engramory.wiring import hookwiring
 
 GROW = "would GROW the memory index"
 SHELL = "this shell command would write the memory index"
@@ -165,7 +166,7 @@ def test_decision_table_through_the_real_hook(
 def installed_launcher(folder: Path, argv: list[str], name: str = "PreToolUse") -> Path:
     """The launcher file as init writes it (text and mode), in ``folder``."""
     path = folder / name
-    path.write_text(cline.launcher(argv, f"Cline {name} test"))
+    path.write_text(cline_host.launcher(argv, f"Cline {name} test"))
     path.chmod(0o755)
     return path
 
@@ -211,7 +212,7 @@ def test_a_launcher_passes_only_the_guards_output(tmp_path: Path) -> None:
 
 
 def test_a_path_with_quotes_and_spaces_survives_the_launcher(tmp_path: Path) -> None:
-    text = cline.launcher(["/p y/py thon", "it's", "$HOME"], "x")
+    text = cline_host.launcher(["/p y/py thon", "it's", "$HOME"], "x")
     assert "exec '/p y/py thon' 'it'\"'\"'s' '$HOME'\n" in text
 
 
@@ -264,18 +265,18 @@ def test_tool_calls(tmp_path: Path) -> None:
     d = tmp_path
     (call,) = cline.tool_calls(editor(new_text="x")(d))
     assert (call.kind, call.path, call.cwd, call.content) == (
-        service.WRITE,
+        toolcall.WRITE,
         "MEMORY.md",
         str(d),
         "x",
     )
     (call,) = cline.tool_calls(editor(old_text="a", new_text="b")(d))
-    assert (call.kind, call.edits) == (service.EDIT, [("a", "b", False)])
+    assert (call.kind, call.edits) == (toolcall.EDIT, [("a", "b", False)])
     (call,) = cline.tool_calls(editor(old_text="a")(d))
     assert call.edits == [("a", "", False)]  # no new_text: the old text is deleted
     (d / "MEMORY.md").write_text("one\ntwo")
     (call,) = cline.tool_calls(editor(insert_line="1", new_text="new")(d))
-    assert (call.kind, call.content) == (service.WRITE, "one\ntwo\nnew\n")
+    assert (call.kind, call.content) == (toolcall.WRITE, "one\ntwo\nnew\n")
     (call,) = cline.tool_calls(editor(new_text="new\n")(d))  # worst case: grows by all of it
     assert call.content == "one\ntwo\nnew\n"
     assert [c.command for c in cline.tool_calls(commands(["a", "b"])(d))] == ["a", "b"]
@@ -285,9 +286,9 @@ def test_tool_calls(tmp_path: Path) -> None:
         None,
     ]
     (call,) = cline.tool_calls(patch("*** Add File: a\n+x\n")(d))
-    assert call.kind == service.PATCH and call.command.startswith("*** Begin Patch")
+    assert call.kind == toolcall.PATCH and call.command.startswith("*** Begin Patch")
     (call,) = cline.tool_calls(sdk(d, "search", {"regex": "x"}))
-    assert call.kind == service.UNKNOWN
+    assert call.kind == toolcall.UNKNOWN
     assert cline.tool_calls({"preToolUse": {"toolName": "editor", "parameters": 3}}) == []
     assert cline.tool_calls([1]) == []
 
@@ -295,7 +296,7 @@ def test_tool_calls(tmp_path: Path) -> None:
 def test_an_unreadable_target_is_not_verified(tmp_path: Path) -> None:
     (tmp_path / "MEMORY.md").mkdir()  # not a regular file
     (call,) = cline.tool_calls(editor(insert_line="1", new_text="x")(tmp_path))
-    assert (call.kind, call.edits) == (service.EDIT, None)
+    assert (call.kind, call.edits) == (toolcall.EDIT, None)
 
 
 def test_inserted_is_the_same_size_wherever_the_text_lands() -> None:
@@ -352,11 +353,11 @@ def test_a_relative_path_is_read_against_the_workspace_root(tmp_path: Path) -> N
 def test_an_oversized_payload_is_judged_by_its_target(tmp_path: Path, monkeypatch) -> None:
     monkeypatch.setattr(service, "PAYLOAD_LIMIT", 1000)
     big = editor(new_text="x" * 2000)(tmp_path)
-    text, code = entry.answer(["--host", "cline"], json.dumps(big).encode(), {})
+    text, code = dialects.answer(["--host", "cline"], json.dumps(big).encode(), {})
     assert code == 0 and json.loads(text)["cancel"] is True
     assert "too large to check" in json.loads(text)["errorMessage"]
     other = editor(path="app.py", new_text="x" * 2000)(tmp_path)
-    assert entry.answer(["--host", "cline"], json.dumps(other).encode(), {}) == ("", 0)
+    assert dialects.answer(["--host", "cline"], json.dumps(other).encode(), {}) == ("", 0)
 
 
 def test_a_crash_never_prints_a_decision(monkeypatch, capsys, tmp_path: Path) -> None:
@@ -365,10 +366,10 @@ def test_a_crash_never_prints_a_decision(monkeypatch, capsys, tmp_path: Path) ->
 
 
 def test_the_installer_probe_is_a_shell_call_cline_would_send() -> None:
-    host = cline.host()
+    host = cline_host.HOST
     payload = host.shell_payload("echo x >> /s/MEMORY.md", "/p")
     (call,) = cline.tool_calls(payload)
-    assert (call.kind, call.command, call.cwd) == (service.SHELL, "echo x >> /s/MEMORY.md", "/p")
+    assert (call.kind, call.command, call.cwd) == (toolcall.SHELL, "echo x >> /s/MEMORY.md", "/p")
 
 
 # --- lifecycle (``sync hook --host cline``) -----------------------------------------------
@@ -388,7 +389,7 @@ def event(hook: str, task: str = "task-9", **data: object) -> dict:
 
 
 def test_lifecycle_payload_reads_cline_events() -> None:
-    start = hosts.lifecycle_payload("cline", event("TaskStart"), "SessionStart")
+    start = lifecycle.lifecycle_payload("cline", event("TaskStart"), "SessionStart")
     assert start == {
         "hook_event_name": "SessionStart",
         "session_id": "task-9",
@@ -396,14 +397,14 @@ def test_lifecycle_payload_reads_cline_events() -> None:
         "trigger": "auto",
         "source": "startup",
     }
-    resume = hosts.lifecycle_payload("cline", event("TaskResume"), None)
+    resume = lifecycle.lifecycle_payload("cline", event("TaskResume"), None)
     assert (resume["hook_event_name"], resume["source"]) == ("SessionStart", "resume")
     prompt = event("UserPromptSubmit", userPromptSubmit={"prompt": "fix it", "attachments": []})
-    converted = hosts.lifecycle_payload("cline", prompt, None)
+    converted = lifecycle.lifecycle_payload("cline", prompt, None)
     assert (converted["hook_event_name"], converted["prompt"]) == ("UserPromptSubmit", "fix it")
-    assert hosts.lifecycle_payload("cline", event("PreCompact"), None)["trigger"] == "auto"
-    assert "hook_event_name" not in hosts.lifecycle_payload("cline", event("TaskCancel"), None)
-    assert hosts.lifecycle_payload("cline", [1], "SessionStart") == [1]
+    assert lifecycle.lifecycle_payload("cline", event("PreCompact"), None)["trigger"] == "auto"
+    assert "hook_event_name" not in lifecycle.lifecycle_payload("cline", event("TaskCancel"), None)
+    assert lifecycle.lifecycle_payload("cline", [1], "SessionStart") == [1]
 
 
 @pytest.mark.parametrize(
@@ -422,7 +423,7 @@ def test_lifecycle_payload_reads_cline_events() -> None:
     ],
 )
 def test_render_lifecycle_for_each_reply_kind(kind: str, expected: dict | None) -> None:
-    text, code = hosts.render_lifecycle("cline", policy.Reply(kind, "hello", "PreCompact"))
+    text, code = lifecycle.render_lifecycle("cline", policy.Reply(kind, "hello", "PreCompact"))
     assert code == 0
     assert (json.loads(text) if text else None) == expected
 

@@ -14,8 +14,8 @@ import jsonschema
 import pytest
 from hookkit import HEAVY, answer, hot_path, imported, run_hook
 
-from engramory.guard import service
-from engramory.hosts import codex
+from engramory.dialects import codex
+from engramory.guard import toolcall
 
 ROOT = Path(__file__).resolve().parents[1]
 SCHEMA = json.loads(
@@ -157,10 +157,10 @@ def test_unknown_tools_and_shapes_are_silent(tmp_path: Path) -> None:
 
 def test_payload_to_tool_calls() -> None:
     (shell,) = codex.tool_calls({"tool_name": "Bash", "tool_input": {"cmd": "ls"}, "cwd": "/p"})
-    assert (shell.kind, shell.command, shell.cwd) == (service.SHELL, "ls", "/p")
+    assert (shell.kind, shell.command, shell.cwd) == (toolcall.SHELL, "ls", "/p")
     text = patch("*** Add File: a\n+x\n")
     (call_,) = codex.tool_calls({"tool_name": "apply_patch", "tool_input": {"command": text}})
-    assert (call_.kind, call_.command, call_.cwd) == (service.PATCH, text, None)
+    assert (call_.kind, call_.command, call_.cwd) == (toolcall.PATCH, text, None)
 
 
 def test_unrelated_payloads_import_only_the_hot_path(tmp_path: Path) -> None:

@@ -15,9 +15,10 @@ import jsonschema
 import pytest
 
 from conftest import REPO
-from engramory import hosts
+from engramory import dialects
 from engramory.continuity import policy
 from engramory.continuity import state as continuity
+from engramory.dialects import lifecycle
 from engramory.store.caps import Caps
 
 SCHEMAS = REPO / "tests" / "schemas"
@@ -54,7 +55,7 @@ def event(name: str, sid: str = "s1", **fields: object) -> dict:
 def ask(store: Path, payload: object, host: str = "codex", mode: str = "explicit") -> dict | None:
     """Handle one event in-process and render it; validates against the host's contract."""
     reply = policy.handle(payload, store, host, mode)
-    text, code = hosts.render_lifecycle(host, reply)
+    text, code = lifecycle.render_lifecycle(host, reply)
     assert code == 0
     output = json.loads(text) if text else None
     if output is not None:
@@ -248,30 +249,33 @@ def test_precompact_policy_is_a_decision_on_plain_values(
     assert list(tmp_path.iterdir()) == []  # deciding writes nothing
 
 
-def test_lifecycle_hosts_are_the_host_modules_that_render_lifecycle() -> None:
+def test_every_dialect_module_is_registered_and_renders_lifecycle() -> None:
     modules = {
-        info.name: importlib.import_module(f"engramory.hosts.{info.name}")
-        for info in pkgutil.iter_modules(hosts.__path__)
+        info.name: importlib.import_module(f"engramory.dialects.{info.name}")
+        for info in pkgutil.iter_modules(dialects.__path__)
     }
-    rendering = {name for name, module in modules.items() if hasattr(module, "render_lifecycle")}
-    assert set(hosts.LIFECYCLE_HOSTS) == rendering
+    readers = {name for name, module in modules.items() if hasattr(module, "tool_calls")}
+    assert set(dialects.DIALECTS) == readers
+    assert all(hasattr(modules[name], "render_lifecycle") for name in readers)
 
 
 def test_lifecycle_hosts_differ_only_in_how_a_compaction_is_held() -> None:
     for kind in (policy.QUIET, policy.CONTEXT, policy.WARN):
         reply = policy.Reply(kind, "text", "SessionStart")
-        assert hosts.render_lifecycle("codex", reply) == hosts.render_lifecycle("claude", reply)
+        assert lifecycle.render_lifecycle("codex", reply) == lifecycle.render_lifecycle(
+            "claude", reply
+        )
     held = policy.Reply(policy.BLOCK, "why", "PreCompact")
-    assert json.loads(hosts.render_lifecycle("codex", held)[0]) == {
+    assert json.loads(lifecycle.render_lifecycle("codex", held)[0]) == {
         "continue": False,
         "stopReason": "why",
     }
-    assert json.loads(hosts.render_lifecycle("claude", held)[0]) == {
+    assert json.loads(lifecycle.render_lifecycle("claude", held)[0]) == {
         "decision": "block",
         "reason": "why",
     }
     with pytest.raises(ValueError, match="no lifecycle hook format"):
-        hosts.render_lifecycle("windsurf", held)
+        lifecycle.render_lifecycle("windsurf", held)
 
 
 # --- pruning -------------------------------------------------------------------------------------

@@ -13,9 +13,9 @@ import jsonschema
 import pytest
 
 from conftest import REPO
-from engramory import hosts
 from engramory.continuity import policy
 from engramory.continuity import state as continuity
+from engramory.dialects import lifecycle
 from engramory.store.caps import Caps, Measurement
 
 HOOK = REPO / "hooks" / "engramory_sync.py"
@@ -45,7 +45,7 @@ def store_with(tmp_path: Path, data: bytes | None) -> Path:
 def context(store: Path, sid: str = "s1") -> str:
     """The SessionStart context as Claude Code receives it (validated against its schema)."""
     payload = {"hook_event_name": "SessionStart", "session_id": sid, "source": "startup"}
-    text, code = hosts.render_lifecycle(
+    text, code = lifecycle.render_lifecycle(
         "claude", policy.handle(payload, store, "claude", "explicit")
     )
     assert code == 0

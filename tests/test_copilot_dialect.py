@@ -25,10 +25,11 @@ from hookkit import (
 from hypothesis import given
 from hypothesis import strategies as st
 
+from engramory import dialects
+from engramory.dialects import copilot, rawjson
 from engramory.guard import decision as guard
-from engramory.guard import service
+from engramory.guard import service, toolcall
 from engramory.guard.decision import Verdict
-from engramory.hosts import copilot, entry, rawjson
 
 GROW = "would GROW the memory index"
 SHELL = "this shell command would write the memory index"
@@ -192,17 +193,17 @@ def test_an_unreadable_index_is_not_denied_in_process(tmp_path: Path, monkeypatc
 
     monkeypatch.setattr(service, "read_index", unreadable)
     payload = json.dumps(claude_style("Write", CREATE_BIG)(tmp_path)).encode()
-    text, code = entry.answer(["--host", "copilot"], payload, {})
+    text, code = dialects.answer(["--host", "copilot"], payload, {})
     assert code == 0 and "NOT checked" in text and "deny" not in text
     payload = json.dumps(camel("create", CREATE_BIG)(tmp_path)).encode()
-    assert entry.answer(["--host", "copilot"], payload, {}) == ("", 0)
+    assert dialects.answer(["--host", "copilot"], payload, {}) == ("", 0)
 
 
 def test_an_oversized_payload_is_judged_by_its_target(tmp_path: Path, monkeypatch) -> None:
     monkeypatch.setattr(service, "PAYLOAD_LIMIT", 1000)
     for as_string in (False, True):
         big = camel("create", {"path": "MEMORY.md", "file_text": "x" * 2000}, as_string)(tmp_path)
-        text, code = entry.answer(["--host", "copilot"], json.dumps(big).encode(), {})
+        text, code = dialects.answer(["--host", "copilot"], json.dumps(big).encode(), {})
         assert code == 0, as_string
         assert json.loads(text)["permissionDecision"] == "deny", as_string
         assert "too large to check" in json.loads(text)["permissionDecisionReason"]
@@ -211,9 +212,9 @@ def test_an_oversized_payload_is_judged_by_its_target(tmp_path: Path, monkeypatc
             if as_string
             else {**big["toolArgs"], "path": "app.py"}
         )
-        assert entry.answer(["--host", "copilot"], json.dumps(big).encode(), {}) == ("", 0)
+        assert dialects.answer(["--host", "copilot"], json.dumps(big).encode(), {}) == ("", 0)
     big = claude_style("Write", {"path": "MEMORY.md", "file_text": "x" * 2000})(tmp_path)
-    output = json.loads(entry.answer(["--host", "copilot"], json.dumps(big).encode(), {})[0])
+    output = json.loads(dialects.answer(["--host", "copilot"], json.dumps(big).encode(), {})[0])
     assert output["hookSpecificOutput"]["permissionDecision"] == "deny"
 
 
@@ -266,22 +267,22 @@ def test_a_powershell_read_imports_only_the_small_powershell_check(tmp_path: Pat
 def test_tool_calls() -> None:
     d = Path("/w")
     (call,) = copilot.tool_calls(camel("create", {"path": "M.md", "file_text": "x"})(d))
-    assert (call.kind, call.path, call.cwd, call.content) == (service.WRITE, "M.md", "/w", "x")
+    assert (call.kind, call.path, call.cwd, call.content) == (toolcall.WRITE, "M.md", "/w", "x")
     (call,) = copilot.tool_calls(camel("edit", {"path": "M.md", "old_str": "a", "new_str": "b"})(d))
-    assert (call.kind, call.edits) == (service.EDIT, [("a", "b", None)])
+    assert (call.kind, call.edits) == (toolcall.EDIT, [("a", "b", None)])
     for action in ("view", "undo_edit"):
         (call,) = copilot.tool_calls(claude_style("Edit", {"command": action, "path": "M.md"})(d))
-        assert call.kind == service.UNKNOWN
+        assert call.kind == toolcall.UNKNOWN
     (call,) = copilot.tool_calls(claude_style("Edit", {"command": "insert", "path": "M.md"})(d))
-    assert (call.kind, call.transform) == (service.TRANSFORM, None)  # cannot be predicted
+    assert (call.kind, call.transform) == (toolcall.TRANSFORM, None)  # cannot be predicted
     insert = {"command": "insert", "path": "M.md", "insert_line": 1, "new_str": "x"}
     (call,) = copilot.tool_calls(claude_style("Edit", insert)(d))
-    assert call.kind == service.TRANSFORM
+    assert call.kind == toolcall.TRANSFORM
     assert call.transform is not None and call.transform("a\nb\n") == "a\nx\nb\n"
     (call,) = copilot.tool_calls(camel("edit", {**insert, "insert_line": -1})(d))
-    assert (call.kind, call.transform) == (service.TRANSFORM, None)
+    assert (call.kind, call.transform) == (toolcall.TRANSFORM, None)
     (call,) = copilot.tool_calls(camel("powershell", {"command": "sc M.md x"})(d))
-    assert (call.kind, call.command) == (service.POWERSHELL, "sc M.md x")
+    assert (call.kind, call.command) == (toolcall.POWERSHELL, "sc M.md x")
     assert copilot.tool_calls({"toolName": "bash"}) == []
     assert copilot.tool_calls(None) == []
 
@@ -302,7 +303,7 @@ PATCH = "*** Begin Patch\n*** Add File: MEMORY.md\n+x\n*** End Patch\n"
 )
 def test_patches_become_patch_calls(payload: dict) -> None:
     (call,) = copilot.tool_calls({**payload, "cwd": "/w"})
-    assert (call.kind, call.command, call.cwd) == (service.PATCH, PATCH, "/w")
+    assert (call.kind, call.command, call.cwd) == (toolcall.PATCH, PATCH, "/w")
     assert copilot.may_concern_index(json.dumps(payload).encode(), {})
 
 

@@ -20,10 +20,11 @@ from hookkit import (
     run_hook,
 )
 
+from engramory import dialects
+from engramory.dialects import cursor, rawjson
 from engramory.guard import decision as guard
-from engramory.guard import service
+from engramory.guard import service, toolcall
 from engramory.guard.decision import Verdict
-from engramory.hosts import cursor, entry, rawjson
 
 GROW = "would GROW the memory index"
 SHELL = "this shell command would write the memory index"
@@ -121,7 +122,7 @@ def test_a_bom_does_not_hide_an_oversized_payload(tmp_path: Path, monkeypatch) -
     payload = tool("Write", {"file_path": "MEMORY.md", "content": "x" * 998})(tmp_path)
     raw = b"\xef\xbb\xbf" + json.dumps(payload).encode()
     cut = raw[: service.PAYLOAD_LIMIT + 1]  # what the entry reads of a longer stdin
-    text, code = entry.answer(["--host", "cursor"], cut, {})
+    text, code = dialects.answer(["--host", "cursor"], cut, {})
     assert code == 0 and "too large to check" in json.loads(text)["agent_message"]
 
 
@@ -132,7 +133,7 @@ def test_every_write_field_variant_is_read(path_key: str, text_key: str, tmp_pat
     payload = tool("Write", {path_key: "MEMORY.md", text_key: lines(250)})(tmp_path)
     raw = json.dumps(payload).encode()
     assert cursor.may_concern_index(raw, {})
-    text, code = entry.answer(["--host", "cursor"], raw, {})
+    text, code = dialects.answer(["--host", "cursor"], raw, {})
     assert code == 0 and json.loads(text)["permission"] == "deny"
 
 
@@ -189,7 +190,7 @@ PATCH = "*** Begin Patch\n*** Update File: MEMORY.md\n@@\n+x\n*** End Patch\n"
 )
 def test_patches_become_patch_calls(payload: dict) -> None:
     (call,) = cursor.tool_calls({**payload, "cwd": "", "workspace_roots": ["/w"]})
-    assert (call.kind, call.command, call.cwd) == (service.PATCH, PATCH, "/w")
+    assert (call.kind, call.command, call.cwd) == (toolcall.PATCH, PATCH, "/w")
     assert cursor.may_concern_index(json.dumps(payload).encode(), {})
 
 
@@ -213,16 +214,18 @@ def test_the_cheap_test_reads_the_path_the_parse_reads(tmp_path: Path) -> None:
 def test_tool_calls() -> None:
     d = Path("/w")
     (call,) = cursor.tool_calls(tool("Write", {"target_file": "M.md", "contents": "x"})(d))
-    assert (call.kind, call.path, call.cwd, call.content) == (service.WRITE, "M.md", "/w", "x")
+    assert (call.kind, call.path, call.cwd, call.content) == (toolcall.WRITE, "M.md", "/w", "x")
     step = {"path": "M.md", "old_string": "a", "new_string": "b", "replace_all": True}
     (call,) = cursor.tool_calls(tool("StrReplace", step)(d))
-    assert (call.kind, call.edits) == (service.EDIT, [("a", "b", True)])
+    assert (call.kind, call.edits) == (toolcall.EDIT, [("a", "b", True)])
     (call,) = cursor.tool_calls(before_shell("ls", cwd="")(d))
-    assert (call.kind, call.command, call.cwd) == (service.SHELL, "ls", "/w")
+    assert (call.kind, call.command, call.cwd) == (toolcall.SHELL, "ls", "/w")
     (call,) = cursor.tool_calls({"hook_event_name": "beforeShellExecution", "command": "ls"})
     assert call.cwd is None  # no cwd, no workspace root: the process's own
     assert cursor.tool_calls(tool("Write", "M.md")(d)) == []
-    assert [c.kind for c in cursor.tool_calls(tool(None, {"pattern": "*"})(d))] == [service.UNKNOWN]
+    assert [c.kind for c in cursor.tool_calls(tool(None, {"pattern": "*"})(d))] == [
+        toolcall.UNKNOWN
+    ]
     assert cursor.tool_calls([]) == []
 
 
@@ -265,7 +268,7 @@ def test_the_deny_reason_is_the_same_on_every_host(tmp_path: Path) -> None:
     }
     reasons = set()
     for host, payload in payloads.items():
-        text, code = entry.answer(
+        text, code = dialects.answer(
             ["--host", host], json.dumps({**payload, "cwd": str(tmp_path)}).encode(), {}
         )
         assert code == 0 and text, host

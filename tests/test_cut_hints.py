@@ -7,7 +7,7 @@ from pathlib import Path
 
 from engramory.continuity import policy
 from engramory.guard import service
-from engramory.guard.service import ToolCall
+from engramory.guard.toolcall import WRITE, ToolCall
 
 
 def pointer(i: int, width: int = 30) -> str:
@@ -48,7 +48,7 @@ def test_reminder_names_the_notes_qwen_drops(tmp_path: Path) -> None:
 def test_deny_names_the_entries_past_the_cut(tmp_path: Path) -> None:
     index = tmp_path / "MEMORY.md"
     content = "\n".join(pointer(i) for i in range(203)) + "\n"
-    verdict = service.check(ToolCall(service.WRITE, str(index), content=content), {}, None)
+    verdict = service.check(ToolCall(WRITE, str(index), content=content), {}, None)
     assert verdict.kind == "deny"
     assert verdict.message.endswith(
         "After this write Claude Code would not load: line 201 (n200.md), line 202 (n201.md), "
@@ -59,6 +59,6 @@ def test_deny_names_the_entries_past_the_cut(tmp_path: Path) -> None:
 def test_deny_over_bytes_only_names_nothing_claude_still_loads(tmp_path: Path) -> None:
     index = tmp_path / "MEMORY.md"
     content = "\n".join("- [é](e.md) " + "é" * 180 for _ in range(80)) + "\n"  # bytes, not units
-    verdict = service.check(ToolCall(service.WRITE, str(index), content=content), {}, None)
+    verdict = service.check(ToolCall(WRITE, str(index), content=content), {}, None)
     assert verdict.kind == "deny"
     assert "would not load" not in verdict.message

@@ -1,6 +1,6 @@
 """V4A patches (``apply_patch``) through Copilot's and Cursor's dialects and the real hook.
 
-The dialects hand a patch to the service as ``ToolCall(service.PATCH, cwd=..., command=<patch>)``;
+The dialects hand a patch to the service as ``ToolCall(toolcall.PATCH, cwd=..., command=<patch>)``;
 the service's patch judge arrives from another branch (issue 13). Until it has, the service
 answers a patch silently and the deny tests are expected to fail (``xfail``, strict); once it
 judges patches they run as ordinary tests.
@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 from hookkit import answer, lines, run_hook
 
-from engramory.guard import service
-from engramory.guard.service import ToolCall
+from engramory.guard import service, toolcall
+from engramory.guard.toolcall import ToolCall
 
 
 def patch(path: str, added: int) -> str:
@@ -24,7 +24,7 @@ def patch(path: str, added: int) -> str:
 
 
 def _service_judges_patches() -> bool:
-    call = ToolCall(service.PATCH, cwd="/nonexistent-engramory", command=patch("MEMORY.md", 250))
+    call = ToolCall(toolcall.PATCH, cwd="/nonexistent-engramory", command=patch("MEMORY.md", 250))
     return service.check(call, {}).kind == "deny"
 
 

@@ -442,7 +442,7 @@ HOOKS_README = REPO / "hooks" / "README.md"
 
 def hooks_readme_problems(text: str) -> list[str]:
     """What ``hooks/README.md`` misses or gets wrong about the scripts and the entries init writes."""
-    from engramory.install import hookwiring
+    from engramory.wiring import hookwiring
 
     problems = [
         f"hooks/{path.name} is not in the file table"

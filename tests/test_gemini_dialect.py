@@ -21,10 +21,11 @@ from hookkit import (
     run_hook,
 )
 
+from engramory import dialects
+from engramory.dialects import gemini
 from engramory.guard import decision as guard
-from engramory.guard import service
+from engramory.guard import service, toolcall
 from engramory.guard.decision import Verdict
-from engramory.hosts import entry, gemini
 
 GROW = "would GROW the memory index"
 SHELL = "this shell command would write the memory index"
@@ -170,9 +171,9 @@ def test_an_unrelated_payload_imports_only_the_hot_path(tmp_path: Path) -> None:
 def test_tool_calls() -> None:
     d = Path("/w")
     (call,) = gemini.tool_calls(write_file("M.md", "x")(d))
-    assert (call.kind, call.path, call.cwd, call.content) == (service.WRITE, "M.md", "/w", "x")
+    assert (call.kind, call.path, call.cwd, call.content) == (toolcall.WRITE, "M.md", "/w", "x")
     (call,) = gemini.tool_calls(replace("M.md", "a", "b")(d))
-    assert (call.kind, call.edits) == (service.COUNTED_EDIT, [("a", "b", 1)])
+    assert (call.kind, call.edits) == (toolcall.COUNTED_EDIT, [("a", "b", 1)])
     (call,) = gemini.tool_calls(replace("M.md", "a", "b", allow_multiple=True)(d))
     assert call.edits == [("a", "b", None)]
     (call,) = gemini.tool_calls(replace("M.md", "a", "b", expected_replacements=3)(d))
@@ -180,9 +181,9 @@ def test_tool_calls() -> None:
     (call,) = gemini.tool_calls(replace("M.md", "a", "b", expected_replacements=True)(d))
     assert call.edits == [("a", "b", 1)]  # a boolean is not a count
     (call,) = gemini.tool_calls(replace("M.md", "", "new")(d))
-    assert (call.kind, call.content) == (service.WRITE, "new")
+    assert (call.kind, call.content) == (toolcall.WRITE, "new")
     (call,) = gemini.tool_calls(shell("ls", dir_path="sub")(d))
-    assert (call.kind, call.command, call.cwd) == (service.SHELL, "ls", "/w/sub")
+    assert (call.kind, call.command, call.cwd) == (toolcall.SHELL, "ls", "/w/sub")
     (call,) = gemini.tool_calls(shell("ls", dir_path="/abs")(d))
     assert call.cwd == "/abs"
     (call,) = gemini.tool_calls(base(d, "write_file", {"file_path": "M.md", "content": 5}))
@@ -190,7 +191,7 @@ def test_tool_calls() -> None:
     assert gemini.tool_calls(base(d, "write_file", "M.md")) == []
     assert gemini.tool_calls([1]) == []
     (call,) = gemini.tool_calls(base(d, "glob", {"pattern": "*"}))
-    assert call.kind == service.UNKNOWN
+    assert call.kind == toolcall.UNKNOWN
 
 
 def test_render() -> None:
@@ -223,11 +224,11 @@ def test_the_cheap_test_agrees_with_the_parse(tmp_path: Path) -> None:
 def test_an_oversized_payload_is_judged_by_its_target(tmp_path: Path, monkeypatch) -> None:
     monkeypatch.setattr(service, "PAYLOAD_LIMIT", 1000)
     big = write_file("MEMORY.md", "x" * 2000)(tmp_path)
-    text, code = entry.answer(["--host", "gemini"], json.dumps(big).encode(), {})
+    text, code = dialects.answer(["--host", "gemini"], json.dumps(big).encode(), {})
     assert code == 0 and json.loads(text)["decision"] == "deny"
     assert "too large to check" in json.loads(text)["reason"]
     other = write_file("app.py", "x" * 2000)(tmp_path)
-    assert entry.answer(["--host", "gemini"], json.dumps(other).encode(), {}) == ("", 0)
+    assert dialects.answer(["--host", "gemini"], json.dumps(other).encode(), {}) == ("", 0)
 
 
 def test_a_crash_never_exits_non_zero(monkeypatch, capsys, tmp_path: Path) -> None:

@@ -12,9 +12,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engramory.guard import service
+from engramory.guard import service, toolcall
 from engramory.guard.decision import Verdict
-from engramory.guard.service import ToolCall
+from engramory.guard.toolcall import ToolCall
 
 
 def lines(n: int, word: str = "x") -> str:
@@ -38,7 +38,7 @@ def grow(path: str, n: int) -> str:
 def ask(
     text: str | None, cwd: Path | str | None, env: dict | None = None, index: str | None = None
 ) -> Verdict:
-    call = ToolCall(service.PATCH, cwd=None if cwd is None else str(cwd), command=text)
+    call = ToolCall(toolcall.PATCH, cwd=None if cwd is None else str(cwd), command=text)
     verdict = service.check(call, env or {}, index)
     assert verdict.kind in ("deny", "nudge", "silent")
     return verdict
@@ -324,7 +324,7 @@ def test_an_index_alias_under_another_name(tmp_path: Path) -> None:
 
 
 def shell(command: str, cwd: Path) -> Verdict:
-    return service.check(ToolCall(service.SHELL, cwd=str(cwd), command=command), {})
+    return service.check(ToolCall(toolcall.SHELL, cwd=str(cwd), command=command), {})
 
 
 def test_a_shell_heredoc_patch_is_judged(store: Path) -> None:

@@ -15,9 +15,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engramory.guard import decision as guard
-from engramory.guard import edits, service
+from engramory.guard import edits, service, toolcall
 from engramory.guard.decision import Verdict
-from engramory.guard.service import ToolCall
+from engramory.guard.toolcall import ToolCall
 from engramory.store.caps import Caps, Measurement, utf8_size
 
 CAPS = Caps()
@@ -33,19 +33,19 @@ def ask(call: ToolCall, env: dict | None = None, index: str | None = None) -> Ve
 
 
 def write(path: Path, content: str | None) -> ToolCall:
-    return ToolCall(service.WRITE, str(path), content=content)
+    return ToolCall(toolcall.WRITE, str(path), content=content)
 
 
 def edit(path: Path, old: object, new: object, replace_all: object = None) -> ToolCall:
-    return ToolCall(service.EDIT, str(path), edits=[(old, new, replace_all)])
+    return ToolCall(toolcall.EDIT, str(path), edits=[(old, new, replace_all)])
 
 
 def multiedit(path: Path, steps: list[tuple[object, object, object]] | None) -> ToolCall:
-    return ToolCall(service.MULTIEDIT, str(path), edits=steps)
+    return ToolCall(toolcall.MULTIEDIT, str(path), edits=steps)
 
 
 def shell(command: str | None, cwd: str = "/w") -> ToolCall:
-    return ToolCall(service.SHELL, cwd=cwd, command=command)
+    return ToolCall(toolcall.SHELL, cwd=cwd, command=command)
 
 
 def json_escaped(command: str) -> bytes:
@@ -311,18 +311,18 @@ def test_an_alias_of_the_index_is_the_index(tmp_path: Path) -> None:
 def test_an_oversized_call_is_judged_by_its_target(tmp_path: Path) -> None:
     index = tmp_path / "MEMORY.md"
 
-    def oversized(path: Path, kind: str = service.WRITE) -> Verdict:
+    def oversized(path: Path, kind: str = toolcall.WRITE) -> Verdict:
         return service.check_oversized(ToolCall(kind, str(path), cwd=str(tmp_path)), {})
 
     denied = oversized(index)
     assert decision(denied) == "deny"
     assert "too large to check" in denied.message and "64 MiB" in denied.message
     assert decision(oversized(tmp_path / "app.py")) == "silent"
-    assert decision(oversized(index, service.SHELL)) == "silent"
-    assert decision(service.check_oversized(ToolCall(service.EDIT), {})) == "silent"
+    assert decision(oversized(index, toolcall.SHELL)) == "silent"
+    assert decision(service.check_oversized(ToolCall(toolcall.EDIT), {})) == "silent"
     alias = tmp_path / "alias.md"
     alias.symlink_to(index)
-    call = ToolCall(service.WRITE, str(alias), cwd=str(tmp_path))
+    call = ToolCall(toolcall.WRITE, str(alias), cwd=str(tmp_path))
     assert decision(service.check_oversized(call, {}, str(index))) == "deny"
     assert decision(service.check_oversized(call, {})) == "silent"
 

@@ -16,7 +16,7 @@ from installkit import digest
 
 from engramory.hosts import hermes, hermes_config
 from engramory.hosts.registry import HOSTS
-from engramory.install.hookfiles import EditRefusal
+from engramory.wiring.hookfiles import EditRefusal
 
 ENTRIES = {
     "pre_tool_call": [
@@ -338,7 +338,7 @@ def test_global_install_edits_the_same_file(cli, home: Path, hermes_home: Path) 
 
 
 def test_hook_entries_on_windows_are_one_windows_command_line() -> None:
-    from engramory.install.hookfiles import HookContext
+    from engramory.wiring.hookfiles import HookContext
 
     context = HookContext(
         python="C:\\Program Files\\Py\\python.exe",

@@ -27,10 +27,10 @@ from hookkit import (
 from conftest import REPO
 from engramory.continuity import policy
 from engramory.continuity import state as continuity
+from engramory.dialects import hermes
 from engramory.guard import decision as guard
-from engramory.guard import service
+from engramory.guard import service, toolcall
 from engramory.guard.decision import Verdict
-from engramory.hosts import hermes
 
 GROW = "would GROW the memory index"
 SHELL = "this shell command would write the memory index"
@@ -200,9 +200,9 @@ def test_an_oversized_payload_is_judged_by_its_target(tmp_path: Path) -> None:
     assert len(over) > service.PAYLOAD_LIMIT
     output = answer(run_hook("hermes", raw=over))
     assert output is not None and output["decision"] == "block"
-    assert hermes.oversized_call(over).kind == service.WRITE
+    assert hermes.oversized_call(over).kind == toolcall.WRITE
     assert hermes.oversized_call(json.dumps(v4a(ADD_INDEX)(tmp_path)).encode()).kind == (
-        service.UNKNOWN
+        toolcall.UNKNOWN
     )
 
 
@@ -212,23 +212,23 @@ def test_an_oversized_payload_is_judged_by_its_target(tmp_path: Path) -> None:
 def test_tool_calls() -> None:
     d = Path("/w")
     (call,) = hermes.tool_calls(write_file("M.md", "x")(d))
-    assert (call.kind, call.path, call.cwd, call.content) == (service.WRITE, "M.md", "/w", "x")
+    assert (call.kind, call.path, call.cwd, call.content) == (toolcall.WRITE, "M.md", "/w", "x")
     (call,) = hermes.tool_calls(replace("M.md", "a", "b")(d))
-    assert (call.kind, call.edits) == (service.FUZZY_EDIT, [("a", "b", False)])
+    assert (call.kind, call.edits) == (toolcall.FUZZY_EDIT, [("a", "b", False)])
     (call,) = hermes.tool_calls(replace("M.md", "a", "b", replace_all=True)(d))
     assert call.edits == [("a", "b", True)]
     (call,) = hermes.tool_calls(replace("M.md", "a", "b", replace_all="yes")(d))
     assert call.edits == [("a", "b", False)]  # only JSON true replaces every occurrence
     (call,) = hermes.tool_calls(v4a(ADD_INDEX)(d))
-    assert (call.kind, call.command, call.cwd) == (service.PATCH, ADD_INDEX, "/w")
+    assert (call.kind, call.command, call.cwd) == (toolcall.PATCH, ADD_INDEX, "/w")
     (call,) = hermes.tool_calls(base(d, "patch", {"mode": "patch", "patch": 5}))
-    assert (call.kind, call.command) == (service.PATCH, None)
+    assert (call.kind, call.command) == (toolcall.PATCH, None)
     (call,) = hermes.tool_calls(terminal("ls")(d))
-    assert (call.kind, call.command) == (service.SHELL, "ls")
+    assert (call.kind, call.command) == (toolcall.SHELL, "ls")
     assert hermes.tool_calls(base(d, "write_file", "M.md")) == []
     assert hermes.tool_calls([1]) == []
     (call,) = hermes.tool_calls(base(d, "search_files", {"pattern": "*"}))
-    assert call.kind == service.UNKNOWN
+    assert call.kind == toolcall.UNKNOWN
 
 
 def test_render() -> None:

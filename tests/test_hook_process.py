@@ -21,13 +21,13 @@ SCHEMAS = REPO / "tests" / "schemas"
 OUTPUT_SCHEMA = json.loads((SCHEMAS / "claude-code-hook-output.schema.json").read_text())
 HOT_PATH_MODULES = {
     "engramory",
-    "engramory.hosts",
-    "engramory.hosts.entry",
-    "engramory.hosts.claude",
-    "engramory.hosts.rawjson",
-    "engramory.hosts.fields",
+    "engramory.dialects",
+    "engramory.dialects.claude",
+    "engramory.dialects.rawjson",
+    "engramory.dialects.fields",
     "engramory.guard",
     "engramory.guard.service",
+    "engramory.guard.toolcall",
 }
 
 
@@ -378,4 +378,4 @@ def test_the_hook_script_is_a_few_lines_that_import_the_package() -> None:
     assert len(code_lines) <= 30
     imported = {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
     imported |= {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
-    assert imported == {"sys", "os.path", "engramory.hosts.entry", "engramory_guard_fallback"}
+    assert imported == {"sys", "os.path", "engramory.dialects", "engramory_guard_fallback"}

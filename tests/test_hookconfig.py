@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engramory.hosts.registry import HOSTS
-from engramory.install import hookconfig, hookwiring
+from engramory.wiring import hookconfig, hookwiring
 
 FORM = hookwiring.STATUS_FORMAT
 CLAUDE = HOSTS["claude"].hook_groups("/usr/bin/python3", "/g.py", "/s.py", "/store", "explicit")

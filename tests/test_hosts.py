@@ -13,14 +13,14 @@ import pytest
 from installkit import WRITE_HOSTS, refused
 
 from conftest import REPO
-from engramory import hosts
-from engramory.hosts import claude, entry, registry
+from engramory import dialects
+from engramory.hosts import claude, registry
 from engramory.hosts.base import BLOCK, DOCUMENTED, IGNORE_ALWAYS, Host
-from engramory.install import hookconfig, hookwiring
 from engramory.install import plan as install
-from engramory.install.hookwiring import GUARD_STATUS
 from engramory.install.layout import Layout
 from engramory.install.layout import resolve as resolve_layout
+from engramory.wiring import hookconfig, hookwiring
+from engramory.wiring.hookwiring import GUARD_STATUS
 
 
 def test_hermes_skill_needs_global(cli, project: Path, home: Path) -> None:
@@ -95,6 +95,7 @@ def test_hermes_refuses_to_hide_cursor_rules(cli, project: Path) -> None:
 
 INSTALL_MODULES = [
     *sorted((REPO / "engramory" / "install").glob("*.py")),
+    *sorted((REPO / "engramory" / "wiring").glob("*.py")),
     REPO / "engramory" / "commands" / "install.py",
 ]
 
@@ -122,7 +123,7 @@ def test_every_host_module_is_registered() -> None:
         host = getattr(module, "HOST", None)
         if host is not None:
             assert registry.HOSTS[host.name] is host, info.name
-    assert registry.HOSTS["claude"] == claude.host()
+    assert registry.HOSTS["claude"] is claude.HOST
 
 
 def test_lookup_by_name_and_reader_form() -> None:
@@ -165,8 +166,8 @@ def test_the_hook_dialects_match_the_hosts_that_get_hooks() -> None:
         "hermes",
     ]
     # the hook paths keep their own light lists (they must not import the registry)
-    assert set(entry.GUARD_DIALECTS) == set(registry.guard_hosts())
-    assert set(hosts.LIFECYCLE_HOSTS) == set(registry.lifecycle_hosts())
+    assert set(dialects.DIALECTS) == set(registry.guard_hosts())
+    assert set(dialects.DIALECTS) == set(registry.lifecycle_hosts())
     for name in registry.lifecycle_hosts():
         host = registry.HOSTS[name]
         if host.hook_config is None:  # hook files (hook_artifacts): tested with each host

@@ -1,5 +1,5 @@
 """An import that creates a store ignores it as `engramory init` does (issue 31): the entry
-and comment of :func:`engramory.install.managed.ignore_store` in the ``.gitignore`` at the
+and comment of :func:`engramory.wiring.managed.ignore_store` in the ``.gitignore`` at the
 top of the git work tree, so the doctor does not warn ``not-gitignored``. An existing store,
 a store outside git and a dry run leave every ``.gitignore`` as it was."""
 
@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from doctorkit import doctor, make_store, note
-from engramory.install import managed
+from engramory.wiring import managed
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
 

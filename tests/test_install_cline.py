@@ -15,8 +15,8 @@ from hookkit import lines
 from installkit import digest, refused
 
 from engramory.hosts import cline, registry
-from engramory.install import hookfiles
-from engramory.install.hookfiles import HookContext
+from engramory.wiring import hookfiles
+from engramory.wiring.hookfiles import HookContext
 
 HOOK_NAMES = (
     "PreToolUse",

@@ -2,7 +2,7 @@
 
 init prints a verification command: a shell write of the index, in the host's own payload
 shape, piped into the registered command. Run as printed, it must answer with a deny. A
-host whose guard dialect is not in this tree yet (``hosts/entry.py``'s ``GUARD_DIALECTS``)
+host whose guard dialect is not in this tree yet (``engramory.dialects.DIALECTS``)
 is skipped: these run once the dialects and the installer are merged.
 """
 
@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from engramory.hosts import entry, registry
+from engramory import dialects
+from engramory.hosts import registry
 
 
 def verification_line(out: str) -> str:
@@ -36,7 +37,7 @@ def has_deny(value: object) -> bool:
 
 @pytest.mark.parametrize("host", registry.guard_hosts())
 def test_the_printed_verification_command_is_denied(cli, project: Path, host: str) -> None:
-    if host not in entry.GUARD_DIALECTS:
+    if host not in dialects.DIALECTS:
         pytest.skip(f"the {host} guard dialect is not in this tree yet")
     result = cli("init", host, "--install-hooks")
     assert result.code == 0, result

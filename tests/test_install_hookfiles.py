@@ -1,4 +1,4 @@
-"""The installer's hook files that are not a JSON hook config (engramory/install/hookfiles.py).
+"""The installer's hook files that are not a JSON hook config (engramory/wiring/hookfiles.py).
 
 A probe host outside the registry writes one owned launcher (executable, git-ignored) and
 edits one config file of the user's; init, re-init, uninstall and every refusal are checked
@@ -17,11 +17,11 @@ import pytest
 from installkit import digest
 
 from engramory.hosts.base import BLOCK, DOCUMENTED, Host
-from engramory.install import hookfiles
 from engramory.install import plan as install
-from engramory.install.hookfiles import ConfigEdit, EditRefusal, HookContext, OwnedFile
 from engramory.install.layout import Layout
 from engramory.install.layout import resolve as resolve_layout
+from engramory.wiring import hookfiles
+from engramory.wiring.hookfiles import ConfigEdit, EditRefusal, HookContext, OwnedFile
 
 BEGIN, END = "# >>> probe engramory", "# <<< probe engramory"
 

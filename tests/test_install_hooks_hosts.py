@@ -24,9 +24,9 @@ from engramory.hosts.base import (
     RULES_AND_CHECK,
     Host,
 )
-from engramory.install import hookconfig, hookwiring
 from engramory.install import plan as install
 from engramory.install.layout import resolve as resolve_layout
+from engramory.wiring import hookconfig, hookwiring
 
 HOSTS = registry.HOSTS
 GUARDED = ("codex", "gemini", "copilot", "cursor")

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from engramory.install import managed
+from engramory.wiring import managed
 
 HOOK_RULE = "/.claude/settings.local.json"
 

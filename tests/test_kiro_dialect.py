@@ -18,12 +18,16 @@ from hookkit import HEAVY, crash_is_silent, hot_path, imported, lines, run_hook
 from installkit import digest, refused
 
 from conftest import REPO
+from engramory import dialects
 from engramory.continuity import policy
+from engramory.dialects import kiro
 from engramory.guard import decision as guard
-from engramory.guard import service
+from engramory.guard import service, toolcall
 from engramory.guard.decision import Verdict
-from engramory.hosts import entry, kiro, registry
-from engramory.install import blocks, hookconfig, hookwiring
+from engramory.hosts import kiro as kiro_host
+from engramory.hosts import registry
+from engramory.install import blocks
+from engramory.wiring import hookconfig, hookwiring
 
 DENY, PASS = "deny", "pass"  # Kiro shows nothing of a nudge: a pass is silence, exit 0
 GROW = "would GROW the memory index"
@@ -201,36 +205,36 @@ def test_append_is_simulated_as_the_cli_does_it(text: str, new: str, after: str)
 def test_tool_calls(tmp_path: Path) -> None:
     d = Path("/w")
     (call,) = kiro.tool_calls(fs_write("create", "M.md", file_text="x")(d))
-    assert (call.kind, call.path, call.cwd, call.content) == (service.WRITE, "M.md", "/w", "x\n")
+    assert (call.kind, call.path, call.cwd, call.content) == (toolcall.WRITE, "M.md", "/w", "x\n")
     (call,) = kiro.tool_calls(fs_write("create", "M.md")(d))
     assert call.content == "\n"  # no content: an empty file, ended by the tool's newline
     (call,) = kiro.tool_calls(fs_write("str_replace", "M.md", old_str="a", new_str="b")(d))
-    assert (call.kind, call.edits) == (service.COUNTED_EDIT, [("a", "b", 1)])
+    assert (call.kind, call.edits) == (toolcall.COUNTED_EDIT, [("a", "b", 1)])
     (call,) = kiro.tool_calls(fs_write("insert", "M.md", insert_line=1, new_str="X")(d))
-    assert call.kind == service.TRANSFORM and call.transform("a\nb\n") == "a\nXb\n"
+    assert call.kind == toolcall.TRANSFORM and call.transform("a\nb\n") == "a\nXb\n"
     (call,) = kiro.tool_calls(fs_write("insert", "M.md", insert_line=True, new_str="X")(d))
-    assert call.kind == service.TRANSFORM and call.transform is None  # a boolean is no line
+    assert call.kind == toolcall.TRANSFORM and call.transform is None  # a boolean is no line
     (call,) = kiro.tool_calls(fs_write("append", "M.md", new_str=5)(d))
-    assert call.kind == service.TRANSFORM and call.transform is None
+    assert call.kind == toolcall.TRANSFORM and call.transform is None
     (call,) = kiro.tool_calls(fs_write("create", "~/M.md", file_text="x")(d))
     assert call.path == os.path.join(os.path.expanduser("~"), "M.md")
     (call,) = kiro.tool_calls(fs_write("create", "~bob/M.md", file_text="x")(d))
     assert call.path == "~bob/M.md"  # the CLI expands only a leading ~ alone or before a slash
     (call,) = kiro.tool_calls(bash("ls", tool="shell")(d))
-    assert (call.kind, call.command, call.cwd) == (service.SHELL, "ls", "/w")
+    assert (call.kind, call.command, call.cwd) == (toolcall.SHELL, "ls", "/w")
     assert kiro.tool_calls(base(d, "fs_write", "M.md")) == []
     assert kiro.tool_calls([1]) == []
     (call,) = kiro.tool_calls(base(d, "fs_read", {"path": "M.md"}))
-    assert call.kind == service.UNKNOWN
+    assert call.kind == toolcall.UNKNOWN
 
 
 def test_render() -> None:
-    assert kiro.render(Verdict(guard.DENY, "no"), "pre") == ("no", 2, entry.STDERR)
+    assert kiro.render(Verdict(guard.DENY, "no"), "pre") == ("no", 2, dialects.STDERR)
     assert kiro.render(Verdict(guard.NUDGE, "hm"), "pre") == ("", 0)
     assert kiro.render(Verdict(guard.SILENT), "pre") == ("", 0)
     assert kiro.render(Verdict(guard.DENY, "no"), "post") == ("no", 1, "stderr")
     assert kiro.render(Verdict(guard.NUDGE, "hm"), "post") == ("", 0)
-    assert kiro.STDERR == entry.STDERR
+    assert kiro.STDERR == dialects.STDERR
 
 
 def test_the_cheap_test_agrees_with_the_parse(tmp_path: Path) -> None:
@@ -250,12 +254,12 @@ def test_the_cheap_test_agrees_with_the_parse(tmp_path: Path) -> None:
 def test_an_oversized_payload_is_judged_by_its_target(tmp_path: Path, monkeypatch) -> None:
     monkeypatch.setattr(service, "PAYLOAD_LIMIT", 1000)
     big = fs_write("append", "MEMORY.md", new_str="x" * 2000)(tmp_path)
-    text, code, stream = entry.answer(["--host", "kiro"], json.dumps(big).encode(), {})
-    assert (code, stream) == (2, entry.STDERR) and TOO_LARGE in text
+    text, code, stream = dialects.answer(["--host", "kiro"], json.dumps(big).encode(), {})
+    assert (code, stream) == (2, dialects.STDERR) and TOO_LARGE in text
     home = fs_write("create", "~/MEMORY.md", file_text="x" * 2000)(tmp_path)
-    assert entry.answer(["--host", "kiro"], json.dumps(home).encode(), {})[1] == 2
+    assert dialects.answer(["--host", "kiro"], json.dumps(home).encode(), {})[1] == 2
     other = fs_write("create", "app.py", file_text="x" * 2000)(tmp_path)
-    assert entry.answer(["--host", "kiro"], json.dumps(other).encode(), {}) == ("", 0)
+    assert dialects.answer(["--host", "kiro"], json.dumps(other).encode(), {}) == ("", 0)
 
 
 def test_other_dialects_still_answer_on_stdout(tmp_path: Path) -> None:
@@ -378,7 +382,7 @@ def test_init_writes_a_complete_agent_and_uninstall_deletes_it(cli, project: Pat
     ]
     guard_line = hooks["preToolUse"][0]["command"]
     assert "--host kiro" in guard_line and "|| true" not in guard_line  # exit 2 must get through
-    assert all(h["timeout_ms"] == kiro.TIMEOUT_MS for h in hooks["preToolUse"])
+    assert all(h["timeout_ms"] == kiro_host.TIMEOUT_MS for h in hooks["preToolUse"])
     assert "--event SessionStart" in hooks["agentSpawn"][0]["command"]
     assert "--event UserPromptSubmit" in hooks["userPromptSubmit"][0]["command"]
     assert "kiro-cli chat --agent engramory" in first.out
@@ -394,7 +398,7 @@ def test_the_registered_guard_denies_what_the_verification_line_sends(cli, proje
     result = cli("init", "kiro", "--install-hooks")
     assert "checked         .kiro/agents/engramory.json" in result.out
     agent = json.loads((project / AGENT).read_text())
-    payload = kiro.host().shell_payload(f"echo x >> {project}/.engramory-memory/MEMORY.md", ".")
+    payload = kiro_host.HOST.shell_payload(f"echo x >> {project}/.engramory-memory/MEMORY.md", ".")
     proc = subprocess.run(
         ["bash", "-c", agent["hooks"]["preToolUse"][2]["command"]],
         input=json.dumps(payload).encode(),
@@ -574,7 +578,7 @@ def test_a_global_install_writes_the_users_agent(cli, project: Path, home: Path)
 
 def test_windows_lines_keep_the_deny_exit_code() -> None:
     scripts = ("C:/e/engramory_index_guard.py", "C:/e/engramory_sync.py")
-    hooks = kiro.agent_hooks("C:/py.exe", *scripts, "C:/st", "explicit", True)
+    hooks = kiro_host.agent_hooks("C:/py.exe", *scripts, "C:/st", "explicit", True)
     line = hooks["preToolUse"][0]["command"]
     assert line.startswith("powershell.exe ") and "-EncodedCommand" in line
     script = base64.b64decode(line.split()[-1]).decode("utf-16-le")

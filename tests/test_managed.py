@@ -6,7 +6,7 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from engramory.install import managed
+from engramory.wiring import managed
 
 BEGIN = "<!-- BEGIN ENGRAMORY CLAUDE -->"
 END = "<!-- END ENGRAMORY CLAUDE -->"

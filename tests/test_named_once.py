@@ -14,9 +14,9 @@ from collections.abc import Iterator
 import pytest
 
 from conftest import REPO
+from engramory import guard
 from engramory.continuity import state as continuity
 from engramory.doctor import context
-from engramory.guard import service
 from engramory.store import caps, frontmatter, markdown
 
 PACKAGE = REPO / "engramory"
@@ -40,8 +40,8 @@ def _assigned(tree: ast.Module, value: str) -> bool:
 def test_the_index_name_is_bound_in_caps_and_spelled_out_only_off_the_hook_path() -> None:
     binding = {rel for rel, tree in _modules() if _assigned(tree, "MEMORY.md")}
     # the guard service is on the hook's path, which does not import caps
-    assert binding == {"engramory/store/caps.py", "engramory/guard/service.py"}
-    assert service.DEFAULT_INDEX_NAME == caps.INDEX_NAME
+    assert binding == {"engramory/store/caps.py", "engramory/guard/__init__.py"}
+    assert guard.DEFAULT_INDEX_NAME == caps.INDEX_NAME
 
 
 def test_the_note_types_are_listed_only_in_frontmatter() -> None:

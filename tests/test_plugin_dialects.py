@@ -17,11 +17,12 @@ from hookkit import DENY, HEAVY, NUDGE, SILENT, answer, crash_is_silent, hot_pat
 from hookkit import run_hook as run_guard
 
 from conftest import REPO
+from engramory import dialects
 from engramory.continuity import policy
+from engramory.dialects import openclaw, opencode
 from engramory.guard import decision as guard
-from engramory.guard import service
+from engramory.guard import service, toolcall
 from engramory.guard.decision import Verdict
-from engramory.hosts import entry, openclaw, opencode
 
 GROW = "would GROW the memory index"
 SHELL = "this shell command would write the memory index"
@@ -174,7 +175,7 @@ def test_an_unrelated_payload_imports_only_the_hot_path(host: str, tmp_path: Pat
     key = "filePath" if host == "opencode" else "path"
     shell = "bash" if host == "opencode" else "exec"
     patch_key = "patchText" if host == "opencode" else "input"
-    expected = hot_path(host) | ({"engramory.hosts.opencode"} if host == "openclaw" else set())
+    expected = hot_path(host) | ({"engramory.dialects.opencode"} if host == "openclaw" else set())
     for payload in (
         call("write", **{key: "/x/app.py", "content": "print(1)"})(tmp_path),
         call(shell, command="pytest -q tests/")(tmp_path),
@@ -197,10 +198,10 @@ def test_an_oversized_payload_is_judged_by_its_target(tmp_path: Path, monkeypatc
     monkeypatch.setattr(service, "PAYLOAD_LIMIT", 1000)
     for host, key in (("opencode", "filePath"), ("openclaw", "file_path")):
         big = call("write", **{key: "MEMORY.md", "content": "x" * 2000})(tmp_path)
-        text, code = entry.answer(["--host", host], json.dumps(big).encode(), {})
+        text, code = dialects.answer(["--host", host], json.dumps(big).encode(), {})
         assert code == 0 and "too large to check" in json.loads(text)["deny"]
         other = call("write", **{key: "app.py", "content": "x" * 2000})(tmp_path)
-        assert entry.answer(["--host", host], json.dumps(other).encode(), {}) == ("", 0)
+        assert dialects.answer(["--host", host], json.dumps(other).encode(), {}) == ("", 0)
 
 
 # --- in-process: payload -> ToolCall, Verdict -> output ----------------------------------
@@ -209,37 +210,37 @@ def test_an_oversized_payload_is_judged_by_its_target(tmp_path: Path, monkeypatc
 def test_opencode_tool_calls() -> None:
     d = Path("/w")
     (c,) = opencode.tool_calls(call("write", filePath="M.md", content="x")(d))
-    assert (c.kind, c.path, c.cwd, c.content) == (service.WRITE, "M.md", "/w", "x")
+    assert (c.kind, c.path, c.cwd, c.content) == (toolcall.WRITE, "M.md", "/w", "x")
     (c,) = opencode.tool_calls(call("edit", filePath="M.md", oldString="a", newString="b")(d))
-    assert (c.kind, c.edits) == (service.COUNTED_EDIT, [("a", "b", 1)])
+    assert (c.kind, c.edits) == (toolcall.COUNTED_EDIT, [("a", "b", 1)])
     edit = call("edit", filePath="M.md", oldString="a", newString="b", replaceAll=True)
     assert opencode.tool_calls(edit(d))[0].edits == [("a", "b", None)]
     (c,) = opencode.tool_calls(call("edit", filePath="M.md", oldString="", newString="n")(d))
-    assert (c.kind, c.content) == (service.WRITE, "n")
+    assert (c.kind, c.content) == (toolcall.WRITE, "n")
     (c,) = opencode.tool_calls(call("apply_patch", patchText="*** Begin Patch")(d))
-    assert (c.kind, c.command) == (service.PATCH, "*** Begin Patch")
+    assert (c.kind, c.command) == (toolcall.PATCH, "*** Begin Patch")
     for shell in ("bash", "shell"):
         (c,) = opencode.tool_calls(call(shell, command="ls")(d))
-        assert (c.kind, c.command) == (service.SHELL, "ls")
+        assert (c.kind, c.command) == (toolcall.SHELL, "ls")
     assert opencode.tool_calls({"tool": "write", "args": "M.md"}) == []
     assert opencode.tool_calls([1]) == []
-    assert opencode.tool_calls(call("glob", pattern="*")(d))[0].kind == service.UNKNOWN
+    assert opencode.tool_calls(call("glob", pattern="*")(d))[0].kind == toolcall.UNKNOWN
 
 
 def test_openclaw_tool_calls() -> None:
     d = Path("/w")
     (c,) = openclaw.tool_calls(call("write", file_path="M.md", content="x")(d))
-    assert (c.kind, c.path, c.content) == (service.WRITE, "M.md", "x")
+    assert (c.kind, c.path, c.content) == (toolcall.WRITE, "M.md", "x")
     (c,) = openclaw.tool_calls(call("edit", filePath="M.md", old_string="a", new_string="b")(d))
-    assert (c.kind, c.edits) == (service.COUNTED_EDIT, [("a", "b", 1)])
+    assert (c.kind, c.edits) == (toolcall.COUNTED_EDIT, [("a", "b", 1)])
     steps = [{"oldText": "a", "newText": "b"}, "junk"]
     (c,) = openclaw.tool_calls(call("edit", path="M.md", edits=steps)(d))
-    assert (c.kind, c.edits) == (service.MULTIEDIT, [("a", "b", False), (None, None, False)])
+    assert (c.kind, c.edits) == (toolcall.MULTIEDIT, [("a", "b", False), (None, None, False)])
     (c,) = openclaw.tool_calls(call("apply_patch", input="*** Begin Patch")(d))
-    assert (c.kind, c.command) == (service.PATCH, "*** Begin Patch")
+    assert (c.kind, c.command) == (toolcall.PATCH, "*** Begin Patch")
     (c,) = openclaw.tool_calls(call("exec", command="ls")(d))
-    assert (c.kind, c.command) == (service.SHELL, "ls")
-    assert openclaw.tool_calls(call("process", action="kill")(d))[0].kind == service.UNKNOWN
+    assert (c.kind, c.command) == (toolcall.SHELL, "ls")
+    assert openclaw.tool_calls(call("process", action="kill")(d))[0].kind == toolcall.UNKNOWN
 
 
 def test_render() -> None:

@@ -21,9 +21,9 @@ from installkit import digest, refused
 from conftest import REPO
 from engramory.hosts import opencode
 from engramory.hosts.registry import HOSTS
-from engramory.install import hookfiles
-from engramory.install.hookfiles import HookContext
 from engramory.util.resources import shipped_path
+from engramory.wiring import hookfiles
+from engramory.wiring.hookfiles import HookContext
 
 NODE = shutil.which("node")
 HARNESS = REPO / "tests" / "pluginharness.mjs"

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from test_linear_time import fastest_pair
 
-from engramory.guard import pwsh, service
-from engramory.guard.service import ToolCall
+from engramory.guard import pwsh, service, toolcall
+from engramory.guard.toolcall import ToolCall
 
 NAMES = ["MEMORY.md"]
 
@@ -96,22 +96,22 @@ def test_wildcard_match(pattern: str, name: str, expected: bool) -> None:
 
 
 def test_the_service_denies_a_powershell_write_of_the_index() -> None:
-    call = ToolCall(service.POWERSHELL, cwd="/w", command="Add-Content MEMORY.md x")
+    call = ToolCall(toolcall.POWERSHELL, cwd="/w", command="Add-Content MEMORY.md x")
     verdict = service.check(call, {})
     assert verdict.kind == "deny"
     assert "this shell command would write the memory index (MEMORY.md)" in verdict.message
-    assert service.check(ToolCall(service.POWERSHELL, command="gc MEMORY.md"), {}).kind == "silent"
-    assert service.check(ToolCall(service.POWERSHELL, command=None), {}).kind == "silent"
+    assert service.check(ToolCall(toolcall.POWERSHELL, command="gc MEMORY.md"), {}).kind == "silent"
+    assert service.check(ToolCall(toolcall.POWERSHELL, command=None), {}).kind == "silent"
 
 
 def test_the_service_names_the_index_as_configured() -> None:
-    call = ToolCall(service.POWERSHELL, command="Set-Content /s/notes.md x")
+    call = ToolCall(toolcall.POWERSHELL, command="Set-Content /s/notes.md x")
     assert service.check(call, {}).kind == "silent"
     assert service.check(call, {}, "/s/notes.md").kind == "deny"
     assert service.check(call, {"ENGRAMORY_INDEX_PATH": "/s/notes.md"}).kind == "deny"
-    renamed = ToolCall(service.POWERSHELL, command="sc INDEX.md x")
+    renamed = ToolCall(toolcall.POWERSHELL, command="sc INDEX.md x")
     assert service.check(renamed, {"ENGRAMORY_INDEX_NAME": "index.md"}).kind == "deny"
-    pinned = ToolCall(service.POWERSHELL, command="sc MEMORY.md x")
+    pinned = ToolCall(toolcall.POWERSHELL, command="sc MEMORY.md x")
     assert service.check(pinned, {"ENGRAMORY_INDEX_PATH": "/s/notes.md"}).kind == "silent"
 
 

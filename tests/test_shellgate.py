@@ -132,7 +132,7 @@ def test_a_dismissed_command_does_not_import_the_parser(tmp_path: Path) -> None:
     work = scratch_with_aliases(tmp_path)
     code = (
         "import sys, json\n"
-        "from engramory.hosts import entry\n"
+        "from engramory import dialects as entry\n"
         "print(json.dumps([entry.answer(sys.argv[1:], sys.stdin.buffer.read(), {}),"
         " 'engramory.guard.shellwrite' in sys.modules,"
         " 'engramory.guard.shellparse' in sys.modules]))\n"
@@ -205,7 +205,7 @@ def test_too_many_words_to_look_up_are_parsed(tmp_path: Path) -> None:
 
 def test_cline_commands_escaped_twice_still_show_their_writers() -> None:
     """Cline's ``commands`` is a JSON list inside a JSON string: a line break is ``\\\\n``."""
-    from engramory.hosts import cline
+    from engramory.dialects import cline
 
     def payload(commands: list[str]) -> bytes:
         call = {"toolName": "run_commands", "parameters": {"commands": json.dumps(commands)}}
@@ -218,7 +218,7 @@ def test_cline_commands_escaped_twice_still_show_their_writers() -> None:
 @pytest.mark.parametrize("host", ["claude", "codex"])
 def test_the_dialects_apply_the_gate_on_the_raw_payload(host: str, tmp_path: Path) -> None:
     """Claude Code's and Codex's shell calls are gated before the payload is parsed."""
-    from engramory.hosts import entry
+    from engramory import dialects as entry
 
     work = scratch_with_aliases(tmp_path)
     index = str(work / "MEMORY.md")

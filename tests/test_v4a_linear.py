@@ -24,7 +24,7 @@ from test_linear_time import (
     child_row,
 )
 
-from engramory.guard import service, v4a
+from engramory.guard import service, toolcall, v4a
 
 SEPARATOR = "\0"
 BEGIN = "*** Begin Patch\n*** Update File: MEMORY.md\n"
@@ -43,7 +43,7 @@ def guarded(text: str, tmp: Path) -> object:
     (tmp / "MEMORY.md").write_text(before)
     env = {"ENGRAMORY_HARD_BYTES": str(8 * MIB), "ENGRAMORY_WARN_BYTES": str(8 * MIB)}
     env["ENGRAMORY_HARD"] = env["ENGRAMORY_WARN"] = str(8 * MIB)
-    call = service.ToolCall(service.PATCH, cwd=str(tmp), command=patch)
+    call = toolcall.ToolCall(toolcall.PATCH, cwd=str(tmp), command=patch)
     return service.check(call, env).kind
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from engramory.hosts import entry
+from engramory import dialects
 
 HELP = "answer one agent-host hook call that may touch MEMORY.md (reads JSON on stdin)"
 DESCRIPTION = """\
@@ -40,12 +40,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument(
         "--host",
-        choices=tuple(entry.GUARD_DIALECTS),
-        default=entry.DEFAULT_HOST,
+        choices=tuple(dialects.DIALECTS),
+        default=dialects.DEFAULT_HOST,
         help="hook dialect",
     )
     parser.add_argument(
-        "--event", choices=entry.EVENTS, default="pre", help="before or after the tool call"
+        "--event", choices=dialects.EVENTS, default="pre", help="before or after the tool call"
     )
     parser.add_argument(
         "--index",
@@ -59,4 +59,4 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     """Print the host's answer (or nothing); the host's exit code (0 when the guard fails)."""
     argv = ["--host", args.host, "--event", args.event]
-    return entry.main(argv + (["--index", args.index] if args.index else []))
+    return dialects.main(argv + (["--index", args.index] if args.index else []))

@@ -16,11 +16,12 @@ import os
 import sys
 from pathlib import Path
 
-from engramory import hosts
+from engramory import dialects
 from engramory.commands.options import add_cap_flags, add_format_flag, caps_from_args
 from engramory.continuity import policy
 from engramory.continuity import state as continuity
 from engramory.continuity.policy import HookInputError, Reply
+from engramory.dialects import lifecycle
 from engramory.store import breach, discovery
 from engramory.store.caps import Measurement
 from engramory.util.errors import EXIT_OK, EXIT_USAGE, EngramoryError
@@ -98,10 +99,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         epilog="example:\n  engramory sync hook --host claude .engramory-memory < event.json",
         formatter_class=fmt,
     )
-    hook.add_argument("--host", choices=hosts.LIFECYCLE_HOSTS, required=True, help="hook dialect")
+    hook.add_argument(
+        "--host", choices=tuple(dialects.DIALECTS), required=True, help="hook dialect"
+    )
     hook.add_argument(
         "--event",
-        choices=hosts.LIFECYCLE_EVENTS,
+        choices=lifecycle.LIFECYCLE_EVENTS,
         help="the event this hook is registered for, when the host's payload does not name "
         "it in Claude Code's terms (file hooks named after their event, plugins)",
     )
@@ -157,9 +160,9 @@ def hook_reply(store_arg: str | None, host: str, mode: str, event_arg: str | Non
     event, trigger = event_arg or "", "unknown"
     store: Path | None = None
     try:
-        payload = hosts.lifecycle_payload(host, _event(host), event_arg)
+        payload = lifecycle.lifecycle_payload(host, _event(host), event_arg)
         event, trigger = policy.event_and_trigger(payload)
-        if not store_arg and hosts.store_per_call(host):
+        if not store_arg and lifecycle.store_per_call(host):
             found = _store_from(payload)
             if found is None:  # not an Engramory project: nothing to remind of
                 if event in ("SessionStart", "UserPromptSubmit"):
@@ -180,7 +183,7 @@ def _event(host: str) -> object:
     try:
         return _read_payload()
     except OversizedEvent as exc:
-        cut = hosts.oversized_lifecycle_payload(host, exc.data)
+        cut = lifecycle.oversized_lifecycle_payload(host, exc.data)
         if cut is None:
             raise
         return cut
@@ -202,7 +205,7 @@ def _store_from(payload: object) -> Path | None:
 
 def run_hook(args: argparse.Namespace) -> int:
     """Answer one hook event in the host's format; exit 0 whatever happens."""
-    text, code = hosts.render_lifecycle(
+    text, code = lifecycle.render_lifecycle(
         args.host, hook_reply(args.store, args.host, args.mode, args.event)
     )
     if text:

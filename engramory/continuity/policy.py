@@ -17,7 +17,7 @@ It reminds and gates; it never curates:
 Any internal error fails open, except before a manual compaction, which fails
 closed with instructions. The state itself (the locked file) is
 :mod:`engramory.continuity.state`; how a reply is written for a host is that
-host's ``render_lifecycle`` in :mod:`engramory.hosts`.
+host's ``render_lifecycle`` in :mod:`engramory.dialects`.
 """
 
 from __future__ import annotations
@@ -31,11 +31,11 @@ from pathlib import Path
 from engramory.continuity import state as continuity
 from engramory.history.auto import session_start as history_session_start
 from engramory.history.auto import snapshot_quietly
-from engramory.install.hookwiring import SYNC_SCRIPT, powershell_quote
 from engramory.store import breach, discovery
 from engramory.store.caps import OK, Caps, Measurement, caps_from
 from engramory.util.resources import shipped_path
 from engramory.util.textfmt import human_size, plural
+from engramory.wiring.hookwiring import SYNC_SCRIPT, powershell_quote
 
 CONTEXT_LIMIT = 4096
 

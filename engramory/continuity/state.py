@@ -288,7 +288,7 @@ def locked(
         if _still_linked(fd, path):
             created = created or (leave_no_file and _creator_gone(fd))
             break
-        _release(fd)
+        fsutil.release_lock(fd)
         os.close(fd)
     if leave_no_file:  # a store write: history keeps the store as it was before it
         _snapshot(store, "before")
@@ -301,7 +301,7 @@ def locked(
                     os.unlink(path)
                 except OSError:
                     pass
-            _release(fd)
+            fsutil.release_lock(fd)
     finally:
         os.close(fd)
         if leave_no_file:  # ... and after it, once the lock is released (others may write)
@@ -373,7 +373,7 @@ def _still_linked(fd: int, path: Path) -> bool:
 def _acquire(fd: int, path: Path, timeout: float, deadline: float) -> None:
     while True:
         try:
-            _try_lock(fd)
+            fsutil.try_lock(fd)
             return
         except OSError:
             if time.monotonic() >= deadline:
@@ -382,29 +382,6 @@ def _acquire(fd: int, path: Path, timeout: float, deadline: float) -> None:
                     "Engramory process is updating it; try again"
                 ) from None
             time.sleep(LOCK_POLL)
-
-
-def _try_lock(fd: int) -> None:
-    try:
-        import fcntl  # noqa: PLC0415 - POSIX
-    except ImportError:  # pragma: no cover - Windows
-        import msvcrt  # noqa: PLC0415
-
-        msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)  # type: ignore[attr-defined]
-        return
-    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-
-
-def _release(fd: int) -> None:
-    try:
-        import fcntl  # noqa: PLC0415
-    except ImportError:  # pragma: no cover - Windows
-        import msvcrt  # noqa: PLC0415
-
-        os.lseek(fd, 0, os.SEEK_SET)
-        msvcrt.locking(fd, msvcrt.LK_UNLCK, 1)  # type: ignore[attr-defined]
-        return
-    fcntl.flock(fd, fcntl.LOCK_UN)
 
 
 # --- pruning --------------------------------------------------------------------------------

@@ -20,12 +20,12 @@ from __future__ import annotations
 
 import os
 
-from engramory.guard import service
+from engramory.guard import service, toolcall
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only
     from engramory.guard.decision import Verdict
-    from engramory.guard.service import ToolCall
+    from engramory.guard.toolcall import ToolCall
 
 NOTE_LIMIT = 4 * 1024 * 1024  # the doctor reads no more of a note (store.NOTE_READ_LIMIT)
 SHELL_NOTES_LIMIT = 32  # at most this many note names of one command are looked at
@@ -59,11 +59,11 @@ class Touched:
 def carried_text(call: ToolCall) -> str | None:
     """The text ``call`` brought into the file it wrote, as far as the payload shows it: a
     write's content, an edit's new strings, a patch; ``None`` when it is not known."""
-    if call.kind == service.WRITE:
+    if call.kind == toolcall.WRITE:
         return call.content
-    if call.kind == service.PATCH:
+    if call.kind == toolcall.PATCH:
         return call.command
-    if call.kind == service.TRANSFORM or call.edits is None:
+    if call.kind == toolcall.TRANSFORM or call.edits is None:
         return None
     new = [step[1] for step in call.edits if isinstance(step[1], str)]
     return "\n".join(new) if len(new) == len(call.edits) else None
@@ -76,18 +76,18 @@ def touched(
     found = Touched()
     for call in calls:
         cwd = call.cwd or os.getcwd()
-        if call.kind == service.SHELL:
+        if call.kind == toolcall.SHELL:
             found.index = True  # whatever the command: a script may write the index
             command = call.command
             if command is not None and service.shell_may_write(command.encode("utf-8", "replace")):
                 for note in _shell_notes(command, cwd, environ, index):
                     found.add_note(note, None)  # it may copy text from anywhere
-        elif call.kind == service.POWERSHELL:
+        elif call.kind == toolcall.POWERSHELL:
             found.index = True
-        elif call.kind == service.PATCH:
+        elif call.kind == toolcall.PATCH:
             for path in _patch_paths(call.command):
                 _add_path(found, path, cwd, environ, index, call.command)
-        elif call.kind in service.EDIT_KINDS and call.path:
+        elif call.kind in toolcall.EDIT_KINDS and call.path:
             _add_path(found, call.path, cwd, environ, index, carried_text(call))
     return found
 

@@ -128,6 +128,11 @@ def decide(current: Measurement | None, predicted: Measurement, caps: Caps) -> V
     return Verdict(SILENT)
 
 
+def silent() -> Verdict:
+    """Nothing to say."""
+    return Verdict(SILENT)
+
+
 def unverified(reason: str) -> Verdict:
     """A nudge for a call the guard could not check (never a deny)."""
     return Verdict(

@@ -18,7 +18,7 @@ from __future__ import annotations
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from engramory.guard.decision import Verdict
-    from engramory.guard.service import ToolCall
+    from engramory.guard.toolcall import ToolCall
     from engramory.guard.v4a import FileOp
 
 RULE_ID = "secret-value"
@@ -95,7 +95,7 @@ def check_patch_secrets(ops: list[FileOp], cwd: str) -> Verdict:
     import os  # noqa: PLC0415
 
     from engramory.guard import v4a  # noqa: PLC0415
-    from engramory.guard.service import silent  # noqa: PLC0415
+    from engramory.guard.decision import silent  # noqa: PLC0415
 
     for op in ops:
         if op.kind == v4a.DELETE:
@@ -134,7 +134,7 @@ def check_shell_secrets(writes: list[tuple[str, str]]) -> Verdict:
     """
     import os  # noqa: PLC0415
 
-    from engramory.guard.service import silent  # noqa: PLC0415
+    from engramory.guard.decision import silent  # noqa: PLC0415
 
     for path, text in writes:
         if not may_hold_secret(text):
@@ -158,7 +158,8 @@ def check_shell_secrets(writes: list[tuple[str, str]]) -> Verdict:
 
 def check_secrets(call: ToolCall, path: str) -> Verdict:
     """Deny a call that would write a new secret into the store file at ``path``."""
-    from engramory.guard.service import predict, silent  # noqa: PLC0415
+    from engramory.guard.decision import silent  # noqa: PLC0415
+    from engramory.guard.toolcall import predict  # noqa: PLC0415
 
     current = _current(path)
     if current is None:

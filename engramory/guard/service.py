@@ -1,8 +1,8 @@
 """The index guard as a service: one :class:`ToolCall` in, one :class:`Verdict` out.
 
-Knows no host. A host's dialect (``engramory.hosts.<host>``) turns its hook
-payload into ``ToolCall`` values and a ``Verdict`` back into its answer; this
-module decides.
+Knows no host. A host's dialect (``engramory.dialects.<host>``) turns its hook
+payload into ``ToolCall`` values (:mod:`engramory.guard.toolcall`) and a
+``Verdict`` back into its answer; this module decides.
 
 Which file is the index: with ``ENGRAMORY_INDEX_PATH`` set, that file and no
 other (by resolved path, or the same device and inode: a hard link). Else any
@@ -31,6 +31,20 @@ from __future__ import annotations
 
 import os
 
+from engramory.guard import SHELL_WRITERS, index_name, index_path
+from engramory.guard.toolcall import (  # the call model; re-exported for the dialects
+    COUNTED_EDIT,
+    EDIT_KINDS,
+    FUZZY_EDIT,
+    PATCH,
+    POWERSHELL,
+    SHELL,
+    TRANSFORM,
+    ToolCall,
+    exact_match,
+    predict,
+)
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only: a call that cannot concern the index imports nothing
     from collections.abc import Callable
@@ -39,86 +53,16 @@ if TYPE_CHECKING:  # annotations only: a call that cannot concern the index impo
     from engramory.guard.v4a import FileOp
     from engramory.store.caps import Caps
 
-DEFAULT_INDEX_NAME = "MEMORY.md"  # caps.INDEX_NAME, spelled out: caps is not on this path
 PAYLOAD_LIMIT = 64 * 1024 * 1024
 MAX_NOTES_CHECKED = 64  # .md files a shell command writes, looked up as store notes
 
-WRITE = "write"
-EDIT = "edit"
-MULTIEDIT = "multiedit"
-SHELL = "shell"
-PATCH = "patch"
-POWERSHELL = "powershell"
-COUNTED_EDIT = "counted-edit"
-FUZZY_EDIT = "fuzzy-edit"
-TRANSFORM = "transform"
-UNKNOWN = "unknown"
-EDIT_KINDS = (WRITE, EDIT, MULTIEDIT, COUNTED_EDIT, FUZZY_EDIT, TRANSFORM)
 FUZZY_WORST_CASE = (
     " (The edit's old text is not in the index exactly, and the host matches it loosely, so "
     "the guard judged the worst case: the index growing by the whole new text.)"
 )
 
 
-class ToolCall:
-    """One tool call as the guard sees it, whatever host sent it.
-
-    ``kind``: :data:`WRITE`, :data:`EDIT`, :data:`MULTIEDIT`, :data:`SHELL`,
-    :data:`PATCH`, :data:`POWERSHELL` (a PowerShell command line in ``command``),
-    :data:`COUNTED_EDIT` (Gemini CLI's ``replace``: one ``(old, new, count)`` step that
-    replaces all of exactly ``count`` occurrences, or of at least one when ``count`` is
-    ``None``; any other count cannot be predicted, as the host may rewrite ``old``
-    itself), :data:`FUZZY_EDIT` (Hermes' ``patch`` in replace mode: one ``(old, new,
-    replace_all)`` step whose ``old`` the host may match loosely; when it is not in the
-    index exactly, the worst case is judged: the index growing by all of ``new``),
-    :data:`TRANSFORM` (a host's own edit, simulated by ``transform``: the file's
-    text now in, the text the tool leaves out, ``None`` when that cannot be known) or
-    :data:`UNKNOWN`. ``path``: the file an edit targets, as written (relative to
-    ``cwd``). ``cwd``: the call's working directory (``None``: this process's).
-    ``content``: the text a write leaves (``None`` when not carried). ``edits``:
-    for an edit or multi-edit, ``(old, new, replace_all)`` steps applied in order
-    (values as the host sent them, not yet type-checked; ``None`` when not
-    carried). ``command``: a shell call's command line, or a patch call's V4A patch
-    text (``*** Begin Patch`` ... ``*** End Patch``; ``None`` when not a string).
-    """
-
-    __slots__ = ("command", "content", "cwd", "edits", "kind", "path", "transform")
-
-    def __init__(
-        self,
-        kind: str,
-        path: str | None = None,
-        *,
-        cwd: str | None = None,
-        content: str | None = None,
-        edits: list[tuple[object, object, object]] | None = None,
-        command: str | None = None,
-        transform: Callable[[str], str | None] | None = None,
-    ) -> None:
-        self.kind = kind
-        self.path = path
-        self.cwd = cwd
-        self.content = content
-        self.edits = edits
-        self.command = command
-        self.transform = transform
-
-    def __repr__(self) -> str:
-        return f"ToolCall({self.kind!r}, {self.path!r}, cwd={self.cwd!r})"
-
-
 # --- which file is the index ----------------------------------------------------------
-
-
-def index_name(environ: dict[str, str] | os._Environ[str]) -> str:
-    """The index file name to guard (an empty setting means the default)."""
-    return environ.get("ENGRAMORY_INDEX_NAME", "").strip() or DEFAULT_INDEX_NAME
-
-
-def index_path(environ: dict[str, str] | os._Environ[str]) -> str | None:
-    """The one index file to guard, when ``ENGRAMORY_INDEX_PATH`` pins it."""
-    pinned = environ.get("ENGRAMORY_INDEX_PATH", "").strip()
-    return os.path.expanduser(pinned) if pinned else None
 
 
 def is_index(
@@ -198,19 +142,6 @@ def same_file(target: str, index: str) -> bool:
 
 # --- the fast pre-check on a shell command ---------------------------------------------
 
-# Programs (and shell words) that can write a file: a shell command holding none
-# of them, and no ``>``, ``$(``, backtick or ``$'``, cannot write the index.
-# Wrappers (sudo, env, nice...) are not listed: they write only through one of these.
-SHELL_WRITERS = frozenset(
-    b"""sh bash zsh dash ksh mksh ash yash posh fish eval source . exec env busybox
-    tee sed perl ruby python pypy node nodejs bun deno php awk gawk mawk nawk cp mv install
-    ln rsync dd truncate touch rm unlink shred srm sponge sort shuf uniq patch curl wget git
-    find xargs vi vim nvim gvim ex vimdiff view rview rvim nano pico micro joe jed mg kak hx
-    helix ed red emacs emacsclient strace ltrace watch flock uv coproc script su read
-    applypatch gzip pigz bzip2 pbzip2 xz lzma lzip lzop zstd lz4 compress gunzip bunzip2 unxz
-    unlzma unzstd uncompress unlz4 tar bsdtar zip unzip iconv openssl xxd tclsh wish
-    expect""".split()
-)
 _WORD_BYTES = bytes(
     c if chr(c).isalnum() or chr(c) in "._+-" else 32 for c in range(256)
 )  # everything else separates words
@@ -246,10 +177,10 @@ def shell_may_write(command: bytes) -> bool:
 
 
 def silent() -> Verdict:
-    """Nothing to say."""
-    from engramory.guard.decision import SILENT, Verdict  # noqa: PLC0415
+    """Nothing to say (:func:`engramory.guard.decision.silent`, imported only when needed)."""
+    from engramory.guard.decision import silent as nothing  # noqa: PLC0415
 
-    return Verdict(SILENT)
+    return nothing()
 
 
 def check(
@@ -293,41 +224,6 @@ def read_index(path: str, caps: Caps) -> tuple[str, bytes | None]:
         return "unreadable", None
 
 
-def predict(call: ToolCall, current: str) -> str | None:
-    """The text the index would hold after ``call``, or ``None`` when it cannot be known."""
-    if call.kind == WRITE:
-        return call.content
-    if call.kind == TRANSFORM:
-        return call.transform(current) if call.transform is not None else None
-    if call.edits is None:
-        return None
-    from engramory.guard.edits import apply_edits  # noqa: PLC0415
-
-    if call.kind == COUNTED_EDIT:  # the count was checked: every occurrence is replaced
-        return apply_edits(current, [(old, new, True) for old, new, _count in call.edits])
-    if call.kind == FUZZY_EDIT:
-        return _fuzzy_prediction(current, call.edits)
-    return apply_edits(current, call.edits)
-
-
-def _exact_match(current: str, steps: list[tuple[object, object, object]] | None) -> bool:
-    """Whether a fuzzy edit's old text occurs in the index exactly (then it is simulated)."""
-    old = steps[0][0] if steps else None
-    return isinstance(old, str) and bool(old) and old in current
-
-
-def _fuzzy_prediction(current: str, steps: list[tuple[object, object, object]]) -> str | None:
-    """A loosely matching edit: exact when its old text is in the index, else the worst case."""
-    from engramory.guard.edits import apply_edits  # noqa: PLC0415
-
-    new = steps[0][1] if steps else None
-    if not isinstance(new, str):
-        return None
-    if _exact_match(current, steps):
-        return apply_edits(current, steps)
-    return current + new
-
-
 def check_edit(call: ToolCall, path: str, caps: Caps) -> Verdict:
     """The verdict for a write, edit or multi-edit of the index at ``path``."""
     from engramory.guard.decision import decide, unverified  # noqa: PLC0415
@@ -354,7 +250,7 @@ def check_edit(call: ToolCall, path: str, caps: Caps) -> Verdict:
         from engramory.cuts.hint import deny_hint  # noqa: PLC0415 (the deny path only)
 
         verdict.message += deny_hint(predicted)
-    if call.kind == FUZZY_EDIT and verdict.message and not _exact_match(current, call.edits):
+    if call.kind == FUZZY_EDIT and verdict.message and not exact_match(current, call.edits):
         verdict.message += FUZZY_WORST_CASE
     return verdict
 

@@ -43,7 +43,7 @@ from __future__ import annotations
 
 import os
 
-from engramory.guard import service
+from engramory.guard import SHELL_WRITERS, index_name, index_path
 
 MAX_GATED = 64 * 1024
 MAX_WORDS = 256
@@ -57,7 +57,7 @@ GIT_WRITES = frozenset(
     {"checkout", "switch", "reset", "restore", "stash", "clean", "merge", "pull", "rebase"}
     | {"cherry-pick", "revert", "am", "apply", "rm", "mv"}
 )
-NESTERS = service.SHELL_WRITERS | {b"trap"}
+NESTERS = SHELL_WRITERS | {b"trap"}
 _QUOTES = str.maketrans("", "", "\\'\"")
 _SEPARATORS = str.maketrans(dict.fromkeys(" \t\r\n;&|<>(),=", " "))
 _WORD_CUT = {c: " " for c in range(128) if not (chr(c).isalnum() or chr(c) in "._+-")}
@@ -90,7 +90,7 @@ def may_concern_store(
 
 def _known_index(environ: dict[str, str] | os._Environ[str], index: str | None) -> str | None:
     """The index's path when the guard knows it (pinned, or given by ``--index``)."""
-    pinned = service.index_path(environ)
+    pinned = index_path(environ)
     if pinned is not None:
         return pinned
     return os.path.expanduser(index) if index else None
@@ -100,7 +100,7 @@ def _names_store_file(
     joined: str, environ: dict[str, str] | os._Environ[str], known: str | None
 ) -> bool:
     """Rule 3: ``.md``, the index's name, or the known index's file name in the text."""
-    names = [".md", service.index_name(environ).lower()]
+    names = [".md", index_name(environ).lower()]
     if known is not None:
         names.append(os.path.basename(known.replace("\\", "/").rstrip("/")).lower())
     return any(not name or any(c in name for c in "\\'\"\n") or name in joined for name in names)

@@ -64,15 +64,13 @@ class BusyError(gitrun.GitError):
 @contextmanager
 def history_lock(place: Place, timeout: float | None = None) -> Iterator[None]:
     """Hold the lock on a store's history (a file beside its repository)."""
-    from engramory.continuity.state import _release, _try_lock  # noqa: PLC0415
-
     timeout = LOCK_TIMEOUT if timeout is None else timeout
     fd = os.open(place.lock, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o600)
     try:
         deadline = time.monotonic() + timeout
         while True:
             try:
-                _try_lock(fd)
+                fsutil.try_lock(fd)
                 break
             except OSError:
                 if time.monotonic() >= deadline:
@@ -84,7 +82,7 @@ def history_lock(place: Place, timeout: float | None = None) -> Iterator[None]:
         try:
             yield
         finally:
-            _release(fd)
+            fsutil.release_lock(fd)
     finally:
         os.close(fd)
 

@@ -19,14 +19,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from engramory.install import hookconfig, hookwiring
+from engramory.dialects import DEFAULT_HOST
+from engramory.wiring import hookconfig, hookwiring
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
 
-    from engramory.install.hookconfig import Document
-    from engramory.install.hookfiles import ConfigEdit, HookContext, OwnedFile
     from engramory.store.automemory import Resolution
+    from engramory.wiring.hookconfig import Document
+    from engramory.wiring.hookfiles import ConfigEdit, HookContext, OwnedFile
 
 BLOCK = "block"  # a marked block inside a shared rules file
 FILE = "file"  # a dedicated rules file, owned whole
@@ -225,8 +226,6 @@ class Host:
 
         ``store`` ``None``: the guard alone, registered without ``--index``.
         """
-        from engramory.hosts.entry import DEFAULT_HOST  # noqa: PLC0415
-
         host = None if self.name == DEFAULT_HOST else self.name
         return hookwiring.guard_argv(python, guard, store, host)
 
@@ -245,7 +244,7 @@ class Host:
 
     def hook_artifacts(self, context: HookContext) -> list[OwnedFile | ConfigEdit]:
         """The hook files ``--install-hooks`` writes or edits, for a host whose hooks are not
-        a JSON hook config (:mod:`engramory.install.hookfiles`). Default: none.
+        a JSON hook config (:mod:`engramory.wiring.hookfiles`). Default: none.
 
         Uninstall calls it too, through :meth:`uninstalled_artifacts`, to learn which
         files to take back.

@@ -1,290 +1,24 @@
-"""Cline: its PreToolUse file-hook dialect for the index guard, its lifecycle replies, and the
-host for the installer.
-
-Payload (VS Code extension): ``{clineVersion, hookName, timestamp, taskId,
-workspaceRoots, userId, model, preToolUse: {toolName, parameters}}`` where
-every parameter value is a STRING (``insert_line`` is ``"3"``, a list is its
-JSON text). The CLI/SDK also sends ``tool_call: {id, name, input}``, whose
-input may hold real JSON values. Paths are relative to ``workspaceRoots[0]``.
-
-Tools (Cline >= 4.0): ``editor {path, old_text, new_text, insert_line}``,
-``apply_patch {input}`` (a V4A patch, for GPT/Codex models) and ``run_commands
-{commands}`` (a list, maybe as JSON text: each command is a shell call). The
-legacy tools ``write_to_file {path, content}`` and ``execute_command
-{command}`` are read too; ``replace_in_file {path, diff}`` (fuzzy
-SEARCH/REPLACE blocks) is not simulated: a "not verified" nudge.
-
-``editor``: with ``insert_line`` it inserts ``new_text`` at that line; with a
-non-empty ``old_text`` it replaces it by ``new_text``; without ``old_text`` it
-creates the file. Which line ``insert_line`` counts from is not settled, but an
-insertion leaves the same number of lines and bytes wherever it lands, so the
-guard measures it exactly by appending. Without ``old_text`` on a file that
-exists, Cline's result is not documented (overwrite or failure): the guard
-takes the worst case, the index growing by the whole ``new_text``.
-
-Answers: a deny is ``{"cancel": true, "errorMessage": ...}`` (Cline ignores
-the exit code: always 0); a nudge is ``{"cancel": false,
-"contextModification": ...}`` (added to the conversation for the agent's next
-step); silence prints nothing. After a call (the ``PostToolUse`` hook file, payload
-``postToolUse: {toolName, parameters, result}``), what to undo is a
-``contextModification``.
-"""
+"""Cline as ``engramory init`` and ``engramory hosts`` see it (its hook dialect,
+what runs inside the hook, is :mod:`engramory.dialects.cline`)."""
 
 from __future__ import annotations
 
+import json
 import os
+import shlex
+from pathlib import Path
+from typing import TYPE_CHECKING
 
-from engramory.guard import service
-from engramory.guard.service import ToolCall
-from engramory.hosts import fields
-from engramory.hosts.rawjson import first_string, json_string
+from engramory.dialects.cline import COMMANDS_TOOL
+from engramory.hosts.base import AFTER_TO_AGENT, DENY_HOOK, DOCUMENTED, FILE, Host
+from engramory.util import fsutil
+from engramory.wiring import hookwiring
+from engramory.wiring.hookfiles import OWNED_MARKER, OwnedFile, is_owned
+from engramory.wiring.hookwiring import powershell_quote
 
-TYPE_CHECKING = False  # not ``typing.TYPE_CHECKING``: the guard's path never imports typing
 if TYPE_CHECKING:
-    from pathlib import Path
+    from engramory.wiring.hookfiles import ConfigEdit, HookContext
 
-    from engramory.continuity.policy import Reply
-    from engramory.guard.decision import Verdict
-    from engramory.hosts.base import Host
-    from engramory.install.hookfiles import ConfigEdit, HookContext, OwnedFile
-
-
-# --- the guard dialect ------------------------------------------------------------------
-# (on the hook's hot path: imports nothing heavy at module level)
-
-EDITOR_TOOL = "editor"
-WRITE_TOOL = "write_to_file"
-REPLACE_TOOL = "replace_in_file"
-PATCH_TOOL = "apply_patch"
-COMMANDS_TOOL = "run_commands"
-COMMAND_TOOL = "execute_command"
-_FILE_TOOLS = (EDITOR_TOOL.encode(), WRITE_TOOL.encode(), REPLACE_TOOL.encode())
-_SHELL_TOOLS = (COMMANDS_TOOL.encode(), COMMAND_TOOL.encode())
-_PATH_KEYS = (b"path",)
-
-
-def _raw_tool(raw: bytes) -> bytes | None:
-    """The tool's name off the raw bytes: ``preToolUse.toolName``, else ``tool_call.name``."""
-    tool = json_string(raw, b"toolName")
-    if tool is None and b'"tool_call"' in raw:
-        tool = json_string(raw[raw.find(b'"tool_call"') :], b"name")
-    return tool
-
-
-def _cwd_raw(raw: bytes) -> bytes:
-    """A ``"cwd"`` member for :mod:`~engramory.hosts.fields`: the first of ``workspaceRoots``."""
-    root = first_string(raw, b"workspaceRoots")
-    if root is None:
-        return raw if b'"cwd"' in raw else b'"workspace_roots": null'
-    return b'"cwd": "' + root + b'"'
-
-
-def may_concern_index(
-    raw: bytes, environ: dict[str, str] | os._Environ[str], index: str | None = None
-) -> bool:
-    """A cheap test on the raw payload: could this call touch the index at all?"""
-    tool = _raw_tool(raw)
-    if tool is None or b"\\" in tool:
-        return True
-    if tool in _SHELL_TOOLS:
-        for key in (b"commands", b"command"):
-            value = json_string(raw, key)
-            if value is not None:
-                return b"\\u" in value or service.shell_may_write(value)
-        return True  # a list (the SDK's input), or no command found: parse it
-    if tool in _FILE_TOOLS:
-        return fields.path_may_be_index(raw, _PATH_KEYS, environ, index, _cwd_raw(raw))
-    if tool == PATCH_TOOL.encode():
-        return fields.patch_may_touch_index(raw, environ, index, _cwd_raw(raw))
-    return False
-
-
-def oversized_call(raw: bytes) -> ToolCall:
-    """The kind, target and cwd of a payload too large to parse, by a bounded scan."""
-    tool = _raw_tool(raw) or b""
-    kind = {
-        EDITOR_TOOL.encode(): service.WRITE,
-        WRITE_TOOL.encode(): service.WRITE,
-        REPLACE_TOOL.encode(): service.EDIT,
-    }.get(tool)
-    return fields.oversized_call(raw, kind, _PATH_KEYS, cwd_raw=_cwd_raw(raw))
-
-
-def tool_calls(payload: object) -> list[ToolCall]:
-    """The tool call(s) in one PreToolUse payload (already decoded from JSON)."""
-    request = _request(payload)
-    if request is None:
-        return []
-    tool, params, cwd = request
-    if tool in (COMMANDS_TOOL, COMMAND_TOOL):
-        return [ToolCall(service.SHELL, cwd=cwd, command=c) for c in _commands(params)]
-    if tool == PATCH_TOOL:
-        patch = fields.patch_text(params.get("input", params))
-        return [ToolCall(service.PATCH, cwd=cwd, command=patch)]
-    path = fields.path(params, ("path",))
-    if tool == WRITE_TOOL:
-        return [ToolCall(service.WRITE, path, cwd=cwd, content=fields.text(params, ("content",)))]
-    if tool == REPLACE_TOOL:
-        return [ToolCall(service.EDIT, path, cwd=cwd)]  # fuzzy blocks: not verified
-    if tool == EDITOR_TOOL and path is not None:
-        return [_editor_call(params, path, cwd)]
-    return [ToolCall(service.UNKNOWN, cwd=cwd)]
-
-
-def after_calls(payload: object) -> list[ToolCall]:
-    """The tool call(s) a PostToolUse payload reports (``postToolUse: {toolName, parameters,
-    result, ...}``), read as :func:`tool_calls` reads a PreToolUse one."""
-    if isinstance(payload, dict) and isinstance(payload.get("postToolUse"), dict):
-        payload = {**payload, "preToolUse": payload["postToolUse"]}
-    return tool_calls(payload)
-
-
-def _request(payload: object) -> tuple[object, dict[str, object], str | None] | None:
-    """``(tool, parameters, cwd)`` of either payload shape (``None``: not a tool call)."""
-    if not isinstance(payload, dict):
-        return None
-    call = payload.get("preToolUse")
-    keys = ("toolName", "parameters")
-    if not isinstance(call, dict):
-        call, keys = payload.get("tool_call"), ("name", "input")
-        if not isinstance(call, dict):
-            return None
-    params = call.get(keys[1])
-    if isinstance(params, str):
-        params = _json(params)
-    if not isinstance(params, dict):
-        return None
-    roots = payload.get("workspaceRoots")
-    cwd = roots[0] if isinstance(roots, list) and roots and isinstance(roots[0], str) else None
-    return call.get(keys[0]), params, cwd or fields.payload_cwd(payload)
-
-
-def _json(text: str) -> object:
-    """``text`` decoded as JSON (``None`` when it is not JSON)."""
-    from engramory.util import fastjson  # noqa: PLC0415 - the payload is being parsed anyway
-
-    try:
-        return fastjson.loads(text)
-    except (ValueError, RecursionError):
-        return None
-
-
-def _commands(params: dict[str, object]) -> list[str | None]:
-    """Each shell command of ``run_commands`` (a list, or its JSON text) or ``execute_command``."""
-    value = params.get("commands", params.get("command"))
-    if isinstance(value, str):
-        decoded = _json(value) if value.lstrip().startswith("[") else None
-        value = decoded if isinstance(decoded, list) else [value]
-    if not isinstance(value, list):
-        return [None]
-    return [item if isinstance(item, str) else _command_of(item) for item in value] or [None]
-
-
-def _command_of(item: object) -> str | None:
-    """A command given as an object (``{"command": ...}``), else ``None`` (not followed)."""
-    if isinstance(item, dict):
-        command = item.get("command")
-        return command if isinstance(command, str) else None
-    return None
-
-
-def _editor_call(params: dict[str, object], path: str, cwd: str | None) -> ToolCall:
-    """The ``editor`` call as the guard judges it: a replace, a creation or an insertion."""
-    new = params.get("new_text")
-    new_text = new if isinstance(new, str) else ""
-    old = params.get("old_text")
-    inserting = params.get("insert_line") not in (None, "")
-    if not inserting and isinstance(old, str) and old:
-        return ToolCall(service.EDIT, path, cwd=cwd, edits=[(old, new_text, False)])
-    target = os.path.join(cwd or os.getcwd(), os.path.expanduser(path))
-    from engramory.store.caps import caps_from  # noqa: PLC0415 - only for an edit that may matter
-
-    status, raw = service.read_index(target, caps_from(dict(os.environ)))
-    if status == "unreadable":
-        return ToolCall(service.EDIT, path, cwd=cwd)  # cannot be predicted: not verified
-    if raw is None and not inserting:
-        return ToolCall(service.WRITE, path, cwd=cwd, content=new_text)  # a new file
-    from engramory.guard.edits import decode_index  # noqa: PLC0415
-
-    current = decode_index(raw) if raw is not None else ""
-    return ToolCall(service.WRITE, path, cwd=cwd, content=inserted(current, new_text))
-
-
-def inserted(current: str, new_text: str) -> str:
-    """``current`` with ``new_text`` inserted as whole lines: the same size wherever it goes."""
-    if not new_text:
-        return current
-    gap = "\n" if current and not current.endswith("\n") else ""
-    end = "" if new_text.endswith("\n") else "\n"
-    return current + gap + new_text + end
-
-
-def render(verdict: Verdict, event: str) -> tuple[str, int]:
-    """What to print for a verdict (maybe nothing) and the exit code (always 0)."""
-    from engramory.guard import decision  # noqa: PLC0415 - only once there is a verdict
-
-    if verdict.kind == decision.SILENT or (event == "post" and verdict.kind != decision.DENY):
-        return "", 0
-    if event == "post":  # the call ran: what to undo goes into the agent's next step
-        return fields.dumps({"cancel": False, "contextModification": verdict.message}), 0
-    if verdict.kind == decision.DENY:
-        return fields.dumps({"cancel": True, "errorMessage": verdict.message}), 0
-    return fields.dumps({"cancel": False, "contextModification": verdict.message}), 0
-
-
-# --- lifecycle hooks (``engramory sync hook --host cline``) ------------------------------
-# TaskStart/TaskResume -> SessionStart, UserPromptSubmit, PreCompact. Cline's PreCompact only
-# observes the compaction (it cannot hold it back), so a held compaction is a reminder.
-
-EVENTS = {
-    "TaskStart": "SessionStart",
-    "TaskResume": "SessionStart",
-    "UserPromptSubmit": "UserPromptSubmit",
-    "PreCompact": "PreCompact",
-}
-SOURCES = {"TaskStart": "startup", "TaskResume": "resume"}
-
-
-def lifecycle_payload(payload: object, event: str | None) -> object:
-    """A Cline hook event as Claude Code's shape: ``taskId`` is the session id."""
-    if not isinstance(payload, dict):
-        return payload
-    hook = payload.get("hookName")
-    name = event or (EVENTS.get(hook) if isinstance(hook, str) else None)
-    prompt_data = payload.get("userPromptSubmit")
-    prompt = prompt_data.get("prompt") if isinstance(prompt_data, dict) else None
-    converted: dict[str, object] = {
-        "session_id": payload.get("taskId"),
-        "prompt": prompt if isinstance(prompt, str) else "",
-        "trigger": "auto",  # Cline compacts on its own; no manual compaction it could hold
-        "source": SOURCES.get(hook, "startup") if isinstance(hook, str) else "startup",
-    }
-    if name is not None:
-        converted["hook_event_name"] = name
-    return converted
-
-
-def render_lifecycle(reply: Reply) -> tuple[str, int]:
-    """A lifecycle reply as Cline's hook output: every message is ``contextModification``.
-
-    Cline shows a hook's output and adds ``contextModification`` to the
-    conversation; its PreCompact cannot cancel, so a held compaction becomes a
-    reminder (never ``cancel``: on UserPromptSubmit it would drop the user's prompt).
-    """
-    from engramory.continuity import policy  # noqa: PLC0415
-    from engramory.hosts import claude  # noqa: PLC0415
-
-    if reply.kind == policy.QUIET:
-        return "", 0
-    text = reply.text
-    if reply.kind == policy.BLOCK:
-        text = "Cline cannot hold this compaction back; do this now: " + text
-    return claude.dump_lifecycle({"cancel": False, "contextModification": text})
-
-
-# --- Cline for the installer -------------------------------------------------------------
-# Built on demand by the registry: the guard hook imports this module before every
-# tool call and must not pay for the installer's imports (dataclasses...).
 
 PROJECT_DIRS = (".clinerules/hooks", ".cline/hooks")  # VS Code extension, then the CLI
 GLOBAL_DIRS = ("~/Documents/Cline/Hooks", "~/.cline/hooks")
@@ -306,9 +40,6 @@ def launcher(argv: list[str], what: str) -> str:
     command's own output can reach stdout (a missing interpreter prints nothing:
     Cline then lets the call run).
     """
-    import shlex  # noqa: PLC0415
-
-    from engramory.install.hookfiles import OWNED_MARKER  # noqa: PLC0415
 
     return (
         "#!/bin/sh\n"
@@ -322,8 +53,6 @@ def launcher(argv: list[str], what: str) -> str:
 
 def powershell_launcher(argv: list[str], what: str) -> str:
     """The same launcher as a PowerShell script (``PreToolUse.ps1``) for Cline on Windows."""
-    from engramory.install.hookfiles import OWNED_MARKER  # noqa: PLC0415
-    from engramory.install.hookwiring import powershell_quote  # noqa: PLC0415
 
     quoted = " ".join(powershell_quote(arg) for arg in argv)
     return (
@@ -342,7 +71,6 @@ def powershell_launcher(argv: list[str], what: str) -> str:
 
 def hook_argvs(context: HookContext) -> dict[str, tuple[list[str], str]]:
     """Each hook file's name (without extension) -> (the command it runs, what it is)."""
-    from engramory.install import hookwiring  # noqa: PLC0415
 
     store = context.store  # --global too: the user-wide store, as the other hosts' hooks do
     argvs = {
@@ -369,10 +97,6 @@ def hook_argvs(context: HookContext) -> dict[str, tuple[list[str], str]]:
 
 def users_own(path: Path) -> bool:
     """Whether a hook file is there and is not Engramory's (anything unreadable counts)."""
-    import os  # noqa: PLC0415
-
-    from engramory.install.hookfiles import is_owned  # noqa: PLC0415
-    from engramory.util import fsutil  # noqa: PLC0415
 
     if not os.path.lexists(path):
         return False
@@ -383,101 +107,93 @@ def users_own(path: Path) -> bool:
     return not is_owned(text)
 
 
-def host() -> Host:
-    """Cline as ``engramory init`` and ``engramory hosts`` see it: executable hook files named
-    after their events, and a legacy single-file ``.clinerules`` refused."""
-    from pathlib import Path  # noqa: PLC0415
+class Cline(Host):
+    """Cline: refuses a project whose ``.clinerules`` is a single file; hook files."""
 
-    from engramory.hosts.base import AFTER_TO_AGENT, DENY_HOOK, DOCUMENTED, FILE, Host  # noqa: PLC0415
-    from engramory.install.hookfiles import OwnedFile  # noqa: PLC0415
-
-    class Cline(Host):
-        """Cline: refuses a project whose ``.clinerules`` is a single file; hook files."""
-
-        def project_refusal(self, root: Path, candidates: tuple[Path, ...]) -> str | None:
-            legacy = root / ".clinerules"
-            if legacy.is_file() or (legacy.is_symlink() and not legacy.is_dir()):
-                return (
-                    ".clinerules is a single file: move its contents into .clinerules/<name>.md "
-                    "(a folder), then run init again"
-                )
-            return None
-
-        def hook_artifacts(self, context: HookContext) -> list[OwnedFile | ConfigEdit]:
-            """A launcher per event in each folder Cline reads hooks from; a PostToolUse file
-            the user already has (one per event and folder) is left alone, without the
-            check after a write."""
-            if context.global_:
-                dirs = [context.home / d[2:] for d in GLOBAL_DIRS]
-            else:
-                dirs = [context.root / d for d in PROJECT_DIRS]
-            artifacts: list[OwnedFile | ConfigEdit] = []
-            for folder in dirs:
-                for name, (argv, what) in hook_argvs(context).items():
-                    if context.windows:
-                        text, file = powershell_launcher(argv, what), f"{name}.ps1"
-                    else:
-                        text, file = launcher(argv, what), name
-                    if name == AFTER_EVENT and users_own(Path(folder) / file):
-                        continue  # the check after a write is an extra: the user's hook stays
-                    artifacts.append(
-                        OwnedFile(
-                            Path(folder) / file,
-                            text,
-                            what,
-                            executable=True,
-                            ignore=not context.global_,
-                        )
-                    )
-            return artifacts
-
-        def shell_payload(self, command: str, cwd: str) -> dict[str, object]:
-            import json  # noqa: PLC0415
-
-            return {
-                "hookName": "PreToolUse",
-                "taskId": "engramory-check",
-                "workspaceRoots": [cwd],
-                "preToolUse": {
-                    "toolName": COMMANDS_TOOL,
-                    "parameters": {"commands": json.dumps([command])},
-                },
-            }
-
-        def hooks_trust_note(self) -> str:
-            return "Cline runs them only with hooks enabled (Cline 4.0+)."
-
-        def closing_lines(self, install_hooks: bool) -> tuple[str, ...]:
-            if not install_hooks:
-                return ()
+    def project_refusal(self, root: Path, candidates: tuple[Path, ...]) -> str | None:
+        legacy = root / ".clinerules"
+        if legacy.is_file() or (legacy.is_symlink() and not legacy.is_dir()):
             return (
-                "Cline runs these hooks only in Cline 4.0 or later with hooks enabled (the "
-                '"Enable Hooks" feature setting in the VS Code extension): check it is on. '
-                "The extension reads .clinerules/hooks/, the CLI .cline/hooks/: each runs its "
-                "own copy once per call.",
+                ".clinerules is a single file: move its contents into .clinerules/<name>.md "
+                "(a folder), then run init again"
             )
+        return None
 
-    return Cline(
-        name="cline",
-        label="Cline",
-        rules=".clinerules/engramory.md",
-        global_rules="~/Documents/Cline/Rules/engramory.md",
-        rules_kind=FILE,
-        reader_rules=".clinerules/engramory-recall.md",
-        skill=".cline/skills/engramory",
-        global_skill="~/.cline/skills/engramory",
-        verified=DOCUMENTED,
-        enforcement="pre-write deny hook (PreToolUse file hook on editor, apply_patch and "
-        "run_commands; Cline 4.0+ with hooks enabled)",
-        hook_files=tuple(f"{d}/{name}" for d in PROJECT_DIRS for name in HOOK_NAMES),
-        global_hook_files=tuple(f"{d}/{name}" for d in GLOBAL_DIRS for name in HOOK_NAMES),
-        cap_enforcement=DENY_HOOK,
-        after_write=AFTER_TO_AGENT,
-        edit_tools=("editor", "apply_patch"),
-        holds_compaction=False,  # PreCompact is observe-only: a held compaction is a reminder
-        lifecycle_hooks=tuple(LIFECYCLE_FILES),
-        notes=(
-            "A legacy single-file .clinerules must become a folder before init can add "
-            "a rule file to it.",
-        ),
-    )
+    def hook_artifacts(self, context: HookContext) -> list[OwnedFile | ConfigEdit]:
+        """A launcher per event in each folder Cline reads hooks from; a PostToolUse file
+        the user already has (one per event and folder) is left alone, without the
+        check after a write."""
+        if context.global_:
+            dirs = [context.home / d[2:] for d in GLOBAL_DIRS]
+        else:
+            dirs = [context.root / d for d in PROJECT_DIRS]
+        artifacts: list[OwnedFile | ConfigEdit] = []
+        for folder in dirs:
+            for name, (argv, what) in hook_argvs(context).items():
+                if context.windows:
+                    text, file = powershell_launcher(argv, what), f"{name}.ps1"
+                else:
+                    text, file = launcher(argv, what), name
+                if name == AFTER_EVENT and users_own(Path(folder) / file):
+                    continue  # the check after a write is an extra: the user's hook stays
+                artifacts.append(
+                    OwnedFile(
+                        Path(folder) / file,
+                        text,
+                        what,
+                        executable=True,
+                        ignore=not context.global_,
+                    )
+                )
+        return artifacts
+
+    def shell_payload(self, command: str, cwd: str) -> dict[str, object]:
+
+        return {
+            "hookName": "PreToolUse",
+            "taskId": "engramory-check",
+            "workspaceRoots": [cwd],
+            "preToolUse": {
+                "toolName": COMMANDS_TOOL,
+                "parameters": {"commands": json.dumps([command])},
+            },
+        }
+
+    def hooks_trust_note(self) -> str:
+        return "Cline runs them only with hooks enabled (Cline 4.0+)."
+
+    def closing_lines(self, install_hooks: bool) -> tuple[str, ...]:
+        if not install_hooks:
+            return ()
+        return (
+            "Cline runs these hooks only in Cline 4.0 or later with hooks enabled (the "
+            '"Enable Hooks" feature setting in the VS Code extension): check it is on. '
+            "The extension reads .clinerules/hooks/, the CLI .cline/hooks/: each runs its "
+            "own copy once per call.",
+        )
+
+
+HOST = Cline(
+    name="cline",
+    label="Cline",
+    rules=".clinerules/engramory.md",
+    global_rules="~/Documents/Cline/Rules/engramory.md",
+    rules_kind=FILE,
+    reader_rules=".clinerules/engramory-recall.md",
+    skill=".cline/skills/engramory",
+    global_skill="~/.cline/skills/engramory",
+    verified=DOCUMENTED,
+    enforcement="pre-write deny hook (PreToolUse file hook on editor, apply_patch and "
+    "run_commands; Cline 4.0+ with hooks enabled)",
+    hook_files=tuple(f"{d}/{name}" for d in PROJECT_DIRS for name in HOOK_NAMES),
+    global_hook_files=tuple(f"{d}/{name}" for d in GLOBAL_DIRS for name in HOOK_NAMES),
+    cap_enforcement=DENY_HOOK,
+    after_write=AFTER_TO_AGENT,
+    edit_tools=("editor", "apply_patch"),
+    holds_compaction=False,  # PreCompact is observe-only: a held compaction is a reminder
+    lifecycle_hooks=tuple(LIFECYCLE_FILES),
+    notes=(
+        "A legacy single-file .clinerules must become a folder before init can add "
+        "a rule file to it.",
+    ),
+)

@@ -1,171 +1,20 @@
-"""Gemini CLI: its BeforeTool hook dialect for the index guard, and the host for the installer.
-
-Payload: ``session_id, transcript_path, cwd, hook_event_name, timestamp,
-tool_name, tool_input, mcp_context, original_request_name``. Tools:
-``write_file {file_path, content}``, ``replace {file_path, instruction,
-old_string, new_string, allow_multiple}`` (older builds: ``expected_replacements``
-N, exactly N occurrences, all replaced) and ``run_shell_command {command,
-dir_path, is_background}``; paths may be relative to ``cwd`` (``dir_path`` too).
-
-A ``replace`` with an empty ``old_string`` creates the file (``new_string`` is
-its text; when the file exists the tool fails, so any answer is moot). When
-``old_string`` matches the wrong number of times Gemini may have a model
-correct it, so the result cannot be predicted: a "not verified" nudge.
-
-Answers: a deny is ``{"decision": "deny", "reason": ...}``, a nudge a
-``systemMessage`` (BeforeTool has no field for the agent's context), silence
-no output; always exit 0 (exit 1 would let the call run, but 2 and up BLOCK).
-
-Continuity hooks (``engramory sync hook --host gemini``, Gemini CLI's hooks
-reference): SessionStart (``source``) answers with
-``hookSpecificOutput.additionalContext``; BeforeAgent (``prompt``) is Claude
-Code's UserPromptSubmit: the bookkeeping, quiet unless the state cannot be
-updated (a ``systemMessage``; never a ``decision``: a deny there discards the
-user's prompt); PreCompress (``trigger``) is advisory and asynchronous, so a held
-compaction becomes a ``systemMessage`` reminder. Every payload carries
-``session_id``.
-"""
+"""Gemini CLI as ``engramory init`` and ``engramory hosts`` see it (its hook dialect,
+what runs inside the hook, is :mod:`engramory.dialects.gemini`)."""
 
 from __future__ import annotations
 
 import os
 
-from engramory.guard import service
-from engramory.guard.service import ToolCall
-from engramory.hosts import fields
-from engramory.hosts.rawjson import json_string
-
-TYPE_CHECKING = False  # not ``typing.TYPE_CHECKING``: the guard's path never imports typing
-if TYPE_CHECKING:
-    from engramory.continuity.policy import Reply
-    from engramory.guard.decision import Verdict
-    from engramory.hosts.base import Host
-
-
-# --- the guard dialect ------------------------------------------------------------------
-# (on the hook's hot path: imports nothing heavy at module level)
-
-WRITE_TOOL = "write_file"
-REPLACE_TOOL = "replace"
-SHELL_TOOL = "run_shell_command"
-_EDIT_TOOLS = (WRITE_TOOL.encode(), REPLACE_TOOL.encode())
-_PATH_KEYS = (b"file_path",)
-
-
-def may_concern_index(
-    raw: bytes, environ: dict[str, str] | os._Environ[str], index: str | None = None
-) -> bool:
-    """A cheap test on the raw payload: could this call touch the index at all?"""
-    tool = json_string(raw, b"tool_name")
-    if tool == SHELL_TOOL.encode():
-        return fields.command_may_write(raw)
-    if tool in _EDIT_TOOLS:
-        return fields.path_may_be_index(raw, _PATH_KEYS, environ, index)
-    return tool is None or b"\\" in tool
-
-
-def oversized_call(raw: bytes) -> ToolCall:
-    """The kind, target and cwd of a payload too large to parse, by a bounded scan."""
-    tool = json_string(raw, b"tool_name")
-    kind = {WRITE_TOOL.encode(): service.WRITE, REPLACE_TOOL.encode(): service.EDIT}.get(
-        tool or b""
-    )
-    return fields.oversized_call(raw, kind, _PATH_KEYS)
-
-
-def tool_calls(payload: object) -> list[ToolCall]:
-    """The tool call in one BeforeTool payload (already decoded from JSON)."""
-    request = fields.tool_request(payload)
-    if request is None:
-        return []
-    tool, tool_input, cwd = request
-    if tool == SHELL_TOOL:
-        dir_path = tool_input.get("dir_path")
-        if isinstance(dir_path, str) and dir_path:
-            cwd = os.path.join(cwd or os.getcwd(), dir_path)
-        return [fields.shell_call(service.SHELL, tool_input, cwd)]
-    path = fields.path(tool_input, ("file_path",))
-    if tool == WRITE_TOOL:
-        return [
-            ToolCall(service.WRITE, path, cwd=cwd, content=fields.text(tool_input, ("content",)))
-        ]
-    if tool != REPLACE_TOOL:
-        return [ToolCall(service.UNKNOWN, cwd=cwd)]
-    old, new = tool_input.get("old_string"), tool_input.get("new_string")
-    if old == "":
-        return [
-            ToolCall(service.WRITE, path, cwd=cwd, content=new if isinstance(new, str) else None)
-        ]
-    return [ToolCall(service.COUNTED_EDIT, path, cwd=cwd, edits=[(old, new, _count(tool_input))])]
-
-
-def _count(tool_input: dict[str, object]) -> int | None:
-    """How many occurrences the replace expects (``None``: every one, at least one)."""
-    expected = tool_input.get("expected_replacements")
-    if isinstance(expected, int) and not isinstance(expected, bool) and expected >= 1:
-        return expected
-    return None if tool_input.get("allow_multiple") is True else 1
-
-
-def render(verdict: Verdict, event: str) -> tuple[str, int]:
-    """What to print for a verdict (maybe nothing) and the exit code (always 0)."""
-    from engramory.guard import decision  # noqa: PLC0415 - only once there is a verdict
-
-    if verdict.kind == decision.SILENT or (event == "post" and verdict.kind != decision.DENY):
-        return "", 0
-    if verdict.kind == decision.DENY:  # after a call (AfterTool) the reason replaces the result
-        return fields.dumps({"decision": "deny", "reason": verdict.message}), 0
-    return fields.dumps({"systemMessage": verdict.message}), 0
-
-
-# --- lifecycle hooks (``engramory sync hook --host gemini``) -----------------------------
-
-LABEL = "Gemini CLI"
-# Gemini CLI's lifecycle events -> Claude Code's, in the order they are installed.
-LIFECYCLE_EVENTS = {
-    "SessionStart": "SessionStart",
-    "BeforeAgent": "UserPromptSubmit",
-    "PreCompress": "PreCompact",
-}
-
-
-def lifecycle_payload(payload: object, event: str | None) -> object:
-    """A SessionStart / BeforeAgent / PreCompress payload as Claude Code's shape."""
-    from engramory.hosts import lifecycle_io  # noqa: PLC0415 - not on the guard's path
-
-    return lifecycle_io.claude_shape(payload, event, LIFECYCLE_EVENTS, ("session_id",))
-
-
-def render_lifecycle(reply: Reply) -> tuple[str, int]:
-    """A continuity reply as Gemini CLI's hook output; always exit 0 (2 and up would block).
-
-    Context goes to the agent (``hookSpecificOutput.additionalContext`` under the
-    event's own name); a warning, and a held compaction (which PreCompress cannot
-    hold: a reminder), to the user (``systemMessage``).
-    """
-    from engramory.continuity import policy  # noqa: PLC0415 - not on the guard's path
-    from engramory.hosts import lifecycle_io  # noqa: PLC0415
-
-    if reply.kind == policy.QUIET:
-        return "", 0
-    if reply.kind == policy.CONTEXT:
-        context = {"hookEventName": _own_event(reply.event), "additionalContext": reply.text}
-        return fields.dumps({"hookSpecificOutput": context}), 0
-    text = reply.text
-    if reply.kind == policy.BLOCK:
-        text = lifecycle_io.observed_compaction(LABEL, text)
-    return fields.dumps({"systemMessage": text}), 0
-
-
-def _own_event(event: str) -> str:
-    """Gemini CLI's name for one of Claude Code's lifecycle events."""
-    own = {claude: gemini for gemini, claude in LIFECYCLE_EVENTS.items()}
-    return own.get(event, "SessionStart")
-
-
-# --- Gemini CLI for the installer ---
-# Built on demand by the registry: the guard hook imports this module before every
-# tool call and must not pay for the installer's imports (dataclasses...).
+from engramory.dialects.gemini import LIFECYCLE_EVENTS
+from engramory.hosts.base import (
+    AFTER_TO_AGENT,
+    BLOCK,
+    DENY_HOOK,
+    DOCUMENTED,
+    IGNORE_WHILE_OURS,
+    Host,
+)
+from engramory.wiring import hookwiring
 
 # https://geminicli.com/docs/hooks/ and google-gemini/gemini-cli schemas/settings.schema.json:
 # the matcher is an UNANCHORED regex (``new RegExp(m).test(name)``), the timeout is in
@@ -185,109 +34,95 @@ CONTINUITY_DESCRIPTION = (
 )
 
 
-def host() -> Host:
-    """Gemini CLI as ``engramory init`` and ``engramory hosts`` see it: a BeforeTool guard in
-    its settings file (shared with the user's other settings), run only in trusted folders."""
-    import os  # noqa: PLC0415
+class Gemini(Host):
+    """Gemini CLI: one named BeforeTool handler that can never block by accident."""
 
-    from engramory.hosts.base import (  # noqa: PLC0415
-        AFTER_TO_AGENT,
-        BLOCK,
-        DENY_HOOK,
-        DOCUMENTED,
-        IGNORE_WHILE_OURS,
-        Host,
-    )
-    from engramory.install import hookwiring  # noqa: PLC0415
+    def hook_groups(
+        self,
+        python: str,
+        guard: str,
+        sync: str,
+        store: str,
+        mode: str,
+        windows: bool | None = None,
+    ) -> dict[str, hookwiring.Group]:
+        """The index guard on Gemini's file and shell tools, and the continuity hooks
+        (SessionStart, BeforeAgent, PreCompress), each a shell line that exits 0
+        whatever happens (a PowerShell one on Windows): a BeforeAgent hook that exits 2
+        would discard the user's prompt."""
 
-    class Gemini(Host):
-        """Gemini CLI: one named BeforeTool handler that can never block by accident."""
+        on_windows = os.name == "nt" if windows is None else windows
 
-        def hook_groups(
-            self,
-            python: str,
-            guard: str,
-            sync: str,
-            store: str,
-            mode: str,
-            windows: bool | None = None,
-        ) -> dict[str, hookwiring.Group]:
-            """The index guard on Gemini's file and shell tools, and the continuity hooks
-            (SessionStart, BeforeAgent, PreCompress), each a shell line that exits 0
-            whatever happens (a PowerShell one on Windows): a BeforeAgent hook that exits 2
-            would discard the user's prompt."""
+        def line(argv: list[str]) -> str:
+            if on_windows:
+                return hookwiring.powershell_line(argv, always_zero=True)
+            return hookwiring.never_failing_line(argv)
 
-            on_windows = os.name == "nt" if windows is None else windows
-
-            def line(argv: list[str]) -> str:
-                if on_windows:
-                    return hookwiring.powershell_line(argv, always_zero=True)
-                return hookwiring.never_failing_line(argv)
-
-            handler = {
+        handler = {
+            "type": "command",
+            "name": hookwiring.GUARD_NAME,
+            "command": line(self.guard_argv(python, guard, store)),
+            "timeout": TIMEOUT_MS,
+            "description": GUARD_DESCRIPTION,
+        }
+        after = {
+            **handler,
+            "command": line([*self.guard_argv(python, guard, store), "--event", "post"]),
+            "description": AFTER_DESCRIPTION,
+        }
+        groups: dict[str, hookwiring.Group] = {
+            "BeforeTool": {"matcher": GUARD_MATCHER, "hooks": [handler]},
+            "AfterTool": {"matcher": GUARD_MATCHER, "hooks": [after]},
+        }
+        for own, event in LIFECYCLE_EVENTS.items():
+            argv = hookwiring.sync_argv(python, sync, self.name, mode, store, event)
+            continuity = {
                 "type": "command",
-                "name": hookwiring.GUARD_NAME,
-                "command": line(self.guard_argv(python, guard, store)),
+                "name": hookwiring.CONTINUITY_NAME,
+                "command": line(argv),
                 "timeout": TIMEOUT_MS,
-                "description": GUARD_DESCRIPTION,
+                "description": CONTINUITY_DESCRIPTION,
             }
-            after = {
-                **handler,
-                "command": line([*self.guard_argv(python, guard, store), "--event", "post"]),
-                "description": AFTER_DESCRIPTION,
-            }
-            groups: dict[str, hookwiring.Group] = {
-                "BeforeTool": {"matcher": GUARD_MATCHER, "hooks": [handler]},
-                "AfterTool": {"matcher": GUARD_MATCHER, "hooks": [after]},
-            }
-            for own, event in LIFECYCLE_EVENTS.items():
-                argv = hookwiring.sync_argv(python, sync, self.name, mode, store, event)
-                continuity = {
-                    "type": "command",
-                    "name": hookwiring.CONTINUITY_NAME,
-                    "command": line(argv),
-                    "timeout": TIMEOUT_MS,
-                    "description": CONTINUITY_DESCRIPTION,
-                }
-                groups[own] = {"hooks": [continuity]}
-            return groups
+            groups[own] = {"hooks": [continuity]}
+        return groups
 
-        def shell_payload(self, command: str, cwd: str) -> dict[str, object]:
-            return {
-                "hook_event_name": "BeforeTool",
-                "tool_name": "run_shell_command",
-                "tool_input": {"command": command},
-                "cwd": cwd,
-            }
+    def shell_payload(self, command: str, cwd: str) -> dict[str, object]:
+        return {
+            "hook_event_name": "BeforeTool",
+            "tool_name": "run_shell_command",
+            "tool_input": {"command": command},
+            "cwd": cwd,
+        }
 
-        def closing_lines(self, install_hooks: bool) -> tuple[str, ...]:
-            if not install_hooks:
-                return ()
-            return (
-                "Gemini CLI skips the hooks of a settings file in a folder you have not "
-                "trusted: trust this folder when Gemini asks (or with /permissions), or the "
-                "guard does not run.",
-            )
+    def closing_lines(self, install_hooks: bool) -> tuple[str, ...]:
+        if not install_hooks:
+            return ()
+        return (
+            "Gemini CLI skips the hooks of a settings file in a folder you have not "
+            "trusted: trust this folder when Gemini asks (or with /permissions), or the "
+            "guard does not run.",
+        )
 
-    return Gemini(
-        name="gemini",
-        label="Gemini CLI",
-        rules="GEMINI.md",
-        global_rules="~/.gemini/GEMINI.md",
-        rules_kind=BLOCK,
-        skill=".gemini/skills/engramory",
-        global_skill="~/.gemini/skills/engramory",
-        verified=DOCUMENTED,
-        enforcement="pre-write deny hook (BeforeTool guard on write_file, replace and "
-        "run_shell_command; Gemini CLI runs it only in trusted folders)",
-        hook_config=".gemini/settings.json",
-        global_hook_config="~/.gemini/settings.json",
-        hook_config_ignore=IGNORE_WHILE_OURS,
-        hook_format=hookwiring.NAME_FORMAT,
-        cap_enforcement=DENY_HOOK,
-        after_write=AFTER_TO_AGENT,
-        edit_tools=("write_file", "replace"),
-        lifecycle_hooks=tuple(LIFECYCLE_EVENTS),
-        holds_compaction=False,
-        native_memory="the private project memory the CLI keeps under ~/.gemini/tmp/",
-    )
+
+HOST = Gemini(
+    name="gemini",
+    label="Gemini CLI",
+    rules="GEMINI.md",
+    global_rules="~/.gemini/GEMINI.md",
+    rules_kind=BLOCK,
+    skill=".gemini/skills/engramory",
+    global_skill="~/.gemini/skills/engramory",
+    verified=DOCUMENTED,
+    enforcement="pre-write deny hook (BeforeTool guard on write_file, replace and "
+    "run_shell_command; Gemini CLI runs it only in trusted folders)",
+    hook_config=".gemini/settings.json",
+    global_hook_config="~/.gemini/settings.json",
+    hook_config_ignore=IGNORE_WHILE_OURS,
+    hook_format=hookwiring.NAME_FORMAT,
+    cap_enforcement=DENY_HOOK,
+    after_write=AFTER_TO_AGENT,
+    edit_tools=("write_file", "replace"),
+    lifecycle_hooks=tuple(LIFECYCLE_EVENTS),
+    holds_compaction=False,
+    native_memory="the private project memory the CLI keeps under ~/.gemini/tmp/",
+)

@@ -17,7 +17,7 @@ other byte of the file stays as it was. What can be edited safely:
 
 Anything else -- flow style (``hooks: {...}``), tabs in indentation, anchors,
 aliases, tags or merge keys, several documents, odd indentation, an event whose
-value is not a block list -- raises :class:`~engramory.install.hookfiles.EditRefusal`
+value is not a block list -- raises :class:`~engramory.wiring.hookfiles.EditRefusal`
 with the lines to add by hand. Every pattern here is anchored and linear.
 """
 
@@ -26,7 +26,7 @@ from __future__ import annotations
 import json
 import re
 
-from engramory.install.hookfiles import OWNED_MARKER, EditRefusal
+from engramory.wiring.hookfiles import OWNED_MARKER, EditRefusal
 
 BEGIN = f"# {OWNED_MARKER} begin"
 END = f"# {OWNED_MARKER} end"

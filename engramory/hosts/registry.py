@@ -2,8 +2,8 @@
 
 One line per host. ``init``/``uninstall``'s host argument, ``--install-hooks``'
 help and ``engramory hosts`` all read this list, so adding a host is its
-module (or a :mod:`~engramory.hosts.table` entry), one line here, its adapter
-README and its tests.
+module (or a :mod:`~engramory.hosts.table` entry), one line here, its dialect
+(:mod:`engramory.dialects`), its adapter README and its tests.
 """
 
 from __future__ import annotations
@@ -26,18 +26,18 @@ from engramory.hosts.base import Host
 HOSTS: dict[str, Host] = {
     host.name: host
     for host in (
-        claude.host(),
-        codex.host(),
-        gemini.host(),
-        cursor.host(),
-        copilot.host(),
+        claude.HOST,
+        codex.HOST,
+        gemini.HOST,
+        cursor.HOST,
+        copilot.HOST,
         table.WINDSURF,
-        cline.host(),
-        kiro.host(),
+        cline.HOST,
+        kiro.HOST,
         table.CONTINUE,
-        opencode.host(),
-        openclaw.host(),
-        hermes.host(),
+        opencode.HOST,
+        openclaw.HOST,
+        hermes.HOST,
         table.DSH,
     )
 }

@@ -19,17 +19,13 @@ from pathlib import Path
 
 from engramory.hosts.base import FILE, Host
 from engramory.store.discovery import DEFAULT_STORE_DIR, INDEX_NAME, git_work_tree
-from engramory.util.errors import EngramoryError
+from engramory.wiring.homes import EnvironmentRefusal, expand, home
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from engramory.store.automemory import Resolution
 
 DEFAULT_STORE = DEFAULT_STORE_DIR
-
-
-class EnvironmentRefusal(EngramoryError):
-    """The environment (``HOME``, a host-home variable) cannot place the install; exit 1."""
 
 
 @dataclass(frozen=True)
@@ -90,74 +86,6 @@ class Layout:
             except ValueError:
                 pass
         return path.as_posix()
-
-
-def home(environ: dict[str, str] | os._Environ[str] | None = None) -> Path:
-    """The user's home: ``$HOME`` (``%USERPROFILE%`` when ``HOME`` is unset, on Windows).
-
-    Refuses an unset, empty or relative value instead of guessing: Python
-    would read an empty ``HOME`` as ``/`` and put user-wide files at the root.
-    """
-    env = os.environ if environ is None else environ
-    variable = "HOME"
-    configured = env.get("HOME")
-    if configured is None and os.name == "nt":
-        variable, configured = "USERPROFILE", env.get("USERPROFILE")
-    if configured is None or not configured.strip():
-        state = "not set" if configured is None else "empty"
-        raise EnvironmentRefusal(
-            f"{variable} is {state}, so the user-wide paths cannot be placed; nothing was "
-            f"written. Set {variable} to your home directory's absolute path "
-            f"(e.g. {variable}=/home/you), then run the command again"
-        )
-    if not os.path.isabs(configured):
-        raise EnvironmentRefusal(
-            f"{variable} is a relative path ({configured!r}), so the user-wide paths cannot be "
-            f"placed; nothing was written. Set {variable} to your home directory's absolute "
-            "path, then run the command again"
-        )
-    return Path(configured)
-
-
-# Host homes that an environment variable may move, and where they are otherwise.
-HOST_HOMES = {
-    "DSH_HOME": ".dsh",
-    "CODEX_HOME": ".codex",
-    "HERMES_HOME": ".hermes",
-    "CLAUDE_CONFIG_DIR": ".claude",
-}
-
-
-def expand(value: str, environ: dict[str, str] | os._Environ[str] | None = None) -> Path:
-    """``~``, ``$DSH_HOME``, ``$CODEX_HOME`` and ``$HERMES_HOME`` expanded; an absolute path.
-
-    An unset or empty host-home variable means its usual folder in the home;
-    a relative one is refused (the host and this command would read it
-    against different directories). The home is looked up only when needed.
-    """
-    env = os.environ if environ is None else environ
-    for variable, default in HOST_HOMES.items():
-        if value.startswith("$" + variable):
-            value = str(_host_home(variable, default, env)) + value[len(variable) + 1 :]
-            break
-    if value == "~" or value.startswith(("~/", "~\\")):
-        value = str(home(env)) + value[1:]
-    return Path(os.path.abspath(value))
-
-
-def _host_home(variable: str, default: str, env) -> Path:  # type: ignore[no-untyped-def]
-    """A host's home folder: ``$VARIABLE`` when set (absolute), else ``~/default``."""
-    configured = env.get(variable, "").strip()
-    if not configured:
-        return home(env) / default
-    if configured == "~" or configured.startswith(("~/", "~\\")):
-        configured = str(home(env)) + configured[1:]
-    if not os.path.isabs(configured):
-        raise EnvironmentRefusal(
-            f"{variable} is a relative path ({configured!r}); nothing was written. Set it to an "
-            f"absolute path, or unset it to use ~/{default}"
-        )
-    return Path(configured)
 
 
 def _rules_target(spec: Host, reader: bool, global_: bool, root: Path, env) -> Path | None:

@@ -35,15 +35,17 @@ from pathlib import Path
 from engramory.continuity.state import EXPLICIT
 from engramory.hosts.base import BLOCK, IGNORE_ALWAYS, Host
 from engramory.hosts.registry import HOSTS, hook_hosts
-from engramory.install import blocks, hookconfig, hookfiles, hookwiring, managed, selfcommand
-from engramory.install.hookfiles import ConfigEdit, EditRefusal, HookContext, OwnedFile
+from engramory.install import blocks, selfcommand
 from engramory.install.layout import Layout, expand, resolve
 from engramory.store import automemory
 from engramory.store.discovery import INDEX_NAME, git_work_tree
 from engramory.util import fsutil
-from engramory.util.errors import EXIT_USAGE, EngramoryError
+from engramory.util.errors import EngramoryError
 from engramory.util.resources import ShippedDocumentMissingError, shipped_path
 from engramory.util.textfmt import plural
+from engramory.wiring import hookconfig, hookfiles, hookwiring, managed
+from engramory.wiring.hookfiles import ConfigEdit, EditRefusal, HookContext, OwnedFile
+from engramory.wiring.refusal import FlagRefusal, Refusal
 
 SKILL_FILES = ("SKILL.md", "rules-snippet.md", "PORTING.md", "AGENT-SETUP.md", "LICENSE")
 SKILL_DIRS = ("templates",)
@@ -61,16 +63,6 @@ PAST = {
     "use": "using",
     "check": "checked",
 }
-
-
-class Refusal(EngramoryError):
-    """The install or uninstall cannot go ahead; nothing was written."""
-
-
-class FlagRefusal(Refusal):
-    """A refusal caused by the command line alone (a flag combination or value): exit 64."""
-
-    exit_code = EXIT_USAGE
 
 
 @dataclass

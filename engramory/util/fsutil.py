@@ -209,3 +209,28 @@ def fsync_directory(directory: str) -> None:
         pass
     finally:
         os.close(fd)
+
+
+def try_lock(fd: int) -> None:
+    """Take an exclusive lock on the open file ``fd`` without waiting (OSError when it is held)."""
+    try:
+        import fcntl  # noqa: PLC0415 - POSIX
+    except ImportError:  # pragma: no cover - Windows
+        import msvcrt  # noqa: PLC0415
+
+        msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)  # type: ignore[attr-defined]
+        return
+    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+
+
+def release_lock(fd: int) -> None:
+    """Release the lock :func:`try_lock` took on ``fd``."""
+    try:
+        import fcntl  # noqa: PLC0415
+    except ImportError:  # pragma: no cover - Windows
+        import msvcrt  # noqa: PLC0415
+
+        os.lseek(fd, 0, os.SEEK_SET)
+        msvcrt.locking(fd, msvcrt.LK_UNLCK, 1)  # type: ignore[attr-defined]
+        return
+    fcntl.flock(fd, fcntl.LOCK_UN)

@@ -27,8 +27,8 @@ import os
 import shlex
 from collections.abc import Callable
 
-from engramory.install.hookconfig import FLAT, GROUPED, HookFormat, Marker
 from engramory.store.discovery import INDEX_NAME
+from engramory.wiring.hookconfig import FLAT, GROUPED, HookFormat, Marker
 
 GUARD_SCRIPT = "hooks/engramory_index_guard.py"
 SYNC_SCRIPT = "hooks/engramory_sync.py"

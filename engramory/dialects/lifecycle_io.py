@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from engramory.hosts import LIFECYCLE_EVENTS as EVENTS
+from engramory.dialects.lifecycle import LIFECYCLE_EVENTS as EVENTS
 
 
 def _first_string(payload: Mapping[str, object], keys: tuple[str, ...]) -> object:

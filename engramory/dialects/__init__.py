@@ -1,4 +1,14 @@
-"""The hook entry: one hook call in, the host's answer out.
+"""What runs inside a host's hook: the guard hook's entry and the one registry of dialects.
+
+``engramory.dialects.<host>`` reads the host's hook payloads into tool calls and writes the
+guard's verdicts and the continuity replies back in the host's format (the
+:class:`~engramory.dialects.base.Dialect` protocol); :data:`DIALECTS` names them all, and
+:mod:`engramory.dialects.lifecycle` dispatches the continuity hooks to them. The installer's
+side of each host is :mod:`engramory.hosts`, which this package never imports.
+
+The hook's entry lives here, in the package itself, because the guard hook imports this
+package before every tool call an agent makes: a separate entry module would cost one more
+import on every call. One hook call in, the host's answer out.
 
 ``hooks/engramory_index_guard.py`` and ``engramory guard`` both run
 :func:`main`. Arguments: ``--host HOST`` (default ``claude``), ``--event
@@ -11,7 +21,8 @@ else ``tool_calls``) and :mod:`engramory.guard.afterwrite` measures the index th
 have touched (the one ``--index`` or ``ENGRAMORY_INDEX_PATH`` names, else the one the call
 named or discovery finds from its ``cwd``) and scans the store notes it may have written.
 
-A dialect is a module in ``engramory.hosts`` with ``may_concern_index(raw,
+A dialect (:class:`~engramory.dialects.base.Dialect`) is a module in ``engramory.dialects``,
+named by :data:`engramory.dialects.DIALECTS`, with ``may_concern_index(raw,
 environ, index)`` (a cheap test on the raw bytes), ``oversized_call(raw)`` (a
 payload too large to parse), ``tool_calls(payload)`` (the decoded JSON) and
 ``render(verdict, event)`` (the text to print and the exit code; a third item
@@ -30,24 +41,33 @@ import sys
 
 from engramory.guard import service
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:  # annotations only: the hook should not pay for importing it
-    from types import ModuleType
-
+TYPE_CHECKING = False  # not ``typing.TYPE_CHECKING``: the guard's path never imports typing
+if TYPE_CHECKING:  # annotations only: the hook should not pay for importing them
+    from engramory.dialects.base import Dialect
     from engramory.guard.decision import Verdict
 
-GUARD_DIALECTS = {  # host name -> its guard dialect
-    "claude": "engramory.hosts.claude",
-    "codex": "engramory.hosts.codex",
-    "gemini": "engramory.hosts.gemini",
-    "copilot": "engramory.hosts.copilot",
-    "cursor": "engramory.hosts.cursor",
-    "cline": "engramory.hosts.cline",
-    "hermes": "engramory.hosts.hermes",
-    "kiro": "engramory.hosts.kiro",
-    "opencode": "engramory.hosts.opencode",
-    "openclaw": "engramory.hosts.openclaw",
+# Host name -> its dialect module: the ``--host`` choices of ``engramory guard`` and of
+# ``engramory sync hook``. Adding a host is one line here (and one in hosts/registry.py).
+DIALECTS = {
+    "claude": "engramory.dialects.claude",
+    "codex": "engramory.dialects.codex",
+    "gemini": "engramory.dialects.gemini",
+    "copilot": "engramory.dialects.copilot",
+    "cursor": "engramory.dialects.cursor",
+    "cline": "engramory.dialects.cline",
+    "hermes": "engramory.dialects.hermes",
+    "kiro": "engramory.dialects.kiro",
+    "opencode": "engramory.dialects.opencode",
+    "openclaw": "engramory.dialects.openclaw",
 }
+
+
+def dialect(host: str) -> Dialect | None:
+    """The dialect module of ``host``, or ``None`` when it has none."""
+    module = DIALECTS.get(host)
+    return __import__(module, fromlist=("render",)) if module is not None else None  # type: ignore[return-value]
+
+
 DEFAULT_HOST = "claude"
 EVENTS = ("pre", "post")
 STDERR = "stderr"  # a render's optional third item: print the text on stderr
@@ -64,12 +84,6 @@ def options(argv: list[str]) -> tuple[str, str, str | None]:
             elif arg.startswith(flag + "="):
                 found[flag] = arg.split("=", 1)[1]
     return found.get("--host", DEFAULT_HOST), found.get("--event", "pre"), found.get("--index")
-
-
-def dialect(host: str) -> ModuleType | None:
-    """The guard dialect module of ``host``, or ``None`` when it has none."""
-    module = GUARD_DIALECTS.get(host)
-    return __import__(module, fromlist=("render",)) if module is not None else None
 
 
 def _read_stdin() -> bytes:
@@ -111,7 +125,7 @@ def answer(
 
 
 def _after_call(
-    host_dialect: ModuleType,
+    host_dialect: Dialect,
     payload_bytes: bytes,
     environ: dict[str, str] | os._Environ[str],
     index: str | None,

@@ -5,16 +5,16 @@ settled (research: host-hooks-2026-12.md), so a dialect lists the field names
 it accepts and these helpers read them: cheaply on the raw payload bytes
 (before any JSON is parsed: the hook's hot path), then on the parsed payload.
 On the hot path: imports only :mod:`~engramory.guard.service` and
-:mod:`~engramory.hosts.rawjson` at module level.
+:mod:`~engramory.dialects.rawjson` at module level.
 """
 
 from __future__ import annotations
 
 import os
 
-from engramory.guard import service
-from engramory.guard.service import ToolCall
-from engramory.hosts.rawjson import decoded, first_string, json_string, json_strings, unescaped
+from engramory.dialects.rawjson import decoded, first_string, json_string, json_strings, unescaped
+from engramory.guard import service, toolcall
+from engramory.guard.toolcall import ToolCall
 
 PATCH_START = "*** Begin Patch"
 # Devin's hooks carry no ``cwd``; Devin sets this to the project's folder instead.
@@ -187,8 +187,8 @@ def oversized_call(
 
     ``cwd_raw``: where the ``cwd`` member is (default: ``raw``).
     """
-    if kind not in service.EDIT_KINDS:
-        return ToolCall(service.UNKNOWN)
+    if kind not in toolcall.EDIT_KINDS:
+        return ToolCall(toolcall.UNKNOWN)
     for key in keys:
         value = json_string(raw, key)
         path = decoded(value) if value is not None else None

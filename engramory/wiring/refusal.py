@@ -1,0 +1,19 @@
+"""Why an install or uninstall cannot go ahead: the refusals hosts and the installer both raise.
+
+Below both :mod:`engramory.hosts` and the installer's plan (:mod:`engramory.install.plan`), so
+a host module can refuse a flag without importing the plan, which imports every host.
+"""
+
+from __future__ import annotations
+
+from engramory.util.errors import EXIT_USAGE, EngramoryError
+
+
+class Refusal(EngramoryError):
+    """The install or uninstall cannot go ahead; nothing was written."""
+
+
+class FlagRefusal(Refusal):
+    """A refusal caused by the command line alone (a flag combination or value): exit 64."""
+
+    exit_code = EXIT_USAGE
