@@ -20,14 +20,16 @@ CAP_ENV = ("ENGRAMORY_WARN", "ENGRAMORY_HARD", "ENGRAMORY_WARN_BYTES", "ENGRAMOR
 def _clean_engramory_env(
     monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory
 ) -> None:
-    """Tests start without any ENGRAMORY_* setting from the developer's shell, and with an
-    empty Claude Code configuration folder (discovery falls back to the project's Claude
+    """Tests start without any ENGRAMORY_* setting from the developer's shell, with an
+    empty cache folder and an empty Claude Code configuration folder (discovery falls back to the project's Claude
     Code auto-memory folder: the developer's own must never be found)."""
     for name in list(os.environ):
         if name.startswith("ENGRAMORY_"):
             monkeypatch.delenv(name)
     monkeypatch.delenv("CLAUDE_COWORK_MEMORY_PATH_OVERRIDE", raising=False)
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path_factory.mktemp("claude-config")))
+    # The doctor's result cache goes to a throw-away folder, for subprocesses too.
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.mktemp("xdg-cache")))
 
 
 class Result:
