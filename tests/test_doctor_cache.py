@@ -99,7 +99,10 @@ def small_store(root: Path) -> Path:
 
 
 def cache_file(home: Path, store: Path) -> Path:
-    return Path(cache.store_folder(str(home), os.path.realpath(store))) / cache.FILE_NAME
+    """The store's one cache file (the tests run with one signature per store)."""
+    folder = Path(cache.store_folder(str(home), os.path.realpath(store)))
+    (found,) = folder.glob(f"{cache.FILE_PREFIX}*{cache.FILE_SUFFIX}")
+    return found
 
 
 def tree(root: Path) -> dict[str, tuple[int, int, bytes]]:
@@ -293,6 +296,23 @@ def test_another_day_is_another_run_signature(
         patched.setattr(doctor_command, "date", Tomorrow)
         cached(store, capsys)
     assert reads.take() == 4
+
+
+def test_other_rule_selections_keep_their_own_files_and_the_oldest_go(
+    tmp_path: Path, home: Path, reads: Reads, capsys: pytest.CaptureFixture[str]
+) -> None:
+    store = small_store(tmp_path / "store")
+    cached(store, capsys)
+    folder = Path(cache.store_folder(str(home), os.path.realpath(store)))
+    selections = ("orphan", "missing-field", "relative-date", "secret-value", "current-state")
+    for number, rule_id in enumerate(selections):
+        doctor_json(store, "--select", rule_id, capsys=capsys)
+        assert len(list(folder.iterdir())) == min(number + 2, cache.KEPT_FILES)
+    reads.take()
+    doctor_json(store, "--select", "current-state", capsys=capsys)
+    assert reads.take() == 0  # a recent selection's file is still there
+    cached(store, capsys)
+    assert reads.take() == 4  # the default selection's was the oldest: pruned
 
 
 def test_a_note_changed_within_one_mtime_tick_is_caught_by_its_size(

@@ -10,11 +10,14 @@ among them, for the date-dependent rules), the caps and the allow state
 (``MEMORY.md``-wide allow comments, ``.engramory/allow-secrets``).
 
 The file is JSON lines: a header holding the signature, then one line per
-note. It is read and written one line at a time; a line that is not exactly
-the expected shape makes the whole file ignored (and replaced). It is written
-to a temporary file and renamed over the old one, so concurrent doctors leave
-one whole file (the last writer's). The store rules, the index parse and the
-link resolution run on every run over the cached data: they are cheap.
+note; one file per run signature (the four most recently written are kept).
+It is read and written one line at a time. A file from another signature or
+version is not used; a line that is not exactly the expected shape (corrupt,
+truncated, foreign) ends the reading there, and the notes not yet taken are
+checked afresh. Each run writes a new file to a temporary name and renames it
+over the old one, so concurrent doctors leave one whole file (the last
+writer's). The store rules, the index parse and the link resolution run on
+every run, over the cached data.
 
 Location: ``$ENGRAMORY_CACHE_DIR``, else ``$XDG_CACHE_HOME/engramory``, else
 ``~/.cache/engramory``; then ``doctor/<sha256 of the store's real path>/``,
@@ -37,7 +40,8 @@ from engramory.store.allowcomment import LineAllows
 from engramory.util import fsutil
 
 FORMAT = 1
-FILE_NAME = "notes.jsonl"
+FILE_PREFIX, FILE_SUFFIX = "notes-", ".jsonl"
+KEPT_FILES = 4  # run signatures kept per store (e.g. a session start's and a pre-commit's)
 LINE_LIMIT = 4 * 1024 * 1024  # a longer line is not one this module wrote
 OFF_VALUES = ("", "0", "false", "no", "off")
 
@@ -157,6 +161,8 @@ def decode_allows(raw: Any) -> LineAllows:
     if type(raw) is not list:
         raise ValueError("not cached allows")
     allows: LineAllows = {}
+    if not raw:
+        return allows
     for item in raw:
         line, rules = _pair(item)
         if type(line) is not int or type(rules) is not list or not _all_str(rules):
@@ -171,28 +177,37 @@ def _all_str(items: list[Any]) -> bool:
 
 def valid_entry(entry: Any) -> bool:
     """Whether a parsed line has the shape of a cached note (the values of its facts
-    are checked by :func:`decode` when used)."""
+    are checked by :func:`decode` when used). Plain loops: it runs once per note."""
     if type(entry) is not list or len(entry) != ENTRY_FIELDS:
         return False
-    rel, *numbers = entry[:6]
-    status, note_type, links, findings, allows, facts = entry[6:]
-    return (
+    rel, size, mtime, ctime, inode, device, status, note_type, links, found, allows, facts = entry
+    if not (
         type(rel) is str
-        and all(type(n) is int for n in numbers)
+        and type(size) is int
+        and type(mtime) is int
+        and type(ctime) is int
+        and type(inode) is int
+        and type(device) is int
         and type(status) is str
         and (note_type is None or type(note_type) is str)
         and type(links) is list
-        and all(_valid_link(link) for link in links)
-        and type(findings) is list
-        and all(_valid_finding(finding) for finding in findings)
+        and type(found) is list
         and type(allows) is list
         and type(facts) is list
-        and all(type(f) is list and len(f) == 2 and type(f[0]) is str for f in facts)
-    )
-
-
-def _valid_link(link: Any) -> bool:
-    return type(link) is list and len(link) == 2 and type(link[0]) is str and type(link[1]) is int
+    ):
+        return False
+    for link in links:
+        if type(link) is not list or len(link) != 2:
+            return False
+        if type(link[0]) is not str or type(link[1]) is not int:
+            return False
+    for finding in found:
+        if not _valid_finding(finding):
+            return False
+    for fact in facts:
+        if type(fact) is not list or len(fact) != 2 or type(fact[0]) is not str:
+            return False
+    return True
 
 
 def _valid_finding(finding: Any) -> bool:
@@ -219,7 +234,7 @@ class Store:
 
     def __init__(self, folder: str, run_signature: str) -> None:
         self.folder = folder
-        self.path = os.path.join(folder, FILE_NAME)
+        self.path = os.path.join(folder, file_name(run_signature))
         self.signature = run_signature
         self._out: IO[str] | None = None
         self._temp: str | None = None
@@ -299,6 +314,8 @@ class Store:
             os.replace(temp, self.path)
         except OSError:
             _unlink(temp)
+            return
+        _prune(self.folder)
 
     def discard(self) -> None:
         out, temp = self._out, self._temp
@@ -310,6 +327,28 @@ class Store:
                 pass
         if temp is not None:
             _unlink(temp)
+
+
+def file_name(run_signature: str) -> str:
+    """One file per run signature, so runs with other rules or options do not evict it."""
+    digest = hashlib.sha256(run_signature.encode("utf-8")).hexdigest()[:24]
+    return f"{FILE_PREFIX}{digest}{FILE_SUFFIX}"
+
+
+def _prune(folder: str) -> None:
+    """Delete all but the :data:`KEPT_FILES` most recently written cache files (yesterday's
+    signature, a one-off ``--select``)."""
+    try:
+        with os.scandir(folder) as scan:
+            found = [
+                (entry.stat(follow_symlinks=False).st_mtime_ns, entry.path)
+                for entry in scan
+                if entry.name.startswith(FILE_PREFIX) and entry.name.endswith(FILE_SUFFIX)
+            ]
+    except OSError:
+        return
+    for _mtime, path in sorted(found, reverse=True)[KEPT_FILES:]:
+        _unlink(path)
 
 
 def _unlink(path: str) -> None:

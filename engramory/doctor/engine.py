@@ -295,17 +295,18 @@ class _Gatherer:
         _key, status, note_type = entry[:6], entry[6], entry[7]
         links, found, allows = entry[8], entry[9], cache.decode_allows(entry[10])
         facts = [(rule_id, cache.decode(fact)) for rule_id, fact in entry[11]]
-        if [rule_id for rule_id, _fact in facts] != [rule.id for rule in self.gatherers]:
+        if len(facts) != len(self.gatherers) or any(
+            rule_id != rule.id for (rule_id, _fact), rule in zip(facts, self.gatherers)
+        ):
             raise ValueError("cached facts of other rules")
+        for finding in found:
+            if finding[0] not in RULES:
+                raise ValueError("a cached finding of an unknown rule")
         file = self.files[number]
-        resolved = self._resolve_links(
-            number, [(raw, line) for raw, line in links], self.odd_links, self.missing_links
-        )
+        resolved = self._resolve_links(number, links, self.odd_links, self.missing_links)
         self.summaries[number] = NoteSummary(file, status, note_type, resolved)
         profile = self.options.profile
         for rule_id, line, text, detector, more in found:
-            if rule_id not in RULES:
-                raise ValueError("a cached finding of an unknown rule")
             message = _message(text, detector, more)
             self.findings.append(_finding(profile, rule_id, file.rel, line, message))
         self.allowances.add(file.rel, allows)
@@ -352,7 +353,7 @@ class _Gatherer:
     def _resolve_links(
         self,
         number: int,
-        raw_links: list[tuple[str, int]],
+        raw_links: Sequence[Sequence[Any]],
         odd_links: list[tuple[int, str, int]],
         missing_links: list[tuple[int, str, int]],
     ) -> tuple[int, ...]:
