@@ -4,7 +4,7 @@ Reproduce (from the repository root):
 
     python benchmarks/doctor.py [--sizes 1000,10000,100000] [--repeat 3] [--jobs N]
                                 [--variants valid,broken,runaway] [--parse-runaway]
-                                [--breakdown] [--keep] [--check]
+                                [--breakdown] [--cache] [--keep] [--check]
 
 For each size, two stores are generated in a temporary directory (deleted at
 the end unless ``--keep``):
@@ -50,6 +50,20 @@ parse, links and report, the floor), the catalogue without the content rules
 of issue 14, without ``near-duplicate`` alone, without ``secret-value`` alone
 (every rule's time less this one is the secret scan's), every rule, and every
 rule in one process (``--jobs 1``).
+
+With ``--cache``, each store is also measured with the doctor's result cache
+(issue 35), alternately with the baseline: *cold* (an empty cache folder: every
+note checked, and the cache written), *warm* (nothing changed since: no note
+is read), and *1% edited* (a line appended to one note in a hundred, then the
+doctor run on the warm cache). Those runs go through a small script that calls
+``engramory.cli.main`` and records the peak RSS of the doctor's own process
+(``RUSAGE_SELF``) and of its largest worker (``RUSAGE_CHILDREN``); the report
+of each cached run is compared byte for byte with an uncached one. The other
+measurements run with ``ENGRAMORY_NO_CACHE=1``: they are first runs.
+
+What runs: the source tree on ``PYTHONPATH`` with its bytecode compiled first
+(``compileall``), which is what an installed wheel runs (``.pyc`` present), not
+a wheel installed into a virtual environment.
 
 It prints the median wall time of ``--repeat`` runs of each, their ratio,
 the doctor's peak memory (max RSS of the child, largest of the runs), then
@@ -458,18 +472,23 @@ class Result:
         return max(r.peak for r in self.doctor) / (1024 * 1024)
 
 
-def child_env() -> dict[str, str]:
-    """The environment for both children: the repository importable, no ENGRAMORY_* settings."""
+def child_env(cache: Path | None = None) -> dict[str, str]:
+    """The environment for the children: the repository importable, no ENGRAMORY_* settings
+    but the doctor's result cache in ``cache`` (``None``: switched off)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("ENGRAMORY_")}
     env["PYTHONPATH"] = os.pathsep.join(filter(None, (str(REPO_ROOT), env.get("PYTHONPATH"))))
+    if cache is None:
+        env["ENGRAMORY_NO_CACHE"] = "1"
+    else:
+        env["ENGRAMORY_CACHE_DIR"] = str(cache)
     return env
 
 
-def measure(command: list[str], stdout: Path) -> Run:
+def measure(command: list[str], stdout: Path, cache: Path | None = None) -> Run:
     """Run ``command`` under the wrapper; its stdout goes to ``stdout``."""
     done = subprocess.run(
         [sys.executable, "-c", WRAPPER, str(stdout), *command],
-        env=child_env(),
+        env=child_env(cache),
         capture_output=True,
         text=True,
         check=True,
@@ -567,6 +586,121 @@ def breakdown(store: Path, plan: StorePlan, args: argparse.Namespace, out: Path)
         median = statistics.median(runs)
         rows.append(f"  {label:<40} {median:.2f} s  {median / base:.1f}x")
     return rows
+
+
+# --- the result cache (--cache) -------------------------------------------
+
+# The doctor in-process, then the peak RSS of its own process and of its largest
+# worker, written to argv[1] (the wrapper's RUSAGE_CHILDREN cannot tell them apart).
+DOCTOR_RUSAGE = """\
+import json, resource, sys
+from engramory.cli import main
+code = main(sys.argv[2:])
+sys.stdout.flush()
+own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+workers = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+with open(sys.argv[1], "w") as out:
+    json.dump({"own": own, "workers": workers}, out)
+raise SystemExit(code)
+"""
+CACHE_MODES = ("cold", "warm", "edited")
+EDIT_EVERY = 100  # --cache: one note in a hundred is edited before each "edited" run
+WARM_TARGET_100K = 1.0
+WARM_TARGET = 1.5
+EDITED_TARGET = 2.0
+
+
+@dataclass
+class CacheResult:
+    """Baseline and cached doctor runs on one store, with per-process peaks (bytes)."""
+
+    notes: int
+    variant: str
+    baseline: list[float] = field(default_factory=list)
+    runs: dict[str, list[float]] = field(default_factory=dict)
+    own_peak: dict[str, int] = field(default_factory=dict)
+    worker_peak: dict[str, int] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+
+    def ratio(self, mode: str) -> float:
+        return statistics.median(self.runs[mode]) / statistics.median(self.baseline)
+
+
+def cached_doctor(
+    store: Path, plan: StorePlan, args: argparse.Namespace, out: Path, cache: Path
+) -> tuple[Run, int, int]:
+    """One doctor run on ``store`` with the cache in ``cache``: the run, own and worker peaks."""
+    rusage = out.with_suffix(".rusage")
+    flags = (*plan.doctor_flags, *(("--jobs", str(args.jobs)) if args.jobs else ()))
+    command = [sys.executable, "-c", DOCTOR_RUSAGE, str(rusage), "doctor", str(store)]
+    run = measure([*command, "--format", "json", *flags], out, cache)
+    peaks = json.loads(rusage.read_text(encoding="utf-8"))
+    return run, peaks["own"] * RSS_UNIT, peaks["workers"] * RSS_UNIT
+
+
+def edit_notes(store: Path, plan: StorePlan, attempt: int) -> None:
+    """Append a line to one note in a hundred (a different hundredth each attempt)."""
+    slot = (attempt * 7 + 3) % EDIT_EVERY
+    for note in plan.notes[slot::EDIT_EVERY]:
+        with open(store / note.rel, "a", encoding="utf-8") as handle:
+            handle.write(f"\nChecked again on attempt {attempt}.\n")
+
+
+def bench_cache(
+    store: Path, plan: StorePlan, variant: str, args: argparse.Namespace, work: Path
+) -> CacheResult:
+    """Cold, warm and 1%-edited runs with the cache, alternately with the baseline."""
+    result = CacheResult(plan.total, variant, runs={mode: [] for mode in CACHE_MODES})
+    out, plain = work / "cached.json", work / "plain.json"
+    cache = work / "cache"
+    for attempt in range(args.repeat):
+        for mode in CACHE_MODES:
+            if mode == "cold":
+                shutil.rmtree(cache, ignore_errors=True)
+            if mode == "edited":
+                edit_notes(store, plan, attempt)
+            result.baseline.append(measure(baseline_command(store), plain).wall)
+            run, own, workers = cached_doctor(store, plan, args, out, cache)
+            result.runs[mode].append(run.wall)
+            result.own_peak[mode] = max(result.own_peak.get(mode, 0), own)
+            result.worker_peak[mode] = max(result.worker_peak.get(mode, 0), workers)
+            if attempt == 0:
+                measure(doctor_command(store, args.jobs, plan.doctor_flags), plain)
+                if out.read_bytes() != plain.read_bytes():
+                    result.warnings.append(f"{mode}: the cached report differs from the uncached")
+    return result
+
+
+def cache_lines(results: list[CacheResult]) -> list[str]:
+    """The --cache table and its targets."""
+    mb = 1024 * 1024
+    lines = [
+        "result cache (median ratio to the baseline; peak MB: doctor process / largest worker)",
+        f"{'notes':<8} {'variant':<8} {'baseline':<9} "
+        + " ".join(f"{mode:<15}" for mode in CACHE_MODES),
+    ]
+    checks = []
+    for r in results:
+        base = statistics.median(r.baseline)
+        cells = []
+        for mode in CACHE_MODES:
+            median = statistics.median(r.runs[mode])
+            cells.append(f"{median:.2f}s {r.ratio(mode):.2f}x".ljust(15))
+        lines.append(f"{r.notes:<8} {r.variant:<8} {base:.2f} s    " + " ".join(cells))
+        peaks = ", ".join(
+            f"{mode} {r.own_peak[mode] / mb:.0f}/{r.worker_peak[mode] / mb:.0f}"
+            for mode in CACHE_MODES
+        )
+        lines.append(f"{'':<17} peak MB {peaks}")
+        warm_target = WARM_TARGET_100K if r.notes >= 100_000 else WARM_TARGET
+        name = f"{short(r.notes)} {r.variant}"
+        checks.append((f"warm <= {warm_target:g}x at {name} ({r.ratio('warm'):.2f}x)",
+                       r.ratio("warm") <= warm_target))  # fmt: skip
+        checks.append((f"1% edited <= {EDITED_TARGET:g}x at {name} ({r.ratio('edited'):.2f}x)",
+                       r.ratio("edited") <= EDITED_TARGET))  # fmt: skip
+        lines.extend(f"warning: {name}: {w}" for w in r.warnings)
+    lines.extend(f"{'PASS' if ok else 'FAIL'}  {text}" for text, ok in checks)
+    return lines
 
 
 # --- reporting -----------------------------------------------------------
@@ -710,6 +844,11 @@ def parse_args() -> argparse.Namespace:
         action="store_true",
         help="also time each valid store with parts of the catalogue switched off",
     )
+    parser.add_argument(
+        "--cache",
+        action="store_true",
+        help="also time the doctor's result cache: cold, warm and 1%% edited",
+    )
     parser.add_argument("--keep", action="store_true", help="keep the generated stores")
     parser.add_argument("--check", action="store_true", help="exit 1 when a target fails")
     args = parser.parse_args()
@@ -727,7 +866,13 @@ def main() -> int:
     started = time.perf_counter()
     work = Path(tempfile.mkdtemp(prefix="engramory-doctor-bench-"))
     results: list[Result] = []
+    cached: list[CacheResult] = []
     parts: list[str] = []
+    compiled = subprocess.run(
+        [sys.executable, "-m", "compileall", "-q", str(REPO_ROOT / "engramory")], check=False
+    )
+    if compiled.returncode:
+        progress("warning: compileall failed; the first runs may compile the sources")
     try:
         for size in args.sizes:
             for variant in args.variants:
@@ -738,6 +883,9 @@ def main() -> int:
                 took = time.perf_counter() - tick
                 progress(f"{short(size)} {variant}: generated in {took:.1f} s, measuring")
                 results.append(bench_store(store, plan, variant, args, work / "out.json"))
+                if args.cache:
+                    progress(f"{short(size)} {variant}: result cache")
+                    cached.append(bench_cache(store, plan, variant, args, work))
                 if args.breakdown and variant == VALID:
                     progress(f"{short(size)} {variant}: breakdown")
                     parts.extend(breakdown(store, plan, args, work / "out.json"))
@@ -747,6 +895,10 @@ def main() -> int:
         else:
             shutil.rmtree(work, ignore_errors=True)
     passed = report(results, args.repeat, args.jobs)
+    if cached:
+        lines = cache_lines(cached)
+        print("\n" + "\n".join(lines))
+        passed = passed and not any(line.startswith("FAIL") for line in lines)
     if parts:
         print("\n" + "\n".join(parts))
     print(f"\nbenchmark wall time {time.perf_counter() - started:.0f} s")

@@ -20,10 +20,10 @@ CAP_ENV = ("ENGRAMORY_WARN", "ENGRAMORY_HARD", "ENGRAMORY_WARN_BYTES", "ENGRAMOR
 def _clean_engramory_env(
     monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory
 ) -> None:
-    """Tests start without any ENGRAMORY_* setting from the developer's shell, and with an
-    empty Claude Code configuration folder (discovery falls back to the project's Claude
-    Code auto-memory folder: the developer's own must never be found), and a fresh
-    $XDG_STATE_HOME (where store histories go)."""
+    """Tests start without any ENGRAMORY_* setting from the developer's shell, with an
+    empty cache folder, an empty Claude Code configuration folder (discovery falls back to
+    the project's Claude Code auto-memory folder: the developer's own must never be found),
+    and a fresh $XDG_STATE_HOME (where store histories go)."""
     for name in list(os.environ):
         if name.startswith("ENGRAMORY_"):
             monkeypatch.delenv(name)
@@ -31,6 +31,8 @@ def _clean_engramory_env(
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path_factory.mktemp("claude-config")))
     # history (issue 37) lives under $XDG_STATE_HOME: never the developer's own
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path_factory.mktemp("state")))
+    # The doctor's result cache goes to a throw-away folder, for subprocesses too.
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.mktemp("xdg-cache")))
 
 
 class Result:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from datetime import date
 
@@ -19,7 +20,7 @@ from engramory.commands.options import (
     positive_int_arg,
     profile_from_args,
 )
-from engramory.doctor import engine
+from engramory.doctor import cache, engine
 from engramory.doctor.context import DEFAULT_MAX_INDEX_LINE, DEFAULT_STALE_DAYS, Options
 from engramory.doctor.model import (
     ERROR,
@@ -92,7 +93,11 @@ examples:
   engramory doctor --max-findings 50        # at most 50 finding lines, then how many more
   engramory doctor --format github          # annotations in a GitHub Actions log
   engramory doctor --format sarif > engramory.sarif   # for GitHub code scanning
-  engramory doctor --explain pointer-missing   # what it checks, examples, the fix"""
+  engramory doctor --explain pointer-missing   # what it checks, examples, the fix
+  engramory doctor --no-cache               # check every note afresh (also: ENGRAMORY_NO_CACHE=1)
+
+Results of unchanged notes are cached under $ENGRAMORY_CACHE_DIR, else
+$XDG_CACHE_HOME/engramory, else ~/.cache/engramory (never in the store)."""
 
 
 def _rule_ids(raw: list[str] | None) -> set[str] | None:
@@ -262,6 +267,11 @@ def add_store_options(parser: argparse.ArgumentParser) -> None:
         help="worker processes for stores of 4,000 notes or more, on Linux (default: one per "
         "CPU, up to 8; 1: none); the report is the same whatever N is",
     )
+    parser.add_argument(
+        "--no-cache",
+        action="store_true",
+        help="do not use or update the result cache (ENGRAMORY_NO_CACHE=1 does the same)",
+    )
     add_cap_flags(parser)
 
 
@@ -296,7 +306,8 @@ def run(args: argparse.Namespace) -> int:
         profile=profile,
         stale_days=args.stale_days,
     )
-    report = engine.run(str(location.root), caps, options, chosen, args.jobs)
+    home = None if args.no_cache else cache.cache_home(os.environ)
+    report = engine.run(str(location.root), caps, options, chosen, args.jobs, home)
     header = f"checking the store {location.root} ({location.source})"
     write_report(report, args, header if location.discovered else None, choice.reason)
     return exit_code(report.findings, args.strict)

@@ -16,11 +16,13 @@ from __future__ import annotations
 import dataclasses
 import gc
 import os
+import stat
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import closing, contextmanager
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
+from engramory.doctor import cache
 from engramory.doctor.allow import Allowances, LineAllows, line_allows
 from engramory.doctor.context import (
     NameTable,
@@ -30,7 +32,19 @@ from engramory.doctor.context import (
     Pointer,
     StoreView,
 )
-from engramory.doctor.model import NOTE, STORE, Finding, Issue, More, Rule, capped, left_out
+from engramory.doctor.model import (
+    NOTE,
+    STORE,
+    Detected,
+    Finding,
+    Issue,
+    Keyed,
+    More,
+    Overflow,
+    Rule,
+    capped,
+    left_out,
+)
 from engramory.doctor.profiles import ENGRAMORY, Profile
 from engramory.doctor.rules import RULES
 from engramory.doctor.workers import map_ranges, worker_count
@@ -57,7 +71,7 @@ from engramory.store.disk import (
     resolve_target,
     walk,
 )
-from engramory.store.frontmatter import decode, parse_bytes
+from engramory.store.frontmatter import Frontmatter, decode, parse_bytes
 
 
 @dataclass(frozen=True)
@@ -84,15 +98,17 @@ def _is_slug(target: str) -> bool:
 class _Part(NamedTuple):
     """What checking one range of notes found, in plain data a worker can send back.
 
-    ``findings``: ``(rule id, path, line, message)``; ``notes``: ``(status,
-    type, linked note numbers)`` per note of the range, in order;
+    ``numbers``: the note numbers of the range, in order; ``findings``: ``(rule id,
+    path, line, message)``; ``notes``: ``(status, type, linked note numbers)`` per note
+    of the range, in order;
     ``identities``: ``((device, inode), note number)``; ``odd_links`` and
     ``missing_links``: ``(note number, target, line)``; ``allows``: the allow
     comments of the notes that hold one, ``(path, rule ids per line)``; ``facts``:
-    per store rule that gathers them, one fact per note of the range, in order.
+    per store rule that gathers them, one fact per note of the range, in order;
+    ``records``: the lines for the result cache of the notes it may keep.
     """
 
-    start: int
+    numbers: Sequence[int]
     findings: list[tuple[str, str, int | None, str]]
     notes: list[tuple[str, str | None, tuple[int, ...]]]
     identities: list[tuple[tuple[int, int], int]]
@@ -100,6 +116,7 @@ class _Part(NamedTuple):
     missing_links: list[tuple[int, str, int]]
     allows: list[tuple[str, LineAllows]]
     facts: dict[str, list[Any]]
+    records: list[str]
 
 
 def unsilenced(rule_id: str, issues: Iterable[Issue], allowances: Allowances) -> Iterator[Issue]:
@@ -141,8 +158,11 @@ class _Gatherer:
         wanted: frozenset[tuple[int, int]] | None,
         allowances: Allowances,
         gatherers: Sequence[Rule] = (),
+        results: cache.Store | None = None,
     ) -> None:
         self.root = root
+        self.results = results
+        self.todo: list[int] | None = None  # with a cache: the numbers of the notes to check
         self.allowances = allowances
         self.files = files
         self.rules = rules
@@ -152,11 +172,11 @@ class _Gatherer:
         self.archived = archived
         self.wanted = wanted
         self.findings: list[Finding] = []
-        self.summaries: list[NoteSummary] = []
+        self.summaries: list[NoteSummary | None] = [None] * len(files)
         self.identities: dict[tuple[int, int], list[int]] = {}
         self.odd_links: list[tuple[int, str, int]] = []
         self.missing_links: list[tuple[int, str, int]] = []
-        self.facts: dict[str, list[Any]] = {rule.id: [] for rule in self.gatherers}
+        self.facts: dict[str, list[Any]] = {rule.id: [None] * len(files) for rule in gatherers}
 
     def run(
         self, jobs: int, resolve_index: Callable[[], frozenset[tuple[int, int]]]
@@ -164,19 +184,32 @@ class _Gatherer:
         """Check every note; ``resolve_index`` (which gives ``wanted``) runs meanwhile.
 
         With workers it runs while they check the notes (a long index costs
-        this process time the workers can use); in this process, first.
+        this process time the workers can use); in this process, first. With
+        a result cache, first of all, then the cached notes are taken from it
+        and only the others are checked.
         """
-        workers = worker_count(jobs, len(self.files))
-        parts = map_ranges(self.check_range, len(self.files), workers, self.BATCH)
-        with closing(parts):  # an error here stops the workers at once
+        if self.results is not None:
             self.wanted = resolve_index()
+            self.todo = self._take_cached(self.results)
+        total = len(self.files) if self.todo is None else len(self.todo)
+        workers = worker_count(jobs, total)
+        parts = map_ranges(self.check_range, total, workers, self.BATCH)
+        with closing(parts):  # an error here stops the workers at once
+            if self.results is None:
+                self.wanted = resolve_index()
             for part in parts:
                 self.absorb(part)
-        return self.summaries
+        if self.todo is not None:
+            self._put_in_order()
+        summaries = self.summaries
+        assert all(summary is not None for summary in summaries)
+        return summaries  # type: ignore[return-value]
 
     def check_range(self, start: int, stop: int) -> _Part:
-        part = _Part(start, [], [], [], [], [], [], {})
-        checks = [self.read(number) for number in range(start, stop)]
+        numbers = range(start, stop) if self.todo is None else self.todo[start:stop]
+        part = _Part(numbers, [], [], [], [], [], [], {}, [])
+        keys = [self._key(number) for number in numbers] if self.results is not None else []
+        checks = [self.read(number) for number in numbers]
         allowances = Allowances()
         allowances.anywhere = self.allowances.anywhere
         for check in checks:
@@ -191,37 +224,115 @@ class _Gatherer:
             gather = rule.gather
             assert gather is not None
             part.facts[rule.id] = [gather(check) for check in checks]
-        for number, check in enumerate(checks, start):
+        raw_links = []
+        for number, check in zip(numbers, checks):
             file, read, parsed = check.file, check.read, check.fm
             wanted = self.wanted
             if (wanted is None or wanted) and file.status != ESCAPES:
                 identity = self._identity(file, read)
                 if identity is not None and (wanted is None or identity in wanted):
                     part.identities.append((identity, number))
-            links = self._links(number, parsed, read, part) if parsed is not None else ()
+            raw = _wikilinks(parsed, read) if parsed is not None else []
+            raw_links.append(raw)
+            links = self._resolve_links(number, raw, part.odd_links, part.missing_links)
             status = read.status if file.status == READ_OK else file.status
             part.notes.append((status, check.note_type, links))
+        if keys:
+            part.records.extend(_records(part, keys, checks, raw_links))
         return part
 
     def absorb(self, part: _Part) -> None:
         for rule_id, path, line, message in part.findings:
             self.findings.append(_finding(self.options.profile, rule_id, path, line, message))
-        files = self.files
-        self.summaries.extend(
-            NoteSummary(files[number], status, note_type, links)
-            for number, (status, note_type, links) in enumerate(part.notes, part.start)
-        )
-        wanted = self.wanted or frozenset()
-        for identity, number in part.identities:
-            if identity not in wanted:
-                continue
-            self.identities.setdefault(identity, []).append(number)
+        files, summaries = self.files, self.summaries
+        for number, (status, note_type, links) in zip(part.numbers, part.notes):
+            summaries[number] = NoteSummary(files[number], status, note_type, links)
+        self._keep_identities(part.identities)
         self.odd_links.extend(part.odd_links)
         self.missing_links.extend(part.missing_links)
         for path, allows in part.allows:
             self.allowances.add(path, allows)
         for rule_id, facts in part.facts.items():
-            self.facts[rule_id].extend(facts)
+            kept = self.facts[rule_id]
+            for number, fact in zip(part.numbers, facts):
+                kept[number] = fact
+        if self.results is not None:
+            for record in part.records:
+                self.results.write(record)
+
+    def _keep_identities(self, identities: Iterable[tuple[tuple[int, int], int]]) -> None:
+        wanted = self.wanted or frozenset()
+        for identity, number in identities:
+            if identity in wanted:
+                self.identities.setdefault(identity, []).append(number)
+
+    def _take_cached(self, results: cache.Store) -> list[int]:
+        """Absorb every note the cache holds unchanged; the numbers of the others.
+
+        A line of the wrong shape ends the reading there: the notes not yet
+        taken are checked afresh and the cache file is replaced."""
+        numbers = {f.rel: n for n, f in enumerate(self.files) if _cacheable(f)}
+        taken = bytearray(len(self.files))
+        entries = results.entries()
+        try:
+            for entry, line in entries:
+                number = numbers.get(entry[0])
+                if number is None or taken[number]:
+                    continue
+                key = self._key(number)
+                if key is None or list(key) != entry[:6]:
+                    continue
+                self._absorb_cached(number, entry)
+                taken[number] = 1
+                results.write(line)
+        except (ValueError, UnicodeError, TypeError, RecursionError):
+            pass
+        finally:
+            entries.close()
+        return [number for number in range(len(self.files)) if not taken[number]]
+
+    def _absorb_cached(self, number: int, entry: cache.Entry) -> None:
+        """One note from its cache line (checked in full before anything is kept)."""
+        _key, status, note_type = entry[:6], entry[6], entry[7]
+        links, found, allows = entry[8], entry[9], cache.decode_allows(entry[10])
+        facts = [(rule_id, cache.decode(fact)) for rule_id, fact in entry[11]]
+        if len(facts) != len(self.gatherers) or any(
+            rule_id != rule.id for (rule_id, _fact), rule in zip(facts, self.gatherers)
+        ):
+            raise ValueError("cached facts of other rules")
+        for finding in found:
+            if finding[0] not in RULES:
+                raise ValueError("a cached finding of an unknown rule")
+        file = self.files[number]
+        resolved = self._resolve_links(number, links, self.odd_links, self.missing_links)
+        self.summaries[number] = NoteSummary(file, status, note_type, resolved)
+        profile = self.options.profile
+        for rule_id, line, text, detector, more, key in found:
+            message = _message(text, detector, more, key)
+            self.findings.append(_finding(profile, rule_id, file.rel, line, message))
+        self.allowances.add(file.rel, allows)
+        for rule_id, fact in facts:
+            self.facts[rule_id][number] = fact
+        self._keep_identities([((entry[5], entry[4]), number)])
+
+    def _put_in_order(self) -> None:
+        """Note order for what cached and checked notes added in turn (as one pass would)."""
+        self.odd_links.sort(key=_first)
+        self.missing_links.sort(key=_first)
+        for numbers in self.identities.values():
+            numbers.sort()
+
+    def _key(self, number: int) -> cache.Key | None:
+        """The cache key of a note (taken before it is read), or ``None`` when it is not
+        one the cache keeps (a symlink, not a regular file, gone)."""
+        file = self.files[number]
+        if not _cacheable(file):
+            return None
+        try:
+            info = os.lstat(file.path(self.root))
+        except OSError:
+            return None
+        return cache.note_key(file.rel, info) if stat.S_ISREG(info.st_mode) else None
 
     def read(self, number: int) -> NoteCheck:
         file = self.files[number]
@@ -240,24 +351,95 @@ class _Gatherer:
             return None
         return (info.st_dev, info.st_ino)
 
-    def _links(self, number: int, parsed, read: Read, part: _Part) -> tuple[int, ...]:
-        if parsed.closed:
-            body, first = parsed.body, parsed.body_line
-        else:
-            body, first = (read.data or b"").decode("utf-8", "replace"), 1
+    def _resolve_links(
+        self,
+        number: int,
+        raw_links: Sequence[Sequence[Any]],
+        odd_links: list[tuple[int, str, int]],
+        missing_links: list[tuple[int, str, int]],
+    ) -> tuple[int, ...]:
+        """The numbers of the notes a note's ``[[links]]`` name; the others are noted in
+        ``odd_links`` (paths) and ``missing_links`` (no such note)."""
         found: list[int] = []
         lookup = self.names.lookup
-        for raw, line in markdown.body_wikilinks(body, first):
+        for raw, line in raw_links:
             target = _strip_md(raw)
             if not _is_slug(target):
-                part.odd_links.append((number, target, line))
+                odd_links.append((number, target, line))
                 continue
             hits = lookup(target)
             if hits:
                 found.extend(hits)
             elif target.casefold() not in self.archived:
-                part.missing_links.append((number, target, line))
+                missing_links.append((number, target, line))
         return tuple(found)
+
+
+def _wikilinks(parsed: Frontmatter, read: Read) -> list[tuple[str, int]]:
+    """A note's body ``[[links]]`` as written, with their lines."""
+    if parsed.closed:
+        body, first = parsed.body, parsed.body_line
+    else:
+        body, first = (read.data or b"").decode("utf-8", "replace"), 1
+    return list(markdown.body_wikilinks(body, first))
+
+
+def _first(item: tuple[int, str, int]) -> int:
+    return item[0]
+
+
+def _cacheable(file: NoteFile) -> bool:
+    """Whether the cache may keep a note: a walked regular file, not a symlink."""
+    return file.status == READ_OK and file.target is None
+
+
+def _message(text: str, detector: str | None, more: int, key: str | None) -> str:
+    """A cached finding's message, with what a rule attached to it."""
+    if more:
+        return Overflow(text, more)
+    if key is not None:
+        return Keyed(text, key)
+    return Detected(text, detector) if detector is not None else text
+
+
+def _records(
+    part: _Part,
+    keys: list[cache.Key | None],
+    checks: list[NoteCheck],
+    raw_links: list[list[tuple[str, int]]],
+) -> Iterator[str]:
+    """The cache lines of the notes of one range that the cache may keep.
+
+    None when a finding of the range is for a path outside it (a rule this
+    module does not know how to key)."""
+    found: dict[str, list[list[Any]]] = {check.rel: [] for check in checks}
+    for rule_id, path, line, message in part.findings:
+        held = found.get(path)
+        if held is None:
+            return
+        detector = getattr(message, "detector", None)
+        key = getattr(message, "key", None)
+        held.append([rule_id, line, str(message), detector, left_out(message), key])
+    allows = dict(part.allows)
+    for position, (key, check) in enumerate(zip(keys, checks)):
+        read = check.read
+        if key is None or (read.identity is not None and read.identity != (key[5], key[4])):
+            continue  # not a regular file, or replaced between the lstat and the read
+        status, note_type, _links = part.notes[position]
+        try:
+            facts = [[rule_id, cache.encode(got[position])] for rule_id, got in part.facts.items()]
+        except cache.Unencodable:
+            continue
+        entry = [
+            *key,
+            status,
+            note_type,
+            [list(link) for link in raw_links[position]],
+            found[check.rel],
+            cache.encode_allows(allows.get(check.rel, {})),
+            facts,
+        ]
+        yield cache.dumps(entry)
 
 
 class _PointerResolver:
@@ -405,14 +587,16 @@ def run(
     options: Options | None = None,
     selected: Iterable[str] | None = None,
     jobs: int = 1,
+    cache_home: str | None = None,
 ) -> Report:
     """Check the store at ``store_root``; ``selected`` limits the rules that run.
 
     ``jobs``: worker processes for the per-note pass (``0``: one per usable
-    CPU; ``1``: none). The report does not depend on it.
+    CPU; ``1``: none). ``cache_home``: the base folder of the result cache
+    (``cache.py``; ``None``: no cache). The report depends on neither.
     """
     with _cycle_collector_paused():
-        return _run(store_root, caps, options, selected, jobs)
+        return _run(store_root, caps, options, selected, jobs, cache_home)
 
 
 def _run(
@@ -421,6 +605,7 @@ def _run(
     options: Options | None,
     selected: Iterable[str] | None,
     jobs: int,
+    cache_home: str | None = None,
 ) -> Report:
     options = options or Options()
     chosen = set(RULES) if selected is None else set(selected)
@@ -440,10 +625,19 @@ def _run(
     gatherers = [rule for rule in store_rules if rule.gather is not None]
     unknown = None if index.text is not None else frozenset()  # no index: no identity needed
     allowances = Allowances(index.text)
+    run_signature = _signature(caps, options, rules, gatherers, allowances)
+    results = cache.open_store(cache_home, root, run_signature)
     gathered = _Gatherer(
-        root, files.notes, rules, options, names, archived, unknown, allowances, gatherers
+        root, files.notes, rules, options, names, archived, unknown, allowances, gatherers, results
     )
-    summaries = gathered.run(jobs, lambda: resolver.resolve_index(index.text))
+    try:
+        summaries = gathered.run(jobs, lambda: resolver.resolve_index(index.text))
+    except BaseException:
+        if results is not None:
+            results.discard()
+        raise
+    if results is not None:
+        results.commit()
     resolver.identities = gathered.identities
     lines = resolver.lines
 
@@ -478,6 +672,30 @@ def _run(
     findings.sort(key=Finding.sort_key)
     live = sum(1 for note in summaries if note.status != ESCAPES)
     return Report(root, caps, index, live, findings, _hints(findings, view), options.profile)
+
+
+def _signature(
+    caps: Caps,
+    options: Options,
+    rules: list[Rule],
+    gatherers: list[Rule],
+    allowances: Allowances,
+) -> str:
+    """What the per-note results depend on besides the note itself (see ``cache.py``)."""
+    return cache.signature(
+        {
+            "rules": [rule.id for rule in rules],
+            "gatherers": [rule.id for rule in gatherers],
+            "schema": options.schema,
+            "max_index_line": options.max_index_line,
+            "today": options.today.isoformat(),
+            "profile": options.profile.name,
+            "stale_days": options.stale_days,
+            "allowed_secrets": list(options.allowed_secrets),
+            "allowed_anywhere": sorted(allowances.anywhere),
+            "caps": caps.as_dict(),
+        }
+    )
 
 
 def _hints(findings: list[Finding], view: StoreView) -> dict[str, str]:

@@ -1,0 +1,370 @@
+"""The doctor's per-note result cache: a note that has not changed is not read again.
+
+In the style of ruff's cache. What the per-note pass worked out about a note
+(its findings, status, type, raw ``[[links]]``, allow comments and the facts
+the store rules gather) is kept under the user's cache directory, never in
+the store, keyed by the note's path and ``lstat`` (size, mtime_ns, ctime_ns,
+inode, device). The whole file is only used when the run's *signature*
+matches: the Engramory version, the rules that run, the options (today's date
+among them, for the date-dependent rules), the caps and the allow state
+(``MEMORY.md``-wide allow comments, ``.engramory/allow-secrets``).
+
+The file is JSON lines: a header holding the signature, then one line per
+note; one file per run signature (the four most recently written are kept).
+It is read and written one line at a time. A file from another signature or
+version is not used; a line that is not exactly the expected shape (corrupt,
+truncated, foreign) ends the reading there, and the notes not yet taken are
+checked afresh. Each run writes a new file to a temporary name and renames it
+over the old one, so concurrent doctors leave one whole file (the last
+writer's). The store rules, the index parse and the link resolution run on
+every run, over the cached data.
+
+Location: ``$ENGRAMORY_CACHE_DIR``, else ``$XDG_CACHE_HOME/engramory``, else
+``~/.cache/engramory``; then ``doctor/<sha256 of the store's real path>/``,
+folders mode 0700. ``ENGRAMORY_NO_CACHE=1`` or ``--no-cache`` switch it off;
+a cache folder that cannot be made or written means an uncached run, silently.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import os
+import stat
+from collections.abc import Iterator, Mapping
+from typing import IO, Any
+
+from engramory import __version__
+from engramory.store.allowcomment import LineAllows
+from engramory.util import fsutil
+
+FORMAT = 2  # 2: a finding keeps its frontmatter key (Finding.key)
+FILE_PREFIX, FILE_SUFFIX = "notes-", ".jsonl"
+KEPT_FILES = 4  # run signatures kept per store (e.g. a session start's and a pre-commit's)
+LINE_LIMIT = 4 * 1024 * 1024  # a longer line is not one this module wrote
+OFF_VALUES = ("", "0", "false", "no", "off")
+
+# One cached note: [rel, size, mtime_ns, ctime_ns, inode, device, status, type, links,
+# findings, allows, facts]; ``Key`` is its first six fields.
+Key = tuple[str, int, int, int, int, int]
+Entry = list[Any]
+ENTRY_FIELDS = 12
+
+
+class Unencodable(ValueError):
+    """A value the cache format cannot hold (the note is then simply not cached)."""
+
+
+def cache_home(environ: Mapping[str, str]) -> str | None:
+    """The cache's base folder for this user, or ``None`` when caching is switched off."""
+    if environ.get("ENGRAMORY_NO_CACHE", "").strip().lower() not in OFF_VALUES:
+        return None
+    chosen = environ.get("ENGRAMORY_CACHE_DIR")
+    if chosen:
+        return os.path.abspath(chosen)
+    xdg = environ.get("XDG_CACHE_HOME", "")
+    if os.path.isabs(xdg):
+        return os.path.join(xdg, "engramory")
+    home = os.path.expanduser("~")
+    return os.path.join(home, ".cache", "engramory") if os.path.isabs(home) else None
+
+
+def store_folder(home: str, root: str) -> str:
+    """The cache folder of the store whose real path is ``root``."""
+    digest = hashlib.sha256(os.fsencode(root)).hexdigest()
+    return os.path.join(home, "doctor", digest)
+
+
+def private_folder(folder: str, root: str) -> str | None:
+    """Make ``folder`` (each new level mode 0700); ``None`` when it cannot be made, is
+    not a folder of this user's that only they can write, or lies inside the store."""
+    real = os.path.realpath(folder)
+    if fsutil.is_within(real, root):
+        return None
+    try:
+        parent = os.path.dirname(folder)
+        os.makedirs(os.path.dirname(parent), mode=0o700, exist_ok=True)
+        for level in (parent, folder):
+            try:
+                os.mkdir(level, 0o700)
+            except FileExistsError:
+                pass
+        info = os.lstat(folder)
+    except OSError:
+        return None
+    mine = not hasattr(os, "getuid") or info.st_uid == os.getuid()
+    if not stat.S_ISDIR(info.st_mode) or not mine or info.st_mode & 0o022:
+        return None
+    return folder
+
+
+def note_key(rel: str, info: os.stat_result) -> Key:
+    return (rel, info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino, info.st_dev)
+
+
+def signature(fields: Mapping[str, Any]) -> str:
+    """The run signature: ``fields`` with the version and format, as canonical JSON."""
+    made = {"format": FORMAT, "version": __version__, **fields}
+    return json.dumps(made, sort_keys=True, ensure_ascii=True, separators=(",", ":"))
+
+
+def encode(value: Any) -> Any:
+    """``value`` (plain data: None, bool, int, float, str, bytes, tuple, list, dict) as
+    JSON data that :func:`decode` turns back into an equal value of the same types."""
+    if value is None or type(value) in (bool, int, float, str):
+        return value
+    if type(value) is bytes:
+        return {"b": base64.b64encode(value).decode("ascii")}
+    if type(value) is tuple:
+        return {"t": [encode(item) for item in value]}
+    if type(value) is list:
+        return [encode(item) for item in value]
+    if type(value) is dict:
+        return {"d": [[encode(k), encode(v)] for k, v in value.items()]}
+    raise Unencodable(type(value).__name__)
+
+
+def decode(value: Any) -> Any:
+    """The inverse of :func:`encode`; :class:`ValueError` on anything it did not make."""
+    if value is None or type(value) in (bool, int, float, str):
+        return value
+    if type(value) is list:
+        return [decode(item) for item in value]
+    if type(value) is dict and len(value) == 1:
+        ((tag, inner),) = value.items()
+        if tag == "b" and type(inner) is str:
+            return base64.b64decode(inner.encode("ascii"), validate=True)
+        if tag == "t" and type(inner) is list:
+            return tuple(decode(item) for item in inner)
+        if tag == "d" and type(inner) is list:
+            return {_hashable(decode(k)): decode(v) for k, v in map(_pair, inner)}
+    raise ValueError("not a cached value")
+
+
+def _pair(item: Any) -> tuple[Any, Any]:
+    if type(item) is not list or len(item) != 2:
+        raise ValueError("not a cached pair")
+    return item[0], item[1]
+
+
+def _hashable(key: Any) -> Any:
+    hash(key)  # TypeError (a list) is a corrupt file too
+    return key
+
+
+def encode_allows(allows: LineAllows) -> list[list[Any]]:
+    return [[line, sorted(rules)] for line, rules in allows.items()]
+
+
+def decode_allows(raw: Any) -> LineAllows:
+    if type(raw) is not list:
+        raise ValueError("not cached allows")
+    allows: LineAllows = {}
+    if not raw:
+        return allows
+    for item in raw:
+        line, rules = _pair(item)
+        if type(line) is not int or type(rules) is not list or not _all_str(rules):
+            raise ValueError("not cached allows")
+        allows[line] = frozenset(rules)
+    return allows
+
+
+def _all_str(items: list[Any]) -> bool:
+    return all(type(item) is str for item in items)
+
+
+def valid_entry(entry: Any) -> bool:
+    """Whether a parsed line has the shape of a cached note (the values of its facts
+    are checked by :func:`decode` when used). Plain loops: it runs once per note."""
+    if type(entry) is not list or len(entry) != ENTRY_FIELDS:
+        return False
+    rel, size, mtime, ctime, inode, device, status, note_type, links, found, allows, facts = entry
+    if not (
+        type(rel) is str
+        and type(size) is int
+        and type(mtime) is int
+        and type(ctime) is int
+        and type(inode) is int
+        and type(device) is int
+        and type(status) is str
+        and (note_type is None or type(note_type) is str)
+        and type(links) is list
+        and type(found) is list
+        and type(allows) is list
+        and type(facts) is list
+    ):
+        return False
+    for link in links:
+        if type(link) is not list or len(link) != 2:
+            return False
+        if type(link[0]) is not str or type(link[1]) is not int:
+            return False
+    for finding in found:
+        if not _valid_finding(finding):
+            return False
+    for fact in facts:
+        if type(fact) is not list or len(fact) != 2 or type(fact[0]) is not str:
+            return False
+    return True
+
+
+def _valid_finding(finding: Any) -> bool:
+    """``[rule id, line or None, message, detector or None, number left out, key or None]``."""
+    if type(finding) is not list or len(finding) != 6:
+        return False
+    rule_id, line, message, detector, more, key = finding
+    return (
+        type(rule_id) is str
+        and (line is None or type(line) is int)
+        and type(message) is str
+        and (detector is None or type(detector) is str)
+        and type(more) is int
+        and (key is None or type(key) is str)
+    )
+
+
+def dumps(entry: Entry) -> str:
+    return json.dumps(entry, ensure_ascii=False, separators=(",", ":"))
+
+
+class Store:
+    """One store's cache file: :meth:`entries` reads the old one, :meth:`write` and
+    :meth:`commit` make its replacement (:meth:`discard` drops it)."""
+
+    def __init__(self, folder: str, run_signature: str) -> None:
+        self.folder = folder
+        self.path = os.path.join(folder, file_name(run_signature))
+        self.signature = run_signature
+        self._out: IO[str] | None = None
+        self._temp: str | None = None
+        self._open_output()
+
+    def _open_output(self) -> None:
+        import tempfile  # noqa: PLC0415 - only when the cache is used
+
+        try:
+            fd, self._temp = tempfile.mkstemp(prefix=".notes-", suffix=".tmp", dir=self.folder)
+            self._out = os.fdopen(fd, "w", encoding="utf-8", errors="surrogateescape")
+            self._out.write(json.dumps({"signature": self.signature}) + "\n")
+        except OSError:
+            self.discard()
+
+    def entries(self) -> Iterator[tuple[Entry, str]]:
+        """Each cached note of the old file with its line, one at a time; nothing when the
+        file is missing, unsafe, from another run signature or not wholly well formed.
+
+        A bad line found part way raises :class:`ValueError` (the caller drops what it
+        took from the earlier ones)."""
+        handle = self._open_input()
+        if handle is None:
+            return
+        with handle:
+            header = handle.readline(LINE_LIMIT)
+            try:
+                if json.loads(header) != {"signature": self.signature}:
+                    return
+            except ValueError:
+                return
+            for line in iter(lambda: handle.readline(LINE_LIMIT), ""):
+                if not line.endswith("\n"):
+                    raise ValueError("a truncated cache line")
+                entry = json.loads(line)
+                if not valid_entry(entry):
+                    raise ValueError("a cache line of the wrong shape")
+                yield entry, line
+
+    def _open_input(self) -> IO[str] | None:
+        flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+        try:
+            fd = os.open(self.path, flags)
+        except OSError:
+            return None
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                os.close(fd)
+                return None
+        except OSError:
+            os.close(fd)
+            return None
+        return os.fdopen(fd, "r", encoding="utf-8", errors="surrogateescape")
+
+    def write(self, line: str) -> None:
+        """Add one note's line (``dumps`` of its entry, or a line :meth:`entries` gave)."""
+        if self._out is None:
+            return
+        try:
+            self._out.write(line if line.endswith("\n") else line + "\n")
+        except OSError:
+            self.discard()
+
+    def restart(self) -> None:
+        """Drop what was written (the old file turned out corrupt part way)."""
+        self.discard()
+        self._open_output()
+
+    def commit(self) -> None:
+        """Replace the old file with the one written (nothing when writing failed)."""
+        out, temp = self._out, self._temp
+        if out is None or temp is None:
+            return
+        self._out = self._temp = None
+        try:
+            out.close()
+            os.replace(temp, self.path)
+        except OSError:
+            _unlink(temp)
+            return
+        _prune(self.folder)
+
+    def discard(self) -> None:
+        out, temp = self._out, self._temp
+        self._out = self._temp = None
+        if out is not None:
+            try:
+                out.close()
+            except OSError:
+                pass
+        if temp is not None:
+            _unlink(temp)
+
+
+def file_name(run_signature: str) -> str:
+    """One file per run signature, so runs with other rules or options do not evict it."""
+    digest = hashlib.sha256(run_signature.encode("utf-8")).hexdigest()[:24]
+    return f"{FILE_PREFIX}{digest}{FILE_SUFFIX}"
+
+
+def _prune(folder: str) -> None:
+    """Delete all but the :data:`KEPT_FILES` most recently written cache files (yesterday's
+    signature, a one-off ``--select``)."""
+    try:
+        with os.scandir(folder) as scan:
+            found = [
+                (entry.stat(follow_symlinks=False).st_mtime_ns, entry.path)
+                for entry in scan
+                if entry.name.startswith(FILE_PREFIX) and entry.name.endswith(FILE_SUFFIX)
+            ]
+    except OSError:
+        return
+    for _mtime, path in sorted(found, reverse=True)[KEPT_FILES:]:
+        _unlink(path)
+
+
+def _unlink(path: str) -> None:
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
+
+
+def open_store(home: str | None, root: str, run_signature: str) -> Store | None:
+    """The cache of the store at ``root`` for this run, or ``None`` (run uncached)."""
+    if home is None:
+        return None
+    folder = private_folder(store_folder(home, root), root)
+    if folder is None:
+        return None
+    cache = Store(folder, run_signature)
+    return cache if cache._out is not None else None

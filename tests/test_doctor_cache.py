@@ -1,0 +1,503 @@
+"""The doctor's result cache: a cached report is the uncached one, byte for byte.
+
+Every test runs ``engramory doctor --format json`` in-process through ``main()``
+with ``ENGRAMORY_CACHE_DIR`` set to a folder of its own, and compares it with
+``--no-cache``. A spy on the engine's note reads shows whether a run took its
+notes from the cache.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import stat
+from datetime import date
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, settings
+from hypothesis import strategies as st
+from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
+
+from conftest import REPO
+from doctorkit import note
+from engramory.cli import main
+from engramory.commands import doctor as doctor_command
+from engramory.doctor import cache, engine
+
+CORPUS = sorted(p for p in (REPO / "tests" / "corpus" / "stores").iterdir() if p.is_dir())
+TOKEN = "ghp_Q8r2Lm9XvT4kPz7NwB3yHc6JdF1sGa5eRu0i"  # made up, shaped like a GitHub token
+TOKEN_PRINT = hashlib.sha256(TOKEN.encode()).hexdigest()[:16]
+
+BODIES = (
+    "A plain fact about the build, nothing more.\n",
+    "See [[alpha]] and [[beta]] before a release; [[nowhere]] is not written yet.\n",
+    "Yesterday the tests were green on main.\n",
+    f"The deploy token is {TOKEN}.\n",
+    "Currently the tip of main is at version 3.2.\n<!-- engramory: allow current-state -->\n",
+    "Link to a path: [[sub/gamma]] and to [[ALPHA]].\n",
+)
+SLUGS = ("alpha", "beta", "gamma", "delta", "sub/gamma", "sub/eps")
+TYPES = ("user", "feedback", "project", "reference")
+
+
+class Reads:
+    """Counts the notes the engine reads from disk."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.count = 0
+        real = engine.read_file
+
+        def counted(path: str, limit: int):  # type: ignore[no-untyped-def]
+            self.count += 1
+            return real(path, limit)
+
+        monkeypatch.setattr(engine, "read_file", counted)
+
+    def take(self) -> int:
+        seen, self.count = self.count, 0
+        return seen
+
+
+def doctor_json(store: Path, *flags: str, capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
+    capsys.readouterr()
+    code = main(["doctor", str(store), "--format", "json", *flags])
+    return code, capsys.readouterr().out
+
+
+def uncached(store: Path, capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
+    return doctor_json(store, "--no-cache", capsys=capsys)
+
+
+def cached(store: Path, capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
+    return doctor_json(store, capsys=capsys)
+
+
+def write_store(root: Path, notes: dict[str, str], index: str | None = None) -> Path:
+    root.mkdir(parents=True, exist_ok=True)
+    for rel, text in notes.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    top = sorted(rel[:-3] for rel in notes if "/" not in rel)
+    default = "# Memory\n\n" + "".join(f"- [{s}]({s}.md) — when it matters\n" for s in top)
+    (root / "MEMORY.md").write_text(default if index is None else index, encoding="utf-8")
+    return root
+
+
+def small_store(root: Path) -> Path:
+    return write_store(
+        root,
+        {
+            "alpha.md": note("alpha", body=BODIES[1]),
+            "beta.md": note("beta", "project", body=BODIES[2]),
+            "gamma.md": note("gamma", "reference", body=BODIES[3]),
+            "sub/eps.md": note("eps", body=BODIES[4]),
+        },
+    )
+
+
+def cache_file(home: Path, store: Path) -> Path:
+    """The store's one cache file (the tests run with one signature per store)."""
+    folder = Path(cache.store_folder(str(home), os.path.realpath(store)))
+    (found,) = folder.glob(f"{cache.FILE_PREFIX}*{cache.FILE_SUFFIX}")
+    return found
+
+
+def tree(root: Path) -> dict[str, tuple[int, int, bytes]]:
+    """Every entry under ``root`` with its mode, mtime and bytes (a file's)."""
+    found = {}
+    for path in sorted(root.rglob("*")):
+        info = path.lstat()
+        data = path.read_bytes() if path.is_file() else b""
+        found[str(path.relative_to(root))] = (info.st_mode, info.st_mtime_ns, data)
+    return found
+
+
+@pytest.fixture
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    folder = tmp_path / "cache-home"
+    monkeypatch.setenv("ENGRAMORY_CACHE_DIR", str(folder))
+    return folder
+
+
+@pytest.fixture
+def reads(monkeypatch: pytest.MonkeyPatch) -> Reads:
+    return Reads(monkeypatch)
+
+
+def test_a_warm_run_reads_no_note_and_reports_the_same(
+    tmp_path: Path, home: Path, reads: Reads, capsys: pytest.CaptureFixture[str]
+) -> None:
+    store = small_store(tmp_path / "store")
+    plain = uncached(store, capsys)
+    reads.take()
+    assert cached(store, capsys) == plain
+    assert reads.take() == 4
+    assert cached(store, capsys) == plain
+    assert reads.take() == 0
+    assert json.loads(plain[1])["findings"]  # the store has findings to cache
+
+
+def test_an_edited_note_alone_is_read_again(
+    tmp_path: Path, home: Path, reads: Reads, capsys: pytest.CaptureFixture[str]
+) -> None:
+    store = small_store(tmp_path / "store")
+    cached(store, capsys)
+    (store / "beta.md").write_text(note("beta", "project", body=BODIES[0]), encoding="utf-8")
+    reads.take()
+    assert cached(store, capsys) == uncached(store, capsys)
+    assert reads.take() == 1 + 4  # the edited note, then the uncached run's four
+
+
+def test_the_cache_folders_are_private_and_outside_the_store(
+    tmp_path: Path, home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    store = small_store(tmp_path / "store")
+    before = tree(store)
+    cached(store, capsys)
+    cached(store, capsys)
+    assert tree(store) == before  # nothing written in the store
+    made = cache_file(home, store)
+    assert made.is_file()
+    for folder in (home, home / "doctor", made.parent):
+        assert stat.S_IMODE(folder.stat().st_mode) == 0o700, folder
+    assert stat.S_IMODE(made.stat().st_mode) & 0o077 == 0
+
+
+def test_a_cache_folder_inside_the_store_is_not_used(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    store = small_store(tmp_path / "store")
+    monkeypatch.setenv("ENGRAMORY_CACHE_DIR", str(store / "cache"))
+    before = tree(store)
+    assert cached(store, capsys) == uncached(store, capsys)
+    assert tree(store) == before
+
+
+@pytest.mark.parametrize("switch", ["flag", "env"])
+def test_no_cache_neither_reads_nor_writes_the_cache(
+    tmp_path: Path,
+    home: Path,
+    reads: Reads,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    switch: str,
+) -> None:
+    store = small_store(tmp_path / "store")
+    flags = ("--no-cache",) if switch == "flag" else ()
+    with monkeypatch.context() as patched:
+        if switch == "env":
+            patched.setenv("ENGRAMORY_NO_CACHE", "1")
+        doctor_json(store, *flags, capsys=capsys)
+    assert not home.exists()  # nothing written
+    cached(store, capsys)  # now the cache is filled
+    written = cache_file(home, store).read_bytes()
+    (store / "beta.md").write_text(note("beta", "project"), encoding="utf-8")
+    reads.take()
+    with monkeypatch.context() as patched:
+        if switch == "env":
+            patched.setenv("ENGRAMORY_NO_CACHE", "1")
+        doctor_json(store, *flags, capsys=capsys)
+    assert reads.take() == 4  # nothing taken from the cache
+    assert cache_file(home, store).read_bytes() == written  # nor updated
+
+
+def test_an_unwritable_cache_folder_means_an_uncached_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    store = small_store(tmp_path / "store")
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder\n", encoding="utf-8")
+    monkeypatch.setenv("ENGRAMORY_CACHE_DIR", str(blocker / "cache"))
+    code, out = cached(store, capsys)
+    assert (code, out) == uncached(store, capsys)
+    assert code == 1  # the store has errors: the exit code is the uncached one
+    assert capsys.readouterr().err == ""  # silently
+
+
+@pytest.mark.parametrize(
+    "garbage",
+    [
+        b"\x00\xff not json at all",
+        b"",
+        b"[1, 2, 3]\n",
+        b'{"signature": "something else"}\n["alpha.md"]\n',
+        b"HEADER\n" + b'["alpha.md", 1, 2]\n',
+        b"HEADER\n" + b'{"rel": "alpha.md"}\n',
+        b"HEADER\n" + b'["alpha.md"' + b", 0" * 11 + b"]\n",
+    ],
+)
+def test_a_corrupt_or_foreign_cache_file_is_ignored_and_replaced(
+    tmp_path: Path, home: Path, reads: Reads, capsys: pytest.CaptureFixture[str], garbage: bytes
+) -> None:
+    store = small_store(tmp_path / "store")
+    plain = uncached(store, capsys)
+    cached(store, capsys)
+    path = cache_file(home, store)
+    header = path.read_bytes().split(b"\n", 1)[0]
+    path.write_bytes(garbage.replace(b"HEADER", header))
+    reads.take()
+    assert cached(store, capsys) == plain
+    assert reads.take() == 4  # nothing taken from the garbage
+    assert path.read_bytes().split(b"\n", 1)[0] == header  # replaced by a whole file
+    assert cached(store, capsys) == plain
+    assert reads.take() == 0
+
+
+def test_a_truncated_cache_file_is_not_trusted_past_the_cut(
+    tmp_path: Path, home: Path, reads: Reads, capsys: pytest.CaptureFixture[str]
+) -> None:
+    store = small_store(tmp_path / "store")
+    plain = uncached(store, capsys)
+    cached(store, capsys)
+    path = cache_file(home, store)
+    data = path.read_bytes()
+    path.write_bytes(data[: len(data) - 10])  # the last note's line is cut
+    reads.take()
+    assert cached(store, capsys) == plain
+    assert reads.take() == 1
+
+
+def test_a_cache_written_by_another_version_is_ignored(
+    tmp_path: Path,
+    home: Path,
+    reads: Reads,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    store = small_store(tmp_path / "store")
+    with monkeypatch.context() as patched:
+        patched.setattr(cache, "__version__", "0.0.1")
+        cached(store, capsys)
+    reads.take()
+    assert cached(store, capsys) == uncached(store, capsys)
+    assert reads.take() == 4 + 4
+
+
+def test_another_day_is_another_run_signature(
+    tmp_path: Path,
+    home: Path,
+    reads: Reads,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    store = small_store(tmp_path / "store")
+    cached(store, capsys)
+    reads.take()
+
+    class Tomorrow(date):
+        @classmethod
+        def today(cls) -> date:
+            return date.fromordinal(date.today().toordinal() + 1)
+
+    with monkeypatch.context() as patched:
+        patched.setattr(doctor_command, "date", Tomorrow)
+        cached(store, capsys)
+    assert reads.take() == 4
+
+
+def test_other_rule_selections_keep_their_own_files_and_the_oldest_go(
+    tmp_path: Path, home: Path, reads: Reads, capsys: pytest.CaptureFixture[str]
+) -> None:
+    store = small_store(tmp_path / "store")
+    cached(store, capsys)
+    folder = Path(cache.store_folder(str(home), os.path.realpath(store)))
+    selections = ("orphan", "missing-field", "relative-date", "secret-value", "current-state")
+    for number, rule_id in enumerate(selections):
+        doctor_json(store, "--select", rule_id, capsys=capsys)
+        assert len(list(folder.iterdir())) == min(number + 2, cache.KEPT_FILES)
+    reads.take()
+    doctor_json(store, "--select", "current-state", capsys=capsys)
+    assert reads.take() == 0  # a recent selection's file is still there
+    cached(store, capsys)
+    assert reads.take() == 4  # the default selection's was the oldest: pruned
+
+
+def test_a_note_changed_within_one_mtime_tick_is_caught_by_its_size(
+    tmp_path: Path,
+    home: Path,
+    reads: Reads,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A file system whose ctime says nothing (too coarse) and an edit in place that keeps
+    the mtime: the size alone tells the two versions apart."""
+    monkeypatch.setattr(
+        cache,
+        "note_key",
+        lambda rel, info: (rel, info.st_size, info.st_mtime_ns, 0, info.st_ino, info.st_dev),
+    )
+    store = small_store(tmp_path / "store")
+    target = store / "alpha.md"
+    cached(store, capsys)
+    before = target.stat()
+    target.write_text(note("alpha", body=BODIES[2]), encoding="utf-8")
+    os.utime(target, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert target.stat().st_size != before.st_size
+    reads.take()
+    assert cached(store, capsys) == uncached(store, capsys)
+    assert reads.take() == 1 + 4
+
+
+def test_workers_and_cache_give_the_same_report(
+    tmp_path: Path, home: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from engramory.doctor import workers
+
+    monkeypatch.setattr(workers, "MIN_NOTES", 1)
+    monkeypatch.setattr(workers, "CHUNK", 3)
+    notes = {f"n{i:02}.md": note(f"n{i:02}", TYPES[i % 4], body=BODIES[i % 6]) for i in range(14)}
+    store = write_store(tmp_path / "store", notes)
+    plain = uncached(store, capsys)
+    assert doctor_json(store, "--jobs", "2", capsys=capsys) == plain
+    (store / "n03.md").write_text(note("n03", body=BODIES[1]), encoding="utf-8")
+    (store / "n11.md").unlink()
+    plain = uncached(store, capsys)
+    assert doctor_json(store, "--jobs", "2", capsys=capsys) == plain
+
+
+@pytest.mark.parametrize("store", CORPUS, ids=lambda p: p.name)
+def test_the_corpus_reports_are_the_same_with_and_without_the_cache(
+    store: Path, home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    plain = uncached(store, capsys)
+    assert cached(store, capsys) == plain  # cold
+    assert cached(store, capsys) == plain  # warm
+
+
+def test_values_round_trip_through_the_cache_encoding() -> None:
+    value = [None, True, 3, 2.5, "x", b"\x00\xff", (1, (b"a", "b")), {"k": (1, 2), 3: [4]}]
+    assert cache.decode(json.loads(json.dumps(cache.encode(value)))) == value
+    with pytest.raises(cache.Unencodable):
+        cache.encode({1, 2})
+    for bad in ({"x": 1}, {"b": 3}, {"t": 1, "b": "x"}, {"d": [[[1], 2]]}):
+        with pytest.raises((ValueError, TypeError)):
+            cache.decode(bad)
+
+
+# --- the property: after any sequence of changes, cached equals uncached -------------------
+
+CONTENTS = st.tuples(st.sampled_from(TYPES), st.sampled_from(BODIES), st.booleans())
+
+
+class CachedEqualsUncached(RuleBasedStateMachine):
+    """Edits, additions, deletions, renames, touches, index and allow-list edits."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        import tempfile
+
+        self.base = Path(tempfile.mkdtemp(prefix="engramory-cache-test-"))
+        self.store = write_store(self.base / "store", {"alpha.md": note("alpha")})
+        self.home = self.base / "home"
+        self.patch = pytest.MonkeyPatch()
+        self.patch.setenv("ENGRAMORY_CACHE_DIR", str(self.home))
+        self.clock = 1_700_000_000_000_000_000
+
+    def teardown(self) -> None:
+        import shutil
+
+        self.patch.undo()
+        shutil.rmtree(self.base, ignore_errors=True)
+
+    def notes(self) -> list[str]:
+        return sorted(
+            str(p.relative_to(self.store))
+            for p in self.store.rglob("*.md")
+            if p.name != "MEMORY.md"
+        )
+
+    def _write(self, rel: str, kind: tuple[str, str, bool]) -> None:
+        note_type, body, broken = kind
+        slug = rel.rsplit("/", 1)[-1][:-3]
+        text = note(slug, note_type, body=body, drop=("description",) if broken else ())
+        path = self.store / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+
+    @rule(slug=st.sampled_from(SLUGS), kind=CONTENTS)
+    def write_note(self, slug: str, kind: tuple[str, str, bool]) -> None:
+        self._write(slug + ".md", kind)
+
+    @precondition(lambda self: self.notes())
+    @rule(data=st.data())
+    def delete_note(self, data: st.DataObject) -> None:
+        (self.store / data.draw(st.sampled_from(self.notes()))).unlink()
+
+    @precondition(lambda self: self.notes())
+    @rule(data=st.data(), slug=st.sampled_from(SLUGS))
+    def rename_note(self, data: st.DataObject, slug: str) -> None:
+        source = self.store / data.draw(st.sampled_from(self.notes()))
+        target = self.store / (slug + ".md")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        os.replace(source, target)
+
+    @precondition(lambda self: self.notes())
+    @rule(data=st.data(), back=st.booleans())
+    def touch_note(self, data: st.DataObject, back: bool) -> None:
+        path = self.store / data.draw(st.sampled_from(self.notes()))
+        self.clock += 1_000_000_000
+        stamp = 1_600_000_000_000_000_000 if back else self.clock
+        os.utime(path, ns=(stamp, stamp))
+
+    @rule(
+        pointed=st.lists(st.sampled_from(SLUGS), max_size=4),
+        allow=st.sampled_from(("", "relative-date", "secret-value", "orphan,missing-field")),
+    )
+    def edit_index(self, pointed: list[str], allow: str) -> None:
+        lines = ["# Memory", ""]
+        lines += [f"- [{s}]({s}.md) — when it matters" for s in pointed]
+        if allow:
+            lines.append(f"<!-- engramory: allow {allow} -->")
+        (self.store / "MEMORY.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+    @rule(allowed=st.booleans())
+    def edit_allow_list(self, allowed: bool) -> None:
+        folder = self.store / ".engramory"
+        folder.mkdir(exist_ok=True)
+        entry = TOKEN_PRINT if allowed else "# nothing allowed"
+        (folder / "allow-secrets").write_text(entry + "\n", encoding="utf-8")
+
+    @invariant()
+    def cached_equals_uncached(self) -> None:
+        plain = self._run("--no-cache")
+        assert self._run() == plain
+        assert self._run() == plain  # and once warm
+
+    def _run(self, *flags: str) -> tuple[int, str]:
+        import contextlib
+        import io
+
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            code = main(["doctor", str(self.store), "--format", "json", *flags])
+        return code, out.getvalue()
+
+
+CachedEqualsUncached.TestCase.settings = settings(
+    max_examples=25,
+    stateful_step_count=12,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
+test_cached_equals_uncached = CachedEqualsUncached.TestCase
+
+
+def test_a_cached_finding_keeps_what_its_repair_reads(home: Path, tmp_path: Path) -> None:
+    """``fix`` chooses missing-field's findings by their key: a warm run must keep it."""
+    from engramory.store.caps import Caps
+
+    store = write_store(tmp_path / "s", {"alpha.md": note("alpha", body=BODIES[1])})
+    text = (store / "alpha.md").read_text(encoding="utf-8").replace("name: alpha\n", "")
+    (store / "alpha.md").write_text(text, encoding="utf-8")
+
+    def keys() -> list[tuple[str, object, object]]:
+        report = engine.run(str(store), Caps(), cache_home=str(home))
+        return sorted((f.rule, f.key, f.detector) for f in report.findings)
+
+    cold = keys()
+    assert ("missing-field", "name", None) in cold
+    assert cache_file(home, store).exists()
+    assert keys() == cold  # from the cache now
