@@ -164,6 +164,8 @@ def _email_is_personal(match: re.Match[str], text: str) -> bool:
 def personal_data_in(text: str, first_line: int = 1) -> Iterator[tuple[int, str, str]]:
     """``(line, what, shown)`` for the first e-mail address or phone number of each line."""
     found: dict[int, tuple[int, str, str]] = {}
+    if "@" not in text and "+" not in text:
+        return  # each pattern starts on one of them
     for number, line in enumerate(text.split("\n"), first_line):
         if "@" in line:
             for match in _EMAIL.finditer(line):
