@@ -9,6 +9,7 @@ from engramory import breach, fsutil, markdown
 from engramory.caps import Measurement
 from engramory.doctor.context import StoreView
 from engramory.doctor.model import ERROR, INFO, STORE, WARNING, Example, Issue, rule, sample_note
+from engramory.doctor.rules.patterns import Lazy
 from engramory.markdown import IndexLine
 from engramory.store import (
     ARCHIVE,
@@ -23,7 +24,7 @@ from engramory.store import (
 )
 from engramory.textfmt import excerpt, human_size
 
-_ARCHIVED_LINE = re.compile(r"^[ \t>*\-+]*(?:\*\*)?archived?\b[^:]{0,40}[:：]", re.IGNORECASE)
+_ARCHIVED_LINE = Lazy(r"^[ \t>*\-+]*(?:\*\*)?archived?\b[^:]{0,40}[:：]", re.IGNORECASE)
 
 
 def _measured(view: StoreView) -> Measurement:

@@ -30,11 +30,13 @@ class Lazy:
         self.flags = flags
 
     def __getattr__(self, name: str) -> Any:
-        # Only reached before the first use: compiling stores the compiled methods in the
-        # instance, where every later look-up finds them directly.
-        compiled = re.compile(self.pattern, self.flags)
-        for method in ("search", "match", "fullmatch", "finditer", "findall", "sub", "split"):
-            setattr(self, method, getattr(compiled, method))
+        # Reached only for what the instance does not hold: before the first use, or an
+        # attribute other than the common methods, which compiling stores in the instance.
+        compiled = self.__dict__.get("compiled")
+        if compiled is None:
+            compiled = self.compiled = re.compile(self.pattern, self.flags)
+            for method in ("search", "match", "fullmatch", "finditer", "findall", "sub", "split"):
+                setattr(self, method, getattr(compiled, method))
         return getattr(compiled, name)
 
 
