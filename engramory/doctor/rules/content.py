@@ -243,8 +243,10 @@ def relative_date_lines(text: str, first: int) -> list[tuple[int, str]]:
         visible = markdown.strip_code(text).lower()
         spans = relative_spans(visible)
     by_line: dict[int, list[tuple[int, int]]] = {}  # where a line starts -> its spans
+    begins, looked = 0, 0  # the spans are sorted: each stretch is looked through once
     for start, end in spans:
-        begins = visible.rfind("\n", 0, start) + 1
+        begins = max(begins, visible.rfind("\n", looked, start) + 1)
+        looked = start
         by_line.setdefault(begins, []).append((start - begins, end - begins))
     raw = text.split("\n") if by_line else []
     found: list[tuple[int, str]] = []
