@@ -57,6 +57,7 @@ CASES: list[Case] = [
     Case("state: a run of hex", lambda n: repeat("a", n), state),
     Case("state: HEAD without an id", lambda n: repeat("HEAD tip ", n), state),
     Case("state: digits and 'tests'", lambda n: repeat("12 tests ", n), state),
+    Case("state: a keyword on every line", lambda n: repeat("head tip test\n", n), state),
     Case(
         "state: 'current version' without a digit", lambda n: repeat("current version ", n), state
     ),

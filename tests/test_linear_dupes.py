@@ -55,6 +55,7 @@ CASES: list[Case] = [
     Case("fingerprint: one huge word", lambda n: "x" * n, fingerprinted),
     Case("fingerprint: punctuation, no word", lambda n: repeat(".,;- ", n), fingerprinted),
     Case("fingerprint: a word per line", lambda n: repeat("w\n", n), fingerprinted),
+    Case("fingerprint: words between dashes", lambda n: repeat("w\u2014", n), fingerprinted),
     Case("description: whitespace runs", lambda n: repeat(" \t\u00a0", n, tail="x"), described),
     Case("compare: two near copies of a huge note", near_copies, compared),
 ]

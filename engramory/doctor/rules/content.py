@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import os
 import re
-from bisect import bisect_right
 from collections.abc import Iterator, Sequence
 from datetime import date
 from typing import TYPE_CHECKING
@@ -29,6 +28,7 @@ from engramory.doctor.model import (
     rule,
     sample_note,
 )
+from engramory.doctor.rules.patterns import Lazy, folded, lines_holding
 from engramory.store import markdown
 from engramory.store.discovery import INDEX_NAME
 from engramory.store.disk import ARCHIVE, ESCAPES, HANDOFF_PREFIXES, area_of
@@ -46,7 +46,7 @@ if TYPE_CHECKING:
 # without "ago" ("in 7 days", "for 3 weeks") is a length of time, not a date.
 _WORD_STARTS = ("yesterday", "today", "tonight", "tomorrow", "this", "last", "next", "past")
 _WORD_STARTS += ("coming",)
-_AT_WORD = re.compile(
+_AT_WORD = Lazy(
     r"(?:yesterday|today|tonight|tomorrow"
     r"|this[ \t]{1,4}(?:morning|afternoon|evening|week|month|quarter|year|sprint)"
     r"|(?:last|next|past|coming)[ \t]{1,4}(?:week|month|quarter|year|sprint"
@@ -54,7 +54,7 @@ _AT_WORD = re.compile(
 )
 _UNIT_ENDS = ("ago",)
 _UNIT_WINDOW = 24  # the longest "NNNN    months    " before "ago"
-_WITH_NUMBER = re.compile(r"(?<!\w)\d{1,4}[ \t]{1,4}(?:days?|weeks?|months?|years?)[ \t]{1,4}ago\b")
+_WITH_NUMBER = Lazy(r"(?<!\w)\d{1,4}[ \t]{1,4}(?:days?|weeks?|months?|years?)[ \t]{1,4}ago\b")
 # "today" names a day of a calendar or a range, not the day the note was written, after
 # one of these words ("excludes today", "the today view") or before one of these
 # ("today highlighted in red", "the Today button").
@@ -74,10 +74,10 @@ CHINESE_RELATIVE += ("下个月", "去年", "明年", "今年")
 # months.
 _GATE_WORDS = ("day", "ago", "tonight", "tomorrow", "week", "month", "quarter", "year")
 _GATE_WORDS += ("morning", "afternoon", "evening", "sprint")
-ABSOLUTE_DATE = re.compile(r"(?<!\d)\d{4}-\d{2}-\d{2}(?!\d)")
+ABSOLUTE_DATE = Lazy(r"(?<!\d)\d{4}-\d{2}-\d{2}(?!\d)")
 
 _HEX_ID = r"[0-9a-fA-F]{7,40}"
-CURRENT_STATE = re.compile(
+CURRENT_STATE = Lazy(
     r"(?P<commit>(?<![0-9a-zA-Z])[0-9a-fA-F]{40}(?![0-9a-zA-Z]))"
     rf"|(?P<head>\b(?:HEAD|[Tt]ip)\b[^\n]{{0,40}}?(?<![0-9a-zA-Z]){_HEX_ID}(?![0-9a-zA-Z]))"
     r"|(?P<tests>\b\d{1,7}[ \t]{1,3}tests?[ \t]{1,3}(?:pass|passing|passed|green)\b)"
@@ -86,9 +86,8 @@ CURRENT_STATE = re.compile(
     r"[ \t]{0,3})v?\d)",
     re.IGNORECASE,
 )
-COMMIT_ID = re.compile(r"(?P<commit>(?<![0-9a-zA-Z])[0-9a-fA-F]{40}(?![0-9a-zA-Z]))")
-_HEX40 = re.compile("[0-9a-f]{40}")  # on lower-cased text: a quick gate for COMMIT_ID
-_STATE_WORDS = ("head", "tip", "test", "currently", "version")  # the other forms need one
+_HEX40 = Lazy("[0-9a-f]{40}")  # on folded text: a commit id is on a line without a keyword
+_STATE_WORDS = ("head", "tip", "test", "currently", "version")  # every other form holds one
 _STATE_KINDS = {
     "commit": "a commit id",
     "head": "a commit id at HEAD",
@@ -100,13 +99,11 @@ _STATE_KINDS = {
 # A line that begins (after list, heading and quote markers) with a timestamp, found
 # from the newline before it (see ``_timestamp_lines``): a pattern that starts on a
 # literal is searched for far faster than one anchored with ``^`` at every position.
-TIMESTAMP_LINE = re.compile(
-    r"\n[ \t>#*+\-]{0,12}(?:\[?\d{4}-\d{2}-\d{2}(?!\d)|\d{1,2}:\d{2}(?!\d))"
-)
+TIMESTAMP_LINE = Lazy(r"\n[ \t>#*+\-]{0,12}(?:\[?\d{4}-\d{2}-\d{2}(?!\d)|\d{1,2}:\d{2}(?!\d))")
 LOG_LINES = 5
 
 # A date inside a slug, with the separator next to it (see ``series_key``).
-SLUG_DATE = re.compile(r"(?<!\d)(?:\d{4}-\d{2}-\d{2}|\d{8}|\d{4}-\d{2})(?!\d)")
+SLUG_DATE = Lazy(r"(?<!\d)(?:\d{4}-\d{2}-\d{2}|\d{8}|\d{4}-\d{2})(?!\d)")
 _SEPARATORS = "-_. "
 
 PARALLEL_DIRS = frozenset({"sessions", "daily", "logs", "state"})
@@ -237,22 +234,30 @@ def _first_unquoted(line: str, spans: list[tuple[int, int]]) -> str | None:
 def relative_date_lines(text: str, first: int) -> list[tuple[int, str]]:
     """``(line, words)`` for each line of ``text`` (numbered from ``first``) holding a
     relative date outside code and quotations, without an absolute ``YYYY-MM-DD`` beside it."""
-    if not relative_spans(text.lower()):
+    low = text.lower()
+    spans = relative_spans(low)
+    if not spans:
         return []
-    visible = markdown.strip_code(text).lower()  # the same lines, code blanked
-    starts = [0]
-    starts.extend(pos + 1 for pos in _find_all(visible, "\n"))
-    by_line: dict[int, list[tuple[int, int]]] = {}
-    for start, end in relative_spans(visible):
-        number = bisect_right(starts, start) - 1
-        by_line.setdefault(number, []).append((start - starts[number], end - starts[number]))
-    raw = text.split("\n")
+    visible = low  # the same lines, code blanked
+    if "`" in text or "~~~" in text:
+        visible = markdown.strip_code(text).lower()
+        spans = relative_spans(visible)
+    by_line: dict[int, list[tuple[int, int]]] = {}  # where a line starts -> its spans
+    begins, looked = 0, 0  # the spans are sorted: each stretch is looked through once
+    for start, end in spans:
+        begins = max(begins, visible.rfind("\n", looked, start) + 1)
+        looked = start
+        by_line.setdefault(begins, []).append((start - begins, end - begins))
+    raw = text.split("\n") if by_line else []
     found: list[tuple[int, str]] = []
-    for number, held in sorted(by_line.items()):
+    counted, number = 0, 0
+    for begins, held in sorted(by_line.items()):
+        number += visible.count("\n", counted, begins)
+        counted = begins
         if ABSOLUTE_DATE.search(raw[number]):
             continue
-        line_end = starts[number + 1] - 1 if number + 1 < len(starts) else len(visible)
-        words = _first_unquoted(visible[starts[number] : line_end], held)
+        line_end = visible.find("\n", begins)
+        words = _first_unquoted(visible[begins : line_end if line_end >= 0 else None], held)
         if words is not None:
             found.append((number + first, words))
     return found
@@ -362,19 +367,23 @@ def relative_date(notes: Sequence[NoteCheck]) -> Iterator[Issue]:
 
 
 def current_state_lines(text: str, first: int) -> list[tuple[int, str]]:
-    """``(line, kind)`` of the first current-state statement on each line of ``text``."""
+    """``(line, kind)`` of the first current-state statement on each line of ``text``.
+
+    The pattern reads only the lines holding one of its keywords (``_STATE_WORDS``), or
+    every line when the text holds a run of 40 hex digits (no match spans a line)."""
+    low = folded(text)
+    whole = _HEX40.search(low) is not None
+    spans = [(0, len(text))] if whole else lines_holding(low, _STATE_WORDS)
     found: list[tuple[int, str]] = []
-    low = text.lower()
-    if any(word in low for word in _STATE_WORDS):
-        scan = CURRENT_STATE
-    elif _HEX40.search(low) is not None:
-        scan = COMMIT_ID
-    else:
-        return []
-    matches = [m for m in scan.finditer(text) if _is_state(m)]
-    for match, line in zip(matches, _line_starts(text, (m.start() for m in matches), first)):
-        if not found or found[-1][0] != line:
-            found.append((line, _STATE_KINDS[match.lastgroup or "commit"]))
+    counted, line = 0, first
+    for start, end in spans:
+        for match in CURRENT_STATE.finditer(text, start, end):
+            if not _is_state(match):
+                continue
+            line += text.count("\n", counted, match.start())
+            counted = match.start()
+            if not found or found[-1][0] != line:
+                found.append((line, _STATE_KINDS[match.lastgroup or "commit"]))
     return found
 
 

@@ -42,7 +42,6 @@ Comparing every pair would be quadratic, so the search has three steps:
 
 from __future__ import annotations
 
-import re
 import struct
 import zlib
 from array import array
@@ -50,19 +49,22 @@ from bisect import bisect_left
 from collections import Counter, OrderedDict
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from itertools import compress, repeat
 from typing import NamedTuple
 
 from engramory.doctor.context import NoteCheck, StoreView
 from engramory.doctor.model import STORE, WARNING, Example, Issue, rule, sample_note
+from engramory.doctor.rules.patterns import Lazy
 from engramory.store.disk import NOTE_READ_LIMIT, READ_OK, read_file
 from engramory.store.frontmatter import Frontmatter, decode, parse_bytes
 
 RULE_ID = "near-duplicate"
 
-WORD = re.compile(r"\w+")  # one character class, no nesting: linear on any input
+WORD = Lazy(r"\w+")  # one character class, no nesting: linear on any input
 # Byte -> itself for an ASCII word byte (lower-cased), a blank for every other byte.
 _WORD_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyz0123456789_")
+_ASCII_BYTES = bytes(range(128))
 _ASCII_WORD_BYTES = bytes(
     code + 32 if 65 <= code <= 90 else code if code in _WORD_BYTES else 32 for code in range(256)
 )
@@ -108,12 +110,30 @@ def _crc(text: str) -> int:
 
 
 def encoded_words(body: str) -> list[bytes]:
-    """:func:`body_words`, UTF-8 encoded (for an ASCII body, split from its bytes after one
-    translation that lower-cases letters and blanks every byte ``\\w`` does not match: the
-    same words, as ``\\w`` and case-folding agree with their byte forms on ASCII)."""
-    if body.isascii():
-        return body.encode("ascii").translate(_ASCII_WORD_BYTES).split()
-    return list(map(str.encode, body_words(body)))
+    """:func:`body_words`, UTF-8 encoded. The fast path splits the body's bytes after one
+    translation that lower-cases ASCII letters and blanks every other byte: the same
+    words, as ``\\w`` and case-folding agree with their byte forms on ASCII, when every
+    non-ASCII character is a separator (``\\w`` does not match it) that case-folding
+    leaves alone: dashes, quotes, arrows, most emoji."""
+    data = body.encode("utf-8", "surrogatepass")
+    if len(data) != len(body) and not _only_separators(data.translate(None, _ASCII_BYTES)):
+        return list(map(str.encode, body_words(body)))
+    return data.translate(_ASCII_WORD_BYTES).split()
+
+
+def _only_separators(others: bytes) -> bool:
+    """Whether every character of ``others`` (UTF-8) is a :func:`_separator`."""
+    try:
+        chars = set(others.decode("utf-8"))
+    except UnicodeDecodeError:  # a lone surrogate: no fast path
+        return False
+    return all(map(_separator, chars))
+
+
+@lru_cache(maxsize=4096)
+def _separator(char: str) -> bool:
+    """A character ``\\w`` does not match and case-folding leaves as it is."""
+    return WORD.match(char) is None and char.casefold() == char
 
 
 def band_keys(words: Sequence[bytes]) -> list[int]:

@@ -7,6 +7,7 @@ from collections.abc import Iterator
 
 from engramory.doctor.context import StoreView
 from engramory.doctor.model import ERROR, INFO, STORE, WARNING, Example, Issue, rule, sample_note
+from engramory.doctor.rules.patterns import Lazy
 from engramory.store import breach, markdown
 from engramory.store.caps import Measurement
 from engramory.store.disk import (
@@ -24,7 +25,7 @@ from engramory.store.markdown import IndexLine
 from engramory.util import fsutil
 from engramory.util.textfmt import excerpt, human_size
 
-_ARCHIVED_LINE = re.compile(r"^[ \t>*\-+]*(?:\*\*)?archived?\b[^:]{0,40}[:：]", re.IGNORECASE)
+_ARCHIVED_LINE = Lazy(r"^[ \t>*\-+]*(?:\*\*)?archived?\b[^:]{0,40}[:：]", re.IGNORECASE)
 
 
 def _measured(view: StoreView) -> Measurement:

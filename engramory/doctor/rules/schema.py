@@ -7,7 +7,6 @@ with structure only). They run only on notes that could be read.
 from __future__ import annotations
 
 import difflib
-import re
 from collections.abc import Callable, Iterator, Sequence
 from datetime import date, timedelta
 from functools import lru_cache, partial
@@ -25,6 +24,7 @@ from engramory.doctor.model import (
     rule,
     sample_note,
 )
+from engramory.doctor.rules.patterns import Lazy, folded
 from engramory.store import frontmatter as fm
 from engramory.util.textfmt import excerpt
 
@@ -45,7 +45,7 @@ _FIELDS = (
 )
 _HOW = "\n\n**How to apply:** the next step.\n"
 
-_HEADING_LINE = re.compile(r"^ {0,3}#{1,6}([ \t]|$)")
+_HEADING_LINE = Lazy(r"^ {0,3}#{1,6}([ \t]|$)")
 
 # Labels are found by scanning each line once rather than by a pattern: the
 # natural patterns (blanks or stars on both sides of an optional part) backtrack
@@ -133,26 +133,11 @@ def _near_miss_at(line: str, word: str) -> bool:
     return line[i:end].lower() == word and not (end < len(line) and _is_word_char(line[end]))
 
 
-_WORDS = {
-    "label": re.compile(r"why|how", re.IGNORECASE),
-    "why": re.compile(r"why", re.IGNORECASE),
-    "how": re.compile(r"how", re.IGNORECASE),
-}
-
-
 def _finder(text: str, word: str) -> Callable[[int], int]:
     """``find(pos)``: where the next ``word`` (``why``, ``how`` or either: ``label``, any
-    case) starts at or after ``pos``, or -1. An ASCII text is searched lower-cased with
-    ``str.find`` (offsets unchanged, and far faster than a case-blind pattern)."""
-    if not text.isascii():
-        pattern = _WORDS[word]
-
-        def search(pos: int) -> int:
-            hit = pattern.search(text, pos)
-            return -1 if hit is None else hit.start()
-
-        return search
-    low = text.lower()
+    case) starts at or after ``pos``, or -1. The text is searched folded with ``str.find``
+    (offsets unchanged, and far faster than a case-blind pattern)."""
+    low = folded(text)
     if word != "label":
         return partial(low.find, word)
 
@@ -171,7 +156,7 @@ def _finder(text: str, word: str) -> Callable[[int], int]:
 
 
 def _lines_holding(text: str, word: str) -> Iterator[tuple[int, int, str]]:
-    """``(number, offset, line)`` of each line of ``text`` holding ``word`` (see ``_WORDS``).
+    """``(number, offset, line)`` of each line of ``text`` holding ``word`` (see ``_finder``).
 
     ``number`` is 0-based. A line is visited once however often the word occurs
     in it, and the search jumps to the next line: linear.
@@ -723,7 +708,7 @@ def missing_how_to_apply(notes: Sequence[NoteCheck]) -> Iterator[Issue]:
         yield (note.rel, None, message)
 
 
-_CONTENT = re.compile(r"[^\W_]")  # a letter or a digit, in any script
+_CONTENT = Lazy(r"[^\W_]")  # a letter or a digit, in any script
 
 
 def _has_content(text: str) -> bool:

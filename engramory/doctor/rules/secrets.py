@@ -14,6 +14,7 @@ from collections.abc import Iterator, Sequence
 from engramory import secrets
 from engramory.doctor.context import NoteCheck, StoreView
 from engramory.doctor.model import ERROR, INFO, NOTE, Detected, Example, Issue, rule, sample_note
+from engramory.doctor.rules.patterns import Lazy
 from engramory.secrets.allow import AllowList
 from engramory.store.allowcomment import MARKER, line_allows
 from engramory.store.discovery import INDEX_NAME
@@ -132,12 +133,12 @@ def secret_value(notes: Sequence[NoteCheck]) -> Iterator[Issue]:
 
 # An e-mail address, found from its ``@``: the look-behind starts the local part at the
 # beginning of its run, and every repetition is bounded.
-_EMAIL = re.compile(
+_EMAIL = Lazy(
     r"(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]{1,64}@(?P<domain>[A-Za-z0-9-]{1,63}"
     r"(?:\.[A-Za-z0-9-]{1,63}){0,8}\.(?P<tld>[A-Za-z]{2,24}))(?![A-Za-z0-9_-]|\.[A-Za-z0-9])"
 )
 # ``+`` and 8 to 15 digits, single spaces or dashes between them, the number ending there.
-_PHONE = re.compile(r"(?<![\w+])\+\d(?:[ -]?\d){7,14}(?![ -]?\d)")
+_PHONE = Lazy(r"(?<![\w+])\+\d(?:[ -]?\d){7,14}(?![ -]?\d)")
 _EXAMPLE_DOMAINS = ("example.com", "example.org", "example.net", "localhost")
 _RESERVED_TLDS = frozenset({"example", "test", "invalid", "localhost", "local"})
 # ``logo@2x.png``, ``pkg@latest.js``: a file name, not an address.
@@ -164,6 +165,8 @@ def _email_is_personal(match: re.Match[str], text: str) -> bool:
 def personal_data_in(text: str, first_line: int = 1) -> Iterator[tuple[int, str, str]]:
     """``(line, what, shown)`` for the first e-mail address or phone number of each line."""
     found: dict[int, tuple[int, str, str]] = {}
+    if "@" not in text and "+" not in text:
+        return  # each pattern starts on one of them
     for number, line in enumerate(text.split("\n"), first_line):
         if "@" in line:
             for match in _EMAIL.finditer(line):
