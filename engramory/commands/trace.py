@@ -146,7 +146,14 @@ def _files(args: argparse.Namespace, everywhere: bool) -> list[SessionFile]:
     project = None
     if not (everywhere or args.all_projects):
         project = scope.Project(scope.project_dir(args.project))
-    return session_files(found.found, project)
+    sparse: list[str] = []
+    files = session_files(found.found, project, sparse)
+    for path in sparse:
+        print(
+            printable(f"engramory trace: skipped {path}: a sparse file, mostly holes"),
+            file=sys.stderr,
+        )
+    return files
 
 
 def _report_unreadable(stats: ReadStats) -> None:
