@@ -26,6 +26,7 @@ from collections.abc import Callable, Iterator
 from engramory.trace.model import AGENT, ASSISTANT, TOOL, USER, Part, SessionFile
 from engramory.trace.selfcall import runs_trace
 
+SUBAGENT_IN_HEAD = False  # each record says so instead (isSidechain)
 HOST = "claude"
 AGENT_PREFIX = "agent-"
 SUFFIX = ".jsonl"

@@ -39,7 +39,7 @@ from typing import Callable, NamedTuple
 from engramory.trace import claude, codex, parallel, scope
 from engramory.trace.lines import ReadStats, Selector, line_numbers, mostly_holes, read_lines
 from engramory.trace.mask import masked, values_in
-from engramory.trace.model import TOOL, USER, Message, SessionFile
+from engramory.trace.model import AGENT, TOOL, USER, Message, SessionFile
 from engramory.util.errors import UsageError
 
 HEAD_READ = 1 << 16
@@ -314,6 +314,19 @@ def head(file: SessionFile) -> SessionFile:
     return file._replace(session=file.session or _stem(file.path))
 
 
+def delegated(file: SessionFile) -> bool:
+    """Whether ``file`` is a subagent's session by its head record (Codex's
+    ``session_meta``; a bounded read of the first record)."""
+    reader = READERS[file.host]
+    try:
+        for _offset, raw in read_lines(file.path, None, ReadStats(), HEAD_READ):
+            record = parse(raw, ReadStats())
+            return record is not None and reader.delegated(record)
+    except OSError:
+        pass
+    return False
+
+
 def _stem(path: str) -> str:
     name = path.replace("\\", "/").rsplit("/", 1)[-1]
     return name[: -len(".jsonl")] if name.endswith(".jsonl") else name
@@ -335,6 +348,8 @@ def messages(
     reader = READERS[file.host]
     required = None if tools else _EVENT_MARK.get(file.host)
     self_calls: set[str] = set()
+    # A subagent's session, when its head says so: read at the file's first user message.
+    subagent: bool | None = None if reader.SUBAGENT_IN_HEAD else False
     try:
         for offset, raw in read_lines(file.path, select, stats):
             if required is not None and required not in raw:
@@ -352,8 +367,12 @@ def messages(
                     continue
                 if part.role == TOOL and part.call is not None and part.call in self_calls:
                     continue
+                role = part.role
+                if role == USER:
+                    subagent = delegated(file) if subagent is None else subagent
+                    role = AGENT if subagent else USER
                 found = Message(
-                    file.host, file.session, cwd, timestamp, part.role, part.text, file.path, offset
+                    file.host, file.session, cwd, timestamp, role, part.text, file.path, offset
                 )
                 yield found, part.key
     except OSError:
