@@ -8,9 +8,10 @@ session in ``sessionId``). Research notes: transcripts-and-memoir.md §1.
 Searched by default: the person's words (``user`` text that is really theirs,
 with ``<system-reminder>`` blocks cut out; queued prompts from ``attachment``
 records) and the agent's ``text`` blocks. A ``user`` text in a subagent's transcript
-(``isSidechain: true``) is the prompt the agent wrote to it: role ``agent``. Never: ``isMeta`` and compact-summary
-records, slash-command/shell/IDE/notification wrappers, interruption markers,
-``thinking`` blocks, synthetic and API-error assistant lines. With tools: tool
+(``isSidechain: true``) is the prompt the agent wrote to it: role ``agent``. Never:
+``isMeta`` and compact-summary records, slash-command/shell/IDE/notification
+wrappers, interruption markers, ``thinking`` blocks, synthetic and API-error
+assistant lines. With tools: tool
 calls (the tool's name and the input's string values, one a line) and tool
 results, role ``tool``. Each text a reader makes is built only from whole
 JSON strings of the record joined by newlines, so every run of plain
