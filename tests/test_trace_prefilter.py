@@ -223,6 +223,18 @@ def test_the_lists_of_characters_that_fold_into_ascii_are_complete() -> None:
     assert "".join(mixed) == FOLDS_TO_MIXED_ASCII
 
 
+def test_a_needle_a_folding_can_touch_is_searched_by_its_untouched_piece() -> None:
+    from engramory.trace.search import untouched_run
+
+    assert untouched_run(b"kestrelwing") == b"relwing"  # k, s and st can come from K, ſ, ﬆ
+    assert untouched_run(b"deprecated") == b"deprecated"
+    assert untouched_run(b"strasse") == b"ra"
+    select = Query(["KESTRELWING"]).selector()
+    assert select is not None
+    block = '{"t":"\u212aestrelwing"}\n{"t":"nothing"}\n{"t":"kestrelwing"}\n'.encode()
+    assert select(block) == [12, 48]  # where "relwing" is in the first and third lines
+
+
 def test_the_folding_prefilter_picks_lines_only_for_needles_a_folding_can_make() -> None:
     from engramory.trace.search import folding_markers
 

@@ -63,6 +63,8 @@ FOLDS_TO_PLAIN_ASCII = "\u00df\u017f\u1e9e\u212a\ufb00\ufb01\ufb02\ufb03\ufb04\u
 # kept as themselves, so an ASCII run of the folded text is an ASCII run of the text.
 FOLDS_TO_MIXED_ASCII = "\u0130\u0149\u01f0\u1e96\u1e97\u1e98\u1e99\u1e9a"
 _KEEP_AS_IS = {ord(char): 0xF0000 + i for i, char in enumerate(FOLDS_TO_MIXED_ASCII)}
+# A piece of a needle no folding can make this long is selective enough to search alone.
+MIN_PIECE = 4
 # Plain characters some JSON writers escape (Go's: HTML-safe output): they end a needle.
 _ESCAPED_BY_SOME = "<>&"
 _TIMESTAMP = re.compile(
@@ -107,6 +109,26 @@ def _overlaps(needle: bytes, folded: bytes) -> bool:
         needle.endswith(folded[:cut]) or needle.startswith(folded[cut:])
         for cut in range(1, len(folded))
     )
+
+
+def untouched_run(wanted: bytes) -> bytes:
+    """The longest run of ``wanted`` (a lower-cased needle) that no plain-ASCII folding can
+    make part of: in a line whose folded text holds ``wanted``, that run is in the raw
+    line as it is (lower-cased)."""
+    touched = [False] * len(wanted)
+    for char in FOLDS_TO_PLAIN_ASCII:
+        folded = char.casefold().encode("ascii")
+        for start in range(1 - len(folded), len(wanted)):
+            inside = range(max(start, 0), min(start + len(folded), len(wanted)))
+            if all(wanted[at] == folded[at - start] for at in inside):
+                for at in inside:
+                    touched[at] = True
+    best, start = b"", 0
+    for at, hit in enumerate([*touched, True]):
+        if hit:
+            best = max(best, wanted[start:at], key=len)
+            start = at + 1
+    return best
 
 
 def folding_markers(wanted: bytes) -> list[bytes]:
@@ -189,12 +211,23 @@ class Query:
         return best.lower() if self.fold else best
 
     def selector(self, markers: Sequence[bytes] = ()) -> Selector | None:
-        """The prefilter: offsets in a block of the lines that may hold a hit."""
+        """The prefilter: offsets in a block of the lines that may hold a hit.
+
+        When folding, a line may hold the needle only once folded (``straße`` for
+        ``strasse``): the prefilter then looks for the longest piece of a needle no
+        plain-ASCII folding can make (``relwing`` of ``kestrelwing``), else, when that
+        piece is short, for the needle and those characters' own bytes."""
         wanted = self.needle()
         if wanted is None:
             return None
         lower = self.fold and wanted != wanted.upper()  # lower-casing changes only letters
-        markers = [*markers, *(folding_markers(wanted) if lower else ())]
+        if lower:
+            words = [needle(word).lower() for word in self.folded]
+            piece = max((untouched_run(word) for word in words), key=len)
+            if piece == wanted or len(piece) >= MIN_PIECE:
+                wanted = piece
+            else:
+                markers = [*markers, *folding_markers(wanted)]
 
         def select(block: bytes) -> list[int]:
             hay = block.lower() if lower else block
