@@ -98,7 +98,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--role",
         choices=ROLES,
-        help="only the person's words, the agent's, or tools' (tool implies --tools)",
+        help="only the person's words, the agent's, tools' (tool implies --tools), or the "
+        "prompts the agent wrote to subagents (agent)",
     )
     parser.add_argument("--since", type=_date, metavar="YYYY-MM-DD", help="from this UTC date on")
     parser.add_argument("--until", type=_date, metavar="YYYY-MM-DD", help="up to this UTC date")
