@@ -15,9 +15,11 @@ writer escapes only what JSON requires (``"``, ``\\``, control characters, and
 optionally non-ASCII ones), as Claude Code, Codex and every common JSON writer
 do. Under case folding, the 11 characters whose folding is plain ASCII (``ß``
 -> ``ss``, the Kelvin sign -> ``k``, ``ſ`` -> ``s``, ``ﬁ`` -> ``fi``) make ASCII
-runs of the folded text that are not in the raw line, so a line holding one of
-them (its UTF-8 bytes or its ``\\uXXXX`` escape) is picked too when its folding
-could make part of the needle: ``strasse`` finds ``straße``. The 8 characters
+runs of the folded text that are not in the raw line: the prefilter then
+searches the longest piece of the needle none of their foldings can make
+(``relwing`` of ``kestrelwing``), or, when that piece is short, the needle and
+the bytes of those characters (UTF-8 and ``\\uXXXX`` escape) whose folding
+could make part of it: ``strasse`` finds ``straße``. The 8 characters
 whose folding mixes ASCII with other characters (``İ`` -> ``i̇``) are matched as
 themselves. A property test holds the prefiltered search to a
 parse-every-line oracle.
@@ -100,15 +102,13 @@ def fold(text: str) -> str:
     return text.translate(_KEEP_AS_IS).casefold()
 
 
-def _overlaps(needle: bytes, folded: bytes) -> bool:
-    """Whether ``folded`` (a character's ASCII folding) can make part of an occurrence of
-    ``needle``: inside it, around it, or overlapping one of its ends."""
-    if folded in needle or needle in folded:
-        return True
-    return any(
-        needle.endswith(folded[:cut]) or needle.startswith(folded[cut:])
-        for cut in range(1, len(folded))
-    )
+def _placements(wanted: bytes, folded: bytes) -> Iterator[range]:
+    """The stretches of ``wanted`` that ``folded`` (a character's ASCII folding) could make
+    in an occurrence of it: wherever the two agree, inside it or over one of its ends."""
+    for start in range(1 - len(folded), len(wanted)):
+        inside = range(max(start, 0), min(start + len(folded), len(wanted)))
+        if all(wanted[at] == folded[at - start] for at in inside):
+            yield inside
 
 
 def untouched_run(wanted: bytes) -> bytes:
@@ -117,12 +117,9 @@ def untouched_run(wanted: bytes) -> bytes:
     line as it is (lower-cased)."""
     touched = [False] * len(wanted)
     for char in FOLDS_TO_PLAIN_ASCII:
-        folded = char.casefold().encode("ascii")
-        for start in range(1 - len(folded), len(wanted)):
-            inside = range(max(start, 0), min(start + len(folded), len(wanted)))
-            if all(wanted[at] == folded[at - start] for at in inside):
-                for at in inside:
-                    touched[at] = True
+        for inside in _placements(wanted, char.casefold().encode("ascii")):
+            for at in inside:
+                touched[at] = True
     best, start = b"", 0
     for at, hit in enumerate([*touched, True]):
         if hit:
@@ -133,11 +130,10 @@ def untouched_run(wanted: bytes) -> bytes:
 
 def folding_markers(wanted: bytes) -> list[bytes]:
     """The bytes (UTF-8 and lower-cased JSON escape) of each character whose ASCII folding
-    could make part of the lower-cased needle ``wanted`` (none for most needles' lines:
-    these characters are rare)."""
+    could make part of the lower-cased needle ``wanted``."""
     markers: list[bytes] = []
     for char in FOLDS_TO_PLAIN_ASCII:
-        if _overlaps(wanted, char.casefold().encode("ascii")):
+        if any(_placements(wanted, char.casefold().encode("ascii"))):
             markers.append(char.encode("utf-8"))
             markers.append(f"\\u{ord(char):04x}".encode("ascii"))
     return markers
