@@ -144,7 +144,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stdout.flush()  # surface a closed pipe here, not as noise at interpreter exit
         return code
     except EngramoryError as exc:
-        print(printable(f"engramory {args.command}: {exc}"), file=sys.stderr)
+        lines = f"engramory {args.command}: {exc}".split("\n")  # a newline meant stays one
+        print("\n".join(printable(line) for line in lines), file=sys.stderr)
         return exc.exit_code
     except KeyboardInterrupt:
         return 130

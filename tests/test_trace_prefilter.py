@@ -192,25 +192,59 @@ def test_the_prefiltered_search_finds_exactly_what_parsing_every_line_finds(data
     assert fast == oracle
 
 
-def test_characters_that_fold_into_ascii_match_only_themselves() -> None:
-    """``ß`` would fold to ``ss``: a line would then have to be parsed for every ``ß`` as
-    well as for the needle; it is matched as itself (and as ``ẞ``), other letters fold."""
-    assert not Query(["STRASSE"]).matches("Straße")
-    assert Query(["STRAẞE"]).matches("straße") and Query(["straße"]).matches("STRAẞE")
+def test_characters_that_fold_into_plain_ascii_fold_like_any_letter() -> None:
+    """``strasse`` finds ``straße`` (and ``STRASSE`` does too); the Kelvin sign, long s and
+    ligatures fold to their ASCII letters; other letters fold as before."""
+    assert Query(["strasse"]).matches("Straße") and Query(["STRASSE"]).matches("straße")
+    assert Query(["STRAẞE"]).matches("straße") and Query(["straße"]).matches("STRASSE")
     assert Query(["CAFÉ"]).matches("un café") and Query(["ΣΊΣΥΦΟΣ"]).matches("σίσυφος")
-    assert not Query(["kelvin"]).matches("\u212aelvin")
-    assert not Query(["fit"]).matches("\ufb01t")
+    assert Query(["kelvin"]).matches("\u212aelvin") and Query(["fit"]).matches("\ufb01t")
+    assert Query(["ast"]).matches("a\ufb06") and Query(["sun"]).matches("\u017fun")
+    assert not Query(["strasse"], case_sensitive=True).matches("straße")
 
 
-def test_the_list_of_characters_that_fold_into_ascii_is_complete() -> None:
-    from engramory.trace.search import FOLDS_TO_ASCII
+def test_characters_whose_folding_mixes_ascii_match_only_themselves() -> None:
+    assert not Query(["i"]).matches("\u0130") and Query(["\u0130x"]).matches("\u0130X")
 
-    found = [
-        chr(code)
-        for code in range(0x80, 0x110000)
-        if not 0xD800 <= code < 0xE000 and any(ord(c) < 0x80 for c in chr(code).casefold())
-    ]
-    assert "".join(found) == FOLDS_TO_ASCII
+
+def test_the_lists_of_characters_that_fold_into_ascii_are_complete() -> None:
+    from engramory.trace.search import FOLDS_TO_MIXED_ASCII, FOLDS_TO_PLAIN_ASCII
+
+    plain, mixed = [], []
+    for code in range(0x80, 0x110000):
+        if 0xD800 <= code < 0xE000:
+            continue
+        folded = chr(code).casefold()
+        if folded.isascii():
+            plain.append(chr(code))
+        elif any(ord(c) < 0x80 for c in folded):
+            mixed.append(chr(code))
+    assert "".join(plain) == FOLDS_TO_PLAIN_ASCII
+    assert "".join(mixed) == FOLDS_TO_MIXED_ASCII
+
+
+def test_a_needle_a_folding_can_touch_is_searched_by_its_untouched_piece() -> None:
+    from engramory.trace.search import untouched_run
+
+    assert untouched_run(b"kestrelwing") == b"relwing"  # k, s and st can come from K, ſ, ﬆ
+    assert untouched_run(b"deprecated") == b"deprecated"
+    assert untouched_run(b"strasse") == b"ra"
+    select = Query(["KESTRELWING"]).selector()
+    assert select is not None
+    block = '{"t":"\u212aestrelwing"}\n{"t":"nothing"}\n{"t":"kestrelwing"}\n'.encode()
+    assert select(block) == [12, 48]  # where "relwing" is in the first and third lines
+
+
+def test_the_folding_prefilter_picks_lines_only_for_needles_a_folding_can_make() -> None:
+    from engramory.trace.search import folding_markers
+
+    assert folding_markers(b"strasse") and b"\xc3\x9f" in folding_markers(b"strasse")
+    assert b"\\u00df" in folding_markers(b"strasse")
+    assert folding_markers(b"parquet") == []  # no s, k, f, i, l or t: nothing to add
+    select = Query(["strasse"]).selector()
+    assert select is not None
+    block = '{"t":"Stra\u00dfe"}\n{"t":"other"}\n{"t":"STRA\\u00DFE"}\n'.encode()
+    assert select(block) == [10, 40]  # the UTF-8 form, then the escaped one
 
 
 def test_needles_are_the_json_form_of_the_longest_plain_run() -> None:

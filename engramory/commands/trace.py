@@ -98,7 +98,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--role",
         choices=ROLES,
-        help="only the person's words, the agent's, or tools' (tool implies --tools)",
+        help="only the person's words, the agent's, tools' (tool implies --tools), or the "
+        "prompts the agent wrote to subagents (agent)",
     )
     parser.add_argument("--since", type=_date, metavar="YYYY-MM-DD", help="from this UTC date on")
     parser.add_argument("--until", type=_date, metavar="YYYY-MM-DD", help="up to this UTC date")
@@ -146,7 +147,14 @@ def _files(args: argparse.Namespace, everywhere: bool) -> list[SessionFile]:
     project = None
     if not (everywhere or args.all_projects):
         project = scope.Project(scope.project_dir(args.project))
-    return session_files(found.found, project)
+    sparse: list[str] = []
+    files = session_files(found.found, project, sparse)
+    for path in sparse:
+        print(
+            printable(f"engramory trace: skipped {path}: a sparse file, mostly holes"),
+            file=sys.stderr,
+        )
+    return files
 
 
 def _report_unreadable(stats: ReadStats) -> None:

@@ -7,9 +7,11 @@ session in ``sessionId``). Research notes: transcripts-and-memoir.md §1.
 
 Searched by default: the person's words (``user`` text that is really theirs,
 with ``<system-reminder>`` blocks cut out; queued prompts from ``attachment``
-records) and the agent's ``text`` blocks. Never: ``isMeta`` and compact-summary
-records, slash-command/shell/IDE/notification wrappers, interruption markers,
-``thinking`` blocks, synthetic and API-error assistant lines. With tools: tool
+records) and the agent's ``text`` blocks. A ``user`` text in a subagent's transcript
+(``isSidechain: true``) is the prompt the agent wrote to it: role ``agent``. Never:
+``isMeta`` and compact-summary records, slash-command/shell/IDE/notification
+wrappers, interruption markers, ``thinking`` blocks, synthetic and API-error
+assistant lines. With tools: tool
 calls (the tool's name and the input's string values, one a line) and tool
 results, role ``tool``. Each text a reader makes is built only from whole
 JSON strings of the record joined by newlines, so every run of plain
@@ -22,9 +24,10 @@ import os
 import re
 from collections.abc import Callable, Iterator
 
-from engramory.trace.model import ASSISTANT, TOOL, USER, Part, SessionFile
+from engramory.trace.model import AGENT, ASSISTANT, TOOL, USER, Part, SessionFile
 from engramory.trace.selfcall import runs_trace
 
+SUBAGENT_IN_HEAD = False  # each record says so instead (isSidechain)
 HOST = "claude"
 AGENT_PREFIX = "agent-"
 SUFFIX = ".jsonl"
@@ -188,9 +191,11 @@ def _block_key(key: str | None, index: int) -> str | None:
 def _user_parts(record: dict, content: object, key: str | None, tools: bool) -> list[Part]:
     if record.get("isMeta") is True or record.get("isCompactSummary") is True:
         return []
+    # In a subagent's transcript (a sidechain) the "user" is the agent that delegated.
+    who = AGENT if record.get("isSidechain") is True else USER
     if isinstance(content, str):
         text = person_text(content)
-        return [Part(USER, text, key)] if text is not None else []
+        return [Part(who, text, key)] if text is not None else []
     parts: list[Part] = []
     for index, block in enumerate(content if isinstance(content, list) else ()):
         if not isinstance(block, dict):
@@ -199,7 +204,7 @@ def _user_parts(record: dict, content: object, key: str | None, tools: bool) -> 
         if kind == "text" and isinstance(block.get("text"), str):
             text = person_text(block["text"])
             if text is not None:
-                parts.append(Part(USER, text, _block_key(key, index)))
+                parts.append(Part(who, text, _block_key(key, index)))
         elif kind == "tool_result" and tools:
             call = block.get("tool_use_id")
             text = _result_text(block.get("content"))

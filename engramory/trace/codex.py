@@ -23,6 +23,7 @@ from engramory.trace.claude import joined_strings
 from engramory.trace.model import ASSISTANT, TOOL, USER, Part, SessionFile
 from engramory.trace.selfcall import runs_trace, runs_trace_words
 
+SUBAGENT_IN_HEAD = True  # whether a subagent session says so in its head record
 HOST = "codex"
 SUFFIX = ".jsonl"
 MAX_DEPTH = 4  # sessions/YYYY/MM/DD
@@ -80,6 +81,16 @@ def head_facts(record: dict) -> tuple[str, str] | None:
         return None
     session = payload.get("id")
     return cwd, session if isinstance(session, str) else ""
+
+
+def delegated(record: dict) -> bool:
+    """Whether a ``session_meta`` record opens a subagent's session (``"source":
+    {"subagent": ...}``): its user messages are the prompts the agent wrote."""
+    payload = record.get("payload")
+    if record.get("type") != "session_meta" or not isinstance(payload, dict):
+        return False
+    source = payload.get("source")
+    return isinstance(source, dict) and "subagent" in source
 
 
 def record_cwd(record: dict) -> str | None:

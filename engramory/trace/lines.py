@@ -11,7 +11,9 @@ numbers). Without a selector every non-empty line is yielded.
 Memory stays bounded by the chunk size plus the longest line kept: a line
 longer than :data:`MAX_LINE` bytes is skipped (and counted) without ever being
 held whole. Files are opened read-only and without blocking, and only when
-they are regular files (a FIFO or device is refused, never read).
+they are regular files (a FIFO or device is refused, never read). A sparse file
+that is mostly holes (:func:`mostly_holes`) is left to the caller to skip, so the
+time a search takes follows a file's data, not its apparent size.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from typing import BinaryIO
 
 CHUNK_SIZE = 4 << 20
 MAX_LINE = 64 << 20
+SPARSE_MIN = 1 << 20  # smaller files are read whatever their allocation
 
 Selector = Callable[[bytes], Iterable[int]]
 
@@ -52,6 +55,33 @@ def open_regular(path: str) -> int:
         os.close(fd)
         raise
     return fd
+
+
+def mostly_holes(path: str) -> bool:
+    """Whether ``path`` is a sparse file whose length is mostly holes: its allocated size
+    is under an eighth of its length and (where the platform can tell) it has a hole
+    before its end. Such a file is skipped rather than read for its apparent size
+    (a hole reads as zero bytes, which hold no record)."""
+    try:
+        info = os.stat(path, follow_symlinks=False)
+    except OSError:
+        return False
+    blocks = getattr(info, "st_blocks", None)
+    if blocks is None or info.st_size < SPARSE_MIN or blocks * 512 >= info.st_size // 8:
+        return False
+    seek_hole = getattr(os, "SEEK_HOLE", None)
+    if seek_hole is None:
+        return True
+    try:
+        fd = open_regular(path)
+    except OSError:
+        return False
+    try:
+        return os.lseek(fd, 0, seek_hole) < info.st_size
+    except OSError:  # the file system cannot say: trust the allocated size
+        return True
+    finally:
+        os.close(fd)
 
 
 def _selected(block: bytes, base: int, select: Selector | None) -> Iterator[tuple[int, bytes]]:

@@ -7,7 +7,8 @@ from typing import NamedTuple
 USER = "user"
 ASSISTANT = "assistant"
 TOOL = "tool"
-ROLES = (USER, ASSISTANT, TOOL)
+AGENT = "agent"  # a prompt the agent wrote to a subagent (in the subagent's transcript)
+ROLES = (USER, ASSISTANT, TOOL, AGENT)
 
 
 class Part(NamedTuple):

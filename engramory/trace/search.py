@@ -13,11 +13,16 @@ The prefilter never drops a hit: a reader's text is made of whole JSON strings
 joined by newlines, so a plain run of it is in the raw line, provided the
 writer escapes only what JSON requires (``"``, ``\\``, control characters, and
 optionally non-ASCII ones), as Claude Code, Codex and every common JSON writer
-do. To keep that true under case folding, the 19 characters whose folding
-yields ASCII letters (``ß`` -> ``ss``, the Kelvin sign -> ``k``, ``ﬁ`` -> ``fi``)
-are matched as themselves (``ß`` and ``ẞ`` alike): ``É`` finds ``é``, but
-``strasse`` does not find ``straße``. A property test holds the prefiltered
-search to a parse-every-line oracle.
+do. Under case folding, the 11 characters whose folding is plain ASCII (``ß``
+-> ``ss``, the Kelvin sign -> ``k``, ``ſ`` -> ``s``, ``ﬁ`` -> ``fi``) make ASCII
+runs of the folded text that are not in the raw line: the prefilter then
+searches the longest piece of the needle none of their foldings can make
+(``relwing`` of ``kestrelwing``), or, when that piece is short, the needle and
+the bytes of those characters (UTF-8 and ``\\uXXXX`` escape) whose folding
+could make part of it: ``strasse`` finds ``straße``. The 8 characters
+whose folding mixes ASCII with other characters (``İ`` -> ``i̇``) are matched as
+themselves. A property test holds the prefiltered search to a
+parse-every-line oracle.
 
 Dedupe (Claude records by ``uuid`` and block) is over hits: the first copy of
 a record that matches counts, later copies do not.
@@ -34,12 +39,14 @@ from types import ModuleType
 from typing import Callable, NamedTuple
 
 from engramory.trace import claude, codex, parallel, scope
-from engramory.trace.lines import ReadStats, Selector, line_numbers, read_lines
+from engramory.trace.lines import ReadStats, Selector, line_numbers, mostly_holes, read_lines
 from engramory.trace.mask import masked, values_in
-from engramory.trace.model import TOOL, USER, Message, SessionFile
+from engramory.trace.model import AGENT, TOOL, USER, Message, SessionFile
 from engramory.util.errors import UsageError
 
 HEAD_READ = 1 << 16
+HEAD_LIMIT = 4 << 20  # a head without a working directory in its first 4 MiB has none
+FOLDER_PROBES = 8  # the files of a folder tried for its recorded directory
 READERS: dict[str, ModuleType] = {claude.HOST: claude, codex.HOST: codex}
 ROOTS: dict[str, Callable[[Mapping[str, str]], list[str]]] = {
     claude.HOST: scope.claude_roots,
@@ -49,14 +56,17 @@ ROOTS: dict[str, Callable[[Mapping[str, str]], list[str]]] = {
 _EVENT_MARK = {codex.HOST: b'"event_msg"'}
 _SELF_MARK = b"engramory"
 _CWD_MARK = b'"cwd"'
-# The characters whose case folding holds an ASCII character (``ß`` -> ``ss``, the Kelvin
-# sign -> ``k``, ``ﬁ`` -> ``fi``, ...; a test checks the list against every code point).
-# They are matched as themselves (``ß`` and ``ẞ`` alike): with them folded into ASCII, a
-# line would have to be searched for each of them as well as for the needle.
-FOLDS_TO_ASCII = "\u00df\u0130\u0149\u017f\u01f0\u1e96\u1e97\u1e98\u1e99\u1e9a\u1e9e\u212a"
-FOLDS_TO_ASCII += "\ufb00\ufb01\ufb02\ufb03\ufb04\ufb05\ufb06"
-_KEEP_AS_IS = {ord(char): 0xF0000 + i for i, char in enumerate(FOLDS_TO_ASCII)}
-_KEEP_AS_IS[0x1E9E] = _KEEP_AS_IS[0xDF]  # capital sharp s is the case pair of sharp s
+# The characters whose case folding is plain ASCII (``ß`` -> ``ss``, the Kelvin sign -> ``k``,
+# ``ﬁ`` -> ``fi``; a test checks the list against every code point). They fold like any
+# other letter; a line holding one is also picked by the prefilter (its UTF-8 form or its
+# JSON escape) when its folding could make part of the needle.
+FOLDS_TO_PLAIN_ASCII = "\u00df\u017f\u1e9e\u212a\ufb00\ufb01\ufb02\ufb03\ufb04\ufb05\ufb06"
+# The characters whose folding holds ASCII mixed with other characters (``İ`` -> ``i̇``):
+# kept as themselves, so an ASCII run of the folded text is an ASCII run of the text.
+FOLDS_TO_MIXED_ASCII = "\u0130\u0149\u01f0\u1e96\u1e97\u1e98\u1e99\u1e9a"
+_KEEP_AS_IS = {ord(char): 0xF0000 + i for i, char in enumerate(FOLDS_TO_MIXED_ASCII)}
+# A piece of a needle no folding can make this long is selective enough to search alone.
+MIN_PIECE = 4
 # Plain characters some JSON writers escape (Go's: HTML-safe output): they end a needle.
 _ESCAPED_BY_SOME = "<>&"
 _TIMESTAMP = re.compile(
@@ -85,11 +95,48 @@ def needle(word: str) -> bytes:
 
 
 def fold(text: str) -> str:
-    """``text`` case-folded, except the characters that would fold into ASCII (kept, so an
-    ASCII run of the result is an ASCII run of the text, lower-cased)."""
+    """``text`` case-folded (``straße`` -> ``strasse``), except the characters whose folding
+    mixes ASCII with other characters (kept as themselves)."""
     if text.isascii():
         return text.lower()
     return text.translate(_KEEP_AS_IS).casefold()
+
+
+def _placements(wanted: bytes, folded: bytes) -> Iterator[range]:
+    """The stretches of ``wanted`` that ``folded`` (a character's ASCII folding) could make
+    in an occurrence of it: wherever the two agree, inside it or over one of its ends."""
+    for start in range(1 - len(folded), len(wanted)):
+        inside = range(max(start, 0), min(start + len(folded), len(wanted)))
+        if all(wanted[at] == folded[at - start] for at in inside):
+            yield inside
+
+
+def untouched_run(wanted: bytes) -> bytes:
+    """The longest run of ``wanted`` (a lower-cased needle) that no plain-ASCII folding can
+    make part of: in a line whose folded text holds ``wanted``, that run is in the raw
+    line as it is (lower-cased)."""
+    touched = [False] * len(wanted)
+    for char in FOLDS_TO_PLAIN_ASCII:
+        for inside in _placements(wanted, char.casefold().encode("ascii")):
+            for at in inside:
+                touched[at] = True
+    best, start = b"", 0
+    for at, hit in enumerate([*touched, True]):
+        if hit:
+            best = max(best, wanted[start:at], key=len)
+            start = at + 1
+    return best
+
+
+def folding_markers(wanted: bytes) -> list[bytes]:
+    """The bytes (UTF-8 and lower-cased JSON escape) of each character whose ASCII folding
+    could make part of the lower-cased needle ``wanted``."""
+    markers: list[bytes] = []
+    for char in FOLDS_TO_PLAIN_ASCII:
+        if any(_placements(wanted, char.casefold().encode("ascii"))):
+            markers.append(char.encode("utf-8"))
+            markers.append(f"\\u{ord(char):04x}".encode("ascii"))
+    return markers
 
 
 def _find_all(hay: bytes, what: bytes, out: list[int]) -> None:
@@ -160,11 +207,23 @@ class Query:
         return best.lower() if self.fold else best
 
     def selector(self, markers: Sequence[bytes] = ()) -> Selector | None:
-        """The prefilter: offsets in a block of the lines that may hold a hit."""
+        """The prefilter: offsets in a block of the lines that may hold a hit.
+
+        When folding, a line may hold the needle only once folded (``straße`` for
+        ``strasse``): the prefilter then looks for the longest piece of a needle no
+        plain-ASCII folding can make (``relwing`` of ``kestrelwing``), else, when that
+        piece is short, for the needle and those characters' own bytes."""
         wanted = self.needle()
         if wanted is None:
             return None
         lower = self.fold and wanted != wanted.upper()  # lower-casing changes only letters
+        if lower:
+            words = [needle(word).lower() for word in self.folded]
+            piece = max((untouched_run(word) for word in words), key=len)
+            if piece == wanted or len(piece) >= MIN_PIECE:
+                wanted = piece
+            else:
+                markers = [*markers, *folding_markers(wanted)]
 
         def select(block: bytes) -> list[int]:
             hay = block.lower() if lower else block
@@ -253,13 +312,21 @@ def parse(raw: bytes, stats: ReadStats) -> dict | None:
     return record
 
 
+class _OverBudget(Exception):
+    """A head read went past :data:`HEAD_LIMIT` without finding a working directory."""
+
+
 def head(file: SessionFile) -> SessionFile:
     """``file`` with its session's first recorded working directory (and, for a flat
     Claude subagent file, its session id) read from the first record that has one."""
     reader = READERS[file.host]
     scratch = ReadStats()
+    budget = [HEAD_LIMIT]
 
     def select(block: bytes) -> list[int]:
+        budget[0] -= len(block)
+        if budget[0] < 0:
+            raise _OverBudget
         found: list[int] = []
         _find_all(block, _CWD_MARK, found)
         return found
@@ -271,9 +338,22 @@ def head(file: SessionFile) -> SessionFile:
             if facts is not None:
                 cwd, session = facts
                 return file._replace(cwd=cwd, session=file.session or session or _stem(file.path))
-    except OSError:
+    except (OSError, _OverBudget):
         pass
     return file._replace(session=file.session or _stem(file.path))
+
+
+def delegated(file: SessionFile) -> bool:
+    """Whether ``file`` is a subagent's session by its head record (Codex's
+    ``session_meta``; a bounded read of the first record)."""
+    reader = READERS[file.host]
+    try:
+        for _offset, raw in read_lines(file.path, None, ReadStats(), HEAD_READ):
+            record = parse(raw, ReadStats())
+            return record is not None and reader.delegated(record)
+    except OSError:
+        pass
+    return False
 
 
 def _stem(path: str) -> str:
@@ -297,6 +377,8 @@ def messages(
     reader = READERS[file.host]
     required = None if tools else _EVENT_MARK.get(file.host)
     self_calls: set[str] = set()
+    # A subagent's session, when its head says so: read at the file's first user message.
+    subagent: bool | None = None if reader.SUBAGENT_IN_HEAD else False
     try:
         for offset, raw in read_lines(file.path, select, stats):
             if required is not None and required not in raw:
@@ -314,8 +396,12 @@ def messages(
                     continue
                 if part.role == TOOL and part.call is not None and part.call in self_calls:
                     continue
+                role = part.role
+                if role == USER:
+                    subagent = delegated(file) if subagent is None else subagent
+                    role = AGENT if subagent else USER
                 found = Message(
-                    file.host, file.session, cwd, timestamp, part.role, part.text, file.path, offset
+                    file.host, file.session, cwd, timestamp, role, part.text, file.path, offset
                 )
                 yield found, part.key
     except OSError:
@@ -344,15 +430,47 @@ def roots(environ: Mapping[str, str], hosts: Iterable[str]) -> Roots:
     return Roots(tried, found)
 
 
+def folder_cwd(files: Iterable[SessionFile]) -> str | None:
+    """The working directory a project folder's sessions recorded: the first one a file's
+    head holds (the folder is indexed by it once per run)."""
+    for file in list(files)[:FOLDER_PROBES]:
+        cwd = None if mostly_holes(file.path) else head(file).cwd
+        if cwd:
+            return cwd
+    return None
+
+
+def _claude_files(root: str, project: scope.Project) -> list[SessionFile]:
+    """The files of the folders under one Claude Code root that may hold the project's
+    sessions: a folder whose name fits, or whose sessions recorded a directory in it
+    (a folder filed under another name: the project moved, or a key made differently)."""
+    files: list[SessionFile] = []
+    for name in claude.project_folders(root):
+        folder = list(claude.session_files(os.path.join(root, name)))
+        if project.may_hold_folder(name) or project.holds(folder_cwd(folder)):
+            files += folder
+    return files
+
+
 def session_files(
-    found: Sequence[tuple[str, str]], project: scope.Project | None
+    found: Sequence[tuple[str, str]],
+    project: scope.Project | None,
+    sparse: list[str] | None = None,
 ) -> list[SessionFile]:
     """The transcript files under the roots, with their sessions; only the project's when
-    ``project`` is given (its candidate folders, confirmed by the recorded directory)."""
+    ``project`` is given (the folders that may hold them, each file confirmed by the
+    directory its session recorded). A file that is mostly holes is left out (its path
+    added to ``sparse``)."""
     files: list[SessionFile] = []
-    folders = None if project is None else project.may_hold_folder
     for host, root in found:
-        files += READERS[host].find_files(root, folders)
+        if project is not None and host == claude.HOST:
+            files += _claude_files(root, project)
+        else:
+            files += READERS[host].find_files(root)
+    holes = {file.path for file in files if mostly_holes(file.path)}
+    if sparse is not None:
+        sparse += sorted(holes)
+    files = [file for file in files if file.path not in holes]
     read = [head(f) if project is not None or host_needs_head(f) else f for f in files]
     return [file for file in read if project is None or project.holds(file.cwd)]
 
@@ -517,7 +635,7 @@ def summarize(session: str, files: Sequence[SessionFile], stats: ReadStats) -> S
     opening = next((m.text.strip().split("\n", 1)[0] for m in said if m.role == USER), "")
     if opening:
         opening = masked(opening, values_in(m.text for m in said))
-    cwd = next((file.cwd for file in files if file.cwd), None)
+    cwd = next((file.cwd for file in files if file.cwd), None) or folder_cwd(files)
     return Summary(
         session,
         files[0].host,
