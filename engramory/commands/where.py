@@ -19,7 +19,7 @@ from engramory.commands.options import add_cap_flags, add_format_flag, caps_from
 from engramory.hosts.base import Host
 from engramory.hosts.registry import HOSTS
 from engramory.report.check import describe, verdict_json
-from engramory.store import automemory, discovery
+from engramory.store import automemory, discovery, projectrecord
 from engramory.store.caps import INDEX_NAME, Caps, Measurement
 from engramory.util import fsutil
 from engramory.util.errors import EXIT_OK, InputMissingError, UsageError
@@ -70,6 +70,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         metavar="DIR",
         help="the project (default: the git work tree around the current directory, else it)",
     )
+    parser.add_argument(
+        "--all",
+        action="store_true",
+        help="every memory folder of the host (claude), flagged orphaned, split or moved",
+    )
     add_format_flag(parser)
     add_cap_flags(parser)
     parser.set_defaults(run=run)
@@ -113,7 +118,12 @@ def _index(folder: Path, caps: Caps) -> tuple[Measurement | None, str]:
 def run(args: argparse.Namespace) -> int:
     """Print where the folder is (text or JSON); exit 0 whether or not it exists."""
     host = _host(args.host)
+    if getattr(args, "all", False) and host.name == "claude":
+        from engramory.commands.where_all import run_all  # noqa: PLC0415
+
+        return run_all(args.format == "json")
     project = _project(args.project_root)
+    projectrecord.remember(project)
     caps = caps_from_args(args)
     assert host.native_folder is not None
     found = host.native_folder(project, os.environ)
