@@ -234,3 +234,22 @@ def test_recording_never_fails_the_command(cli, tmp_path: Path, config, monkeypa
     project.mkdir()
     assert projectrecord.remember(project) is None
     assert cli("where", "claude", "--project-root", str(project)).code == 0
+
+
+def test_doctor_and_the_session_start_hook_record_the_project(
+    cli, tmp_path: Path, config, monkeypatch
+) -> None:
+    project = tmp_path / "app"
+    store = project / ".engramory-memory"
+    store.mkdir(parents=True)
+    (store / "MEMORY.md").write_text("# Memory\n")
+    monkeypatch.chdir(project)
+    cli("doctor", str(store))
+    assert list(projectrecord.load()) == [str(project)]
+    other = tmp_path / "other"
+    other.mkdir()
+    from engramory.continuity.policy import handle
+
+    payload = {"hook_event_name": "SessionStart", "session_id": "s1", "cwd": str(other)}
+    handle(payload, store, "claude", "explicit")
+    assert sorted(projectrecord.load()) == [str(project), str(other)]

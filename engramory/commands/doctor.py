@@ -7,6 +7,7 @@ import argparse
 import json
 import sys
 from datetime import date
+from pathlib import Path
 
 from engramory import __version__
 from engramory.commands.options import (
@@ -287,6 +288,9 @@ def run(args: argparse.Namespace) -> int:
             "or --native, not both (--profile claude-native judges STORE in the host's dialect)"
         )
     location = discovery.native_location() if args.native else discovery.locate(args.store)
+    from engramory.store.projectrecord import remember  # noqa: PLC0415 - best effort
+
+    remember(discovery.project_root(Path.cwd()))
     choice = profile_from_args(args, location.root)
     profile = choice.profile
     options = Options(
