@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from engramory.store import projectrecord
+from engramory.history import projectrecord
 from engramory.store.gitidentity import without_credentials
 from engramory.store.memoryfolders import project_of_key
 
@@ -217,7 +217,7 @@ def test_a_record_that_is_a_symlink_is_not_read(tmp_path: Path, config) -> None:
 
 def test_concurrent_writers_keep_every_project(tmp_path: Path, config) -> None:
     script = (
-        "import sys\nfrom engramory.store import projectrecord as r\n"
+        "import sys\nfrom engramory.history import projectrecord as r\n"
         "for i in range(15):\n"
         "    r.update(r.Project(f'/p/{sys.argv[1]}-{i}', 'k', None, None, r.today()))\n"
     )

@@ -288,7 +288,7 @@ def run(args: argparse.Namespace) -> int:
             "or --native, not both (--profile claude-native judges STORE in the host's dialect)"
         )
     location = discovery.native_location() if args.native else discovery.locate(args.store)
-    from engramory.store.projectrecord import remember  # noqa: PLC0415 - best effort
+    from engramory.history.projectrecord import remember  # noqa: PLC0415 - best effort
 
     remember(discovery.project_root(Path.cwd()))
     choice = profile_from_args(args, location.root)

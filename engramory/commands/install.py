@@ -242,7 +242,7 @@ def run_init(args: argparse.Namespace) -> int:
     where = _layout(args)
     plan = install.plan_init(where, options)
     if not where.global_ and not args.dry_run:
-        from engramory.store.projectrecord import remember  # noqa: PLC0415 - best effort
+        from engramory.history.projectrecord import remember  # noqa: PLC0415 - best effort
 
         remember(where.root)
     return install.execute(plan, args.dry_run, _say)

@@ -16,10 +16,11 @@ from pathlib import Path
 
 from engramory.commands.check import measure
 from engramory.commands.options import add_cap_flags, add_format_flag, caps_from_args
+from engramory.history import projectrecord
 from engramory.hosts.base import Host
 from engramory.hosts.registry import HOSTS
 from engramory.report.check import describe, verdict_json
-from engramory.store import automemory, discovery, projectrecord
+from engramory.store import automemory, discovery
 from engramory.store.caps import INDEX_NAME, Caps, Measurement
 from engramory.util import fsutil
 from engramory.util.errors import EXIT_OK, InputMissingError, UsageError
@@ -118,7 +119,9 @@ def _index(folder: Path, caps: Caps) -> tuple[Measurement | None, str]:
 def run(args: argparse.Namespace) -> int:
     """Print where the folder is (text or JSON); exit 0 whether or not it exists."""
     host = _host(args.host)
-    if getattr(args, "all", False) and host.name == "claude":
+    if getattr(args, "all", False):
+        if host.native_folder is not automemory.resolve:  # folders under a projects directory
+            raise UsageError(f"--all lists Claude Code's memory folders, not {host.label}'s")
         from engramory.commands.where_all import run_all  # noqa: PLC0415
 
         return run_all(args.format == "json")

@@ -11,7 +11,8 @@ import os
 import shlex
 from pathlib import Path
 
-from engramory.store import automemory, projectrecord
+from engramory.history import projectrecord
+from engramory.store import automemory
 from engramory.store.memoryfolders import MOVED, ORPHANED, SPLIT, Folder, as_json, survey
 from engramory.util.errors import EXIT_OK
 from engramory.util.textfmt import plural, printable

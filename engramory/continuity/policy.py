@@ -350,7 +350,8 @@ def handle(payload: object, store: Path, host: str, mode: str) -> Reply:
 def remember_project(cwd: object) -> None:
     """Record the session's project in the projects record (best effort, once a day)."""
     if isinstance(cwd, str) and os.path.isabs(cwd) and os.path.isdir(cwd):
-        from engramory.store import discovery, projectrecord  # noqa: PLC0415
+        from engramory.history import projectrecord  # noqa: PLC0415
+        from engramory.store import discovery  # noqa: PLC0415
 
         projectrecord.remember(discovery.project_root(Path(cwd)))
 

@@ -23,10 +23,10 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
+from engramory.history.projectrecord import Project
 from engramory.store import automemory
 from engramory.store.caps import INDEX_NAME, count_lines
 from engramory.store.gitidentity import GitIdentity, identity
-from engramory.store.projectrecord import Project
 from engramory.util import fsutil
 
 MEMORY = "memory"
