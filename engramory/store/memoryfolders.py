@@ -251,3 +251,35 @@ def as_json(folder: Folder) -> dict[str, object]:
         "split_with": folder.split_with,
         "moved_to": folder.moved_to,
     }
+
+
+@dataclass(frozen=True)
+class Elsewhere:
+    """Another memory folder of the same project: its folder, its project's path, and whether
+    that path is gone (an orphan) or still there (a split)."""
+
+    folder: str
+    project: str
+    orphaned: bool
+
+
+def elsewhere(me: Project, record: dict[str, Project], projects_dir: Path) -> list[Elsewhere]:
+    """The memory folders under ``projects_dir`` of record entries that share ``me``'s root
+    commit or remote (``me``'s own key apart). Reads the listing and stats; runs no git."""
+    try:
+        listed = {entry.name for entry in os.scandir(projects_dir)}
+    except OSError:
+        return []
+    found: dict[str, Elsewhere] = {}
+    mine = GitIdentity(me.root_commit, me.remote)
+    for other in sorted(record.values(), key=lambda p: p.path):
+        if other.key == me.key or other.key not in listed or other.key in found:
+            continue
+        if not _same(mine, other.root_commit, other.remote):
+            continue
+        memory = projects_dir / other.key / MEMORY
+        if fsutil.kind(memory)[0] == "dir" and not os.path.islink(memory):
+            found[other.key] = Elsewhere(
+                os.fspath(memory), other.path, not os.path.isdir(other.path)
+            )
+    return list(found.values())
