@@ -253,3 +253,39 @@ def test_doctor_and_the_session_start_hook_record_the_project(
     payload = {"hook_event_name": "SessionStart", "session_id": "s1", "cwd": str(other)}
     handle(payload, store, "claude", "explicit")
     assert sorted(projectrecord.load()) == [str(project), str(other)]
+
+
+@needs_git
+def test_doctor_names_the_orphaned_folder_of_a_moved_project(
+    cli, tmp_path: Path, config, monkeypatch
+) -> None:
+    old = tmp_path / "code" / "app"
+    git_repo(old)
+    assert cli("where", "claude", "--project-root", str(old)).code == 0
+    orphan = memory_folder(config, key_of(old), cwd=str(old))
+    new = tmp_path / "work" / "app"
+    new.parent.mkdir()
+    old.rename(new)
+    here = memory_folder(config, key_of(new), cwd=str(new))
+    monkeypatch.chdir(new)
+    result = cli("doctor", "--native", "--format", "json")
+    found = [f for f in json.loads(result.out)["findings"] if f["rule"] == "memory-elsewhere"]
+    assert len(found) == 1 and found[0]["severity"] == "info"
+    assert f"also in {orphan} (orphaned: its project {old} no longer exists)" in found[0]["message"]
+    assert f"`engramory merge {orphan} {here}`" in found[0]["message"]
+
+
+def test_doctor_is_quiet_on_a_project_with_one_folder(
+    cli, tmp_path: Path, config, monkeypatch
+) -> None:
+    project = tmp_path / "app"
+    project.mkdir()
+    memory_folder(config, key_of(project), cwd=str(project))
+    monkeypatch.chdir(project)
+    result = cli("doctor", "--native", "--format", "json")
+    assert not [f for f in json.loads(result.out)["findings"] if f["rule"] == "memory-elsewhere"]
+
+
+def test_a_huge_cwd_is_not_taken(cli, tmp_path: Path, config) -> None:
+    memory_folder(config, "-x", cwd="/" + "a" * 5000)
+    assert folders(cli)["-x"]["session_cwd"] is None

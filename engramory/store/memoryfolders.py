@@ -33,6 +33,7 @@ MEMORY = "memory"
 TRANSCRIPT_HEAD_LIMIT = 256 * 1024
 TRANSCRIPT_RECORDS = 50
 INDEX_LIMIT = 4 * 1024 * 1024
+CWD_LIMIT = 4096  # a longer "cwd" is no path a host recorded: not shown
 ORPHANED = "orphaned"
 SPLIT = "split"
 MOVED = "moved"
@@ -81,7 +82,7 @@ def first_cwd(transcript: str) -> str | None:
         except (ValueError, RecursionError):
             continue
         cwd = record.get("cwd") if isinstance(record, dict) else None
-        if isinstance(cwd, str) and cwd and "\0" not in cwd:
+        if isinstance(cwd, str) and 0 < len(cwd) <= CWD_LIMIT and "\0" not in cwd:
             return cwd
     return None
 
