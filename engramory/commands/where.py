@@ -42,7 +42,8 @@ EPILOG = """\
 examples:
   engramory where claude
   engramory where claude --project-root ~/code/app --format json
-  engramory where claude --hard-lines 150   # measure the index against a tighter cap"""
+  engramory where claude --hard-lines 150   # measure the index against a tighter cap
+  engramory where claude --all              # every folder: orphaned, split, moved"""
 
 RULE_TEXT = {
     automemory.OVERRIDE: f"${automemory.OVERRIDE_ENV}",
