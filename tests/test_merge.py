@@ -3,11 +3,18 @@ applied, undone byte for byte, in Claude Code's own dialect."""
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import re
+import tempfile
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from engramory.cli import main
 
 NATIVE = "---\nname: {title}\ndescription: {hook}\nmetadata:\n  type: {kind}\n  originSessionId: s-1\n---\n\n{body}\n"
 
@@ -194,3 +201,57 @@ def test_the_same_folder_is_refused(cli, pair) -> None:
 
 def test_a_missing_from_is_exit_66(cli, tmp_path) -> None:
     assert cli("merge", str(tmp_path / "nope"), str(tmp_path)).code == 66
+
+
+# --- properties: every FROM note is accounted for, and undo is exact ----------------------
+
+NAMES = st.sampled_from(["user_a", "user_A", "feedback_b", "project_c", "reference_d", "user_a-2"])
+BODIES = st.sampled_from(["one", "two", "three"])
+FOLDER = st.dictionaries(NAMES, BODIES, max_size=5)
+
+
+def run_quietly(*args: str) -> tuple[int, str]:
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
+        code = main(list(args))
+    return code, out.getvalue()
+
+
+@settings(max_examples=40, deadline=None)
+@given(source_notes=FOLDER, target_notes=FOLDER)
+def test_every_note_is_copied_or_a_duplicate_and_undo_is_exact(
+    source_notes: dict[str, str], target_notes: dict[str, str]
+) -> None:
+    with tempfile.TemporaryDirectory() as scratch:
+        root = Path(scratch)
+        texts = {f"{n}.md": note(n, "user", body) for n, body in source_notes.items()}
+        kept = {f"{n}.md": note(n, "user", body) for n, body in target_notes.items()}
+        source = folder(root / "a", _one_per_case(texts))
+        target = folder(root / "b", _one_per_case(kept))
+        before = (tree(source), tree(target))
+        code, out = run_quietly("merge", str(source), str(target), "--apply", "--format", "json")
+        assert code == 0, out
+        data = json.loads(out)
+        after = tree(target)
+        copied = {entry["source"]: entry["as"] for entry in data["renamed"]}
+        for name in tree(source):
+            if name == "MEMORY.md":
+                continue
+            landed = copied.get(name, name)
+            duplicate = [d for d in data["duplicates"] if d["source"] == name]
+            assert duplicate or after[landed] == before[0][name], name
+            if duplicate:
+                assert after[duplicate[0]["same_as"]] == before[0][name]
+        assert tree(source) == before[0]
+        if data["backup"] is not None:
+            code, _out = run_quietly("merge", "--undo", data["backup"], str(target))
+            assert code == 0
+        assert tree(target) == before[1]
+
+
+def _one_per_case(files: dict[str, str]) -> dict[str, str]:
+    """The files a case-insensitive file system could hold together (the first of each)."""
+    seen: dict[str, str] = {}
+    for name in files:
+        seen.setdefault(name.casefold(), name)
+    return {name: files[name] for name in seen.values()}
