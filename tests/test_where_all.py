@@ -289,3 +289,21 @@ def test_doctor_is_quiet_on_a_project_with_one_folder(
 def test_a_huge_cwd_is_not_taken(cli, tmp_path: Path, config) -> None:
     memory_folder(config, "-x", cwd="/" + "a" * 5000)
     assert folders(cli)["-x"]["session_cwd"] is None
+
+
+@needs_git
+def test_moved_to_a_project_with_no_folder_yet_is_found_in_the_record(
+    cli, tmp_path: Path, config
+) -> None:
+    old = tmp_path / "code" / "app"
+    git_repo(old)
+    assert cli("where", "claude", "--project-root", str(old)).code == 0
+    memory_folder(config, key_of(old), cwd=str(old))
+    new = tmp_path / "work" / "app"
+    new.parent.mkdir()
+    old.rename(new)
+    assert cli("where", "claude", "--project-root", str(new)).code == 0  # seen at its new path
+    found = folders(cli)[key_of(old)]
+    assert found["flags"] == ["orphaned", "moved"] and found["moved_to"] == str(new)
+    target = config / "projects" / key_of(new) / "memory"
+    assert found["merge"] == f"engramory merge {config}/projects/{key_of(old)}/memory {target}"
