@@ -40,6 +40,7 @@ COMMAND_MODULES = {
     "trace": "engramory.commands.trace",
     "export": "engramory.commands.export",
     "import": "engramory.commands.importer",
+    "merge": "engramory.commands.merge",
     "precommit": "engramory.commands.precommit",
     "mcp": "engramory.commands.mcp",
     "history": "engramory.commands.history",

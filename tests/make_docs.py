@@ -57,6 +57,8 @@ AREA_WHY = {
     "history": "Hosts delete memory themselves (a background consolidation, a session "
     "cleanup) without passing a hook; the store's history is what can give it back, and only "
     "while someone notices.",
+    "elsewhere": "The host files a project's memory under its path: a project moved, renamed "
+    "or cloned twice starts from an empty folder while its notes sit in another, unloaded.",
 }
 
 

@@ -25,7 +25,7 @@ def build(example: Example, root: Path) -> Path:
         snapshot_first(store, example.history)
     for rel, text in example.outside.items():
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(text, encoding="utf-8")
+        (root / rel).write_text(text.replace("{root}", str(root)), encoding="utf-8")
     for rel, text in example.tree().items():
         (store / rel).parent.mkdir(parents=True, exist_ok=True)
         (store / rel).write_text(text, encoding="utf-8")
@@ -68,9 +68,16 @@ def fired(cli, rule: Rule, example: Example, root: Path) -> list[dict]:
     store = build(example, root)
     for rel, mode in example.modes.items():
         os.chmod(store / rel, mode)
+    saved = {name: os.environ.get(name) for name in example.environ}
+    os.environ.update({k: v.replace("{root}", str(root)) for k, v in example.environ.items()})
     try:
         result = cli("doctor", str(store), "--format", "json", *example.flags)
     finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
         for rel in example.modes:
             os.chmod(store / rel, 0o700)
     assert result.code in (0, 1), result

@@ -3,11 +3,11 @@
 * ``.pre-commit-hooks.yaml``: each hook's entry runs the way pre-commit runs
   it (the files its ``files`` pattern selects, appended after the entry) on a
   temporary git repository holding a good and a broken store; then the real
-  ``pre-commit`` runs ``try-repo`` on this checkout and the README's
+  ``pre-commit`` runs ``try-repo`` on this checkout and docs/ci.md's
   ``.pre-commit-config.yaml`` snippet (pointed at a clone of this checkout).
 * ``action.yml``: its shell steps run as written, with the inputs and the
   ``${{ }}`` expressions the runner would give them.
-* ``docs/snippets/``: the README sections, which these tests read verbatim.
+* ``docs/snippets/``: the sections of docs/ci.md, which these tests read verbatim.
 """
 
 from __future__ import annotations
@@ -281,7 +281,7 @@ def test_real_pre_commit_try_repo(repo: Path, tmp_path: Path) -> None:
 
 @needs_pre_commit
 def test_readme_pre_commit_snippet_with_the_real_pre_commit(repo: Path, tmp_path: Path) -> None:
-    """The README's ``.pre-commit-config.yaml``, verbatim but for ``repo:`` and ``rev:``,
+    """docs/ci.md's ``.pre-commit-config.yaml``, verbatim but for ``repo:`` and ``rev:``,
     which point at a clone of this checkout's last commit."""
     clone = tmp_path / "engramory-clone"
     subprocess.run(["git", "clone", "-q", str(REPO), str(clone)], check=True)
@@ -380,7 +380,7 @@ def test_action_steps_install_and_annotate(repo: Path, tmp_path: Path) -> None:
 
 
 def test_ci_snippet_sarif_line_runs_verbatim(repo: Path, tmp_path: Path) -> None:
-    """The README's SARIF step, run as written, with ``engramory`` this checkout's."""
+    """docs/ci.md's SARIF step, run as written, with ``engramory`` this checkout's."""
     blocks = fenced_yaml(CI_SNIPPET.read_text("utf-8"))
     (line,) = [m.group(1) for m in re.finditer(r"(?m)^\s*- run: (engramory .*)$", blocks[1])]
     bindir = tmp_path / "bin"
@@ -409,12 +409,12 @@ def test_ci_snippet_sarif_line_runs_verbatim(repo: Path, tmp_path: Path) -> None
     assert ".engramory-memory/x.md" in uris
 
 
-# --- the README sections ---------------------------------------------------------------------
+# --- the CI page's sections ---------------------------------------------------------------------
 
 
-README = (REPO / "README.md").read_text("utf-8")
+CI_PAGE = (REPO / "docs" / "ci.md").read_text("utf-8")
 
 
 @pytest.mark.parametrize("snippet", [PRE_COMMIT_SNIPPET, CI_SNIPPET], ids=lambda p: p.name)
-def test_readme_holds_the_snippets_verbatim(snippet: Path) -> None:
-    assert snippet.read_text("utf-8") in README
+def test_the_ci_page_holds_the_snippets_verbatim(snippet: Path) -> None:
+    assert snippet.read_text("utf-8") in CI_PAGE

@@ -109,7 +109,21 @@ def test_the_outputs_the_readme_quotes_are_printed(ran: subprocess.CompletedProc
         assert excerpt in ran.stdout, excerpt
 
 
-def test_the_quickstart_writes_nothing_into_home(ran: subprocess.CompletedProcess) -> None:
+# What a project install may write under HOME: the doctor's result cache and the store's
+# history (and the projects record beside it), each in its XDG folder (DESIGN §4), no user file.
+ENGRAMORY_HOME_FOLDERS = (".cache/engramory", ".local/state/engramory")
+
+
+def test_the_quickstart_writes_into_home_only_the_cache_and_the_history(
+    ran: subprocess.CompletedProcess,
+) -> None:
     home = Path(ran.args[-1]).parent / "home"
     assert ran.returncode == 0
-    assert sorted(p.name for p in home.rglob("*")) == []  # a project install: no user file
+    written = [p.relative_to(home).as_posix() for p in home.rglob("*") if not p.is_dir()]
+    outside = [
+        rel for rel in written if not any(rel.startswith(f + "/") for f in ENGRAMORY_HOME_FOLDERS)
+    ]
+    assert outside == []  # a project install: no user file, no rules, no settings
+    for folder in ENGRAMORY_HOME_FOLDERS:
+        if (home / folder).exists():
+            assert (home / folder).stat().st_mode & 0o077 == 0, folder  # private to the user

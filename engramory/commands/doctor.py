@@ -8,6 +8,7 @@ import json
 import os
 import sys
 from datetime import date
+from pathlib import Path
 
 from engramory import __version__
 from engramory.commands.options import (
@@ -297,6 +298,9 @@ def run(args: argparse.Namespace) -> int:
             "or --native, not both (--profile claude-native judges STORE in the host's dialect)"
         )
     location = discovery.native_location() if args.native else discovery.locate(args.store)
+    from engramory.history.projectrecord import remember  # noqa: PLC0415 - best effort
+
+    remember(discovery.project_root(Path.cwd()))
     choice = profile_from_args(args, location.root)
     profile = choice.profile
     options = Options(

@@ -239,7 +239,12 @@ def run_init(args: argparse.Namespace) -> int:
             native=args.native,
         )
         return install.execute(install.plan_guard_only(_layout(args), options), args.dry_run, _say)
-    plan = install.plan_init(_layout(args), options)
+    where = _layout(args)
+    plan = install.plan_init(where, options)
+    if not where.global_ and not args.dry_run:
+        from engramory.history.projectrecord import remember  # noqa: PLC0415 - best effort
+
+        remember(where.root)
     return install.execute(plan, args.dry_run, _say)
 
 

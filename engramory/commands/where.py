@@ -16,6 +16,7 @@ from pathlib import Path
 
 from engramory.commands.check import measure
 from engramory.commands.options import add_cap_flags, add_format_flag, caps_from_args
+from engramory.history import projectrecord
 from engramory.hosts.base import Host
 from engramory.hosts.registry import HOSTS
 from engramory.report.check import describe, verdict_json
@@ -41,7 +42,8 @@ EPILOG = """\
 examples:
   engramory where claude
   engramory where claude --project-root ~/code/app --format json
-  engramory where claude --hard-lines 150   # measure the index against a tighter cap"""
+  engramory where claude --hard-lines 150   # measure the index against a tighter cap
+  engramory where claude --all              # every folder: orphaned, split, moved"""
 
 RULE_TEXT = {
     automemory.OVERRIDE: f"${automemory.OVERRIDE_ENV}",
@@ -69,6 +71,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--project-root",
         metavar="DIR",
         help="the project (default: the git work tree around the current directory, else it)",
+    )
+    parser.add_argument(
+        "--all",
+        action="store_true",
+        help="every memory folder of the host (claude), flagged orphaned, split or moved",
     )
     add_format_flag(parser)
     add_cap_flags(parser)
@@ -113,7 +120,14 @@ def _index(folder: Path, caps: Caps) -> tuple[Measurement | None, str]:
 def run(args: argparse.Namespace) -> int:
     """Print where the folder is (text or JSON); exit 0 whether or not it exists."""
     host = _host(args.host)
+    if getattr(args, "all", False):
+        if host.native_folder is not automemory.resolve:  # folders under a projects directory
+            raise UsageError(f"--all lists Claude Code's memory folders, not {host.label}'s")
+        from engramory.commands.where_all import run_all  # noqa: PLC0415
+
+        return run_all(args.format == "json")
     project = _project(args.project_root)
+    projectrecord.remember(project)
     caps = caps_from_args(args)
     assert host.native_folder is not None
     found = host.native_folder(project, os.environ)

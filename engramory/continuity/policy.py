@@ -330,6 +330,7 @@ def handle(payload: object, store: Path, host: str, mode: str) -> Reply:
         trigger = compaction_trigger(payload)
         sid = continuity.valid_session_id(payload.get("session_id"))
         if event == "SessionStart":
+            remember_project(payload.get("cwd"))
             return _session_start(store, sid, host, mode, payload.get("source"))
         if event == "UserPromptSubmit":
             if prompt_is_work(payload.get("prompt")):
@@ -344,6 +345,15 @@ def handle(payload: object, store: Path, host: str, mode: str) -> Reply:
         return failure(store, event, trigger, str(exc))
     except Exception as exc:
         return failure(store, event, trigger, f"internal error: {type(exc).__name__}")
+
+
+def remember_project(cwd: object) -> None:
+    """Record the session's project in the projects record (best effort, once a day)."""
+    if isinstance(cwd, str) and os.path.isabs(cwd) and os.path.isdir(cwd):
+        from engramory.history import projectrecord  # noqa: PLC0415
+        from engramory.store import discovery  # noqa: PLC0415
+
+        projectrecord.remember(discovery.project_root(Path(cwd)))
 
 
 def _session_start(store: Path, sid: str, host: str, mode: str, source: object) -> Reply:

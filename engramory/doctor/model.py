@@ -204,8 +204,10 @@ class Example:
     path to its link target, ``outside`` holds files beside the store (targets
     of links that leave it), ``sizes`` makes a file of that many bytes,
     ``modes`` sets permission bits (an unreadable file or directory),
-    ``flags`` are extra ``engramory doctor`` flags, and ``history`` is the store
-    as its last history snapshot held it (written and snapshotted first).
+    ``flags`` are extra ``engramory doctor`` flags, ``history`` is the store
+    as its last history snapshot held it (written and snapshotted first), and
+    ``environ`` the environment variables the doctor runs with (``{root}`` in
+    them and in ``outside`` texts stands for the folder holding the store).
     """
 
     text: str
@@ -217,6 +219,7 @@ class Example:
     modes: Mapping[str, int] = field(default_factory=dict)
     flags: tuple[str, ...] = ()
     history: Mapping[str, str] = field(default_factory=dict)
+    environ: Mapping[str, str] = field(default_factory=dict)
 
     def tree(self) -> dict[str, str]:
         """``files``, plus the generated index when the example wants one."""

@@ -38,7 +38,7 @@ from engramory.util.textfmt import plural
 from engramory.wiring import managed
 from engramory.write import backup, filedates, notewrite
 from engramory.write.filedates import FileDates
-from engramory.write.indexedit import pointer_line
+from engramory.write.indexedit import line_ending, pointer_line, section_block
 
 COLLISION = "collision"
 SECRET = "secret"
@@ -305,11 +305,22 @@ def _screen(
     return kept, skipped, warnings, hidden
 
 
-def index_with(index: str, pointers: Iterable[tuple[str, str]]) -> str:
-    """``index`` with each ``(type, pointer line)`` added at the end of its type's section."""
+def index_with(index: str, pointers: Iterable[tuple[str, str]], flat: bool = False) -> str:
+    """``index`` with each ``(type, pointer line)`` added at the end of its type's section
+    (``flat``: at the end of the index, as Claude Code writes its own, without headings)."""
     for section, line in pointers:
-        index = notewrite.index_with_pointer(index, section, line)
+        if flat:
+            ending = line_ending(index)
+            index += ending if index and not index.endswith("\n") else ""
+            index += line + ending
+        else:
+            index = notewrite.index_with_pointer(index, section, line)
     return index
+
+
+def is_flat(index: str) -> bool:
+    """Whether the index has no ``## <type>`` section (Claude Code's own dialect)."""
+    return all(section_block(index, note_type) is None for note_type in NOTE_TYPES)
 
 
 def pointer_of(planned: Planned) -> tuple[str, str]:
@@ -322,13 +333,15 @@ def _within(text: str, line_cap: int, byte_cap: int) -> bool:
     return count_lines(text) <= line_cap and utf8_size(text) <= byte_cap
 
 
-def fitting(index: str, ordered: Sequence[Planned], line_cap: int, byte_cap: int) -> int:
+def fitting(
+    index: str, ordered: Sequence[Planned], line_cap: int, byte_cap: int, flat: bool = False
+) -> int:
     """How many of ``ordered`` (taken in that order) fit before the index passes the caps."""
     if not _within(index, line_cap, byte_cap):
         return 0
     text = index
     for count, planned in enumerate(ordered):
-        text = index_with(text, [pointer_of(planned)])
+        text = index_with(text, [pointer_of(planned)], flat)
         if not _within(text, line_cap, byte_cap):
             return count
     return len(ordered)
@@ -358,16 +371,34 @@ def make_plan(
 
     ``index``: the store's index text (``None``: no index yet, the template is used).
     """
-    store_exists = os.path.isdir(root)
     kept, skips, warnings, hidden = _screen(candidates, existing_names(root), skip_secrets, root)
-    base = template_index() if index is None else index
+    plan = place(root, kept, template_index() if index is None else index, caps, archive_overflow)
+    plan.index_exists, plan.index_source = index is not None, index_source
+    plan.skipped = [*skipped, *skips]
+    plan.warnings, plan.redacted = warnings, hidden
+    plan.ignore = store_ignore(root) if index is None else None  # the import creates the store
+    return plan
+
+
+def place(
+    root: str,
+    kept: list[Planned],
+    base: str,
+    caps: Caps,
+    archive_overflow: bool,
+    flat: bool = False,
+) -> ImportPlan:
+    """The notes ``kept`` placed: live with a pointer in ``base`` (the index before), or, when
+    the pointers would pass the hard cap and ``archive_overflow`` is given, the rest in
+    ``archive/``; raise :class:`EngramoryError` (exit 1) when they would and it is not."""
+    store_exists = os.path.isdir(root)
     archived = [archived_copy(p) for p in kept if p.candidate.archived]
     kept = [p for p in kept if not p.candidate.archived]
     live = kept
-    if kept and fitting(base, kept, caps.hard_lines, caps.hard_bytes) < len(kept):
+    if kept and fitting(base, kept, caps.hard_lines, caps.hard_bytes, flat) < len(kept):
         ordered = by_recency(kept)
         if not archive_overflow:
-            fit = fitting(base, ordered, caps.hard_lines, caps.hard_bytes)
+            fit = fitting(base, ordered, caps.hard_lines, caps.hard_bytes, flat)
             raise EngramoryError(
                 f"the pointers of {plural(len(kept), 'note')} would take {INDEX_NAME} over its "
                 f"hard cap ({caps.hard_lines} lines / {caps.hard_bytes} bytes): {fit} of "
@@ -375,26 +406,22 @@ def make_plan(
                 f"most recently updated notes get pointers up to the soft cap, the rest go to "
                 f"{ARCHIVE}/), or compact the index first"
             )
-        fit = fitting(base, ordered, caps.warn_lines, caps.warn_bytes)
+        fit = fitting(base, ordered, caps.warn_lines, caps.warn_bytes, flat)
         chosen = {id(p) for p in ordered[:fit]}
         live = [p for p in kept if id(p) in chosen]
         archived += [archived_copy(p) for p in kept if id(p) not in chosen]
-    new_index = index_with(base, [pointer_of(p) for p in live])
-    ignore = store_ignore(root) if index is None else None  # the import creates the store
+    new_index = index_with(base, [pointer_of(p) for p in live], flat)
     return ImportPlan(
         root,
         store_exists,
-        index is not None,
-        index_source,
+        False,
+        b"",
         new_index,
         live,
         archived,
-        [*skipped, *skips],
-        warnings,
-        count_lines(new_index),
-        utf8_size(new_index),
-        ignore,
-        redacted=hidden,
+        [],
+        lines=count_lines(new_index),
+        size=utf8_size(new_index),
     )
 
 
@@ -470,9 +497,12 @@ def read_index(root: str, caps: Caps) -> tuple[str | None, bytes]:
     return notewrite.decode_index(raw), raw
 
 
-def execute(plan: ImportPlan, announce: backup.Announce | None = None) -> str | None:
+def execute(
+    plan: ImportPlan, announce: backup.Announce | None = None, command: str = COMMAND
+) -> str | None:
     """Write the plan (the store folder first when missing); the backup ID, ``None`` when there
-    was nothing to write. ``announce`` gets the ID once the journal is on disk."""
+    was nothing to write. ``announce`` gets the ID once the journal is on disk; ``command``
+    (``import``, ``merge``) is the one whose ``--undo`` takes it back."""
     created = plan.created()
     changes = {}
     if plan.index_exists and (plan.live or plan.archived):
@@ -495,7 +525,7 @@ def execute(plan: ImportPlan, announce: backup.Announce | None = None) -> str | 
                 sources,
                 changes,
                 created=created,
-                command=COMMAND,
+                command=command,
                 made_store=not plan.store_exists,
                 announce=announce,
             )

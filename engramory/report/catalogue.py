@@ -87,6 +87,9 @@ def example_text(example: Example) -> Iterator[str]:
     yield f"  - {example.text}"
     if example.flags:
         yield f"      with: engramory doctor {' '.join(example.flags)}"
+    if example.environ:
+        shown = " ".join(f"{name}={value}" for name, value in example.environ.items())
+        yield f"      environment ({{root}}: the folder holding the store): {shown}"
     for rel, text in example.tree().items():
         yield f"      {rel}:"
         yield from (f"        {line}".rstrip() for line in _shown_lines(text))
@@ -148,6 +151,7 @@ def _example_dict(example: Example) -> dict[str, Any]:
         "sizes": dict(example.sizes),
         "modes": {rel: f"{mode:03o}" for rel, mode in example.modes.items()},
         "flags": list(example.flags),
+        "environ": dict(example.environ),
     }
 
 

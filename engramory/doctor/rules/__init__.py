@@ -10,7 +10,16 @@ its id, severity, summary, fix and examples (see :func:`..model.rule`).
 from __future__ import annotations
 
 from engramory.doctor.model import Rule, catalogue
-from engramory.doctor.rules import content, duplicates, history, index, notes, schema, secrets
+from engramory.doctor.rules import (
+    content,
+    duplicates,
+    elsewhere,
+    history,
+    index,
+    notes,
+    schema,
+    secrets,
+)
 
 REGISTRY: tuple[Rule, ...] = (
     index.no_index,
@@ -70,6 +79,8 @@ REGISTRY: tuple[Rule, ...] = (
     duplicates.near_duplicate,
     # issue 37: history
     history.notes_vanished,
+    # issue 39: memory that follows the project
+    elsewhere.memory_elsewhere,
 )
 
 RULES: dict[str, Rule] = catalogue(REGISTRY)
