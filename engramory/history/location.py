@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from engramory.history import gitrun
 from engramory.util import fsutil
+from engramory.util.xdg import engramory_folder
 
 ENV_HISTORY_DIR = "ENGRAMORY_HISTORY_DIR"
 STORE_RECORD = "engramory-store"
@@ -43,13 +44,9 @@ class Place:
 def base_dir(environ: dict[str, str] | None = None) -> str:
     """The folder that holds every store's history repository."""
     env = os.environ if environ is None else environ
-    configured = env.get(ENV_HISTORY_DIR, "").strip()
-    if configured:
-        return os.path.abspath(os.path.expanduser(configured))
-    state = env.get("XDG_STATE_HOME", "").strip()
-    if not state or not os.path.isabs(state):
-        state = os.path.join(os.path.expanduser("~"), ".local", "state")
-    return os.path.join(state, "engramory", "history")
+    if env.get(ENV_HISTORY_DIR, "").strip():
+        return engramory_folder("STATE", env, ENV_HISTORY_DIR)
+    return os.path.join(engramory_folder("STATE", env), "history")
 
 
 def place_of(store: str, environ: dict[str, str] | None = None) -> Place:

@@ -24,6 +24,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from engramory.util import fsutil
+from engramory.util.xdg import engramory_folder
 
 ENV_STATE_DIR = "ENGRAMORY_STATE_DIR"
 RECORD_NAME = "projects.json"
@@ -47,14 +48,7 @@ class Project:
 
 def state_dir(environ: dict[str, str] | os._Environ[str] | None = None) -> str:
     """``$ENGRAMORY_STATE_DIR``, else ``$XDG_STATE_HOME/engramory`` (``~/.local/state``)."""
-    env = os.environ if environ is None else environ
-    configured = env.get(ENV_STATE_DIR, "").strip()
-    if configured:
-        return os.path.abspath(os.path.expanduser(configured))
-    state = env.get("XDG_STATE_HOME", "").strip()
-    if not state or not os.path.isabs(state):
-        state = os.path.join(os.path.expanduser("~"), ".local", "state")
-    return os.path.join(state, "engramory")
+    return engramory_folder("STATE", os.environ if environ is None else environ, ENV_STATE_DIR)
 
 
 def record_path(environ: dict[str, str] | os._Environ[str] | None = None) -> str:
