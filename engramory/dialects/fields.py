@@ -14,7 +14,15 @@ from __future__ import annotations
 import os
 
 from engramory import guard
-from engramory.dialects.rawjson import decoded, first_string, json_string, json_strings, unescaped
+from engramory.dialects.rawjson import (
+    decoded,
+    first_string,
+    json_string,
+    json_string_start,
+    json_strings,
+    string_at,
+    unescaped,
+)
 from engramory.guard import toolcall
 from engramory.guard.toolcall import ToolCall
 
@@ -32,9 +40,14 @@ def raw_cwd(raw: bytes) -> str | None:
     """The payload's working directory, read cheaply (``None``: not known without parsing).
 
     An empty or missing ``cwd`` means the first of ``workspace_roots`` (Cursor),
-    then ``$DEVIN_PROJECT_DIR`` (Devin), then this process's directory.
+    then ``$DEVIN_PROJECT_DIR`` (Devin), then this process's directory. Two ``cwd``
+    members (a tool argument of that name, before or after the payload's own) are not
+    told apart without parsing: ``None``.
     """
-    value = json_string(raw, b"cwd")
+    at = json_string_start(raw, b"cwd")
+    if at >= 0 and json_string_start(raw, b"cwd", at) >= 0:
+        return None
+    value = string_at(raw, at) if at >= 0 else None
     if not value:
         value = first_string(raw, b"workspace_roots")
         if value is None:
@@ -86,6 +99,14 @@ def command_may_write(raw: bytes) -> bool:
     """Could the shell command in ``raw`` (its ``command`` member) write a file?"""
     command = json_string(raw, b"command")
     return command is None or guard.shell_may_write(command)
+
+
+def shell_may_concern(
+    raw: bytes, environ: dict[str, str] | os._Environ[str], index: str | None
+) -> bool:
+    """:func:`command_may_concern` for a payload whose shell call runs in the payload's own
+    ``cwd`` (read as :func:`payload_cwd` reads it) with its ``command`` member."""
+    return command_may_concern(raw, json_string(raw, b"command"), environ, index)
 
 
 def command_may_concern(

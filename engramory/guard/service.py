@@ -35,6 +35,7 @@ import os
 from engramory.guard import (  # the raw pre-check's names; re-exported for the rest
     ARCHIVE_DIR,  # noqa: F401
     PAYLOAD_LIMIT,
+    SHELL_WRITERS,  # noqa: F401
     index_name,
     index_path,
     is_index,
