@@ -24,7 +24,6 @@ SHARED_HOT_PATH = {
     "engramory.dialects",
     "engramory.dialects.rawjson",
     "engramory.guard",
-    "engramory.guard.service",
     "engramory.guard.toolcall",
 }
 HEAVY = {

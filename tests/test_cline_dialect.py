@@ -31,7 +31,7 @@ from engramory import dialects
 from engramory.continuity import policy
 from engramory.dialects import cline, lifecycle
 from engramory.guard import decision as guard
-from engramory.guard import service, toolcall
+from engramory.guard import toolcall
 from engramory.guard.decision import Verdict
 from engramory.hosts import cline as cline_host
 from engramory.wiring import hookwiring
@@ -351,7 +351,7 @@ def test_a_relative_path_is_read_against_the_workspace_root(tmp_path: Path) -> N
 
 
 def test_an_oversized_payload_is_judged_by_its_target(tmp_path: Path, monkeypatch) -> None:
-    monkeypatch.setattr(service, "PAYLOAD_LIMIT", 1000)
+    monkeypatch.setattr("engramory.guard.PAYLOAD_LIMIT", 1000)  # the entry reads it there
     big = editor(new_text="x" * 2000)(tmp_path)
     text, code = dialects.answer(["--host", "cline"], json.dumps(big).encode(), {})
     assert code == 0 and json.loads(text)["cancel"] is True

@@ -200,7 +200,7 @@ def test_an_unreadable_index_is_not_denied_in_process(tmp_path: Path, monkeypatc
 
 
 def test_an_oversized_payload_is_judged_by_its_target(tmp_path: Path, monkeypatch) -> None:
-    monkeypatch.setattr(service, "PAYLOAD_LIMIT", 1000)
+    monkeypatch.setattr("engramory.guard.PAYLOAD_LIMIT", 1000)  # the entry reads it there
     for as_string in (False, True):
         big = camel("create", {"path": "MEMORY.md", "file_text": "x" * 2000}, as_string)(tmp_path)
         text, code = dialects.answer(["--host", "copilot"], json.dumps(big).encode(), {})

@@ -118,7 +118,7 @@ def test_a_bom_before_the_json_is_accepted(tmp_path: Path) -> None:
 
 
 def test_a_bom_does_not_hide_an_oversized_payload(tmp_path: Path, monkeypatch) -> None:
-    monkeypatch.setattr(service, "PAYLOAD_LIMIT", 1000)
+    monkeypatch.setattr("engramory.guard.PAYLOAD_LIMIT", 1000)  # the entry reads it there
     payload = tool("Write", {"file_path": "MEMORY.md", "content": "x" * 998})(tmp_path)
     raw = b"\xef\xbb\xbf" + json.dumps(payload).encode()
     cut = raw[: service.PAYLOAD_LIMIT + 1]  # what the entry reads of a longer stdin

@@ -24,7 +24,7 @@ from hookkit import (
 from engramory import dialects
 from engramory.dialects import gemini
 from engramory.guard import decision as guard
-from engramory.guard import service, toolcall
+from engramory.guard import toolcall
 from engramory.guard.decision import Verdict
 
 GROW = "would GROW the memory index"
@@ -222,7 +222,7 @@ def test_the_cheap_test_agrees_with_the_parse(tmp_path: Path) -> None:
 
 
 def test_an_oversized_payload_is_judged_by_its_target(tmp_path: Path, monkeypatch) -> None:
-    monkeypatch.setattr(service, "PAYLOAD_LIMIT", 1000)
+    monkeypatch.setattr("engramory.guard.PAYLOAD_LIMIT", 1000)  # the entry reads it there
     big = write_file("MEMORY.md", "x" * 2000)(tmp_path)
     text, code = dialects.answer(["--host", "gemini"], json.dumps(big).encode(), {})
     assert code == 0 and json.loads(text)["decision"] == "deny"

@@ -26,7 +26,6 @@ HOT_PATH_MODULES = {
     "engramory.dialects.rawjson",
     "engramory.dialects.fields",
     "engramory.guard",
-    "engramory.guard.service",
     "engramory.guard.toolcall",
 }
 

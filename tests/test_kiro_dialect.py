@@ -22,7 +22,7 @@ from engramory import dialects
 from engramory.continuity import policy
 from engramory.dialects import kiro
 from engramory.guard import decision as guard
-from engramory.guard import service, toolcall
+from engramory.guard import toolcall
 from engramory.guard.decision import Verdict
 from engramory.hosts import kiro as kiro_host
 from engramory.hosts import registry
@@ -252,7 +252,7 @@ def test_the_cheap_test_agrees_with_the_parse(tmp_path: Path) -> None:
 
 
 def test_an_oversized_payload_is_judged_by_its_target(tmp_path: Path, monkeypatch) -> None:
-    monkeypatch.setattr(service, "PAYLOAD_LIMIT", 1000)
+    monkeypatch.setattr("engramory.guard.PAYLOAD_LIMIT", 1000)  # the entry reads it there
     big = fs_write("append", "MEMORY.md", new_str="x" * 2000)(tmp_path)
     text, code, stream = dialects.answer(["--host", "kiro"], json.dumps(big).encode(), {})
     assert (code, stream) == (2, dialects.STDERR) and TOO_LARGE in text

@@ -21,7 +21,7 @@ from engramory import dialects
 from engramory.continuity import policy
 from engramory.dialects import openclaw, opencode
 from engramory.guard import decision as guard
-from engramory.guard import service, toolcall
+from engramory.guard import toolcall
 from engramory.guard.decision import Verdict
 
 GROW = "would GROW the memory index"
@@ -195,7 +195,7 @@ def test_a_crash_never_exits_non_zero(host: str, monkeypatch, capsys, tmp_path: 
 
 
 def test_an_oversized_payload_is_judged_by_its_target(tmp_path: Path, monkeypatch) -> None:
-    monkeypatch.setattr(service, "PAYLOAD_LIMIT", 1000)
+    monkeypatch.setattr("engramory.guard.PAYLOAD_LIMIT", 1000)  # the entry reads it there
     for host, key in (("opencode", "filePath"), ("openclaw", "file_path")):
         big = call("write", **{key: "MEMORY.md", "content": "x" * 2000})(tmp_path)
         text, code = dialects.answer(["--host", host], json.dumps(big).encode(), {})

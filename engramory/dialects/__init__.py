@@ -13,7 +13,7 @@ import on every call. One hook call in, the host's answer out.
 ``hooks/engramory_index_guard.py`` and ``engramory guard`` both run
 :func:`main`. Arguments: ``--host HOST`` (default ``claude``), ``--event
 pre|post`` (default ``pre``), ``--index PATH``. Before a tool call the payload
-is read from stdin (at most :data:`~engramory.guard.service.PAYLOAD_LIMIT` plus
+is read from stdin (at most :data:`~engramory.guard.PAYLOAD_LIMIT` plus
 one byte), read by the host's dialect into tool calls, judged by
 :mod:`engramory.guard.service`, and answered in the host's format. After a tool
 call the same payload is read by the dialect (``after_calls(payload)`` when it has one,
@@ -39,7 +39,7 @@ from __future__ import annotations
 import os
 import sys
 
-from engramory.guard import service
+from engramory import guard
 
 TYPE_CHECKING = False  # not ``typing.TYPE_CHECKING``: the guard's path never imports typing
 if TYPE_CHECKING:  # annotations only: the hook should not pay for importing them
@@ -87,7 +87,7 @@ def options(argv: list[str]) -> tuple[str, str, str | None]:
 
 
 def _read_stdin() -> bytes:
-    return sys.stdin.buffer.read(service.PAYLOAD_LIMIT + 1)
+    return sys.stdin.buffer.read(guard.PAYLOAD_LIMIT + 1)
 
 
 def answer(
@@ -106,7 +106,9 @@ def answer(
     if event == "post":
         after = _after_call(host_dialect, payload_bytes, environ, index)
         return ("", 0) if after is None else host_dialect.render(after, event)
-    if len(payload_bytes) > service.PAYLOAD_LIMIT:
+    if len(payload_bytes) > guard.PAYLOAD_LIMIT:
+        from engramory.guard import service  # noqa: PLC0415 - only for a call to judge
+
         call = host_dialect.oversized_call(payload_bytes)
         return host_dialect.render(service.check_oversized(call, environ, index), event)
     if payload_bytes.startswith(BOM):  # measured with it: a cut-off payload is still too large
@@ -119,6 +121,8 @@ def answer(
         payload = fastjson.loads(payload_bytes.decode("utf-8", "replace"))
     except (ValueError, RecursionError):
         return "", 0
+    from engramory.guard import service  # noqa: PLC0415 - only for a call to judge
+
     calls = host_dialect.tool_calls(payload)
     verdict = service.strongest([service.check(call, environ, index) for call in calls])
     return host_dialect.render(verdict, event)
@@ -139,7 +143,7 @@ def _after_call(
     that is not a JSON object or that names no tool call the dialect can read, is answered
     with silence.
     """
-    if len(payload_bytes) > service.PAYLOAD_LIMIT:
+    if len(payload_bytes) > guard.PAYLOAD_LIMIT:
         return None
     if payload_bytes.startswith(BOM):
         payload_bytes = payload_bytes[len(BOM) :]

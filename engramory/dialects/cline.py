@@ -34,9 +34,10 @@ from __future__ import annotations
 
 import os
 
+from engramory import guard
 from engramory.dialects import fields
 from engramory.dialects.rawjson import first_string, json_string
-from engramory.guard import service, toolcall
+from engramory.guard import toolcall
 from engramory.guard.toolcall import ToolCall
 
 TYPE_CHECKING = False  # not ``typing.TYPE_CHECKING``: the guard's path never imports typing
@@ -86,7 +87,7 @@ def may_concern_index(
         for key in (b"commands", b"command"):
             value = json_string(raw, key)
             if value is not None:
-                return b"\\u" in value or service.shell_may_write(value)
+                return b"\\u" in value or guard.shell_may_write(value)
         return True  # a list (the SDK's input), or no command found: parse it
     if tool in _FILE_TOOLS:
         return fields.path_may_be_index(raw, _PATH_KEYS, environ, index, _cwd_raw(raw))
@@ -193,7 +194,8 @@ def _editor_call(params: dict[str, object], path: str, cwd: str | None) -> ToolC
     if not inserting and isinstance(old, str) and old:
         return ToolCall(toolcall.EDIT, path, cwd=cwd, edits=[(old, new_text, False)])
     target = os.path.join(cwd or os.getcwd(), os.path.expanduser(path))
-    from engramory.store.caps import caps_from  # noqa: PLC0415 - only for an edit that may matter
+    from engramory.guard import service  # noqa: PLC0415 - only for an edit that may matter
+    from engramory.store.caps import caps_from  # noqa: PLC0415
 
     status, raw = service.read_index(target, caps_from(dict(os.environ)))
     if status == "unreadable":

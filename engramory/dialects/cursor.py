@@ -73,7 +73,7 @@ def may_concern_index(
     if event == AFTER_EDIT_EVENT.encode():
         return fields.path_may_be_index(raw, _PATH_KEYS, environ, index)
     if tool == SHELL_TOOL.encode() or event in (SHELL_EVENT.encode(), AFTER_SHELL_EVENT.encode()):
-        return fields.command_may_write(raw)
+        return fields.shell_may_concern(raw, environ, index)
     if tool in _EDIT_TOOLS:
         return fields.path_may_be_index(raw, _PATH_KEYS, environ, index)
     if tool == PATCH_TOOL.encode():

@@ -4,7 +4,8 @@ Each of those hosts names a tool's fields its own way, and some names are not
 settled (research: host-hooks-2026-12.md), so a dialect lists the field names
 it accepts and these helpers read them: cheaply on the raw payload bytes
 (before any JSON is parsed: the hook's hot path), then on the parsed payload.
-On the hot path: imports only :mod:`~engramory.guard.service` and
+On the hot path: imports only :mod:`engramory.guard` (the raw pre-check's names, not
+:mod:`~engramory.guard.service`), :mod:`~engramory.guard.toolcall` and
 :mod:`~engramory.dialects.rawjson` at module level.
 """
 
@@ -12,8 +13,17 @@ from __future__ import annotations
 
 import os
 
-from engramory.dialects.rawjson import decoded, first_string, json_string, json_strings, unescaped
-from engramory.guard import service, toolcall
+from engramory import guard
+from engramory.dialects.rawjson import (
+    decoded,
+    first_string,
+    json_string,
+    json_string_start,
+    json_strings,
+    string_at,
+    unescaped,
+)
+from engramory.guard import toolcall
 from engramory.guard.toolcall import ToolCall
 
 PATCH_START = "*** Begin Patch"
@@ -30,9 +40,14 @@ def raw_cwd(raw: bytes) -> str | None:
     """The payload's working directory, read cheaply (``None``: not known without parsing).
 
     An empty or missing ``cwd`` means the first of ``workspace_roots`` (Cursor),
-    then ``$DEVIN_PROJECT_DIR`` (Devin), then this process's directory.
+    then ``$DEVIN_PROJECT_DIR`` (Devin), then this process's directory. Two ``cwd``
+    members (a tool argument of that name, before or after the payload's own) are not
+    told apart without parsing: ``None``.
     """
-    value = json_string(raw, b"cwd")
+    at = json_string_start(raw, b"cwd")
+    if at >= 0 and json_string_start(raw, b"cwd", at) >= 0:
+        return None
+    value = string_at(raw, at) if at >= 0 else None
     if not value:
         value = first_string(raw, b"workspace_roots")
         if value is None:
@@ -65,7 +80,7 @@ def path_may_be_index(
     paths = [decoded(value) if value is not None else None for value in values]
     if None in paths:
         return True
-    known = index is not None or service.index_path(environ) is not None
+    known = index is not None or guard.index_path(environ) is not None
     notes = any(path and path.lower().endswith(".md") for path in paths)
     cwd = raw_cwd(raw if cwd_raw is None else cwd_raw) if known or notes else ""
     if cwd is None:
@@ -73,8 +88,8 @@ def path_may_be_index(
     return any(
         path
         and (
-            service.is_index(path, cwd, environ, index)
-            or service.is_store_note(path, cwd, environ, index)
+            guard.is_index(path, cwd, environ, index)
+            or guard.is_store_note(path, cwd, environ, index)
         )
         for path in paths
     )
@@ -83,7 +98,15 @@ def path_may_be_index(
 def command_may_write(raw: bytes) -> bool:
     """Could the shell command in ``raw`` (its ``command`` member) write a file?"""
     command = json_string(raw, b"command")
-    return command is None or service.shell_may_write(command)
+    return command is None or guard.shell_may_write(command)
+
+
+def shell_may_concern(
+    raw: bytes, environ: dict[str, str] | os._Environ[str], index: str | None
+) -> bool:
+    """:func:`command_may_concern` for a payload whose shell call runs in the payload's own
+    ``cwd`` (read as :func:`payload_cwd` reads it) with its ``command`` member."""
+    return command_may_concern(raw, json_string(raw, b"command"), environ, index)
 
 
 def command_may_concern(
@@ -93,10 +116,10 @@ def command_may_concern(
     index: str | None,
 ) -> bool:
     """Could the shell command ``command`` (the raw value of ``raw``'s ``command``) concern a
-    store? It must be able to write (:func:`~engramory.guard.service.shell_may_write`) and
+    store? It must be able to write (:func:`~engramory.guard.guard.shell_may_write`) and
     pass the gate before the parser (:mod:`engramory.guard.shellgate`), both without parsing
     the payload; ``True`` whenever that cannot be told cheaply (a ``\\u`` escape, no cwd)."""
-    if command is None or not service.shell_may_write(command):
+    if command is None or not guard.shell_may_write(command):
         return command is None
     text = unescaped(command)
     cwd = raw_cwd(raw) if text is not None else None
@@ -115,9 +138,9 @@ def text_may_name_index(
     By the index's name, case-insensitively; ``True`` when the index is known by its
     path (an alias may have any name) or a ``\\u`` escape could hide the name.
     """
-    if index is not None or service.index_path(environ) is not None or b"\\u" in raw:
+    if index is not None or guard.index_path(environ) is not None or b"\\u" in raw:
         return True
-    name = service.index_name(environ)
+    name = guard.index_name(environ)
     return not name.isascii() or name.lower().encode() in raw.lower()
 
 
@@ -146,13 +169,13 @@ def patch_may_touch_index(
     notes = any(target.lower().endswith(".md") for target in targets)
     if not notes and not text_may_name_index(raw, environ, index):
         return False
-    known = index is not None or service.index_path(environ) is not None
+    known = index is not None or guard.index_path(environ) is not None
     cwd = raw_cwd(raw if cwd_raw is None else cwd_raw) if known or notes else ""
     if cwd is None:
         return True
     return any(
-        service.is_index(target, cwd, environ, index)
-        or service.is_store_note(target, cwd, environ, index)
+        guard.is_index(target, cwd, environ, index)
+        or guard.is_store_note(target, cwd, environ, index)
         for target in targets
     )
 

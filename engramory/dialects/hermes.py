@@ -59,7 +59,7 @@ def may_concern_index(
     """A cheap test on the raw payload: could this call touch the index at all?"""
     tool = json_string(raw, b"tool_name")
     if tool == SHELL_TOOL.encode():
-        return fields.command_may_write(raw)
+        return fields.shell_may_concern(raw, environ, index)
     if tool == WRITE_TOOL.encode():
         return fields.path_may_be_index(raw, _PATH_KEYS, environ, index)
     if tool == PATCH_TOOL.encode():

@@ -86,7 +86,7 @@ def plugin_may_concern(
         return True
     kind = tools.get(tool.decode("ascii", "replace"))
     if kind == SHELL:
-        return fields.command_may_write(raw)
+        return fields.shell_may_concern(raw, environ, index)
     if kind == PATCH:
         return fields.patch_may_touch_index(raw, environ, index)
     if kind in (WRITE, EDIT):

@@ -1,15 +1,21 @@
 """The index guard, knowing no host: decision, edit simulation, shell-write detection.
 
 Importing the package costs nothing beyond ``os`` (already loaded): it is on the hook's hot
-path. The few names every dialect's raw pre-check and the shell gate share live here, in the
-package itself, so that they cost no module of their own and no module imports another in a
-cycle to reach them.
+path. What every dialect's raw pre-check and the shell gate need to dismiss a call that cannot
+concern a store lives here, in the package itself: which file is the index (:func:`is_index`),
+which is a store note (:func:`is_store_note`), whether a shell command may write at all
+(:func:`shell_may_write`) and the payload bound (:data:`PAYLOAD_LIMIT`). A dismissed call then
+imports no module of the guard beyond this one (:mod:`engramory.guard.service`, which decides,
+loads only for a call that may concern a store), and no module imports another in a cycle to
+reach these names; ``tests/test_hook_imports.py`` pins the modules each host's dismissed calls
+load.
 """
 
 from __future__ import annotations
 
 import os
 
+PAYLOAD_LIMIT = 64 * 1024 * 1024  # a payload over this is not read in full
 DEFAULT_INDEX_NAME = "MEMORY.md"  # caps.INDEX_NAME, spelled out: caps is not on this path
 
 # Programs (and shell words) that can write a file: a shell command holding none
@@ -36,3 +42,112 @@ def index_path(environ: dict[str, str] | os._Environ[str]) -> str | None:
     """The one index file to guard, when ``ENGRAMORY_INDEX_PATH`` pins it."""
     pinned = environ.get("ENGRAMORY_INDEX_PATH", "").strip()
     return os.path.expanduser(pinned) if pinned else None
+
+
+# --- which file is the index ----------------------------------------------------------
+
+
+def is_index(
+    path: str, cwd: str, environ: dict[str, str] | os._Environ[str], index: str | None = None
+) -> bool:
+    """Whether ``path`` (relative to ``cwd``) is the file the guard protects."""
+    pinned = index_path(environ)
+    if pinned is None:
+        name = index_name(environ).lower()
+        if os.path.basename(path.replace("\\", "/").rstrip("/")).lower() == name:
+            return True
+        if index is None:
+            return False
+        pinned = index
+    return same_file(os.path.join(cwd, os.path.expanduser(path)), os.path.expanduser(pinned))
+
+
+ARCHIVE_DIR = "archive"
+
+
+def is_store_note(
+    path: str, cwd: str, environ: dict[str, str] | os._Environ[str], index: str | None = None
+) -> bool:
+    """Whether ``path`` (relative to ``cwd``) is a ``.md`` file of a memory store.
+
+    A store's markdown files are its index, the files beside it and those in its
+    ``archive/``. With ``ENGRAMORY_INDEX_PATH`` only that index's store counts; else
+    any folder holding a file named like the index (two ``stat`` calls at most), and
+    the store of ``--index``. Nothing is read: a file that is not ``.md`` costs nothing.
+    """
+    if not path.lower().endswith(".md"):
+        return False
+    folder = os.path.dirname(os.path.join(cwd, os.path.expanduser(path)))
+    above = os.path.dirname(folder) if os.path.basename(folder).lower() == ARCHIVE_DIR else None
+    pinned = index_path(environ)
+    if pinned is None:
+        name = index_name(environ)
+        for store in (folder, above):
+            if store is not None and os.path.isfile(os.path.join(store, name)):
+                return True
+        if index is None:
+            return False
+        pinned = index
+    store = os.path.dirname(os.path.expanduser(pinned))
+    return any(place is not None and _same_folder(place, store) for place in (folder, above))
+
+
+def _same_folder(a: str, b: str) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except (OSError, ValueError):
+        return False
+
+
+def same_file(target: str, index: str) -> bool:
+    """Whether ``target`` is ``index``: one file (device and inode) or one resolved path.
+
+    The same rule as :class:`engramory.guard.indexmatch.IndexMatcher`, without its
+    import: this runs on every edit once the index is known, so an existing
+    target costs two ``stat`` calls and only a missing one is resolved.
+    """
+    try:
+        st = os.stat(target)
+    except (OSError, ValueError):
+        try:
+            return os.path.normcase(os.path.realpath(target)) == os.path.normcase(
+                os.path.realpath(index)
+            )
+        except (OSError, ValueError):
+            return False
+    try:
+        wanted = os.stat(index)
+    except (OSError, ValueError):
+        return False
+    return (st.st_dev, st.st_ino) == (wanted.st_dev, wanted.st_ino)
+
+
+# --- the raw pre-check on a shell command ----------------------------------------------
+
+_WORD_BYTES = bytes(
+    c if chr(c).isalnum() or chr(c) in "._+-" else 32 for c in range(256)
+)  # everything else separates words
+
+
+def shell_may_write(command: bytes) -> bool:
+    """Could this command write any file? ``False`` only when it surely cannot.
+
+    ``command`` is the command as a JSON payload carries it, still escaped (a
+    dialect checks it before parsing the payload): ``\\n``, ``\\t`` and ``\\r``
+    separate words and a ``\\u`` escape is taken as a possible write. Quotes and
+    backslashes are removed before words are cut, so ``t'e'e`` and ``\\tee`` are
+    seen as ``tee``.
+    """
+    low = command.lower()
+    if any(marker in low for marker in (b">", b"`", b"$(", b"$'", b"\\u")):
+        return True
+    # A command inside a JSON string inside a JSON string (Cline's ``commands``) escapes its
+    # line breaks twice (``\\\\n``): they separate words too, or ``x\\\\nrm`` hides ``rm``.
+    twice = low.replace(b"\\\\n", b" ").replace(b"\\\\t", b" ").replace(b"\\\\r", b" ")
+    for escaped in (low, twice) if twice != low else (low,):
+        text = escaped.replace(b"\\\\", b"").replace(b"\\n", b" ").replace(b"\\t", b" ")
+        text = text.replace(b"\\r", b" ").translate(None, b"\\'\"")
+        for word in text.translate(_WORD_BYTES).split():
+            if word in SHELL_WRITERS or word.rstrip(b"0123456789.") in SHELL_WRITERS:
+                return True
+    return False

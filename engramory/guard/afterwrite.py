@@ -11,7 +11,7 @@ nothing is wrong.
 Which files a call may have touched: an edit's (or write's) path; every file a V4A patch
 adds, updates or moves; for a shell command, the index (measured whatever the command: a
 script or a program the pre-write parser cannot follow may have written it) and, when the
-command may write a file (:func:`~engramory.guard.service.shell_may_write`), every word of
+command may write a file (:func:`~engramory.guard.shell_may_write`), every word of
 it naming a store's ``.md`` file. The shell parser is not run: the check must not depend on
 following the command.
 """

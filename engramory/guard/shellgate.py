@@ -1,6 +1,6 @@
 """The gate before the shell parser: could this command concern a memory store at all?
 
-:func:`engramory.guard.service.shell_may_write` dismisses, on the payload's raw
+:func:`engramory.guard.shell_may_write` dismisses, on the payload's raw
 bytes, a command that cannot write any file. A command that may write (``python3
 -m pytest``, ``git commit -m x``: ``python`` and ``git`` can write) used to be
 parsed in full by :mod:`engramory.guard.shellwrite`; this gate, on the decoded

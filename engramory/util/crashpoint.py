@@ -10,7 +10,6 @@ named where :func:`reached` is called (``engramory.write.backup``, ``engramory.u
 from __future__ import annotations
 
 import os
-import signal
 import sys
 
 ENV = "ENGRAMORY_TEST_CRASH_AT"
@@ -28,6 +27,8 @@ def reached(phase: str) -> None:
     _seen[phase] = _seen.get(phase, 0) + 1
     if _seen[phase] < (int(count) if count.isdigit() else 1):
         return
+    import signal  # noqa: PLC0415 - it loads enum: not on the guard hook's path (fsutil)
+
     sys.stdout.flush()
     sys.stderr.flush()
     os.kill(os.getpid(), getattr(signal, "SIGKILL", signal.SIGTERM))
