@@ -1,6 +1,6 @@
 """``engramory where claude --all``: every memory folder of Claude Code, and which went astray.
 
-The survey is :mod:`engramory.store.disk.memoryfolders`; this module prints it (text
+The survey is :mod:`engramory.history.memoryfolders`; this module prints it (text
 or JSON) and names the merge command for a folder flagged orphaned, split or moved.
 """
 
