@@ -15,6 +15,7 @@ import os
 from pathlib import Path
 
 from engramory.commands.check import measure
+from engramory.hostmemory import registry as hostmemory
 from engramory.commands.options import add_cap_flags, add_format_flag, caps_from_args
 from engramory.hosts.base import Host
 from engramory.hosts.registry import HOSTS
@@ -55,6 +56,11 @@ def native_hosts() -> list[str]:
     return [name for name, host in HOSTS.items() if host.native_folder is not None]
 
 
+def _where_hosts() -> list[str]:
+    """Every host ``where`` finds memory for: the native ones, then the other memory hosts."""
+    return native_hosts() + [h for h in hostmemory.HOSTS if h not in native_hosts()]
+
+
 def register(subparsers: argparse._SubParsersAction) -> None:
     """Add the ``where`` subcommand."""
     parser = subparsers.add_parser(
@@ -64,7 +70,17 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("host", metavar="HOST", help=f"one of: {', '.join(native_hosts())}")
+    parser.add_argument(
+        "host",
+        metavar="HOST",
+        nargs="?",
+        help=f"one of: {', '.join(_where_hosts())} (none with --all)",
+    )
+    parser.add_argument(
+        "--all",
+        action="store_true",
+        help="without HOST: every host's memory for the project, with sizes against each cut",
+    )
     parser.add_argument(
         "--project-root",
         metavar="DIR",
@@ -112,6 +128,8 @@ def _index(folder: Path, caps: Caps) -> tuple[Measurement | None, str]:
 
 def run(args: argparse.Namespace) -> int:
     """Print where the folder is (text or JSON); exit 0 whether or not it exists."""
+    if args.host is None or args.host in hostmemory.HOSTS and args.host not in native_hosts():
+        return _run_memory_hosts(args)
     host = _host(args.host)
     project = _project(args.project_root)
     caps = caps_from_args(args)
@@ -156,6 +174,30 @@ def run(args: argparse.Namespace) -> int:
         lines.append(f"  index: {describe(index_path, measured, caps, measured.verdict(caps)[0])}")
     else:
         lines.append(f"  index: {why_not}")
+    for line in lines:
+        print(printable(line))
+    return EXIT_OK
+
+
+def _run_memory_hosts(args: argparse.Namespace) -> int:
+    """``where qwen|gemini|codex|hermes`` and ``where --all`` (:mod:`engramory.hostmemory`)."""
+    from engramory.hostmemory import report  # noqa: PLC0415 - only for these hosts
+
+    if args.host is None and not args.all:
+        raise UsageError(f"name a host ({', '.join(_where_hosts())}) or give --all")
+    project = _project(args.project_root)
+    hosts = hostmemory.HOSTS if args.host is None else (args.host,)
+    found = [hostmemory.find(host, project, os.environ) for host in hosts]
+    if args.format == "json":
+        shown = [report.found_json(one, project) for one in found]
+        print(json.dumps(shown[0] if args.host else {"project": os.fspath(project), "hosts": shown}))
+        return EXIT_OK
+    if args.host is not None:
+        lines = report.found_text(found[0], project)
+    else:
+        lines = [f"every host's memory for {project}:"]
+        for one in found:
+            lines += report.found_text(one, project, heading=False)
     for line in lines:
         print(printable(line))
     return EXIT_OK
