@@ -190,7 +190,9 @@ def _run_memory_hosts(args: argparse.Namespace) -> int:
     found = [hostmemory.find(host, project, os.environ) for host in hosts]
     if args.format == "json":
         shown = [report.found_json(one, project) for one in found]
-        print(json.dumps(shown[0] if args.host else {"project": os.fspath(project), "hosts": shown}))
+        print(
+            json.dumps(shown[0] if args.host else {"project": os.fspath(project), "hosts": shown})
+        )
         return EXIT_OK
     if args.host is not None:
         lines = report.found_text(found[0], project)

@@ -86,5 +86,14 @@ def find(project: Path, environ: Mapping[str, str]) -> Found:
             f"not in {registry_file} yet: the slug {slug!r} Gemini CLI would give it",
         )
     layers = (("global memory", home / "GEMINI.md"), ("project memory", project / "GEMINI.md"))
-    return Found(HOST, LABEL, home / "tmp" / slug / "memory", rule, words, ("MEMORY.md",), True,
-                 False, layers)
+    return Found(
+        HOST,
+        LABEL,
+        home / "tmp" / slug / "memory",
+        rule,
+        words,
+        ("MEMORY.md",),
+        True,
+        False,
+        layers,
+    )

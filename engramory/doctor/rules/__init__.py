@@ -10,7 +10,17 @@ its id, severity, summary, fix and examples (see :func:`..model.rule`).
 from __future__ import annotations
 
 from engramory.doctor.model import Rule, catalogue
-from engramory.doctor.rules import content, duplicates, history, index, notes, schema, secrets
+from engramory.doctor.rules import (
+    codex,
+    content,
+    duplicates,
+    hermes,
+    history,
+    index,
+    notes,
+    schema,
+    secrets,
+)
 
 REGISTRY: tuple[Rule, ...] = (
     index.no_index,
@@ -70,6 +80,13 @@ REGISTRY: tuple[Rule, ...] = (
     duplicates.near_duplicate,
     # issue 37: history
     history.notes_vanished,
+    # issue 38: each host's own files (only under the host's profile)
+    codex.codex_summary_header,
+    codex.codex_summary_over_cut,
+    codex.codex_task_group,
+    hermes.hermes_over_cap,
+    hermes.hermes_separator,
+    hermes.hermes_duplicate_entry,
 )
 
 RULES: dict[str, Rule] = catalogue(REGISTRY)
