@@ -96,7 +96,7 @@ def _host(name: str) -> Host:
     if host is None or host.native_folder is None:
         raise UsageError(
             f"no memory folder to find for {name!r}: `engramory where` knows "
-            f"{', '.join(native_hosts())}"
+            f"{', '.join(_where_hosts())}"
         )
     return host
 

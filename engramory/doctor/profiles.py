@@ -95,8 +95,15 @@ class Profile:
         return self.fixes.get(rule.id, default)
 
     def differs(self, rule: Rule) -> bool:
-        """Whether this profile treats the rule differently from the catalogue."""
-        return not self.runs(rule.id) or self.severity(rule) != rule.severity
+        """Whether this profile treats the rule differently from the catalogue (what
+        ``--list-rules`` and ``--explain`` mark). A profile with ``only`` differs on none of
+        the rules it leaves out, and the other profiles on none of the host-file rules: those
+        run only where they belong, which the profile's ``why`` says."""
+        if self.only is not None:  # a host's own files: the rest does not run, as said once
+            return rule.id in self.only and self.severity(rule) != rule.severity
+        if rule.id in DIALECT_RULES:
+            return False
+        return rule.id in self.quiet or self.severity(rule) != rule.severity
 
 
 ENGRAMORY = Profile(ENGRAMORY_PROFILE, "the Engramory protocol: every rule as catalogued")

@@ -31,7 +31,7 @@ def _profile_marks(rule: Rule, severity: str) -> str:
     marks = [
         f" [{p.name}: {profile_severity(p, rule)}]"
         for p in PROFILES.values()
-        if profile_severity(p, rule) != severity
+        if p.differs(rule) and profile_severity(p, rule) != severity
     ]
     return "".join(marks)
 
