@@ -15,8 +15,8 @@ import os
 from pathlib import Path
 
 from engramory.commands.check import measure
-from engramory.hostmemory import registry as hostmemory
 from engramory.commands.options import add_cap_flags, add_format_flag, caps_from_args
+from engramory.hostmemory import registry as hostmemory
 from engramory.hosts.base import Host
 from engramory.hosts.registry import HOSTS
 from engramory.report.check import describe, verdict_json
@@ -128,7 +128,7 @@ def _index(folder: Path, caps: Caps) -> tuple[Measurement | None, str]:
 
 def run(args: argparse.Namespace) -> int:
     """Print where the folder is (text or JSON); exit 0 whether or not it exists."""
-    if args.host is None or args.host in hostmemory.HOSTS and args.host not in native_hosts():
+    if args.host is None or (args.host in hostmemory.HOSTS and args.host not in native_hosts()):
         return _run_memory_hosts(args)
     host = _host(args.host)
     project = _project(args.project_root)

@@ -21,6 +21,7 @@ from engramory.hosts import (
     opencode,
     table,
 )
+from engramory.hostmemory.facts import facts_for
 from engramory.hosts.base import Host
 
 HOSTS: dict[str, Host] = {
@@ -96,6 +97,9 @@ def rows() -> list[dict[str, object]]:
             "enforcement": host.enforcement,
             "wiring": host.verified,
             "notes": list(host.notes),
+            "memory": facts_for(host.name).where,
+            "memory_cap": facts_for(host.name).cap,
+            "memory_cap_text": facts_for(host.name).cap_text,
         }
         for host in HOSTS.values()
     ]

@@ -48,8 +48,8 @@ def hermes_over_cap(view: StoreView) -> Iterator[Issue]:
                 name,
                 cut.dropped[0] if cut.dropped else None,
                 f"{cut.used:,} characters, {cut.over_by:,} over Hermes' {cut.limit:,} for {name}: "
-                f"its memory tool refuses every add; {plural(len(cut.dropped), 'entry', 'entries')} "
-                "from this line on do not fit",
+                "its memory tool refuses every add; "
+                f"{plural(len(cut.dropped), 'entry', 'entries')} from this line on do not fit",
             )
 
 
