@@ -8,6 +8,7 @@ module (or a :mod:`~engramory.hosts.table` entry), one line here, its dialect
 
 from __future__ import annotations
 
+from engramory.hostmemory.facts import facts_for
 from engramory.hosts import (
     claude,
     cline,
@@ -21,7 +22,6 @@ from engramory.hosts import (
     opencode,
     table,
 )
-from engramory.hostmemory.facts import facts_for
 from engramory.hosts.base import Host
 
 HOSTS: dict[str, Host] = {
