@@ -5,7 +5,6 @@ profile, and every write command refusing Codex's host-managed folder."""
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 
 import pytest
@@ -56,10 +55,6 @@ def codex_folder(folder: Path) -> Path:
     (folder / "memory_summary.md").write_text("v1\nThe user prefers tabs.\n")
     (folder / "MEMORY.md").write_text("# Task Group: style\nscope: repo\n\n## Task 1\ntabs\n")
     return folder
-
-
-def key_of(path: Path) -> str:
-    return re.sub(r"[^A-Za-z0-9]", "-", str(path.resolve()))
 
 
 # --- detection ------------------------------------------------------------------------------
