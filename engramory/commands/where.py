@@ -26,7 +26,9 @@ from engramory.util import fsutil
 from engramory.util.errors import EXIT_OK, InputMissingError, UsageError
 from engramory.util.textfmt import printable
 
-HELP = "show where a host keeps its own memory folder for a project (Claude Code)"
+HELP = (
+    "show where each host keeps its own memory for a project (claude, qwen, gemini, codex, hermes)"
+)
 DESCRIPTION = """\
 Print the folder a host keeps its own memory in for a project, found the way
 the host finds it, with the rule that chose it, whether it exists, and its
@@ -42,7 +44,9 @@ EPILOG = """\
 examples:
   engramory where claude
   engramory where claude --project-root ~/code/app --format json
-  engramory where claude --hard-lines 150   # measure the index against a tighter cap"""
+  engramory where claude --hard-lines 150   # measure the index against a tighter cap
+  engramory where gemini
+  engramory where --all --format json"""
 
 RULE_TEXT = {
     automemory.OVERRIDE: f"${automemory.OVERRIDE_ENV}",

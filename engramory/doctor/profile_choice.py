@@ -203,7 +203,7 @@ def _other_host_folders(
     found = []
     for host, profile in profiles.items():
         one = registry.find(host, Path(os.path.abspath(project)), environ)
-        found.append((profile, one.path, f"{one.label}'s memory folder ({one.rule_text})"))
+        found.append((profile, one.path, f"{one.owner} memory folder ({one.rule_text})"))
     return found
 
 

@@ -41,6 +41,11 @@ class Found:
     layers: tuple[tuple[str, Path], ...] = ()
 
     @property
+    def owner(self) -> str:
+        """The label as an owner: ``Qwen Code's``, ``Hermes'``."""
+        return f"{self.label}'" if self.label.endswith("s") else f"{self.label}'s"
+
+    @property
     def exists(self) -> bool:
         """Whether the folder is an existing directory."""
         return os.path.isdir(self.path)

@@ -61,7 +61,7 @@ def file_text(size: FileSize) -> str:
 
 def found_text(found: Found, project: Path, *, heading: bool = True) -> list[str]:
     """The text lines for one host's memory."""
-    lines = [f"{found.label}'s memory for {project}:"] if heading else [f"{found.label}:"]
+    lines = [f"{found.owner} memory for {project}:"] if heading else [f"{found.label}:"]
     state = "exists" if found.exists else "does not exist"
     lines.append(f"  {found.path} ({state})")
     lines.append(f"  chosen by: {found.rule_text}")

@@ -274,9 +274,9 @@ def _from_other_hosts(here: Path, environ: Mapping[str, str]) -> tuple[Location 
     for host in registry.NOTES_FALLBACK:
         found = registry.find(host, Path(os.path.abspath(project)), environ)
         if _kind(found.path / INDEX_NAME) == "file":
-            source = f"{found.label}'s memory folder ({found.rule_text})"
+            source = f"{found.owner} memory folder ({found.rule_text})"
             return Location(found.path, found.path / INDEX_NAME, source), ""
-        tried.append(f"{found.label}'s memory folder {found.path}: no {INDEX_NAME}")
+        tried.append(f"{found.owner} memory folder {found.path}: no {INDEX_NAME}")
     return None, "; ".join(tried)
 
 
