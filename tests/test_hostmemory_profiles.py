@@ -222,3 +222,33 @@ def test_mcp_write_tools_refuse_and_read_tools_answer(home: Path) -> None:
     )
     assert not by_id[2]["isError"]
     assert {p.name: p.read_bytes() for p in store.iterdir()} == before
+
+
+# --- worst inputs stay linear ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("rule_module", "name", "line"),
+    [("codex", "MEMORY.md", "# Heading\n"), ("hermes", "MEMORY.md", "§ \n"),
+     ("hermes", "USER.md", "x\n§\n")],
+)  # fmt: skip
+def test_host_file_rules_read_a_4_mib_file_quickly(
+    tmp_path: Path, rule_module: str, name: str, line: str
+) -> None:
+    import importlib
+    import time
+    from types import SimpleNamespace
+
+    from engramory.doctor.rules import REGISTRY
+
+    data = (line * (4 * 1024 * 1024 // len(line.encode("utf-8"))))[: 4 * 1024 * 1024 - 8]
+    (tmp_path / name).write_text(data, encoding="utf-8")
+    view = SimpleNamespace(root=str(tmp_path))
+    module = importlib.import_module(f"engramory.doctor.rules.{rule_module}")
+    started = time.perf_counter()
+    fired = 0
+    for rule in REGISTRY:
+        if rule.check.__module__ == module.__name__:
+            fired += sum(1 for _ in rule.check(view))
+    assert fired > 0
+    assert time.perf_counter() - started < 30  # linear: a quadratic scan would take hours
