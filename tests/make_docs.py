@@ -38,6 +38,12 @@ RULES_PAGE = "docs/rules.md"
 
 # Why each area's rules matter, keyed by the module a rule lives in.
 AREA_WHY = {
+    "codex": "Codex injects only memory_summary.md, cut silently in the middle past 2,500 "
+    "tokens, and keeps MEMORY.md as a handbook of task groups; these rules run only under "
+    "the codex-memories profile and never write Codex's managed folder.",
+    "hermes": "Hermes keeps MEMORY.md and USER.md as entries split by lines holding `§`, each "
+    "file under a character cap its memory tool enforces by refusing adds; these rules run "
+    "only under the hermes profile.",
     "index": "The index is the one file the host loads every session, and only its first "
     "200 lines / 25,000 bytes: an index the host cannot read, or one whose pointers lead "
     "nowhere or out of the store, loses memories silently or exposes files that are not "
@@ -86,7 +92,7 @@ def _area(rule: Rule) -> str:
 
 
 def _severity_line(rule: Rule) -> str:
-    by_profile = {p.name: profile_severity(p, rule) for p in PROFILES.values()}
+    by_profile = {p.name: profile_severity(p, rule) for p in PROFILES.values() if p.differs(rule)}
     others = [f"{name}: {sev}" for name, sev in by_profile.items() if sev != rule.severity]
     extra = f" (profile {'; '.join(others)})" if others else ""
     schema = "; a schema rule (`--no-schema` skips it)" if rule.schema else ""

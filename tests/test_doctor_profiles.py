@@ -386,8 +386,12 @@ def test_native_folder_missing_names_the_path_and_the_rule(
 def test_list_rules_shows_the_severities_per_profile(cli) -> None:
     lines = {line.split()[0]: line for line in cli("doctor", "--list-rules").out.splitlines()}
     assert lines["missing-date"].split()[1] == "error"
-    assert lines["missing-date"].endswith("[claude-native: info]")
-    assert lines["name-mismatch"].endswith("[claude-native: quiet]")
+    assert "[claude-native: info]" in lines["missing-date"]
+    assert (
+        "[claude-native: quiet] [qwen-native: quiet] [gemini-native: quiet]"
+        in (lines["name-mismatch"])
+    )
+    assert "codex-memories" not in lines["orphan"] and "hermes" not in lines["orphan"]
     assert "claude-native" not in lines["orphan"]
     native = cli("doctor", "--list-rules", "--profile", "claude-native").out.splitlines()
     shown = {line.split()[0]: line.split()[1] for line in native}
@@ -395,7 +399,14 @@ def test_list_rules_shows_the_severities_per_profile(cli) -> None:
     assert shown["orphan"] == "error"
     listed = json.loads(cli("doctor", "--list-rules", "--format", "json").out)
     by_id = {entry["rule"]: entry for entry in listed}
-    assert by_id["missing-date"]["profiles"] == {"engramory": "error", "claude-native": "info"}
+    assert by_id["missing-date"]["profiles"] == {
+        "engramory": "error",
+        "claude-native": "info",
+        "qwen-native": "info",
+        "gemini-native": "info",
+        "codex-memories": "quiet",
+        "hermes": "quiet",
+    }
     assert by_id["name-mismatch"]["profiles"]["claude-native"] == "quiet"
 
 
@@ -407,4 +418,11 @@ def test_explain_says_how_each_profile_differs(cli) -> None:
     assert "profile claude-native: quiet" in cli("doctor", "--explain", "name-mismatch").out
     assert "profile" not in cli("doctor", "--explain", "orphan").out
     explained = json.loads(cli("doctor", "--explain", "missing-date", "--format", "json").out)
-    assert explained["profiles"] == {"engramory": "error", "claude-native": "info"}
+    assert explained["profiles"] == {
+        "engramory": "error",
+        "claude-native": "info",
+        "qwen-native": "info",
+        "gemini-native": "info",
+        "codex-memories": "quiet",
+        "hermes": "quiet",
+    }

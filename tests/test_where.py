@@ -113,7 +113,7 @@ def test_the_project_defaults_to_the_git_work_tree(
 
 
 def test_errors(cli, tmp_path: Path, config: Path) -> None:
-    unknown = cli("where", "codex")
+    unknown = cli("where", "cursor")
     assert unknown.code == 64 and "knows claude" in unknown.err
     missing = cli("where", "claude", "--project-root", str(tmp_path / "nope"))
     assert missing.code == 66 and "not an existing directory" in missing.err

@@ -81,7 +81,7 @@ def run(args: argparse.Namespace) -> int:
     caps = caps_from_args(args)
     location = discovery.locate(args.store)
     root = os.path.realpath(location.root)
-    choice = profile_from_args(args, location.root)
+    choice = profile_from_args(args, location.root, writes="archiving")
     plan = archive(args.slug, root, caps, args.keep_pointer, args.dry_run)
     out = []
     if location.discovered:

@@ -620,7 +620,7 @@ def run(args: argparse.Namespace) -> int:
         return undo.undo(root, args.undo, "compact", force=args.force, announce=announce)
     caps = caps_from_args(args)
     limits = target_caps(caps, args.to)
-    choice = profile_from_args(args, location.root)
+    choice = profile_from_args(args, location.root, writes="--apply" if args.apply else "")
     if location.discovered and args.format == "text":
         print(printable(f"store {root} ({location.source})"))
     if args.format == "text":

@@ -177,7 +177,7 @@ def run(args: argparse.Namespace) -> int:
     if args.undo is not None:
         return undo.undo(root, args.undo, "fix", force=args.force, announce=announce)
     caps = caps_from_args(args)
-    choice = profile_from_args(args, location.root)
+    choice = profile_from_args(args, location.root, writes="--apply" if args.apply else "")
     say_profile(choice)
     if choice.native:
         selected = _index_only(selected, args.select is not None)

@@ -358,7 +358,7 @@ def note_tally(plan: ImportPlan) -> list[str]:
 def finish(args: argparse.Namespace, plan: ImportPlan, how: str, said: list[str]) -> int:
     """Write the plan (unless --dry-run), then the new store's ignore entry, and report it,
     with the target store's profile (as it was before the import)."""
-    choice = profile_from_args(args, plan.root)
+    choice = profile_from_args(args, plan.root, writes="" if args.dry_run else "the import")
     if args.format == "json":
         say_profile(choice, machine=True)
     announce = backup.announcer(

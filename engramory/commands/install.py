@@ -341,6 +341,8 @@ def run_hosts(args: argparse.Namespace) -> int:
         print(f"  cap enforcement: {CAP_ENFORCEMENT_TEXT[str(row['cap_enforcement'])]}")
         print(f"  after-write check: {AFTER_WRITE_TEXT[str(row['after_write_check'])]}")
         print(f"  index cap: {row['enforcement']}")
+        print(f"  own memory: {row['memory'] or 'none'}")
+        print(f"  its cap: {row['memory_cap']}: {row['memory_cap_text']}")
         for note in row["notes"]:
             print(f"  note:      {note}")
     print()

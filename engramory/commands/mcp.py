@@ -69,6 +69,9 @@ def run(args: argparse.Namespace) -> int:
     root = os.path.realpath(location.root)
     choice = profile_from_args(args, location.root)
     say_profile(choice, machine=True)
-    context = tools.Context(root, caps, args.read_only, choice.native)
+    from engramory.doctor.profiles import write_refusal  # noqa: PLC0415
+
+    refused = write_refusal(choice.profile, "a write tool") or ""
+    context = tools.Context(root, caps, args.read_only, choice.native, refused)
     server.serve(context, sys.stdin.buffer, sys.stdout.buffer)
     return EXIT_OK

@@ -152,7 +152,7 @@ def run(args: argparse.Namespace) -> int:
     body = read_body(args)
     location = discovery.locate(args.store)
     root = os.path.realpath(location.root)
-    choice = profile_from_args(args, location.root)
+    choice = profile_from_args(args, location.root, writes="a new note")
     if args.format == "json":
         say_profile(choice, machine=True)
     plan = create(request_from_args(args, choice.native), body, root, caps, args.dry_run)

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from engramory.store.caps import Caps, caps_from, positive_int
 from engramory.util.console import COLOR_CHOICES
+from engramory.util.errors import EngramoryError
 from engramory.util.textfmt import printable
 
 if TYPE_CHECKING:
@@ -102,13 +103,26 @@ def add_profile_flags(parser: argparse.ArgumentParser, native_help: str | None =
     )
 
 
-def profile_from_args(args: argparse.Namespace, store: str | os.PathLike[str]) -> Choice:
-    """The profile for ``store``: ``--profile``, ``--native``, else detected (profile_choice)."""
+def profile_from_args(
+    args: argparse.Namespace, store: str | os.PathLike[str], writes: str = ""
+) -> Choice:
+    """The profile for ``store``: ``--profile``, ``--native``, else detected (profile_choice).
+
+    ``writes`` names the command when it is about to write the store: a store whose host
+    manages it itself (``codex-memories``) is then refused, before anything is written.
+    """
     from engramory.doctor.profile_choice import choose  # noqa: PLC0415 - only for a store command
 
-    return choose(
+    choice = choose(
         Path(store), getattr(args, "profile", None), native_flag=getattr(args, "native", False)
     )
+    if writes:
+        from engramory.doctor.profiles import write_refusal  # noqa: PLC0415
+
+        refused = write_refusal(choice.profile, writes)
+        if refused is not None:
+            raise EngramoryError(refused)
+    return choice
 
 
 def say_profile(choice: Choice, machine: bool = False) -> None:

@@ -17,6 +17,7 @@ from pathlib import Path
 from engramory.commands.check import measure
 from engramory.commands.options import add_cap_flags, add_format_flag, caps_from_args
 from engramory.history import projectrecord
+from engramory.hostmemory import registry as hostmemory
 from engramory.hosts.base import Host
 from engramory.hosts.registry import HOSTS
 from engramory.report.check import describe, verdict_json
@@ -26,7 +27,9 @@ from engramory.util import fsutil
 from engramory.util.errors import EXIT_OK, InputMissingError, UsageError
 from engramory.util.textfmt import printable
 
-HELP = "show where a host keeps its own memory folder for a project (Claude Code)"
+HELP = (
+    "show where each host keeps its own memory for a project (claude, qwen, gemini, codex, hermes)"
+)
 DESCRIPTION = """\
 Print the folder a host keeps its own memory in for a project, found the way
 the host finds it, with the rule that chose it, whether it exists, and its
@@ -43,7 +46,9 @@ examples:
   engramory where claude
   engramory where claude --project-root ~/code/app --format json
   engramory where claude --hard-lines 150   # measure the index against a tighter cap
-  engramory where claude --all              # every folder: orphaned, split, moved"""
+  engramory where claude --all              # every folder: orphaned, split, moved
+  engramory where gemini
+  engramory where --all --format json     # every host's memory for this project"""
 
 RULE_TEXT = {
     automemory.OVERRIDE: f"${automemory.OVERRIDE_ENV}",
@@ -57,6 +62,11 @@ def native_hosts() -> list[str]:
     return [name for name, host in HOSTS.items() if host.native_folder is not None]
 
 
+def _where_hosts() -> list[str]:
+    """Every host ``where`` finds memory for: the native ones, then the other memory hosts."""
+    return native_hosts() + [h for h in hostmemory.HOSTS if h not in native_hosts()]
+
+
 def register(subparsers: argparse._SubParsersAction) -> None:
     """Add the ``where`` subcommand."""
     parser = subparsers.add_parser(
@@ -66,16 +76,22 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("host", metavar="HOST", help=f"one of: {', '.join(native_hosts())}")
     parser.add_argument(
-        "--project-root",
-        metavar="DIR",
-        help="the project (default: the git work tree around the current directory, else it)",
+        "host",
+        metavar="HOST",
+        nargs="?",
+        help=f"one of: {', '.join(_where_hosts())} (none with --all)",
     )
     parser.add_argument(
         "--all",
         action="store_true",
-        help="every memory folder of the host (claude), flagged orphaned, split or moved",
+        help="without HOST: every host's memory for the project, with sizes against each cut; "
+        "with claude: every memory folder of the host, flagged orphaned, split or moved",
+    )
+    parser.add_argument(
+        "--project-root",
+        metavar="DIR",
+        help="the project (default: the git work tree around the current directory, else it)",
     )
     add_format_flag(parser)
     add_cap_flags(parser)
@@ -87,7 +103,7 @@ def _host(name: str) -> Host:
     if host is None or host.native_folder is None:
         raise UsageError(
             f"no memory folder to find for {name!r}: `engramory where` knows "
-            f"{', '.join(native_hosts())}"
+            f"{', '.join(_where_hosts())}"
         )
     return host
 
@@ -119,6 +135,8 @@ def _index(folder: Path, caps: Caps) -> tuple[Measurement | None, str]:
 
 def run(args: argparse.Namespace) -> int:
     """Print where the folder is (text or JSON); exit 0 whether or not it exists."""
+    if args.host is None or (args.host in hostmemory.HOSTS and args.host not in native_hosts()):
+        return _run_memory_hosts(args)
     host = _host(args.host)
     if getattr(args, "all", False):
         if host.native_folder is not automemory.resolve:  # folders under a projects directory
@@ -170,6 +188,32 @@ def run(args: argparse.Namespace) -> int:
         lines.append(f"  index: {describe(index_path, measured, caps, measured.verdict(caps)[0])}")
     else:
         lines.append(f"  index: {why_not}")
+    for line in lines:
+        print(printable(line))
+    return EXIT_OK
+
+
+def _run_memory_hosts(args: argparse.Namespace) -> int:
+    """``where qwen|gemini|codex|hermes`` and ``where --all`` (:mod:`engramory.hostmemory`)."""
+    from engramory.hostmemory import report  # noqa: PLC0415 - only for these hosts
+
+    if args.host is None and not args.all:
+        raise UsageError(f"name a host ({', '.join(_where_hosts())}) or give --all")
+    project = _project(args.project_root)
+    hosts = hostmemory.HOSTS if args.host is None else (args.host,)
+    found = [hostmemory.find(host, project, os.environ) for host in hosts]
+    if args.format == "json":
+        shown = [report.found_json(one, project) for one in found]
+        print(
+            json.dumps(shown[0] if args.host else {"project": os.fspath(project), "hosts": shown})
+        )
+        return EXIT_OK
+    if args.host is not None:
+        lines = report.found_text(found[0], project)
+    else:
+        lines = [f"every host's memory for {project}:"]
+        for one in found:
+            lines += report.found_text(one, project, heading=False)
     for line in lines:
         print(printable(line))
     return EXIT_OK

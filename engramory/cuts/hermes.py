@@ -12,6 +12,7 @@ last. Those are what "falls off" here.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from engramory.cuts.model import CHARACTERS, Cut, decoded
@@ -35,11 +36,8 @@ def cap_for(name: str) -> int:
     return USER_CAP if name.upper() == "USER.MD" else MEMORY_CAP
 
 
-def entries(text: str) -> tuple[list[Entry], int]:
-    """The entries the host loads, in order, and how many duplicates it dropped."""
-    found: list[Entry] = []
-    seen: set[str] = set()
-    duplicates = 0
+def every_entry(text: str) -> Iterator[Entry]:
+    """Every non-empty entry in file order, duplicates included."""
     start = 0
     line, counted = 1, 0  # the line number at offset ``counted``, kept as the scan moves on
     while start <= len(text):
@@ -51,12 +49,21 @@ def entries(text: str) -> tuple[list[Entry], int]:
             at = start + len(piece) - len(piece.lstrip())
             line += text.count("\n", counted, at)
             counted = at
-            if stripped in seen:
-                duplicates += 1
-            else:
-                seen.add(stripped)
-                found.append(Entry(line, stripped))
+            yield Entry(line, stripped)
         start = end + len(DELIMITER)
+
+
+def entries(text: str) -> tuple[list[Entry], int]:
+    """The entries the host loads, in order, and how many duplicates it dropped."""
+    found: list[Entry] = []
+    seen: set[str] = set()
+    duplicates = 0
+    for entry in every_entry(text):
+        if entry.text in seen:
+            duplicates += 1
+        else:
+            seen.add(entry.text)
+            found.append(entry)
     return found, duplicates
 
 

@@ -534,13 +534,13 @@ def _finding(profile: Profile, rule_id: str, path: str, line: int | None, messag
 
 def _active(scope: str, selected: set[str], options: Options) -> list[Rule]:
     """The rules of ``scope`` that run: selected, not quiet in the profile, schema if wanted."""
-    quiet = options.profile.quiet
+    profile = options.profile
     return [
         r
         for r in RULES.values()
         if r.scope == scope
         and r.id in selected
-        and r.id not in quiet
+        and profile.runs(r.id)
         and (options.schema or not r.schema)
     ]
 

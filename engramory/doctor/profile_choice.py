@@ -8,10 +8,17 @@ First match wins:
    (every project, so a ``memory`` that is a symlink to a folder elsewhere is
    recognised from its target), or the folder the host resolves for the
    current project (which a setting may put anywhere);
-3. the notes: a strict majority of the notes with frontmatter are in the
+3. another host's memory folder by where it is (:func:`other_host_by_location`):
+   Qwen Code's ``<base>/projects/*/memory`` (``qwen-native``), Gemini CLI's
+   ``~/.gemini/tmp/*/memory`` (``gemini-native``), Codex's ``$CODEX_HOME/memories``
+   (``codex-memories``), Hermes' ``$HERMES_HOME/memories`` (``hermes``); then by
+   its files' shape (:func:`by_shape`): a ``memory_summary.md`` opening with ``v1``
+   or a ``MEMORY.md`` opening with ``# Task Group:`` is Codex's, a ``MEMORY.md`` or
+   ``USER.md`` with a ``§`` line is Hermes';
+4. the notes: a strict majority of the notes with frontmatter are in the
    host's dialect (:func:`in_host_dialect`) -- a copy of a native folder kept
    outside the host's projects directory;
-4. else ``engramory``.
+5. else ``engramory``.
 
 The cost is bounded: at most :data:`PROJECTS_SCANNED` project folders are
 looked at, and the first :data:`HEAD_BYTES` of at most :data:`NOTES_READ`
@@ -27,7 +34,16 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from engramory.doctor.profiles import CLAUDE_NATIVE, ENGRAMORY, PROFILES, Profile
+from engramory.doctor.profiles import (
+    CLAUDE_NATIVE,
+    CODEX_MEMORIES,
+    ENGRAMORY,
+    GEMINI_NATIVE,
+    HERMES,
+    PROFILES,
+    QWEN_NATIVE,
+    Profile,
+)
 from engramory.store import automemory, discovery
 from engramory.store.disk import READ_OK, walk
 from engramory.store.frontmatter import parse_bytes
@@ -172,6 +188,59 @@ def by_location(store: Path, environ: Mapping[str, str], native_folder: Path | N
     return None
 
 
+def _other_host_folders(
+    environ: Mapping[str, str], cwd: Path | None
+) -> list[tuple[Profile, Path, str]]:
+    """``(profile, folder, words)`` for each other host's memory folder of the current project."""
+    from engramory.hostmemory import registry  # noqa: PLC0415 - only past the Claude checks
+
+    try:
+        project = discovery.project_root(Path.cwd() if cwd is None else cwd)
+    except OSError:
+        return []
+    profiles = {"qwen": QWEN_NATIVE, "gemini": GEMINI_NATIVE, "codex": CODEX_MEMORIES}
+    profiles["hermes"] = HERMES
+    found = []
+    for host, profile in profiles.items():
+        one = registry.find(host, Path(os.path.abspath(project)), environ)
+        found.append((profile, one.path, f"{one.owner} memory folder ({one.rule_text})"))
+    return found
+
+
+def other_host_by_location(
+    store: Path, environ: Mapping[str, str], cwd: Path | None = None
+) -> Choice | None:
+    """The profile of another host whose memory folder the store is (``None``: none)."""
+    from engramory.hostmemory import gemini, qwen  # noqa: PLC0415 - only past the Claude checks
+
+    real = Path(_real(store))
+    qwen_projects = Path(_real(qwen.base(environ)[0] / "projects"))
+    if real.name == "memory" and real.parent.parent == qwen_projects:
+        return Choice(QWEN_NATIVE, "a Qwen Code memory folder (<base>/projects/*/memory)")
+    gemini_tmp = Path(_real(gemini.gemini_home(environ) / "tmp"))
+    if real.name == "memory" and real.parent.parent == gemini_tmp:
+        return Choice(GEMINI_NATIVE, "a Gemini CLI memory folder (~/.gemini/tmp/*/memory)")
+    for profile, folder, words in _other_host_folders(environ, cwd):
+        if _real(folder) == str(real):
+            return Choice(profile, words)
+    return None
+
+
+def by_shape(store: Path) -> Choice | None:
+    """Codex's or Hermes' folder recognised by its files (``None``: neither)."""
+    summary = _head(os.path.join(store, "memory_summary.md"))
+    if summary is not None and summary.split(b"\n", 1)[0].rstrip(b"\r") == b"v1":
+        return Choice(CODEX_MEMORIES, "memory_summary.md opens with v1: Codex's memories folder")
+    index = _head(os.path.join(store, discovery.INDEX_NAME))
+    if index is not None and index.removeprefix(b"\xef\xbb\xbf").startswith(b"# Task Group:"):
+        return Choice(CODEX_MEMORIES, "MEMORY.md opens with # Task Group:: Codex's handbook")
+    for name in (discovery.INDEX_NAME, "USER.md"):
+        head = _head(os.path.join(store, name))
+        if head is not None and b"\n\xc2\xa7\n" in b"\n" + head:
+            return Choice(HERMES, f"{name} holds entries separated by § lines: Hermes' memories")
+    return None
+
+
 def parse_name(asked: str) -> Profile:
     """The profile named ``asked``; an unknown name is a usage error (64)."""
     profile = PROFILES.get(asked)
@@ -207,6 +276,11 @@ def choose(
     where = by_location(store, env, native_folder)
     if where is not None:
         return Choice(CLAUDE_NATIVE, where)
+    other = other_host_by_location(store, env, cwd) or (
+        by_shape(store) if os.path.isdir(store) else None
+    )
+    if other is not None:
+        return other
     native, described = dialect_counts(_real(store)) if os.path.isdir(store) else (0, 0)
     reason = dialect_reason(native, described)
     if described and native * 2 > described:

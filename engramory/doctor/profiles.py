@@ -16,6 +16,21 @@ rules themselves know nothing of profiles.
   with the advice to add it at the next edit, and ``name-mismatch`` is quiet.
   Every other rule applies unchanged.
 
+* ``qwen-native`` and ``gemini-native``: Qwen Code's managed auto-memory and
+  Gemini CLI's private project memory: an index plus topic files, like Claude
+  Code's. Qwen's topic files are one per type holding several entries (their
+  names are the type, not the note's name; per-entry ``why``/``howToApply``
+  are body text); Gemini's are plain Markdown, often without frontmatter. So
+  the index rules apply unchanged and the frontmatter rules are relaxed.
+* ``codex-memories``: Codex's managed ``~/.codex/memories``: only the Codex
+  rules (``memory_summary.md``'s ``v1`` header and its size against the cut,
+  ``MEMORY.md``'s task groups) and the secret rules run; the folder is read only
+  (every write command refuses it: :data:`READ_ONLY_PROFILES`).
+* ``hermes``: ``~/.hermes/memories``: only the Hermes rules (entry separators,
+  each file's character cap, duplicate entries) and the secret rules run.
+
+The Codex and Hermes rules (:data:`DIALECT_RULES`) run only under their profile.
+
 Which profile a store gets by default is decided at the command line's edge,
 by :mod:`engramory.doctor.profile_choice` (a Claude Code auto-memory folder, or a
 store whose notes are mostly in the host's dialect, gets ``claude-native``).
@@ -30,6 +45,16 @@ from engramory.doctor.model import INFO, Rule
 
 ENGRAMORY_PROFILE = "engramory"
 CLAUDE_NATIVE_PROFILE = "claude-native"
+QWEN_NATIVE_PROFILE = "qwen-native"
+GEMINI_NATIVE_PROFILE = "gemini-native"
+CODEX_MEMORIES_PROFILE = "codex-memories"
+HERMES_PROFILE = "hermes"
+
+CODEX_RULES = frozenset({"codex-summary-header", "codex-summary-over-cut", "codex-task-group"})
+HERMES_RULES = frozenset({"hermes-over-cap", "hermes-separator", "hermes-duplicate-entry"})
+DIALECT_RULES = CODEX_RULES | HERMES_RULES
+"""Rules about one host's own files: they run only under the profile that names them."""
+SECRET_RULES = frozenset({"secret-value", "personal-data"})
 
 
 @dataclass(frozen=True)
@@ -47,6 +72,14 @@ class Profile:
     quiet: frozenset[str] = frozenset()
     notes: Mapping[str, str] = field(default_factory=dict)
     fixes: Mapping[str, str] = field(default_factory=dict)
+    only: frozenset[str] | None = None
+
+    def runs(self, rule_id: str) -> bool:
+        """Whether the rule runs under this profile (``only``, when set, lists every rule that
+        does; else every rule not quiet and not another host's dialect rule)."""
+        if self.only is not None:
+            return rule_id in self.only
+        return rule_id not in self.quiet and rule_id not in DIALECT_RULES
 
     def severity(self, rule: Rule) -> str:
         """The rule's severity under this profile."""
@@ -62,7 +95,14 @@ class Profile:
         return self.fixes.get(rule.id, default)
 
     def differs(self, rule: Rule) -> bool:
-        """Whether this profile treats the rule differently from the catalogue."""
+        """Whether this profile treats the rule differently from the catalogue (what
+        ``--list-rules`` and ``--explain`` mark). A profile with ``only`` differs on none of
+        the rules it leaves out, and the other profiles on none of the host-file rules: those
+        run only where they belong, which the profile's ``why`` says."""
+        if self.only is not None:  # a host's own files: the rest does not run, as said once
+            return rule.id in self.only and self.severity(rule) != rule.severity
+        if rule.id in DIALECT_RULES:
+            return False
         return rule.id in self.quiet or self.severity(rule) != rule.severity
 
 
@@ -83,5 +123,63 @@ CLAUDE_NATIVE = Profile(
     },
 )
 
-PROFILES: dict[str, Profile] = {p.name: p for p in (ENGRAMORY, CLAUDE_NATIVE)}
+QWEN_NATIVE = Profile(
+    QWEN_NATIVE_PROFILE,
+    "Qwen Code's managed auto-memory: MEMORY.md plus one topic file per type (user, feedback, "
+    "project, reference) holding several entries, no dates",
+    severities={"missing-date": INFO, "missing-why": INFO, "missing-how-to-apply": INFO},
+    quiet=frozenset({"name-mismatch", "unknown-key"}),
+    notes={"missing-date": "(Qwen Code does not write dates)"},
+)
+
+GEMINI_NATIVE = Profile(
+    GEMINI_NATIVE_PROFILE,
+    "Gemini CLI's private project memory: MEMORY.md plus plain Markdown topic files",
+    severities={
+        "no-frontmatter": INFO,
+        "missing-field": INFO,
+        "missing-date": INFO,
+        "missing-why": INFO,
+        "missing-how-to-apply": INFO,
+    },
+    quiet=frozenset({"name-mismatch"}),
+    notes={"no-frontmatter": "(Gemini CLI writes topic files as plain Markdown)"},
+)
+
+CODEX_MEMORIES = Profile(
+    CODEX_MEMORIES_PROFILE,
+    "Codex's managed memories folder (read only): memory_summary.md's header and size, "
+    "MEMORY.md's task groups, secrets",
+    only=CODEX_RULES | SECRET_RULES,
+)
+
+HERMES = Profile(
+    HERMES_PROFILE,
+    "Hermes' memories folder: MEMORY.md and USER.md entries separated by §, each under its "
+    "character cap, no duplicates; secrets",
+    only=HERMES_RULES | SECRET_RULES,
+)
+
+PROFILES: dict[str, Profile] = {
+    p.name: p
+    for p in (ENGRAMORY, CLAUDE_NATIVE, QWEN_NATIVE, GEMINI_NATIVE, CODEX_MEMORIES, HERMES)
+}
 """Every profile by name, in the order ``--list-rules`` shows them."""
+
+READ_ONLY_PROFILES = {
+    CODEX_MEMORIES_PROFILE: "Codex manages this folder itself (its own consolidation job "
+    "rewrites it, and it is a git repository Codex keeps): Engramory only reads it",
+}
+"""Profiles whose folder the host manages itself, and why: every write command refuses them."""
+
+
+def write_refusal(profile: Profile, action: str) -> str | None:
+    """Why ``action`` may not write a store of ``profile`` (``None``: it may)."""
+    why = READ_ONLY_PROFILES.get(profile.name)
+    if why is None:
+        return None
+    return (
+        f"refused ({action} would write the store), nothing was written: the store has the "
+        f"{profile.name} profile. "
+        f"{why}. Use `engramory doctor` and `engramory check --host codex` to read it"
+    )

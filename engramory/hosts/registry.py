@@ -8,6 +8,7 @@ module (or a :mod:`~engramory.hosts.table` entry), one line here, its dialect
 
 from __future__ import annotations
 
+from engramory.hostmemory.facts import facts_for
 from engramory.hosts import (
     claude,
     cline,
@@ -96,6 +97,9 @@ def rows() -> list[dict[str, object]]:
             "enforcement": host.enforcement,
             "wiring": host.verified,
             "notes": list(host.notes),
+            "memory": facts_for(host.name).where,
+            "memory_cap": facts_for(host.name).cap,
+            "memory_cap_text": facts_for(host.name).cap_text,
         }
         for host in HOSTS.values()
     ]

@@ -49,6 +49,7 @@ class Context:
     caps: Caps
     read_only: bool = False
     native: bool = False
+    writes_refused: str = ""  # why every write tool is refused (a host-managed folder)
 
 
 @dataclass
@@ -475,6 +476,8 @@ def call(context: Context, tool: Tool, arguments: dict[str, Any]) -> ToolResult:
     problem = check_arguments(tool.input_schema, arguments)
     if problem:
         return refusal(f"{tool.name}: {problem}")
+    if tool.writes and context.writes_refused:
+        return refusal(context.writes_refused)
     try:
         return tool.handler(context, arguments)
     except EngramoryError as exc:

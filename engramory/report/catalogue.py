@@ -23,7 +23,7 @@ EXAMPLE_WIDTH = 100  # characters of an example line --explain shows
 
 def profile_severity(profile: Profile, rule: Rule) -> str:
     """The rule's severity under ``profile``, or ``quiet`` when the profile does not run it."""
-    return QUIET if rule.id in profile.quiet else profile.severity(rule)
+    return QUIET if not profile.runs(rule.id) else profile.severity(rule)
 
 
 def _profile_marks(rule: Rule, severity: str) -> str:
@@ -31,7 +31,7 @@ def _profile_marks(rule: Rule, severity: str) -> str:
     marks = [
         f" [{p.name}: {profile_severity(p, rule)}]"
         for p in PROFILES.values()
-        if profile_severity(p, rule) != severity
+        if p.differs(rule) and profile_severity(p, rule) != severity
     ]
     return "".join(marks)
 
@@ -109,7 +109,7 @@ def _profile_lines(rule: Rule) -> Iterator[str]:
     for profile in PROFILES.values():
         if not profile.differs(rule):
             continue
-        if rule.id in profile.quiet:
+        if not profile.runs(rule.id):
             yield f"  profile {profile.name}: quiet (the rule does not run)"
         else:
             yield f"  profile {profile.name}: {profile.severity(rule)}"

@@ -16,6 +16,10 @@ Order:
 4. The project's Claude Code auto-memory folder (:mod:`engramory.store.automemory`),
    when it holds a ``MEMORY.md``; the project is the git work tree's top, else
    the current directory.
+5. Then Qwen Code's and Gemini CLI's project memory folders
+   (:mod:`engramory.hostmemory`), in that order, when they hold a ``MEMORY.md``:
+   the hosts whose memory is an index plus notes. Codex's and Hermes' folders
+   are not notes stores and are never discovered (``where`` shows them).
 
 Every :class:`Location` says how it was found, so the commands can name the
 store and why.
@@ -261,6 +265,21 @@ def _from_claude_auto_memory(here: Path, environ: Mapping[str, str]) -> tuple[Lo
     return None, f"Claude Code's auto-memory folder {folder}: no {INDEX_NAME}"
 
 
+def _from_other_hosts(here: Path, environ: Mapping[str, str]) -> tuple[Location | None, str]:
+    """Qwen Code's, then Gemini CLI's memory folder for the project, when it holds an index."""
+    from engramory.hostmemory import registry  # noqa: PLC0415 - only when nothing else was found
+
+    project = project_root(here)
+    tried = []
+    for host in registry.NOTES_FALLBACK:
+        found = registry.find(host, Path(os.path.abspath(project)), environ)
+        if _kind(found.path / INDEX_NAME) == "file":
+            source = f"{found.owner} memory folder ({found.rule_text})"
+            return Location(found.path, found.path / INDEX_NAME, source), ""
+        tried.append(f"{found.owner} memory folder {found.path}: no {INDEX_NAME}")
+    return None, "; ".join(tried)
+
+
 def native_reason(resolution: automemory.Resolution, project: Path) -> str:
     """Which of the host's rules chose a project's auto-memory folder, in words."""
     from engramory.store import automemory  # noqa: PLC0415 - only for the auto-memory folder
@@ -301,7 +320,7 @@ def native_location() -> Location:
 
 
 Step = Callable[[Path, Mapping[str, str]], "tuple[Location | None, str]"]
-FALLBACK_STEPS: tuple[Step, ...] = (_from_ancestors, _from_claude_auto_memory)
+FALLBACK_STEPS: tuple[Step, ...] = (_from_ancestors, _from_claude_auto_memory, _from_other_hosts)
 """The steps after ``$ENGRAMORY_MEMORY_ROOT``, in order: each gives the store, or what it tried."""
 
 

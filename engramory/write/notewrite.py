@@ -236,7 +236,7 @@ def note_issues(
     )
     found = []
     for rule in RULES.values():
-        if rule.scope != NOTE or rule.id in options.profile.quiet:
+        if rule.scope != NOTE or not options.profile.runs(rule.id):
             continue
         for _path, line, message in rule.check([check]):
             found.append(DoctorIssue(rule.id, options.profile.severity(rule), line, message))

@@ -11,9 +11,11 @@ from __future__ import annotations
 
 from engramory.doctor.model import Rule, catalogue
 from engramory.doctor.rules import (
+    codex,
     content,
     duplicates,
     elsewhere,
+    hermes,
     history,
     index,
     notes,
@@ -81,6 +83,13 @@ REGISTRY: tuple[Rule, ...] = (
     history.notes_vanished,
     # issue 39: memory that follows the project
     elsewhere.memory_elsewhere,
+    # issue 38: each host's own files (only under the host's profile)
+    codex.codex_summary_header,
+    codex.codex_summary_over_cut,
+    codex.codex_task_group,
+    hermes.hermes_over_cap,
+    hermes.hermes_separator,
+    hermes.hermes_duplicate_entry,
 )
 
 RULES: dict[str, Rule] = catalogue(REGISTRY)
