@@ -20,16 +20,22 @@ def _version() -> tuple[int, ...] | None:
     return registry.parse_version(raw) if raw else None
 
 
-def deny_hint(predicted: str) -> str:
-    """For a denied write: the entries of the predicted index Claude Code's cut would drop
-    (counted strictly, with comments, unless ``$ENGRAMORY_CLAUDE_VERSION`` says otherwise)."""
-    cut = claude.cut(predicted.lstrip("\ufeff"), _version())
+HOST_LABELS = {"claude": "Claude Code", "qwen": "Qwen Code"}
+
+
+def deny_hint(predicted: str, host: str = "claude") -> str:
+    """For a denied write: the entries of the predicted index ``host``'s cut would drop
+    (Claude Code's counted strictly, with comments, unless ``$ENGRAMORY_CLAUDE_VERSION``
+    says otherwise; Qwen Code's shortest lines first)."""
+    text = predicted.lstrip("\ufeff")
+    cut = registry.host_module(host).cut(text) if host != "claude" else claude.cut(text, _version())
     if cut.loads_all:
         return ""
     named = first_named(unread(predicted, cut, NAMED))
     more = len(cut.dropped) - NAMED
     tail = f" and {more} more" if more > 0 else ""
-    return printable(f" After this write Claude Code would not load: {named}{tail}.")
+    label = HOST_LABELS.get(host, host)
+    return printable(f" After this write {label} would not load: {named}{tail}.")
 
 
 def session_hint(store: Path, host: str) -> str:
