@@ -63,9 +63,7 @@ def may_concern_index(
 def oversized_call(raw: bytes) -> ToolCall:
     """The kind, target and cwd of a payload too large to parse, by a bounded scan."""
     tool = json_string(raw, b"tool_name")
-    kind = {WRITE_TOOL.encode(): toolcall.WRITE, EDIT_TOOL.encode(): toolcall.EDIT}.get(
-        tool or b""
-    )
+    kind = {WRITE_TOOL.encode(): toolcall.WRITE, EDIT_TOOL.encode(): toolcall.EDIT}.get(tool or b"")
     return fields.oversized_call(raw, kind, _PATH_KEYS)
 
 
@@ -91,7 +89,9 @@ def tool_calls(payload: object) -> list[ToolCall]:
         content = new if isinstance(new, str) else None
         return [ToolCall(toolcall.WRITE, path, cwd=cwd, content=content, cut_host=HOST)]
     count = None if tool_input.get("replace_all") is True else 1
-    return [ToolCall(toolcall.COUNTED_EDIT, path, cwd=cwd, edits=[(old, new, count)], cut_host=HOST)]
+    return [
+        ToolCall(toolcall.COUNTED_EDIT, path, cwd=cwd, edits=[(old, new, count)], cut_host=HOST)
+    ]
 
 
 def render(verdict: Verdict, event: str) -> tuple[str, int]:

@@ -43,8 +43,9 @@ class ToolCall:
     :data:`TRANSFORM` (a host's own edit, simulated by ``transform``: the file's
     text now in, the text the tool leaves out, ``None`` when that cannot be known),
     :data:`JUDGED` (a call on a host's own memory that its dialect judges itself, by the
-    host's own rule: ``judge(environ, index)`` is the verdict) or :data:`UNKNOWN`. ``path``: the file an edit targets, as written (relative to
-    ``cwd``). ``cwd``: the call's working directory (``None``: this process's).
+    host's own rule: ``judge(environ, index)`` is the verdict) or :data:`UNKNOWN`.
+    ``path``: the file an edit targets, as written (relative to ``cwd``). ``cwd``: the
+    call's working directory (``None``: this process's).
     ``content``: the text a write leaves (``None`` when not carried). ``edits``:
     for an edit or multi-edit, ``(old, new, replace_all)`` steps applied in order
     (values as the host sent them, not yet type-checked; ``None`` when not
