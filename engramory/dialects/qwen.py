@@ -21,6 +21,10 @@ exit code is a non-blocking error, so a guard that crashed lets the call run.
 
 A deny of an index edit names the entries Qwen Code's own cut would not load
 (:mod:`engramory.cuts.qwen`: the shortest lines first, not a tail cut).
+
+Continuity: SessionStart (``source``: startup, resume, clear, compact), UserPromptSubmit
+(``prompt``) and PreCompact (``trigger``) carry Claude Code's fields and read Claude Code's
+answers (:func:`render_lifecycle`).
 """
 
 from __future__ import annotations
@@ -101,9 +105,23 @@ def render(verdict: Verdict, event: str) -> tuple[str, int]:
     return claude.render(verdict, event)
 
 
-def render_lifecycle(reply: Reply) -> tuple[str, int]:
-    """Claude Code's lifecycle output, which Qwen Code's hooks read (init installs no
-    continuity hooks for Qwen Code yet: this answers ``engramory sync hook --host qwen``)."""
-    from engramory.dialects import claude  # noqa: PLC0415 - not on the guard's path
+# --- lifecycle hooks (``engramory sync hook --host qwen``) -------------------------------
 
+LABEL = "Qwen Code"
+
+
+def render_lifecycle(reply: Reply) -> tuple[str, int]:
+    """A continuity reply as Qwen Code's hook output (always exit 0).
+
+    Qwen's SessionStart, UserPromptSubmit and PreCompact payloads are Claude Code's, and so
+    are its answers: context goes in ``hookSpecificOutput.additionalContext``, a warning is a
+    ``systemMessage``. PreCompact documents no way to hold a compaction back, so a held one
+    is a ``systemMessage`` reminder.
+    """
+    from engramory.continuity import policy  # noqa: PLC0415 - not on the guard's path
+    from engramory.dialects import claude, lifecycle_io  # noqa: PLC0415
+
+    if reply.kind == policy.BLOCK:
+        text = lifecycle_io.observed_compaction(LABEL, reply.text)
+        return fields.dumps({"systemMessage": text}), 0
     return claude.render_lifecycle(reply)

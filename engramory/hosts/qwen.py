@@ -39,6 +39,31 @@ GUARD_MATCHER = "^(write_file|edit|run_shell_command)$"
 TIMEOUT_MS = 10_000
 
 
+def _handler(argv: list[str], status: str, windows: bool) -> dict[str, object]:
+    """One command handler: a shell line that exits 0 whatever happens (a PowerShell one on
+    Windows), so a missing interpreter never blocks a call; Qwen's timeout is in ms."""
+    line = (
+        hookwiring.powershell_line(argv, always_zero=True)
+        if windows
+        else hookwiring.never_failing_line(argv)
+    )
+    return {"type": "command", "command": line, "timeout": TIMEOUT_MS, "statusMessage": status}
+
+
+def _guard_groups(argv: list[str], windows: bool) -> dict[str, hookwiring.Group]:
+    """The guard before a call and the check after it, on Qwen's file and shell tools."""
+    return {
+        "PreToolUse": {
+            "matcher": GUARD_MATCHER,
+            "hooks": [_handler(argv, hookwiring.GUARD_STATUS, windows)],
+        },
+        "PostToolUse": {
+            "matcher": GUARD_MATCHER,
+            "hooks": [_handler([*argv, "--event", "post"], hookwiring.MEASURE_STATUS, windows)],
+        },
+    }
+
+
 class Qwen(Host):
     """Qwen Code: Claude Code's settings form, with shell-line handlers and Qwen's tool ids."""
 
@@ -52,40 +77,19 @@ class Qwen(Host):
         windows: bool | None = None,
     ) -> dict[str, hookwiring.Group]:
         """The index guard (PreToolUse) and the check after a write (PostToolUse) on Qwen's
-        file and shell tools, naming the store's index. No continuity hooks yet."""
-        return self._guard_groups(self.guard_argv(python, guard, store), windows)
+        file and shell tools, naming the store's index, and the continuity hooks
+        (SessionStart, UserPromptSubmit, PreCompact)."""
+        on_windows = os.name == "nt" if windows is None else windows
+        groups = _guard_groups(self.guard_argv(python, guard, store), on_windows)
+        argv = hookwiring.sync_argv(python, sync, self.name, mode, store)
+        groups.update(
+            hookwiring.lifecycle_groups(lambda status: _handler(argv, status, on_windows))
+        )
+        return groups
 
     def guard_only_groups(self, python: str, guard: str) -> dict[str, hookwiring.Group]:
-        """``init qwen --global --guard-only``: the same two handlers, naming no index."""
-        return self._guard_groups(self.guard_argv(python, guard, None), None)
-
-    @staticmethod
-    def _guard_groups(argv: list[str], windows: bool | None) -> dict[str, hookwiring.Group]:
-        on_windows = os.name == "nt" if windows is None else windows
-
-        def handler(words: list[str], status: str) -> dict[str, object]:
-            line = (
-                hookwiring.powershell_line(words, always_zero=True)
-                if on_windows
-                else hookwiring.never_failing_line(words)
-            )
-            return {
-                "type": "command",
-                "command": line,
-                "timeout": TIMEOUT_MS,
-                "statusMessage": status,
-            }
-
-        return {
-            "PreToolUse": {
-                "matcher": GUARD_MATCHER,
-                "hooks": [handler(argv, hookwiring.GUARD_STATUS)],
-            },
-            "PostToolUse": {
-                "matcher": GUARD_MATCHER,
-                "hooks": [handler([*argv, "--event", "post"], hookwiring.MEASURE_STATUS)],
-            },
-        }
+        """``init qwen --global --guard-only``: the guard's two handlers, naming no index."""
+        return _guard_groups(self.guard_argv(python, guard, None), os.name == "nt")
 
     def shell_payload(self, command: str, cwd: str) -> dict[str, object]:
         return {
@@ -123,10 +127,12 @@ HOST = Qwen(
     edit_tools=("write_file", "edit"),
     native_memory="managed auto-memory in ~/.qwen/projects/<git root>/memory/, which Qwen "
     "rebuilds itself (200 lines / 25,000 UTF-16 units, shortest lines kept first)",
+    lifecycle_hooks=hookwiring.LIFECYCLE_EVENTS,
+    holds_compaction=False,  # PreCompact documents no way to hold a compaction back
     guard_only=True,
     notes=(
         "The guard's deny names the index entries Qwen Code's own cut would not load.",
-        "No continuity hooks for Qwen Code yet: the rules block carries the protocol.",
+        "PreCompact cannot hold a compaction back: the continuity gate is a reminder.",
         "Documented from Qwen Code's hooks reference; not run against a real Qwen Code.",
     ),
 )
