@@ -40,6 +40,7 @@ if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
 GOLDEN = REPO / "tests" / "data" / "install_golden.json"
+ENGRAMORY_OWN = ("state", "cache")  # XDG folders of Engramory's own files, outside the snapshot
 HOST_HOME_VARIABLES = ("DSH_HOME", "CODEX_HOME", "HERMES_HOME", "CLAUDE_CONFIG_DIR")
 # The store a reader install recalls from: another agent's, already there (``{TMP}`` is the sandbox).
 SHARED_STORE = "{TMP}/shared-store"
@@ -127,6 +128,10 @@ def _sandbox(root: Path) -> Iterator[Path]:
         ]:
             os.environ.pop(variable, None)
         os.environ["HOME"] = str(home)
+        # Engramory's own state (the projects record, histories) and caches are not what init
+        # installs, and the record holds today's date: kept out of the snapshot.
+        for kind in ENGRAMORY_OWN:
+            os.environ[f"XDG_{kind.upper()}_HOME"] = str(root / f"xdg-{kind}")
         # Nothing named `engramory` on PATH: the agent command is this installation's script or
         # interpreter, replaced by {AGENT_COMMAND} below, whatever the machine's PATH holds.
         os.environ["PATH"] = str(empty_path)
@@ -170,7 +175,10 @@ def _snapshot(root: Path, placeholders: list[tuple[str, str]], blobs: dict[str, 
     for top, dirs, names in os.walk(root):
         relative_top = Path(top).relative_to(root)
         dirs[:] = sorted(
-            d for d in dirs if (relative_top / d).as_posix() not in ("project/.git", "empty-path")
+            d
+            for d in dirs
+            if (relative_top / d).as_posix()
+            not in ("project/.git", "empty-path", *(f"xdg-{kind}" for kind in ENGRAMORY_OWN))
         )
         folders += [(relative_top / d).as_posix() for d in dirs]
         for name in sorted(names):

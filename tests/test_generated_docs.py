@@ -53,7 +53,7 @@ def test_the_table_has_a_row_per_host_with_its_rung() -> None:
         rung = "1: deny hook" if host.pre_write_hook else "2: rules + check"
         assert row.endswith(f"| {rung} |")
     deny = [row for row in rows if "| yes" in row]
-    assert len(deny) == sum(host.pre_write_hook for host in HOSTS.values()) == 10
+    assert len(deny) == sum(host.pre_write_hook for host in HOSTS.values()) == 11
 
 
 def test_hosts_markdown_format_prints_the_table() -> None:

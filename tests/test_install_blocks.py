@@ -139,6 +139,7 @@ OWN_EDIT_TOOLS = {
     "claude": "Edit/Write",
     "codex": "apply_patch",
     "gemini": "write_file/replace",
+    "qwen": "write_file/edit",
     "copilot": "create/edit",
     "cursor": "Write/StrReplace",
     "cline": "editor/apply_patch",

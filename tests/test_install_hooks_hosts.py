@@ -440,7 +440,17 @@ def test_the_hosts_table_says_how_the_cap_is_enforced(cli) -> None:
     expected = dict.fromkeys(rows, RULES_AND_CHECK)
     expected.update(
         dict.fromkeys(
-            ("claude", "codex", "gemini", "copilot", "cline", "kiro", "opencode", "hermes"),
+            (
+                "claude",
+                "codex",
+                "gemini",
+                "qwen",
+                "copilot",
+                "cline",
+                "kiro",
+                "opencode",
+                "hermes",
+            ),
             DENY_HOOK,
         )
     )

@@ -226,7 +226,7 @@ def test_reader_store_with_a_symlinked_index(cli, project: Path, tmp_path: Path)
     [
         (
             ("init", "windsurf", "--install-hooks"),
-            "only for claude, codex, gemini, cursor, copilot, cline, kiro, opencode, openclaw, "
+            "only for claude, codex, gemini, qwen, cursor, copilot, cline, kiro, opencode, openclaw, "
             "hermes; Windsurf gets "
             "the rules",
         ),

@@ -157,8 +157,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--guard-only",
         action="store_true",
         help="with --global: register ONLY the index guard in the user-wide hook settings "
-        "(claude: $CLAUDE_CONFIG_DIR/settings.json, default ~/.claude/settings.json), for "
-        "every project; no rules, store, skill or continuity hooks (--install-hooks is implied)",
+        "(claude: $CLAUDE_CONFIG_DIR/settings.json, default ~/.claude/settings.json; qwen: "
+        "~/.qwen/settings.json; hermes: $HERMES_HOME/config.yaml), for every project; no "
+        "rules, store, skill or continuity hooks (--install-hooks is implied)",
     )
     init.add_argument(
         "--mode",

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from engramory.cuts import claude, registry
+from engramory.cuts import registry
 from engramory.cuts.falloff import unread
 from engramory.cuts.report import NAMED, first_named
 from engramory.store.caps import INDEX_NAME
@@ -13,6 +13,7 @@ from engramory.util.textfmt import printable
 
 # The hosts whose own cut applies to an Engramory store's MEMORY.md when they serve a session.
 INDEX_HOSTS = ("claude", "qwen")
+HOST_LABELS = {"claude": "Claude Code", "qwen": "Qwen Code"}  # as a deny names them
 
 
 def _version() -> tuple[int, ...] | None:
@@ -20,16 +21,19 @@ def _version() -> tuple[int, ...] | None:
     return registry.parse_version(raw) if raw else None
 
 
-def deny_hint(predicted: str) -> str:
-    """For a denied write: the entries of the predicted index Claude Code's cut would drop
-    (counted strictly, with comments, unless ``$ENGRAMORY_CLAUDE_VERSION`` says otherwise)."""
-    cut = claude.cut(predicted.lstrip("\ufeff"), _version())
+def deny_hint(predicted: str, host: str = "claude") -> str:
+    """For a denied write: the entries of the predicted index ``host``'s cut would drop
+    (Claude Code's counted strictly, with comments, unless ``$ENGRAMORY_CLAUDE_VERSION``
+    says otherwise; Qwen Code's shortest lines first)."""
+    data = predicted.lstrip("\ufeff").encode("utf-8", "replace")
+    cut = registry.cut(host, data, INDEX_NAME, _version())
     if cut.loads_all:
         return ""
     named = first_named(unread(predicted, cut, NAMED))
     more = len(cut.dropped) - NAMED
     tail = f" and {more} more" if more > 0 else ""
-    return printable(f" After this write Claude Code would not load: {named}{tail}.")
+    label = HOST_LABELS.get(host, host)
+    return printable(f" After this write {label} would not load: {named}{tail}.")
 
 
 def session_hint(store: Path, host: str) -> str:

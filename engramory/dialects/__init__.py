@@ -52,6 +52,7 @@ DIALECTS = {
     "claude": "engramory.dialects.claude",
     "codex": "engramory.dialects.codex",
     "gemini": "engramory.dialects.gemini",
+    "qwen": "engramory.dialects.qwen",
     "copilot": "engramory.dialects.copilot",
     "cursor": "engramory.dialects.cursor",
     "cline": "engramory.dialects.cline",

@@ -7,6 +7,11 @@ old_string, new_string, allow_multiple}`` (older builds: ``expected_replacements
 N, exactly N occurrences, all replaced) and ``run_shell_command {command,
 dir_path, is_background}``; paths may be relative to ``cwd`` (``dir_path`` too).
 
+Gemini CLI's own private memory (``~/.gemini/tmp/<project slug>/memory/MEMORY.md``,
+field-2026-12.md §1.1, read at gemini-cli @5411f113) has no size cap: the host loads it
+whole. A write or edit of it is checked for secrets only -- nothing to deny by size --
+unless ``--index`` or ``ENGRAMORY_INDEX_PATH`` names it as the store's index.
+
 A ``replace`` with an empty ``old_string`` creates the file (``new_string`` is
 its text; when the file exists the tool fails, so any answer is moot). When
 ``old_string`` matches the wrong number of times Gemini may have a model
@@ -87,17 +92,58 @@ def tool_calls(payload: object) -> list[ToolCall]:
         return [fields.shell_call(toolcall.SHELL, tool_input, cwd)]
     path = fields.path(tool_input, ("file_path",))
     if tool == WRITE_TOOL:
-        return [
-            ToolCall(toolcall.WRITE, path, cwd=cwd, content=fields.text(tool_input, ("content",)))
-        ]
+        content = fields.text(tool_input, ("content",))
+        return [_uncapped_if_own(ToolCall(toolcall.WRITE, path, cwd=cwd, content=content))]
     if tool != REPLACE_TOOL:
         return [ToolCall(toolcall.UNKNOWN, cwd=cwd)]
     old, new = tool_input.get("old_string"), tool_input.get("new_string")
     if old == "":
-        return [
-            ToolCall(toolcall.WRITE, path, cwd=cwd, content=new if isinstance(new, str) else None)
-        ]
-    return [ToolCall(toolcall.COUNTED_EDIT, path, cwd=cwd, edits=[(old, new, _count(tool_input))])]
+        content = new if isinstance(new, str) else None
+        return [_uncapped_if_own(ToolCall(toolcall.WRITE, path, cwd=cwd, content=content))]
+    edits = [(old, new, _count(tool_input))]
+    return [_uncapped_if_own(ToolCall(toolcall.COUNTED_EDIT, path, cwd=cwd, edits=edits))]
+
+
+# Gemini CLI's private project memory: ~/.gemini/tmp/<project slug>/memory/MEMORY.md.
+OWN_MEMORY_PARTS = (".gemini", "tmp", None, "memory", "memory.md")  # None: any slug
+
+
+def is_own_memory(path: str | None, cwd: str | None) -> bool:
+    """Whether ``path`` (relative to ``cwd``) is Gemini CLI's own private memory index."""
+    if not path:
+        return False
+    full = os.path.normpath(os.path.join(cwd or os.getcwd(), os.path.expanduser(path)))
+    parts = full.replace("\\", "/").lower().split("/")[-len(OWN_MEMORY_PARTS) :]
+    return len(parts) == len(OWN_MEMORY_PARTS) and all(
+        want is None or part == want for part, want in zip(parts, OWN_MEMORY_PARTS)
+    )
+
+
+def _uncapped_if_own(call: ToolCall) -> ToolCall:
+    """A write or edit of Gemini CLI's own memory index, which the host loads whole with no
+    size cap (field-2026-12.md §1.1): judged for secrets only, not against Engramory's caps,
+    unless ``--index`` or ``ENGRAMORY_INDEX_PATH`` names it (then it is the store's index)."""
+    if not is_own_memory(call.path, call.cwd):
+        return call
+    return ToolCall(
+        toolcall.JUDGED,
+        call.path,
+        cwd=call.cwd,
+        judge=lambda environ, index: _judge_own_memory(call, environ, index),
+    )
+
+
+def _judge_own_memory(
+    call: ToolCall, environ: dict[str, str] | os._Environ[str], index: str | None
+) -> Verdict:
+    from engramory.guard import index_path, service  # noqa: PLC0415 - once a call is judged
+    from engramory.guard.secretcheck import check_secrets  # noqa: PLC0415
+
+    target = os.path.join(call.cwd or os.getcwd(), os.path.expanduser(call.path or ""))
+    pinned = index_path(environ) or index
+    if pinned is not None and service.same_file(target, os.path.expanduser(pinned)):
+        return service.check(call, environ, index)
+    return check_secrets(call, target)
 
 
 def _count(tool_input: dict[str, object]) -> int | None:

@@ -50,6 +50,7 @@ if TYPE_CHECKING:
 WRITE_TOOL = "write_file"
 PATCH_TOOL = "patch"
 SHELL_TOOL = "terminal"
+MEMORY_TOOL = "memory"  # Hermes' own memory: judged by engramory.dialects.hermesmemory
 _PATH_KEYS = (b"path",)
 
 
@@ -60,6 +61,8 @@ def may_concern_index(
     tool = json_string(raw, b"tool_name")
     if tool == SHELL_TOOL.encode():
         return fields.shell_may_concern(raw, environ, index)
+    if tool == MEMORY_TOOL.encode():  # only an add or a replace can grow the file
+        return any(word in raw for word in (b'"add"', b'"replace"', b"\\u"))
     if tool == WRITE_TOOL.encode():
         return fields.path_may_be_index(raw, _PATH_KEYS, environ, index)
     if tool == PATCH_TOOL.encode():
@@ -89,6 +92,10 @@ def tool_calls(payload: object) -> list[ToolCall]:
     tool, tool_input, cwd = request
     if tool == SHELL_TOOL:
         return [fields.shell_call(toolcall.SHELL, tool_input, cwd)]
+    if tool == MEMORY_TOOL:
+        from engramory.dialects import hermesmemory  # noqa: PLC0415 - only for a memory call
+
+        return [hermesmemory.memory_call(tool_input, cwd)]
     path = fields.path(tool_input, ("path",))
     if tool == WRITE_TOOL:
         return [

@@ -47,6 +47,7 @@ from engramory.guard.toolcall import (  # the call model; re-exported for the di
     COUNTED_EDIT,
     EDIT_KINDS,
     FUZZY_EDIT,
+    JUDGED,
     PATCH,
     POWERSHELL,
     SHELL,
@@ -98,6 +99,8 @@ def check(
         return check_patch(call.command, cwd, environ, index)
     if call.kind == POWERSHELL:
         return check_powershell(call.command, environ, index)
+    if call.kind == JUDGED:
+        return call.judge(environ, index) if call.judge is not None else silent()
     if call.kind not in EDIT_KINDS or not call.path:
         return silent()
     from engramory.store.caps import caps_from  # noqa: PLC0415
@@ -150,7 +153,7 @@ def check_edit(call: ToolCall, path: str, caps: Caps) -> Verdict:
     if verdict.kind == "deny":
         from engramory.cuts.hint import deny_hint  # noqa: PLC0415 (the deny path only)
 
-        verdict.message += deny_hint(predicted)
+        verdict.message += deny_hint(predicted, call.cut_host)
     if call.kind == FUZZY_EDIT and verdict.message and not exact_match(current, call.edits):
         verdict.message += FUZZY_WORST_CASE
     return verdict

@@ -10,7 +10,10 @@ from __future__ import annotations
 
 TYPE_CHECKING = False  # not ``typing.TYPE_CHECKING``: the guard's path never imports typing
 if TYPE_CHECKING:
+    import os
     from collections.abc import Callable
+
+    from engramory.guard.decision import Verdict
 
 WRITE = "write"
 EDIT = "edit"
@@ -21,6 +24,7 @@ POWERSHELL = "powershell"
 COUNTED_EDIT = "counted-edit"
 FUZZY_EDIT = "fuzzy-edit"
 TRANSFORM = "transform"
+JUDGED = "judged"
 UNKNOWN = "unknown"
 EDIT_KINDS = (WRITE, EDIT, MULTIEDIT, COUNTED_EDIT, FUZZY_EDIT, TRANSFORM)
 
@@ -37,17 +41,31 @@ class ToolCall:
     replace_all)`` step whose ``old`` the host may match loosely; when it is not in the
     index exactly, the worst case is judged: the index growing by all of ``new``),
     :data:`TRANSFORM` (a host's own edit, simulated by ``transform``: the file's
-    text now in, the text the tool leaves out, ``None`` when that cannot be known) or
-    :data:`UNKNOWN`. ``path``: the file an edit targets, as written (relative to
-    ``cwd``). ``cwd``: the call's working directory (``None``: this process's).
+    text now in, the text the tool leaves out, ``None`` when that cannot be known),
+    :data:`JUDGED` (a call on a host's own memory that its dialect judges itself, by the
+    host's own rule: ``judge(environ, index)`` is the verdict) or :data:`UNKNOWN`.
+    ``path``: the file an edit targets, as written (relative to ``cwd``). ``cwd``: the
+    call's working directory (``None``: this process's).
     ``content``: the text a write leaves (``None`` when not carried). ``edits``:
     for an edit or multi-edit, ``(old, new, replace_all)`` steps applied in order
     (values as the host sent them, not yet type-checked; ``None`` when not
     carried). ``command``: a shell call's command line, or a patch call's V4A patch
     text (``*** Begin Patch`` ... ``*** End Patch``; ``None`` when not a string).
+    ``cut_host``: the host whose own cut a deny of an index edit names (the entries it
+    would not load; default Claude Code's, :mod:`engramory.cuts`).
     """
 
-    __slots__ = ("command", "content", "cwd", "edits", "kind", "path", "transform")
+    __slots__ = (
+        "command",
+        "content",
+        "cut_host",
+        "cwd",
+        "edits",
+        "judge",
+        "kind",
+        "path",
+        "transform",
+    )
 
     def __init__(
         self,
@@ -59,6 +77,8 @@ class ToolCall:
         edits: list[tuple[object, object, object]] | None = None,
         command: str | None = None,
         transform: Callable[[str], str | None] | None = None,
+        judge: Callable[[dict[str, str] | os._Environ[str], str | None], Verdict] | None = None,
+        cut_host: str = "claude",
     ) -> None:
         self.kind = kind
         self.path = path
@@ -67,6 +87,8 @@ class ToolCall:
         self.edits = edits
         self.command = command
         self.transform = transform
+        self.judge = judge
+        self.cut_host = cut_host
 
     def __repr__(self) -> str:
         return f"ToolCall({self.kind!r}, {self.path!r}, cwd={self.cwd!r})"

@@ -125,4 +125,9 @@ HOST = Gemini(
     lifecycle_hooks=tuple(LIFECYCLE_EVENTS),
     holds_compaction=False,
     native_memory="the private project memory the CLI keeps under ~/.gemini/tmp/",
+    notes=(
+        "Gemini CLI's own memory (~/.gemini/tmp/<project slug>/memory/MEMORY.md) has no size "
+        "cap: the host loads it whole, so the guard denies no write of it by size (a secret "
+        "written into it is still denied).",
+    ),
 )

@@ -1,5 +1,11 @@
 """Hermes Agent as ``engramory init`` and ``engramory hosts`` see it (its hook dialect,
-what runs inside the hook, is :mod:`engramory.dialects.hermes`)."""
+what runs inside the hook, is :mod:`engramory.dialects.hermes`).
+
+The guard runs before ``write_file``, ``patch`` and ``terminal`` (the index) and before
+Hermes' own ``memory`` tool (an ``add`` or ``replace`` past ``MEMORY.md``'s or ``USER.md``'s
+character cap: :mod:`engramory.dialects.hermesmemory`). ``init hermes --global
+--guard-only`` registers the guard alone in ``config.yaml``.
+"""
 
 from __future__ import annotations
 
@@ -8,7 +14,7 @@ import shlex
 import subprocess
 from typing import TYPE_CHECKING
 
-from engramory.dialects.hermes import LIFECYCLE_EVENT, SESSION_EVENT, SHELL_TOOL
+from engramory.dialects.hermes import LIFECYCLE_EVENT, MEMORY_TOOL, SESSION_EVENT, SHELL_TOOL
 from engramory.hosts import hermes_config
 from engramory.hosts.base import AFTER_TO_LOG, BLOCK, DENY_HOOK, DOCUMENTED, Host
 from engramory.store.discovery import git_work_tree
@@ -25,22 +31,24 @@ if TYPE_CHECKING:
 PARENT_CONTEXT_FILES = (".hermes.md", "HERMES.md")
 CONFIG = "$HERMES_HOME/config.yaml"
 GUARD_MATCHER = "write_file|patch|terminal"  # Hermes fullmatches it against the tool name
+PRE_MATCHER = f"{GUARD_MATCHER}|{MEMORY_TOOL}"  # before a call, its own memory tool too
 TIMEOUT = 10  # seconds (Hermes: default 60, max 300)
 
 
 def hook_entries(context: HookContext) -> dict[str, list[dict[str, object]]]:
-    """The ``hooks:`` entries init adds: the guard and the continuity hooks, naming no store
-    (the file is user-wide: each call finds its store from Hermes' working directory)."""
+    """The ``hooks:`` entries init adds: the guard and the continuity hooks (the guard alone
+    for ``--guard-only``), naming no store (the file is user-wide: each call finds its store
+    from Hermes' working directory)."""
 
     guard = hookwiring.guard_argv(context.python, context.guard, None, "hermes")
     sync = hookwiring.sync_argv(context.python, context.sync, "hermes", context.mode, None)
     start = hookwiring.sync_argv(
         context.python, context.sync, "hermes", context.mode, None, "SessionStart"
     )
-    return {
+    entries: dict[str, list[dict[str, object]]] = {
         "pre_tool_call": [
             {
-                "matcher": GUARD_MATCHER,
+                "matcher": PRE_MATCHER,
                 "command": command_line(guard, context.windows),
                 "timeout": TIMEOUT,
                 "fail_closed": False,
@@ -53,9 +61,15 @@ def hook_entries(context: HookContext) -> dict[str, list[dict[str, object]]]:
                 "timeout": TIMEOUT,
             }
         ],
-        SESSION_EVENT: [{"command": command_line(start, context.windows), "timeout": TIMEOUT}],
-        LIFECYCLE_EVENT: [{"command": command_line(sync, context.windows), "timeout": TIMEOUT}],
     }
+    if not context.guard_only:
+        entries[SESSION_EVENT] = [
+            {"command": command_line(start, context.windows), "timeout": TIMEOUT}
+        ]
+        entries[LIFECYCLE_EVENT] = [
+            {"command": command_line(sync, context.windows), "timeout": TIMEOUT}
+        ]
+    return entries
 
 
 def command_line(argv: list[str], windows: bool) -> str:
@@ -71,11 +85,12 @@ def config_edit(path: Path, context: HookContext) -> ConfigEdit:
 
     entries = hook_entries(context)
     new_folder = not os.path.lexists(path.parent)  # then init creates ~/.hermes/ too
+    guard = "the index guard (pre_tool_call), the check after a write (post_tool_call)"
     return ConfigEdit(
         path=path,
-        what="the index guard (pre_tool_call), the check after a write (post_tool_call) and "
-        "the continuity hooks (on_session_start, "
-        "pre_llm_call)",
+        what=guard
+        if context.guard_only
+        else f"{guard} and the continuity hooks (on_session_start, pre_llm_call)",
         install=lambda text: hermes_config.install(text, entries, new_folder),
         remove=hermes_config.remove,
         is_ours=hermes_config.is_ours,
@@ -162,7 +177,8 @@ HOST = Hermes(
     verified=DOCUMENTED,
     enforcement="pre-write deny hook (pre_tool_call shell hook on write_file, patch and "
     "terminal in Hermes' config.yaml, once approved); a loose `patch` match is judged by "
-    "its worst case",
+    "its worst case; its own memory tool's add/replace past MEMORY.md's 2,200 or USER.md's "
+    "1,375 characters is denied too",
     hook_files=(CONFIG,),
     global_hook_files=(CONFIG,),
     cap_enforcement=DENY_HOOK,
@@ -171,6 +187,7 @@ HOST = Hermes(
     holds_compaction=False,  # no compaction hook a shell command can answer
     lifecycle_hooks=(SESSION_EVENT, LIFECYCLE_EVENT),
     native_memory="~/.hermes/memories/, which its memory tool manages and caps",
+    guard_only=True,
     notes=(
         "Hermes loads only the first project context file it finds; the block goes into that file.",
         "Hermes loads skills only from ~/.hermes/skills: the skill needs --global.",

@@ -20,6 +20,7 @@ from engramory.hosts import (
     kiro,
     openclaw,
     opencode,
+    qwen,
     table,
 )
 from engramory.hosts.base import Host
@@ -30,6 +31,7 @@ HOSTS: dict[str, Host] = {
         claude.HOST,
         codex.HOST,
         gemini.HOST,
+        qwen.HOST,
         cursor.HOST,
         copilot.HOST,
         table.WINDSURF,

@@ -722,6 +722,7 @@ def hook_context(
         global_=layout.global_,
         windows=os.name == "nt" if windows is None else windows,
         options=dict(options.host_options),
+        guard_only=options.guard_only,
     )
 
 
@@ -943,15 +944,20 @@ def plan_guard_only(layout: Layout, options: Options) -> Plan:
     (DESIGN §4: a user-wide hook serves every project). ``uninstall HOST --global``
     removes exactly these handlers.
     """
-    if layout.hook_config is None:
+    if layout.hook_config is None and not layout.spec.global_hook_files:
         raise FlagRefusal(f"{layout.spec.label} has no user-wide hook configuration")
     options = replace(options, install_hooks=True, guard_only=True)
     try:
         shipped_path(hookwiring.GUARD_SCRIPT)
     except ShippedDocumentMissingError as exc:
         raise Refusal(str(exc)) from None
-    hooks = _plan_hooks(layout, options)
-    steps = [_hooks_step(layout, hooks), _guard_check_step(layout, options, hooks)]
+    hooks = _plan_hooks(layout, options) if layout.hook_config is not None else None
+    artifacts = _artifacts(layout, options) if hooks is None else []  # a config of its own
+    steps = [
+        _hooks_step(layout, hooks),
+        *_artifact_steps(artifacts, layout),
+        _guard_check_step(layout, options, hooks, artifacts),
+    ]
     plan = Plan(f"engramory init {layout.host} --global --guard-only: {layout.spec.label}")
     plan.steps = [step for step in steps if step is not None]
     plan.closing = [

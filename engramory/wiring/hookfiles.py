@@ -44,7 +44,8 @@ class HookContext:
     working directory); ``mode`` the continuity policy; ``root`` the project
     root; ``home`` the user's home folder; ``global_`` whether the install is
     user-wide; ``windows`` whether the files are for Windows; ``options`` the
-    host-specific command-line values (``kiro_agent``...).
+    host-specific command-line values (``kiro_agent``...); ``guard_only`` whether only the
+    index guard is registered (``init --global --guard-only``: no continuity hooks).
     """
 
     python: str
@@ -57,6 +58,7 @@ class HookContext:
     global_: bool = False
     windows: bool = False
     options: dict[str, str] = field(default_factory=dict)
+    guard_only: bool = False
 
 
 @dataclass(frozen=True)
