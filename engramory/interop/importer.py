@@ -9,7 +9,7 @@ the index text with every pointer under its type's heading, and whether that
 index stays within the hard cap (else a refusal saying how many fit) or, with
 ``archive_overflow``, which notes stay live (the most recently updated, up to
 the soft cap) and which go to ``archive/`` unindexed. :func:`execute` writes the
-plan through :func:`engramory.backup.apply`: new files exclusively, the index
+plan through :func:`engramory.write.backup.apply`: new files exclusively, the index
 atomically, and a backup ID that ``engramory import undo`` takes back.
 """
 
@@ -23,11 +23,9 @@ from dataclasses import dataclass, field, replace
 from datetime import date
 from pathlib import Path
 
-from engramory import backup, filedates, notewrite, secrets
+from engramory import secrets
 from engramory.continuity.state import locked
 from engramory.doctor.model import ERROR
-from engramory.filedates import FileDates
-from engramory.indexedit import pointer_line
 from engramory.secrets import allow
 from engramory.store import discovery
 from engramory.store.caps import INDEX_NAME, Caps, count_lines, utf8_size
@@ -38,6 +36,9 @@ from engramory.util.errors import EngramoryError, InputMissingError
 from engramory.util.resources import shipped_path
 from engramory.util.textfmt import plural
 from engramory.wiring import managed
+from engramory.write import backup, filedates, notewrite
+from engramory.write.filedates import FileDates
+from engramory.write.indexedit import pointer_line
 
 COLLISION = "collision"
 SECRET = "secret"
