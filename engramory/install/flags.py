@@ -14,6 +14,7 @@ from engramory.install.files import read_target
 from engramory.install.hooks import global_hooks
 from engramory.install.layout import Layout
 from engramory.install.steps import SKILL_DIRS, SKILL_FILES, Options
+from engramory.util import snippet
 from engramory.util.resources import ShippedDocumentMissingError, shipped_path
 from engramory.wiring import hookwiring, managed
 from engramory.wiring.refusal import FlagRefusal, Refusal
@@ -116,7 +117,7 @@ def check_guard_only_flags(
 
 
 def check_sources(layout: Layout, options: Options) -> None:
-    names = [blocks.READER_SNIPPET if layout.reader else blocks.WRITER_SNIPPET]
+    names = [snippet.READER_SNIPPET if layout.reader else snippet.WRITER_SNIPPET]
     if not layout.reader:
         names += ["templates/MEMORY.md", "SKILL.md"]
     if options.install_skill:
