@@ -399,6 +399,52 @@ def test_the_write_path_modules_are_in_write() -> None:
     assert [name for name in moved if f"engramory.{name}" in sources] == []
 
 
+# --- rule: a host's two modules hold short functions ----------------------------------------
+
+# McCabe 15 holds there too: ruff's C901 checks hosts/ and dialects/ (pyproject.toml).
+LONGEST_FUNCTION = 60
+SHORT_FUNCTION_PACKAGES = ("hosts", "dialects")
+
+
+def long_functions(sources: dict[str, tuple[str, str]], packages: tuple[str, ...]) -> list[str]:
+    """``path:line NAME has N lines`` for each function in ``packages`` over
+    :data:`LONGEST_FUNCTION` lines (its decorators included)."""
+    long = []
+    for module, (path, source) in sources.items():
+        if not any(_within(module, f"{PACKAGE.name}.{name}") for name in packages):
+            continue
+        for node in ast.walk(ast.parse(source, path)):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+                lines = node.end_lineno - first + 1 if node.end_lineno else 0
+                if lines > LONGEST_FUNCTION:
+                    long.append(f"{path}:{first} {node.name} has {lines} lines")
+    return sorted(long, key=_by_place)
+
+
+def test_no_function_in_hosts_or_dialects_is_over_60_lines() -> None:
+    long = long_functions(package_sources(), SHORT_FUNCTION_PACKAGES)
+    assert not long, "\n".join(long)
+
+
+def test_long_function_rule_can_fail() -> None:
+    body = "".join(f"    x{n} = {n}\n" for n in range(60))
+    fake = {
+        "engramory.hosts.probe": (
+            "engramory/hosts/probe.py",
+            f"@dataclass\nclass Probe:\n  @staticmethod\n  def long():\n{body}",
+        ),
+        "engramory.dialects.probe": (  # 60 lines: the limit, not over it
+            "engramory/dialects/probe.py",
+            "def fits():\n" + "".join(f"    y{n} = {n}\n" for n in range(59)),
+        ),
+        "engramory.install.probe": ("engramory/install/probe.py", f"def long():\n{body}"),
+    }
+    assert long_functions(fake, SHORT_FUNCTION_PACKAGES) == [
+        "engramory/hosts/probe.py:3 long has 62 lines"
+    ]
+
+
 # --- rule: no import cycles -------------------------------------------------------------------
 
 
