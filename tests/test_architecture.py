@@ -334,6 +334,31 @@ def test_the_few_lower_layers_a_package_keeps_off() -> None:
     assert not violations, "\n".join(violations)
 
 
+def contributing_layout_problems(text: str, units: list[str]) -> list[str]:
+    """What CONTRIBUTING.md's layout misses: a unit not in its tree, or a layer line that is
+    not :data:`LAYERS` (``a`` < ``b``, ``c`` < ...)."""
+    tree = text.split("```\nengramory/\n", 1)[-1].split("```", 1)[0]
+    named = set(re.findall(r"(?:^|\s)([\w]+)(?:/|\.py)(?=\s)", tree))
+    problems = [f"{unit} is not in the layout" for unit in units if unit not in named]
+    order = " < ".join(", ".join(f"`{unit}`" for unit in layer) for layer in LAYERS[1:])
+    if order not in " ".join(text.split()):
+        problems.append(f"the layer line is not: {order}")
+    return problems
+
+
+def test_contributing_layout_lists_every_package_in_its_layer() -> None:
+    text = (REPO / "CONTRIBUTING.md").read_text(encoding="utf-8")
+    assert contributing_layout_problems(text, layer_units()) == []
+
+
+def test_contributing_layout_check_can_fail() -> None:
+    text = "```\nengramory/\n  cli.py  the entry\n  util/  helpers\n```\n`util` < `cli`\n"
+    problems = contributing_layout_problems(text, ["cli", "store", "util"])
+    assert problems[0] == "store is not in the layout"
+    assert problems[1].startswith("the layer line is not: `util` < `secrets` < ")
+    assert len(problems) == 2
+
+
 def test_the_top_level_holds_a_few_modules() -> None:
     modules = sorted(path.name for path in PACKAGE.glob("*.py"))
     assert len(modules) <= TOP_LEVEL_MODULES_AT_MOST, modules
