@@ -18,6 +18,7 @@ from engramory.wiring.refusal import FlagRefusal, Refusal
 
 
 def lexists(path: Path) -> bool:
+    """Whether anything is at ``path``, a dangling symlink included."""
     return os.path.lexists(path)
 
 
@@ -100,6 +101,7 @@ def recorded_deleter(path: Path, folder: bool) -> Callable[[], None]:
 
 
 def prune_empty(directory: Path, stop: Path) -> None:
+    """Remove ``directory`` and the directories above it while they are empty, up to ``stop``."""
     stop = Path(os.path.abspath(stop))
     current = Path(os.path.abspath(directory))
     while current != stop and fsutil.is_within(str(current), str(stop)):
@@ -139,6 +141,7 @@ def check_contained(layout: Layout, path: Path | None, what: str) -> None:
 
 
 def overlap(a: Path, b: Path) -> bool:
+    """Whether one of the two paths is inside the other (once symlinks are resolved)."""
     ra, rb = os.path.realpath(a), os.path.realpath(b)
     return fsutil.is_within(ra, rb) or fsutil.is_within(rb, ra)
 

@@ -117,6 +117,7 @@ def check_guard_only_flags(
 
 
 def check_sources(layout: Layout, options: Options) -> None:
+    """Refuse when a shipped document this install copies or names is missing."""
     names = [snippet.READER_SNIPPET if layout.reader else snippet.WRITER_SNIPPET]
     if not layout.reader:
         names += ["templates/MEMORY.md", "SKILL.md"]

@@ -24,6 +24,7 @@ from engramory.wiring.refusal import FlagRefusal, Refusal
 
 
 def hook_interpreter(options: Options) -> str:
+    """The Python the hooks run (absolute); refuses one that is not an executable file."""
     python = os.path.abspath(os.path.expanduser(options.hook_python or sys.executable))
     if not (os.path.isfile(python) and os.access(python, os.X_OK)):
         refusal = FlagRefusal if options.hook_python else Refusal
@@ -104,6 +105,7 @@ def _hooks_what(layout: Layout, events: tuple[str, ...]) -> str:
 
 
 def hooks_step(layout: Layout, hooks: HookPlan | None) -> Step | None:
+    """The step that writes the merged hook configuration (``None`` without hooks)."""
     if hooks is None:
         return None
     shown = shown_path(layout, hooks.path)
@@ -252,6 +254,7 @@ def artifact_ignores(layout: Layout, artifacts: list[object]) -> list[IgnoreEdit
 
 
 def artifact_ignore_comment(layout: Layout) -> str:
+    """The comment init writes above a hook file's ignore rule (uninstall looks for it)."""
     return f"# Engramory {layout.spec.label} hook (absolute machine-local paths, not portable)"
 
 

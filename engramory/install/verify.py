@@ -214,6 +214,9 @@ def _native_lines(layout: Layout) -> list[str]:
 
 
 def init_closing(layout: Layout, options: Options) -> list[str]:
+    """What ``init`` says after its steps: the store, what to do next (and why the rules name
+    a long command), the hooks' interpreter, how to verify the guard, whether it would run
+    twice, then the host's own lines."""
     store_lines = _native_lines(layout) if layout.native else [f"store: {layout.store}"]
     lines = [*layout.found, *store_lines]
     if layout.reader:
