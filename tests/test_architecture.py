@@ -9,22 +9,15 @@ allowed form next to it). The rules:
   registered host name, or its ``-reader`` form, inside a comparison or an ``in`` test), and
   each only its own (the registries list names, they do not compare them);
 * only ``engramory/commands/`` and ``engramory/cli.py`` import ``argparse``;
-* the core modules import nothing from the packages above them;
-* ``guard/`` and ``doctor/`` import nothing from ``hosts/``, ``commands/``,
-  ``install/``, ``continuity/`` or each other; ``guard/`` nothing from ``dialects/``;
-  ``dialects/`` (what runs inside a hook) nothing from ``hosts/``, ``install/``,
-  ``commands/`` or ``doctor/``; ``wiring/`` (the install mechanics hosts and installer
-  share) nothing from ``hosts/``, ``install/``, ``dialects/``, ``commands/``, ``doctor/``
-  or ``guard/``;
-* the store write path (``write/``) sits between them and its users: core <-
-  ``doctor`` <- ``write`` <- ``commands``, ``compact``, ``repair``, ``interop``,
-  ``mcp``; it imports none of its users, ``hosts/``, ``install/`` or ``guard/``
-  (only ``continuity.state``'s store lock from ``continuity/``), and ``mcp/``
-  imports no command;
-* the renderers (``report/``) import only the core and ``doctor``: the commands print
-  what they return;
+* every package and top-level module is in exactly one of the :data:`LAYERS`, and a module
+  imports only its own package and lower layers (store path: core <- ``doctor`` <- ``write`` <-
+  ``commands``, ``compact``, ``repair``, ``interop``, ``mcp``; the renderers of ``report/``
+  below the commands that print what they return); a few packages also keep off some lower
+  layers (:data:`KEEPS_OFF`: what runs inside a hook imports no install mechanics);
+* a write command imports no other command;
 * no import cycles among the package's modules (an import at any depth is an edge; a module's
-  import of its own enclosing package is not, as Python has already started that package).
+  import of its own enclosing package is not, as Python has already started that package), nor
+  between its packages.
 """
 
 from __future__ import annotations
@@ -41,25 +34,34 @@ import pytest
 from conftest import REPO
 
 PACKAGE = REPO / "engramory"
-# The core packages: the store's formats and files, the helpers, the secret detector.
-CORE = ("store", "util", "secrets")
-WRITE_USERS = ("commands", "compact", "repair", "interop", "mcp")
-UPPER_PACKAGES = (
-    "commands", "hosts", "dialects", "install", "wiring", "doctor", "guard", "continuity",
-    "write", "report", "trace", "history", "cuts",
-)  # fmt: skip
-UPPER_PACKAGES += tuple(name for name in WRITE_USERS if name not in UPPER_PACKAGES)
-TOP_LEVEL_MODULES_AT_MOST = 5
-# Package -> the packages it must not import.
-SERVICE_FORBIDDEN = {
-    "guard": ("hosts", "dialects", "commands", "install", "continuity", "doctor"),
-    "doctor": ("hosts", "dialects", "commands", "install", "continuity", "guard", "write"),
-    "dialects": ("hosts", "commands", "install", "wiring", "doctor"),
-    "wiring": ("hosts", "install", "dialects", "commands", "doctor", "guard"),
-    "write": ("hosts", "install", "guard", "continuity.policy", "report", *WRITE_USERS),
-    "mcp": ("commands",),
-    "report": ("commands", "hosts", "install", "guard", "continuity", "write", *WRITE_USERS),
+# The layers, lowest first. Every package and top-level module of ``engramory/`` is in exactly
+# one; a module imports from its own package and from lower layers only, at any depth (a lazy
+# import is an edge too). The root package holds the version and imports nothing.
+LAYERS = (
+    ("__init__",),
+    ("util",),  # atomic writes, terminal-safe text, errors, the shipped documents
+    ("secrets",),  # the secret detector, and the safe excerpt of untrusted text it makes
+    ("store",),  # caps, note and index formats, finding the store
+    ("history", "cuts", "wiring"),  # snapshots; what a host cuts; the install mechanics
+    ("doctor", "guard", "continuity"),  # the services: checking, guarding, the session state
+    ("trace", "dialects", "write", "report"),  # transcripts; hook payloads; writes; renderers
+    ("repair", "compact", "interop", "hosts"),  # the write path's users; the install specs
+    ("install", "mcp"),  # the installer; the MCP server
+    ("commands",),
+    ("cli",),
+    ("__main__",),
+)
+ROOT = "__init__"
+# Lower layers a package also keeps off, for a reason the layers cannot say.
+KEEPS_OFF = {
+    # The hook imports its dialect before every tool call: no install mechanics, no doctor.
+    "dialects": ("wiring", "doctor"),
+    # The write path takes the store lock (continuity.state), never a session policy or the guard.
+    "write": ("guard", "continuity.policy"),
+    # A renderer prints what the doctor found.
+    "report": ("guard", "continuity"),
 }
+TOP_LEVEL_MODULES_AT_MOST = 5
 
 
 def module_name(path: Path, root: Path = PACKAGE) -> str:
@@ -245,21 +247,116 @@ def test_argparse_rule_can_fail() -> None:
     ]
 
 
-# --- rule: the core imports nothing above it -------------------------------------------------
+# --- rule: the layers -------------------------------------------------------------------------
 
 
-def core_violations(sources: dict[str, tuple[str, str]]) -> list[str]:
-    """Imports by the core of the packages above it (:data:`UPPER_PACKAGES`)."""
-    return forbidden_imports(
-        sources,
-        lambda module: any(_within(module, f"engramory.{name}") for name in CORE),
-        [f"engramory.{name}" for name in UPPER_PACKAGES],
+def layer_units(root: Path = PACKAGE) -> list[str]:
+    """The package's packages and top-level modules (``__init__`` for the root package)."""
+    packages = [path.name for path in root.iterdir() if (path / "__init__.py").is_file()]
+    return sorted([*packages, *(path.stem for path in root.glob("*.py"))])
+
+
+def layer_table_problems(units: list[str], layers: tuple[tuple[str, ...], ...]) -> list[str]:
+    """What is wrong with the table: a unit in no layer or in two, a name that is no unit."""
+    listed = [unit for layer in layers for unit in layer]
+    problems = [f"{unit} is in no layer" for unit in units if unit not in listed]
+    problems += [
+        f"{unit} is in {listed.count(unit)} layers" for unit in units if listed.count(unit) > 1
+    ]
+    problems += [
+        f"{unit} is in a layer but is no package or module" for unit in listed if unit not in units
+    ]
+    return sorted(set(problems))
+
+
+def unit_of(module: str, layers: tuple[tuple[str, ...], ...] = LAYERS) -> str | None:
+    """``guard`` for ``engramory.guard.service``; the root for ``engramory`` and its attributes
+    (``engramory.__version__``); ``None`` outside the package."""
+    parts = module.split(".")
+    if parts[0] != PACKAGE.name:
+        return None
+    units = {unit for layer in layers for unit in layer}
+    return parts[1] if len(parts) > 1 and parts[1] in units else ROOT
+
+
+def layer_violations(
+    sources: dict[str, tuple[str, str]], layers: tuple[tuple[str, ...], ...] = LAYERS
+) -> list[str]:
+    """``path:line imports X`` for each import of a unit in the importer's own layer or above."""
+    rank = {unit: number for number, layer in enumerate(layers) for unit in layer}
+    violations = []
+    for unit, number in rank.items():
+        above = [other for other, at in rank.items() if at >= number and other not in (unit, ROOT)]
+        violations += forbidden_imports(
+            sources,
+            lambda module, unit=unit: unit_of(module, layers) == unit,
+            [f"{PACKAGE.name}.{other}" for other in above],
+        )
+    return sorted(set(violations), key=_by_place)
+
+
+def keeps_off_violations(sources: dict[str, tuple[str, str]]) -> list[str]:
+    """Imports by a package of the lower layers :data:`KEEPS_OFF` names for it."""
+    return sorted(
+        (
+            violation
+            for unit, kept_off in KEEPS_OFF.items()
+            for violation in forbidden_imports(
+                sources,
+                lambda module, unit=unit: _within(module, f"{PACKAGE.name}.{unit}"),
+                [f"{PACKAGE.name}.{name}" for name in kept_off],
+            )
+        ),
+        key=_by_place,
     )
 
 
-def test_the_core_packages_exist() -> None:
-    sources = package_sources()
-    assert [name for name in CORE if f"engramory.{name}" not in sources] == []
+def test_every_package_and_top_level_module_is_in_exactly_one_layer() -> None:
+    assert layer_table_problems(layer_units(), LAYERS) == []
+
+
+def test_layer_table_check_can_fail() -> None:
+    layers = (("__init__",), ("util", "store"), ("store",), ("ghost",))
+    assert layer_table_problems(["__init__", "cli", "store", "util"], layers) == [
+        "cli is in no layer",
+        "ghost is in a layer but is no package or module",
+        "store is in 2 layers",
+    ]
+
+
+def test_no_module_imports_its_own_layer_or_above() -> None:
+    violations = layer_violations(package_sources())
+    assert not violations, "\n".join(violations)
+
+
+def test_the_few_lower_layers_a_package_keeps_off() -> None:
+    violations = keeps_off_violations(package_sources())
+    assert not violations, "\n".join(violations)
+
+
+def contributing_layout_problems(text: str, units: list[str]) -> list[str]:
+    """What CONTRIBUTING.md's layout misses: a unit not in its tree, or a layer line that is
+    not :data:`LAYERS` (``a`` < ``b``, ``c`` < ...)."""
+    tree = text.split("```\nengramory/\n", 1)[-1].split("```", 1)[0]
+    named = set(re.findall(r"(?:^|\s)([\w]+)(?:/|\.py)(?=\s)", tree))
+    problems = [f"{unit} is not in the layout" for unit in units if unit not in named]
+    order = " < ".join(", ".join(f"`{unit}`" for unit in layer) for layer in LAYERS[1:])
+    if order not in " ".join(text.split()):
+        problems.append(f"the layer line is not: {order}")
+    return problems
+
+
+def test_contributing_layout_lists_every_package_in_its_layer() -> None:
+    text = (REPO / "CONTRIBUTING.md").read_text(encoding="utf-8")
+    assert contributing_layout_problems(text, layer_units()) == []
+
+
+def test_contributing_layout_check_can_fail() -> None:
+    text = "```\nengramory/\n  cli.py  the entry\n  util/  helpers\n```\n`util` < `cli`\n"
+    problems = contributing_layout_problems(text, ["cli", "store", "util"])
+    assert problems[0] == "store is not in the layout"
+    assert problems[1].startswith("the layer line is not: `util` < `secrets` < ")
+    assert len(problems) == 2
 
 
 def test_the_top_level_holds_a_few_modules() -> None:
@@ -267,48 +364,57 @@ def test_the_top_level_holds_a_few_modules() -> None:
     assert len(modules) <= TOP_LEVEL_MODULES_AT_MOST, modules
 
 
-def test_the_core_imports_nothing_above_it() -> None:
-    violations = core_violations(package_sources())
-    assert not violations, "\n".join(violations)
-
-
-def test_core_rule_can_fail() -> None:
+def test_layer_rule_can_fail() -> None:
     fake = {
         "engramory.store.disk": (
             "engramory/store/disk.py",
-            "from engramory.store import caps\nfrom engramory import guard\nfrom .. import install\n",
+            "from engramory.store import caps\nfrom engramory import guard\nfrom .. import util\n",
         ),
         "engramory.util.textfmt": (
             "engramory/util/textfmt.py",
-            "def f():\n    from engramory.hosts.claude import x\n",
+            "def f():\n    from engramory.secrets import redact\n",
         ),
-        "engramory.store.caps": (
-            "engramory/store/caps.py",
-            "from engramory.guardian import x\nimport os\n",
+        "engramory.guard.service": (
+            "engramory/guard/service.py",
+            "from engramory.doctor import model\nfrom engramory.cuts import hint\n",
         ),
-        "engramory.install.plan": ("engramory/install/plan.py", "from engramory import guard\n"),
+        "engramory.mcp.tools": (
+            "engramory/mcp/tools.py",
+            "from engramory.commands import new\nfrom engramory.write import newnote\n",
+        ),
+        "engramory.report": ("engramory/report/__init__.py", "from engramory import __version__\n"),
+        "engramory.cli": ("engramory/cli.py", "from engramory.commands import doctor\n"),
+        "engramory.commands.check": ("engramory/commands/check.py", "import engramory.cli\n"),
     }
-    assert core_violations(fake) == [
+    assert layer_violations(fake) == [
+        "engramory/commands/check.py:1 imports engramory.cli",
+        "engramory/guard/service.py:1 imports engramory.doctor",
+        "engramory/mcp/tools.py:1 imports engramory.commands",
         "engramory/store/disk.py:2 imports engramory.guard",
-        "engramory/store/disk.py:3 imports engramory.install",
-        "engramory/util/textfmt.py:2 imports engramory.hosts.claude",
+        "engramory/util/textfmt.py:2 imports engramory.secrets",
     ]
 
 
-# --- rule: guard/ and doctor/ are services that know no host, command or installer -----------
-
-
-def service_violations(sources: dict[str, tuple[str, str]]) -> list[str]:
-    """Imports by ``guard`` / ``doctor`` of the packages :data:`SERVICE_FORBIDDEN` names."""
-    return sorted(
-        violation
-        for service, forbidden in SERVICE_FORBIDDEN.items()
-        for violation in forbidden_imports(
-            sources,
-            lambda module, service=service: _within(module, f"engramory.{service}"),
-            [f"engramory.{name}" for name in forbidden],
-        )
-    )
+def test_keeps_off_rule_can_fail() -> None:
+    fake = {
+        "engramory.dialects.claude": (
+            "engramory/dialects/claude.py",
+            "from engramory.guard import service\nfrom engramory.wiring import hookwiring\n",
+        ),
+        "engramory.write.newnote": (
+            "engramory/write/newnote.py",
+            "from engramory.continuity.state import locked\n"
+            "def f():\n    from engramory.continuity.policy import answer\n",
+        ),
+        "engramory.report.text": (
+            "engramory/report/text.py",
+            "from engramory.doctor import model\n",
+        ),
+    }
+    assert keeps_off_violations(fake) == [
+        "engramory/dialects/claude.py:2 imports engramory.wiring",
+        "engramory/write/newnote.py:3 imports engramory.continuity.policy",
+    ]
 
 
 def test_the_write_path_modules_are_in_write() -> None:
@@ -318,35 +424,49 @@ def test_the_write_path_modules_are_in_write() -> None:
     assert [name for name in moved if f"engramory.{name}" in sources] == []
 
 
-def test_guard_and_doctor_import_no_host_command_installer_or_each_other() -> None:
-    violations = service_violations(package_sources())
-    assert not violations, "\n".join(violations)
+# --- rule: a host's two modules hold short functions ----------------------------------------
+
+# McCabe 15 holds there too: ruff's C901 checks hosts/ and dialects/ (pyproject.toml).
+LONGEST_FUNCTION = 60
+SHORT_FUNCTION_PACKAGES = ("hosts", "dialects")
 
 
-def test_service_rule_can_fail() -> None:
+def long_functions(sources: dict[str, tuple[str, str]], packages: tuple[str, ...]) -> list[str]:
+    """``path:line NAME has N lines`` for each function in ``packages`` over
+    :data:`LONGEST_FUNCTION` lines (its decorators included)."""
+    long = []
+    for module, (path, source) in sources.items():
+        if not any(_within(module, f"{PACKAGE.name}.{name}") for name in packages):
+            continue
+        for node in ast.walk(ast.parse(source, path)):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+                lines = node.end_lineno - first + 1 if node.end_lineno else 0
+                if lines > LONGEST_FUNCTION:
+                    long.append(f"{path}:{first} {node.name} has {lines} lines")
+    return sorted(long, key=_by_place)
+
+
+def test_no_function_in_hosts_or_dialects_is_over_60_lines() -> None:
+    long = long_functions(package_sources(), SHORT_FUNCTION_PACKAGES)
+    assert not long, "\n".join(long)
+
+
+def test_long_function_rule_can_fail() -> None:
+    body = "".join(f"    x{n} = {n}\n" for n in range(60))
     fake = {
-        "engramory.guard.service": (
-            "engramory/guard/service.py",
-            "from engramory.hosts import claude\nfrom engramory.guard import edits\n",
+        "engramory.hosts.probe": (
+            "engramory/hosts/probe.py",
+            f"@dataclass\nclass Probe:\n  @staticmethod\n  def long():\n{body}",
         ),
-        "engramory.doctor.rules.index": (
-            "engramory/doctor/rules/index.py",
-            "from ...guard import decision\nfrom ..model import Finding\nfrom engramory import caps\n",
+        "engramory.dialects.probe": (  # 60 lines: the limit, not over it
+            "engramory/dialects/probe.py",
+            "def fits():\n" + "".join(f"    y{n} = {n}\n" for n in range(59)),
         ),
-        "engramory.doctor": ("engramory/doctor/__init__.py", "from .. import continuity\n"),
-        "engramory.hosts.claude": ("engramory/hosts/claude.py", "from engramory.guard import x\n"),
-        "engramory.dialects.claude": (
-            "engramory/dialects/claude.py",
-            "from engramory.guard import service\nfrom engramory.hosts import registry\n",
-        ),
-        "engramory.guard.toolcall": ("engramory/guard/toolcall.py", "import engramory.dialects\n"),
+        "engramory.install.probe": ("engramory/install/probe.py", f"def long():\n{body}"),
     }
-    assert service_violations(fake) == [
-        "engramory/dialects/claude.py:2 imports engramory.hosts",
-        "engramory/doctor/__init__.py:1 imports engramory.continuity",
-        "engramory/doctor/rules/index.py:1 imports engramory.guard",
-        "engramory/guard/service.py:1 imports engramory.hosts",
-        "engramory/guard/toolcall.py:1 imports engramory.dialects",
+    assert long_functions(fake, SHORT_FUNCTION_PACKAGES) == [
+        "engramory/hosts/probe.py:3 long has 62 lines"
     ]
 
 
@@ -416,6 +536,37 @@ def test_no_import_cycles() -> None:
     assert cycles == [], "\n".join(" <-> ".join(cycle) for cycle in cycles)
 
 
+def package_graph(graph: dict[str, set[str]]) -> dict[str, set[str]]:
+    """The import graph between the layers' units: a package and all its modules are one node."""
+    units: dict[str, set[str]] = {}
+    for module, targets in graph.items():
+        unit = str(unit_of(module))
+        units.setdefault(unit, set()).update(str(unit_of(target)) for target in targets)
+        units[unit].discard(unit)
+    return units
+
+
+def test_no_import_cycles_between_packages() -> None:
+    cycles = import_cycles(package_graph(import_graph(package_sources())))
+    assert cycles == [], "\n".join(" <-> ".join(cycle) for cycle in cycles)
+
+
+def test_package_cycle_rule_can_fail() -> None:
+    fake = {
+        "engramory.util.textfmt": (
+            "engramory/util/textfmt.py",
+            "def f():\n    from engramory.secrets.scan import redact\n",
+        ),
+        "engramory.secrets.scan": (
+            "engramory/secrets/scan.py",
+            "from engramory.util import fsutil\n",
+        ),
+        "engramory.util.fsutil": ("engramory/util/fsutil.py", "import os\n"),
+        "engramory.store.caps": ("engramory/store/caps.py", "from engramory.util import fsutil\n"),
+    }
+    assert import_cycles(package_graph(import_graph(fake))) == [["secrets", "util"]]
+
+
 def test_cycle_rule_can_fail() -> None:
     fake = {
         "engramory.guard": ("engramory/guard/__init__.py", ""),
@@ -470,7 +621,7 @@ def test_write_rule_can_fail() -> None:
             "from engramory.commands import new\nfrom engramory.write import newnote\n",
         ),
     }
-    assert service_violations(fake) == [
+    assert layer_violations(fake) == [
         "engramory/doctor/engine.py:1 imports engramory.write",
         "engramory/mcp/tools.py:1 imports engramory.commands",
         "engramory/write/newnote.py:1 imports engramory.commands.options",

@@ -21,6 +21,7 @@ from engramory.cli import build_parser
 from engramory.hosts.registry import HOSTS, host_names
 from engramory.install import blocks
 from engramory.store import caps, markdown
+from engramory.util import snippet
 
 SKILL = REPO / "SKILL.md"
 SNIPPET = REPO / "rules-snippet.md"
@@ -94,7 +95,7 @@ def missing(text: str, rules: dict[str, tuple[str, ...]]) -> list[str]:
 
 
 def body_of(path: Path) -> str:
-    return blocks.strip_install_header(path.read_text(encoding="utf-8"))
+    return snippet.strip_install_header(path.read_text(encoding="utf-8"))
 
 
 def rendered_write_blocks() -> dict[str, str]:

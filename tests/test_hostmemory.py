@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from engramory.hostmemory import codex, gemini, hermes, qwen, registry
 from engramory.store import discovery
+from engramory.store.hostmemory import codex, gemini, hermes, qwen, registry
 
 HOST_VARIABLES = (
     "QWEN_CODE_MEMORY_LOCAL",

@@ -16,11 +16,14 @@ from conftest import REPO
 from engramory import dialects
 from engramory.hosts import claude, registry
 from engramory.hosts.base import BLOCK, DOCUMENTED, IGNORE_ALWAYS, Host
-from engramory.install import plan as install
+from engramory.install.apply import execute
+from engramory.install.init import plan_init
 from engramory.install.layout import Layout
 from engramory.install.layout import resolve as resolve_layout
+from engramory.install.steps import Options
 from engramory.wiring import hookconfig, hookwiring
 from engramory.wiring.hookwiring import GUARD_STATUS
+from engramory.wiring.refusal import FlagRefusal, Refusal
 
 
 def test_hermes_skill_needs_global(cli, project: Path, home: Path) -> None:
@@ -241,25 +244,25 @@ def probe_layout(project: Path, **kwargs: str) -> Layout:
 
 
 def test_the_installer_asks_the_host_for_its_refusals(project: Path) -> None:
-    skill = install.Options(install_skill=True)
-    with pytest.raises(install.FlagRefusal, match="Probe keeps its skills elsewhere"):
-        install.plan_init(probe_layout(project), skill)
-    with pytest.raises(install.FlagRefusal, match="probe: not there"):
-        install.plan_init(probe_layout(project, memory_root="forbidden"), install.Options())
+    skill = Options(install_skill=True)
+    with pytest.raises(FlagRefusal, match="Probe keeps its skills elsewhere"):
+        plan_init(probe_layout(project), skill)
+    with pytest.raises(FlagRefusal, match="probe: not there"):
+        plan_init(probe_layout(project, memory_root="forbidden"), Options())
     (project / "HIDE").write_text("")
-    with pytest.raises(install.Refusal, match="hides the rules") as refusal:
-        install.plan_init(probe_layout(project), install.Options())
-    assert not isinstance(refusal.value, install.FlagRefusal)
+    with pytest.raises(Refusal, match="hides the rules") as refusal:
+        plan_init(probe_layout(project), Options())
+    assert not isinstance(refusal.value, FlagRefusal)
 
 
 def test_the_installer_takes_the_hosts_text_hooks_and_cleanup(project: Path) -> None:
     hooks = project / ".probe" / "hooks.json"
     hooks.parent.mkdir()
     hooks.write_text('{"legacy": "x", "hooks": {}}\n')
-    options = install.Options(install_hooks=True, hook_python=sys.executable)
-    plan = install.plan_init(probe_layout(project), options)
+    options = Options(install_hooks=True, hook_python=sys.executable)
+    plan = plan_init(probe_layout(project), options)
     assert plan.closing[-1] == "probe: trust the hooks"
-    assert install.execute(plan, False, lambda line: None) == 0
+    assert execute(plan, False, lambda line: None) == 0
     rules = (project / "PROBE.md").read_text()
     assert "Probe also reads .engramory-memory/extra." in rules
     assert "Probe asks first." in rules

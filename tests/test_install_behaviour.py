@@ -14,7 +14,9 @@ from installkit import digest
 from conftest import REPO
 from engramory.hosts.registry import HOSTS
 from engramory.install import layout, selfcommand
-from engramory.install import plan as install
+from engramory.install.apply import execute
+from engramory.install.init import plan_init
+from engramory.install.steps import Options
 from engramory.util.errors import EngramoryError
 
 
@@ -247,13 +249,13 @@ def test_a_closed_stdout_does_not_stop_the_install(
 def test_the_report_is_printed_once_after_every_step(project: Path) -> None:
     printed: list[str] = []
     spec = HOSTS["claude"]
-    plan = install.plan_init(layout.resolve(spec, False), install.Options())
+    plan = plan_init(layout.resolve(spec, False), Options())
 
     def out(text: str) -> None:
         assert (project / "CLAUDE.md").is_file()  # every write happened before any output
         printed.append(text)
 
-    assert install.execute(plan, False, out) == 0
+    assert execute(plan, False, out) == 0
     assert printed[0].startswith("engramory init claude") and len(printed) > 3  # line by line
 
 

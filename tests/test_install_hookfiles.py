@@ -17,11 +17,15 @@ import pytest
 from installkit import digest
 
 from engramory.hosts.base import BLOCK, DOCUMENTED, Host
-from engramory.install import plan as install
+from engramory.install.apply import execute
+from engramory.install.init import plan_init
 from engramory.install.layout import Layout
 from engramory.install.layout import resolve as resolve_layout
+from engramory.install.steps import Options, Plan
+from engramory.install.uninstall import plan_uninstall
 from engramory.wiring import hookfiles
 from engramory.wiring.hookfiles import ConfigEdit, EditRefusal, HookContext, OwnedFile
+from engramory.wiring.refusal import FlagRefusal, Refusal
 
 BEGIN, END = "# >>> probe engramory", "# <<< probe engramory"
 
@@ -75,16 +79,16 @@ PROBE = FileProbe(
     hook_files=(".fileprobe/PreToolUse", ".fileprobe/config.yaml"),
     option_flags=(("--probe-flag", "probe_flag", "a flag only the probe takes"),),
 )
-OPTIONS = install.Options(install_hooks=True, hook_python=sys.executable)
+OPTIONS = Options(install_hooks=True, hook_python=sys.executable)
 
 
 def layout(project: Path, global_: bool = False) -> Layout:
     return resolve_layout(PROBE, False, project_root=str(project), global_=global_)
 
 
-def run(plan: install.Plan) -> tuple[int, list[str]]:
+def run(plan: Plan) -> tuple[int, list[str]]:
     lines: list[str] = []
-    return install.execute(plan, False, lines.append), lines
+    return execute(plan, False, lines.append), lines
 
 
 @pytest.fixture
@@ -94,10 +98,10 @@ def repo(project: Path) -> Path:
 
 
 def test_init_writes_the_owned_launcher_executable_and_ignored(repo: Path) -> None:
-    options = install.Options(
+    options = Options(
         install_hooks=True, hook_python=sys.executable, host_options={"probe_flag": "x"}
     )
-    code, lines = run(install.plan_init(layout(repo), options))
+    code, lines = run(plan_init(layout(repo), options))
     assert code == 0, lines
     launcher = repo / ".fileprobe" / "PreToolUse"
     assert stat.S_IMODE(launcher.stat().st_mode) == 0o755
@@ -108,9 +112,9 @@ def test_init_writes_the_owned_launcher_executable_and_ignored(repo: Path) -> No
 
 
 def test_reinit_keeps_everything_byte_identical(repo: Path) -> None:
-    run(install.plan_init(layout(repo), OPTIONS))
+    run(plan_init(layout(repo), OPTIONS))
     before = digest(repo)
-    code, lines = run(install.plan_init(layout(repo), OPTIONS))
+    code, lines = run(plan_init(layout(repo), OPTIONS))
     assert code == 0
     assert digest(repo) == before
     kept = [line.split()[1] for line in lines if line.strip().startswith("kept")]
@@ -118,10 +122,10 @@ def test_reinit_keeps_everything_byte_identical(repo: Path) -> None:
 
 
 def test_reinit_restores_the_launchers_mode(repo: Path) -> None:
-    run(install.plan_init(layout(repo), OPTIONS))
+    run(plan_init(layout(repo), OPTIONS))
     launcher = repo / ".fileprobe" / "PreToolUse"
     os.chmod(launcher, 0o644)
-    run(install.plan_init(layout(repo), OPTIONS))
+    run(plan_init(layout(repo), OPTIONS))
     assert stat.S_IMODE(launcher.stat().st_mode) == 0o755
 
 
@@ -131,9 +135,9 @@ def test_uninstall_gives_back_the_users_bytes(repo: Path) -> None:
     (repo / ".gitignore").write_bytes(b"node_modules/\n")
     (repo / "FILEPROBE.md").write_bytes(b"# mine\n")
     config = (repo / ".fileprobe" / "config.yaml").read_bytes()
-    run(install.plan_init(layout(repo), OPTIONS))
+    run(plan_init(layout(repo), OPTIONS))
     assert (repo / ".fileprobe" / "config.yaml").read_bytes().startswith(b"user: 1\r\n")
-    code, lines = run(install.plan_uninstall(layout(repo)))
+    code, lines = run(plan_uninstall(layout(repo)))
     assert code == 0, lines
     assert not (repo / ".fileprobe" / "PreToolUse").exists()
     assert (repo / ".fileprobe" / "config.yaml").read_bytes() == config
@@ -144,8 +148,8 @@ def test_uninstall_gives_back_the_users_bytes(repo: Path) -> None:
 
 
 def test_uninstall_removes_what_init_created_whole(repo: Path) -> None:
-    run(install.plan_init(layout(repo), OPTIONS))
-    run(install.plan_uninstall(layout(repo)))
+    run(plan_init(layout(repo), OPTIONS))
+    run(plan_uninstall(layout(repo)))
     assert not (repo / ".fileprobe").exists()
 
 
@@ -153,16 +157,16 @@ def test_a_users_file_in_the_launchers_place_is_refused_before_any_write(repo: P
     (repo / ".fileprobe").mkdir()
     (repo / ".fileprobe" / "PreToolUse").write_text("#!/bin/sh\necho mine\n")
     before = digest(repo)
-    with pytest.raises(install.Refusal, match="PreToolUse exists and is not Engramory's"):
-        install.plan_init(layout(repo), OPTIONS)
+    with pytest.raises(Refusal, match="PreToolUse exists and is not Engramory's"):
+        plan_init(layout(repo), OPTIONS)
     assert digest(repo) == before
 
 
 def test_uninstall_leaves_a_launcher_that_lost_its_marker(repo: Path) -> None:
-    run(install.plan_init(layout(repo), OPTIONS))
+    run(plan_init(layout(repo), OPTIONS))
     launcher = repo / ".fileprobe" / "PreToolUse"
     launcher.write_text("#!/bin/sh\necho edited by the user\n")
-    code, lines = run(install.plan_uninstall(layout(repo)))
+    code, lines = run(plan_uninstall(layout(repo)))
     assert launcher.read_text() == "#!/bin/sh\necho edited by the user\n"
     assert any("left" in line and "not Engramory's" in line for line in lines)
     assert code == 0
@@ -172,17 +176,17 @@ def test_a_config_the_host_cannot_edit_is_refused_before_any_write(repo: Path) -
     (repo / ".fileprobe").mkdir()
     (repo / ".fileprobe" / "config.yaml").write_text("REFUSE: me\n")
     before = digest(repo)
-    with pytest.raises(install.Refusal, match="add the probe hook by hand; nothing was written"):
-        install.plan_init(layout(repo), OPTIONS)
+    with pytest.raises(Refusal, match="add the probe hook by hand; nothing was written"):
+        plan_init(layout(repo), OPTIONS)
     assert digest(repo) == before
 
 
 def test_a_damaged_config_is_left_untouched_by_uninstall_with_exit_1(repo: Path) -> None:
-    run(install.plan_init(layout(repo), OPTIONS))
+    run(plan_init(layout(repo), OPTIONS))
     config = repo / ".fileprobe" / "config.yaml"
     config.write_text(config.read_text() + "BROKEN\n")
     damaged = config.read_bytes()
-    code, lines = run(install.plan_uninstall(layout(repo)))
+    code, lines = run(plan_uninstall(layout(repo)))
     assert code == 1
     assert config.read_bytes() == damaged
     assert any("remove it by hand" in line for line in lines)
@@ -191,7 +195,7 @@ def test_a_damaged_config_is_left_untouched_by_uninstall_with_exit_1(repo: Path)
 def test_dry_run_writes_nothing(repo: Path) -> None:
     before = digest(repo)
     lines: list[str] = []
-    assert install.execute(install.plan_init(layout(repo), OPTIONS), True, lines.append) == 0
+    assert execute(plan_init(layout(repo), OPTIONS), True, lines.append) == 0
     assert digest(repo) == before
     assert any("would create" in line and ".fileprobe/PreToolUse" in line for line in lines)
 
@@ -199,8 +203,8 @@ def test_dry_run_writes_nothing(repo: Path) -> None:
 def test_global_hooks_are_refused_for_a_host_without_user_wide_files(
     project: Path, home: Path
 ) -> None:
-    with pytest.raises(install.FlagRefusal, match="no user-wide hook configuration"):
-        install.plan_init(layout(project, global_=True), OPTIONS)
+    with pytest.raises(FlagRefusal, match="no user-wide hook configuration"):
+        plan_init(layout(project, global_=True), OPTIONS)
 
 
 def test_is_owned_looks_only_at_the_first_lines() -> None:

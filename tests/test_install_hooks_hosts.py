@@ -24,9 +24,13 @@ from engramory.hosts.base import (
     RULES_AND_CHECK,
     Host,
 )
-from engramory.install import plan as install
+from engramory.install import verify
+from engramory.install.apply import execute
+from engramory.install.init import plan_init
 from engramory.install.layout import resolve as resolve_layout
+from engramory.install.steps import Options
 from engramory.wiring import hookconfig, hookwiring
+from engramory.wiring.refusal import FlagRefusal
 
 HOSTS = registry.HOSTS
 GUARDED = ("codex", "gemini", "copilot", "cursor")
@@ -361,7 +365,7 @@ def test_the_installed_guard_is_run_once_on_a_harmless_call(
     cli, project: Path, host: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     runner = Runner(done(0))
-    monkeypatch.setattr(install, "run_hook", runner)
+    monkeypatch.setattr(verify, "run_hook", runner)
     result = cli("init", host, "--install-hooks")
     assert result.code == 0, result
     [(argv, payload, cwd, timeout)] = runner.calls
@@ -393,7 +397,7 @@ def test_the_installed_guard_is_run_once_on_a_harmless_call(
 def test_a_guard_that_fails_its_check_is_a_problem(
     cli, project: Path, monkeypatch: pytest.MonkeyPatch, answer: object, why: str
 ) -> None:
-    monkeypatch.setattr(install, "run_hook", Runner(answer))
+    monkeypatch.setattr(verify, "run_hook", Runner(answer))
     result = cli("init", "gemini", "--install-hooks")
     assert result.code == 1
     assert (
@@ -415,7 +419,7 @@ def test_a_broken_interpreter_is_caught_by_the_real_run(cli, project: Path, tmp_
 
 def test_dry_run_runs_nothing(cli, project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     runner = Runner(done(1))
-    monkeypatch.setattr(install, "run_hook", runner)
+    monkeypatch.setattr(verify, "run_hook", runner)
     result = cli("init", "copilot", "--install-hooks", "--dry-run")
     assert result.code == 0 and runner.calls == []
     assert "would check     .github/hooks/engramory.json" in result.out
@@ -426,9 +430,9 @@ def test_dry_run_runs_nothing(cli, project: Path, monkeypatch: pytest.MonkeyPatc
 def test_the_runner_is_an_option_of_the_plan(project: Path) -> None:
     runner = Runner(done(0, out=b"surprise"))
     layout = resolve_layout(HOSTS["codex"], False, project_root=str(project))
-    options = install.Options(install_hooks=True, hook_python=sys.executable, hook_runner=runner)
+    options = Options(install_hooks=True, hook_python=sys.executable, hook_runner=runner)
     lines: list[str] = []
-    assert install.execute(install.plan_init(layout, options), False, lines.append) == 1
+    assert execute(plan_init(layout, options), False, lines.append) == 1
     assert len(runner.calls) == 1 and any("surprise" in line for line in lines)
 
 
@@ -498,8 +502,8 @@ def test_global_hooks_without_a_user_wide_hook_config_are_refused(project: Path)
         hook_config=".probe/hooks.json",
     )
     layout = resolve_layout(probe, False, global_=True)
-    with pytest.raises(install.FlagRefusal, match="no user-wide hook configuration"):
-        install.plan_init(layout, install.Options(install_hooks=True))
+    with pytest.raises(FlagRefusal, match="no user-wide hook configuration"):
+        plan_init(layout, Options(install_hooks=True))
 
 
 @pytest.mark.parametrize("host", GUARDED)

@@ -17,7 +17,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from doctorkit import fired, make_store, note
 from engramory import secrets
-from engramory.util.textfmt import excerpt
+from engramory.secrets.excerpts import excerpt
 
 
 def b64url(data: bytes) -> str:

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from engramory.util.textfmt import excerpt, human_size, plural
+from engramory.secrets.excerpts import excerpt
+from engramory.util.textfmt import human_size, plural
 
 
 @pytest.mark.parametrize(

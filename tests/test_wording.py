@@ -16,10 +16,10 @@ from pathlib import Path
 import pytest
 
 from engramory.guard import decision as guard
+from engramory.secrets.excerpts import excerpt
 from engramory.store.breach import words as breach_words
 from engramory.store.caps import Caps, Measurement
 from engramory.util import fsutil
-from engramory.util.textfmt import excerpt
 
 NOTE = "---\nname: {name}\ndescription: d\ntype: user\n---\nbody\n"
 

@@ -28,6 +28,7 @@ from engramory.commands.options import (
 from engramory.interop import memoir_export
 from engramory.interop.memoir_export import Entry, Skip, SourceNote
 from engramory.interop.memoir_yaml import UnwritableValue
+from engramory.secrets.excerpts import excerpt
 from engramory.store import automemory, discovery
 from engramory.store.disk import (
     ESCAPES,
@@ -44,7 +45,7 @@ from engramory.store.disk import (
 from engramory.store.frontmatter import parse
 from engramory.util import fsutil
 from engramory.util.errors import EXIT_FINDINGS, EXIT_OK, EngramoryError, UsageError
-from engramory.util.textfmt import excerpt, human_size, plural, printable
+from engramory.util.textfmt import human_size, plural, printable
 
 HELP = "write the store's notes in another format (memoir)"
 DESCRIPTION = """\

@@ -12,10 +12,15 @@ from engramory.hosts import summary
 from engramory.hosts.base import AFTER_WRITE_TEXT, CAP_ENFORCEMENT_TEXT, VERIFIED
 from engramory.hosts.registry import HOSTS, host_names, resolve, rows
 from engramory.install import layout
-from engramory.install import plan as install
+from engramory.install.apply import execute
+from engramory.install.flags import check_guard_only_flags, check_native_flags
+from engramory.install.init import plan_guard_only, plan_init
+from engramory.install.steps import Options
+from engramory.install.uninstall import plan_uninstall
 from engramory.store import discovery
 from engramory.util.errors import EngramoryError
 from engramory.util.textfmt import printable
+from engramory.wiring.refusal import FlagRefusal
 
 FORCE_HELP = "replace an existing skill copy or a rules file Engramory did not write"
 
@@ -204,7 +209,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def _layout(args: argparse.Namespace) -> layout.Layout:
     spec, reader = resolve(args.host)
     if args.native:
-        install.check_native_flags(spec, reader, global_=args.global_, memory_root=args.memory_root)
+        check_native_flags(spec, reader, global_=args.global_, memory_root=args.memory_root)
     return layout.resolve(
         spec,
         reader,
@@ -221,7 +226,7 @@ def _say(line: str) -> None:
 
 
 def run_init(args: argparse.Namespace) -> int:
-    options = install.Options(
+    options = Options(
         install_skill=args.install_skill,
         install_hooks=args.install_hooks,
         hook_python=args.hook_python,
@@ -231,7 +236,7 @@ def run_init(args: argparse.Namespace) -> int:
     )
     if args.guard_only:
         spec, reader = resolve(args.host)
-        install.check_guard_only_flags(
+        check_guard_only_flags(
             spec,
             reader,
             options,
@@ -239,14 +244,14 @@ def run_init(args: argparse.Namespace) -> int:
             memory_root=args.memory_root,
             native=args.native,
         )
-        return install.execute(install.plan_guard_only(_layout(args), options), args.dry_run, _say)
+        return execute(plan_guard_only(_layout(args), options), args.dry_run, _say)
     where = _layout(args)
-    plan = install.plan_init(where, options)
+    plan = plan_init(where, options)
     if not where.global_ and not args.dry_run:
         from engramory.history.projectrecord import remember  # noqa: PLC0415 - best effort
 
         remember(where.root)
-    return install.execute(plan, args.dry_run, _say)
+    return execute(plan, args.dry_run, _say)
 
 
 def _host_options(args: argparse.Namespace) -> dict[str, str]:
@@ -260,15 +265,15 @@ def _host_options(args: argparse.Namespace) -> dict[str, str]:
             if value is None:
                 continue
             if spec is not chosen:
-                raise install.FlagRefusal(f"{flag} applies to {spec.name} only")
+                raise FlagRefusal(f"{flag} applies to {spec.name} only")
             values[dest] = value
     return values
 
 
 def run_uninstall(args: argparse.Namespace) -> int:
-    options = install.Options(host_options=_host_options(args))
-    plan = install.plan_uninstall(_layout(args), options)
-    code = install.execute(plan, args.dry_run, _say)
+    options = Options(host_options=_host_options(args))
+    plan = plan_uninstall(_layout(args), options)
+    code = execute(plan, args.dry_run, _say)
     _say_where_history_is()
     return code
 

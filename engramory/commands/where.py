@@ -17,12 +17,12 @@ from pathlib import Path
 from engramory.commands.check import measure
 from engramory.commands.options import add_cap_flags, add_format_flag, caps_from_args
 from engramory.history import projectrecord
-from engramory.hostmemory import registry as hostmemory
 from engramory.hosts.base import Host
 from engramory.hosts.registry import HOSTS
 from engramory.report.check import describe, verdict_json
 from engramory.store import automemory, discovery
 from engramory.store.caps import INDEX_NAME, Caps, Measurement
+from engramory.store.hostmemory import registry as hostmemory
 from engramory.util import fsutil
 from engramory.util.errors import EXIT_OK, InputMissingError, UsageError
 from engramory.util.textfmt import printable
@@ -194,8 +194,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run_memory_hosts(args: argparse.Namespace) -> int:
-    """``where qwen|gemini|codex|hermes`` and ``where --all`` (:mod:`engramory.hostmemory`)."""
-    from engramory.hostmemory import report  # noqa: PLC0415 - only for these hosts
+    """``where qwen|gemini|codex|hermes`` and ``where --all`` (``store.hostmemory``)."""
+    from engramory.report import hostmemory as report  # noqa: PLC0415 - only for these hosts
 
     if args.host is None and not args.all:
         raise UsageError(f"name a host ({', '.join(_where_hosts())}) or give --all")

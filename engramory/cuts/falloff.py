@@ -15,9 +15,9 @@ import posixpath
 from dataclasses import dataclass
 
 from engramory.cuts.model import Cut
+from engramory.secrets.excerpts import excerpt
 from engramory.store import disk as store
 from engramory.store import frontmatter, markdown
-from engramory.util.textfmt import excerpt
 
 DESCRIPTION_SHOWN = 120
 SUPERSEDES = "-supersedes-"

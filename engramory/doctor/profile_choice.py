@@ -192,7 +192,7 @@ def _other_host_folders(
     environ: Mapping[str, str], cwd: Path | None
 ) -> list[tuple[Profile, Path, str]]:
     """``(profile, folder, words)`` for each other host's memory folder of the current project."""
-    from engramory.hostmemory import registry  # noqa: PLC0415 - only past the Claude checks
+    from engramory.store.hostmemory import registry  # noqa: PLC0415 - only past the Claude checks
 
     try:
         project = discovery.project_root(Path.cwd() if cwd is None else cwd)
@@ -211,7 +211,7 @@ def other_host_by_location(
     store: Path, environ: Mapping[str, str], cwd: Path | None = None
 ) -> Choice | None:
     """The profile of another host whose memory folder the store is (``None``: none)."""
-    from engramory.hostmemory import gemini, qwen  # noqa: PLC0415 - only past the Claude checks
+    from engramory.store.hostmemory import gemini, qwen  # noqa: PLC0415 - only past the Claude checks
 
     real = Path(_real(store))
     qwen_projects = Path(_real(qwen.base(environ)[0] / "projects"))

@@ -357,7 +357,7 @@ class _PatchRun:
         """Apply one operation to the copies; a verdict when it cannot be followed."""
         from engramory.guard import v4a  # noqa: PLC0415
         from engramory.guard.decision import patch_does_not_apply, unverified  # noqa: PLC0415
-        from engramory.util.textfmt import excerpt  # noqa: PLC0415
+        from engramory.secrets.excerpts import excerpt  # noqa: PLC0415
 
         if op.kind == v4a.ADD:
             self.store(target, op.content)

@@ -27,6 +27,7 @@ from engramory.util import fsutil
 from engramory.util.xdg import engramory_folder
 
 ENV_STATE_DIR = "ENGRAMORY_STATE_DIR"
+LOCK_NAME = ".projects.lock"
 RECORD_NAME = "projects.json"
 SCHEMA_VERSION = 1
 RECORD_LIMIT = 4 * 1024 * 1024
@@ -122,11 +123,9 @@ def _private_folder(folder: str) -> None:
 
 def update(seen: Project, environ: dict[str, str] | os._Environ[str] | None = None) -> bool:
     """Put ``seen`` in the record under the lock (re-read inside it); whether it was written."""
-    from engramory.continuity.state import locked  # noqa: PLC0415 - only when writing
-
     folder = state_dir(environ)
     _private_folder(folder)
-    with locked(Path(folder)):
+    with fsutil.held_lock(os.path.join(folder, LOCK_NAME)):
         projects = load(environ)
         if projects.get(seen.path) == seen:
             return False

@@ -8,7 +8,6 @@ module (or a :mod:`~engramory.hosts.table` entry), one line here, its dialect
 
 from __future__ import annotations
 
-from engramory.hostmemory.facts import facts_for
 from engramory.hosts import (
     claude,
     cline,
@@ -24,6 +23,7 @@ from engramory.hosts import (
     table,
 )
 from engramory.hosts.base import Host
+from engramory.store.hostmemory.facts import facts_for
 
 HOSTS: dict[str, Host] = {
     host.name: host

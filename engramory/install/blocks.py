@@ -16,12 +16,9 @@ from __future__ import annotations
 
 from engramory.continuity.state import ASSISTED, EXPLICIT
 from engramory.hosts.base import Host
-from engramory.util.resources import shipped_path
+from engramory.util.snippet import PLACEHOLDER, snippet
 
-PLACEHOLDER = "<MEMORY_ROOT>"
 MANAGED_HEADER = "<!-- Managed by Engramory:"
-WRITER_SNIPPET = "rules-snippet.md"
-READER_SNIPPET = "adapters/reader/reader-snippet.md"
 COMMAND = "engramory"
 
 
@@ -31,21 +28,6 @@ def begin_marker(spec: Host, reader: bool) -> str:
 
 def end_marker(spec: Host, reader: bool) -> str:
     return f"<!-- END ENGRAMORY {spec.marker}{'-READER' if reader else ''} -->"
-
-
-def strip_install_header(text: str) -> str:
-    """Drop the human install header: everything through the first ``---`` line after line 1."""
-    lines = text.split("\n")
-    for i, line in enumerate(lines[1:], start=1):
-        if line.strip() == "---":
-            return "\n".join(lines[i + 1 :]).strip()
-    return text.strip()
-
-
-def snippet(reader: bool) -> str:
-    """The block text of the writer or reader snippet, header removed."""
-    path = shipped_path(READER_SNIPPET if reader else WRITER_SNIPPET)
-    return strip_install_header(path.read_text(encoding="utf-8"))
 
 
 def host_note(

@@ -42,8 +42,8 @@ from datetime import date
 
 from engramory.doctor.rules.schema import REQUIRED, find_labels
 from engramory.interop.memoir_yaml import UnwritableValue, render_entry, write_string
+from engramory.secrets.excerpts import excerpt
 from engramory.store.frontmatter import NOTE_TYPES, Frontmatter
-from engramory.util.textfmt import excerpt
 
 TYPE_MAP = {"feedback": "lesson", "user": "fact", "reference": "fact", "project": "goal"}
 DATE_FIELDS = ("created", "updated")

@@ -48,7 +48,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from engramory.util.textfmt import excerpt
+from engramory.secrets.excerpts import excerpt
 
 FENCE = "---"
 

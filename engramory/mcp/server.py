@@ -13,9 +13,9 @@ import traceback
 from typing import Any, BinaryIO
 
 from engramory import __version__
-from engramory.install import blocks
 from engramory.mcp import protocol, tools
 from engramory.mcp.protocol import ProtocolError, Request
+from engramory.util.snippet import PLACEHOLDER, snippet
 
 SERVER_NAME = "engramory"
 MCP_NOTE = """\
@@ -35,7 +35,7 @@ WRITE_NOTE = (
 def instructions(root: str, read_only: bool) -> str:
     """The standing rules for this store (writer block, or reader block), then how the
     tools map onto them."""
-    rules = blocks.snippet(read_only).replace(blocks.PLACEHOLDER, root)
+    rules = snippet(read_only).replace(PLACEHOLDER, root)
     return rules + "\n\n" + MCP_NOTE.format(writes="" if read_only else WRITE_NOTE)
 
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from engramory.mcp import update as update_command
+from engramory.secrets.excerpts import excerpt
 from engramory.store.breach import caps_text, limits_text
 from engramory.store.caps import INDEX_NAME, Caps, count_lines, utf8_size
 from engramory.store.disk import (
@@ -29,7 +30,7 @@ from engramory.store.disk import (
 )
 from engramory.store.frontmatter import NOTE_TYPES, parse_bytes
 from engramory.util.errors import EngramoryError
-from engramory.util.textfmt import excerpt, printable
+from engramory.util.textfmt import printable
 from engramory.write import archiving, newnote
 from engramory.write.gate import live_notes
 from engramory.write.notewrite import SCOPES

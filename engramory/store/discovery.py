@@ -17,7 +17,7 @@ Order:
    when it holds a ``MEMORY.md``; the project is the git work tree's top, else
    the current directory.
 5. Then Qwen Code's and Gemini CLI's project memory folders
-   (:mod:`engramory.hostmemory`), in that order, when they hold a ``MEMORY.md``:
+   (:mod:`engramory.store.hostmemory`), in that order, when they hold a ``MEMORY.md``:
    the hosts whose memory is an index plus notes. Codex's and Hermes' folders
    are not notes stores and are never discovered (``where`` shows them).
 
@@ -267,7 +267,7 @@ def _from_claude_auto_memory(here: Path, environ: Mapping[str, str]) -> tuple[Lo
 
 def _from_other_hosts(here: Path, environ: Mapping[str, str]) -> tuple[Location | None, str]:
     """Qwen Code's, then Gemini CLI's memory folder for the project, when it holds an index."""
-    from engramory.hostmemory import registry  # noqa: PLC0415 - only when nothing else was found
+    from engramory.store.hostmemory import registry  # noqa: PLC0415 - only when nothing else was found
 
     project = project_root(here)
     tried = []

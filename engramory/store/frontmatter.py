@@ -54,7 +54,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from engramory.util.textfmt import excerpt
+from engramory.secrets.excerpts import excerpt
 
 NOTE_TYPES = ("user", "feedback", "project", "reference")  # the values of ``type:``
 TYPES_TEXT = ", ".join(NOTE_TYPES)

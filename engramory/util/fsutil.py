@@ -13,6 +13,9 @@ from __future__ import annotations
 import errno
 import os
 import stat
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 _OPEN_FLAGS = (
     os.O_RDONLY
@@ -234,3 +237,31 @@ def release_lock(fd: int) -> None:
         msvcrt.locking(fd, msvcrt.LK_UNLCK, 1)  # type: ignore[attr-defined]
         return
     fcntl.flock(fd, fcntl.LOCK_UN)
+
+
+LOCK_POLL = 0.01
+
+
+@contextmanager
+def held_lock(path: str, timeout: float = 2.0) -> Iterator[None]:
+    """Hold an exclusive lock on the file ``path`` (created 0600, never through a symlink).
+
+    Waits at most ``timeout`` seconds; then ``TimeoutError`` (an ``OSError``).
+    """
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o600)
+    try:
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                try_lock(fd)
+                break
+            except OSError:
+                if time.monotonic() >= deadline:
+                    raise TimeoutError(f"timed out after {timeout:g}s waiting for {path}") from None
+                time.sleep(LOCK_POLL)
+        try:
+            yield
+        finally:
+            release_lock(fd)
+    finally:
+        os.close(fd)

@@ -16,7 +16,7 @@ its pieces from ``Host.hook_artifacts(context)``:
   :class:`EditRefusal` when the file's structure is not one it can edit
   safely; its message says what to add or remove by hand.
 
-The installer (:mod:`engramory.install.plan`) reads, refuses, writes and
+The installer (:mod:`engramory.install`) reads, refuses, writes and
 reports; the host modules stay pure text transforms.
 """
 

@@ -1,7 +1,7 @@
 """Why an install or uninstall cannot go ahead: the refusals hosts and the installer both raise.
 
-Below both :mod:`engramory.hosts` and the installer's plan (:mod:`engramory.install.plan`), so
-a host module can refuse a flag without importing the plan, which imports every host.
+Below both :mod:`engramory.hosts` and the installer (:mod:`engramory.install`), so a host
+module can refuse a flag without importing the installer, which imports every host.
 """
 
 from __future__ import annotations

@@ -20,11 +20,12 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
+from engramory.secrets.excerpts import excerpt
 from engramory.store.caps import INDEX_NAME
 from engramory.store.disk import NOTE_READ_LIMIT, READ_OK, read_file
 from engramory.util import crashpoint, fsutil
 from engramory.util.errors import EngramoryError, UsageError
-from engramory.util.textfmt import excerpt, printable
+from engramory.util.textfmt import printable
 
 BACKUP_DIR = (".engramory", "backup")
 BACKUP_FOLDERS = tuple("/".join(BACKUP_DIR[: i + 1]) for i in range(len(BACKUP_DIR)))

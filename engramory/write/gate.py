@@ -15,10 +15,10 @@ from datetime import date
 from engramory.doctor.model import ERROR, WARNING
 from engramory.doctor.profiles import Profile
 from engramory.doctor.rules.duplicates import likeness, text_parts
+from engramory.secrets.excerpts import excerpt
 from engramory.store.disk import NOTE_READ_LIMIT, READ_OK, read_file, walk
 from engramory.store.frontmatter import parse_bytes
 from engramory.util.errors import EngramoryError
-from engramory.util.textfmt import excerpt
 from engramory.write import notewrite
 
 

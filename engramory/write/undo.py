@@ -21,10 +21,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from engramory.continuity.state import locked
+from engramory.secrets.excerpts import excerpt
 from engramory.store.caps import INDEX_NAME, Caps
 from engramory.util import fsutil
 from engramory.util.errors import EngramoryError, InputMissingError
-from engramory.util.textfmt import excerpt, plural, printable
+from engramory.util.textfmt import plural, printable
 from engramory.write import backup, indexedit
 from engramory.write.backup import STORE_ITSELF, Announce, Entry, Journal
 

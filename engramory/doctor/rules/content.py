@@ -29,11 +29,11 @@ from engramory.doctor.model import (
     sample_note,
 )
 from engramory.doctor.rules.patterns import Lazy, folded, lines_holding
+from engramory.secrets.excerpts import excerpt
 from engramory.store import markdown
 from engramory.store.discovery import INDEX_NAME
 from engramory.store.disk import ARCHIVE, ESCAPES, HANDOFF_PREFIXES, area_of
 from engramory.store.frontmatter import decode
-from engramory.util.textfmt import excerpt
 
 if TYPE_CHECKING:
     import subprocess

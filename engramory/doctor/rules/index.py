@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from engramory.doctor.context import StoreView
 from engramory.doctor.model import ERROR, INFO, STORE, WARNING, Example, Issue, rule, sample_note
 from engramory.doctor.rules.patterns import Lazy
+from engramory.secrets.excerpts import excerpt
 from engramory.store import breach, markdown
 from engramory.store.caps import Measurement
 from engramory.store.disk import (
@@ -23,7 +24,7 @@ from engramory.store.disk import (
 )
 from engramory.store.markdown import IndexLine
 from engramory.util import fsutil
-from engramory.util.textfmt import excerpt, human_size
+from engramory.util.textfmt import human_size
 
 _ARCHIVED_LINE = Lazy(r"^[ \t>*\-+]*(?:\*\*)?archived?\b[^:]{0,40}[:：]", re.IGNORECASE)
 

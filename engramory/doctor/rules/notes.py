@@ -16,6 +16,7 @@ from engramory.doctor.model import (
     rule,
     sample_note,
 )
+from engramory.secrets.excerpts import excerpt
 from engramory.store.discovery import INDEX_NAME
 from engramory.store.disk import (
     ESCAPES,
@@ -29,7 +30,7 @@ from engramory.store.disk import (
 )
 from engramory.store.markdown import WIKI
 from engramory.util import fsutil
-from engramory.util.textfmt import excerpt, human_size, plural
+from engramory.util.textfmt import human_size, plural
 
 _ARCHIVE_LOOKALIKES = frozenset({"archived", "_archive", "_archived", "old", "retired", "attic"})
 

@@ -25,8 +25,8 @@ from engramory.doctor.model import (
     sample_note,
 )
 from engramory.doctor.rules.patterns import Lazy, folded
+from engramory.secrets.excerpts import excerpt
 from engramory.store import frontmatter as fm
-from engramory.util.textfmt import excerpt
 
 REQUIRED = ("name", "description", "type")
 DATES = ("created", "updated")

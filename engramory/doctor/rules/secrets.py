@@ -16,10 +16,10 @@ from engramory.doctor.context import NoteCheck, StoreView
 from engramory.doctor.model import ERROR, INFO, NOTE, Detected, Example, Issue, rule, sample_note
 from engramory.doctor.rules.patterns import Lazy
 from engramory.secrets.allow import AllowList
+from engramory.secrets.excerpts import excerpt
 from engramory.store.allowcomment import MARKER, line_allows
 from engramory.store.discovery import INDEX_NAME
 from engramory.store.frontmatter import decode
-from engramory.util.textfmt import excerpt
 
 # Fixtures are assembled from pieces, so this file never holds a real-looking secret.
 _AWS_KEY = "AKIA" + "Q" * 4 + "7" * 4 + "Z" * 8

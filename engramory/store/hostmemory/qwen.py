@@ -19,8 +19,8 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
-from engramory.hostmemory.model import DEFAULT, ENV, LOCAL, Found, expand_home
 from engramory.store import automemory, discovery
+from engramory.store.hostmemory.model import DEFAULT, ENV, LOCAL, Found, expand_home
 
 HOST = "qwen"
 LABEL = "Qwen Code"

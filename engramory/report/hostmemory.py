@@ -5,8 +5,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from engramory.hostmemory.model import Found
-from engramory.hostmemory.sizes import FileSize, sizes
+from engramory.cuts.folders import FileSize, sizes
+from engramory.store.hostmemory.model import Found
 from engramory.util.textfmt import plural
 
 

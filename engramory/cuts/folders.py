@@ -11,8 +11,8 @@ import os
 from dataclasses import dataclass
 
 from engramory.cuts import measure as cutmeasure
-from engramory.hostmemory.model import Found
 from engramory.store.caps import count_lines
+from engramory.store.hostmemory.model import Found
 from engramory.util import fsutil
 from engramory.util.errors import InputMissingError
 

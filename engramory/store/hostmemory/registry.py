@@ -7,7 +7,7 @@ import importlib
 from collections.abc import Mapping
 from pathlib import Path
 
-from engramory.hostmemory.model import Found
+from engramory.store.hostmemory.model import Found
 
 HOSTS = ("claude", "qwen", "gemini", "codex", "hermes")
 NOTES_FALLBACK = ("qwen", "gemini")
@@ -19,7 +19,7 @@ def find(host: str, project: Path, environ: Mapping[str, str]) -> Found:
     """``host``'s memory folder for ``project`` (a :class:`KeyError` for an unknown host)."""
     if host not in HOSTS:
         raise KeyError(host)
-    return importlib.import_module(f"engramory.hostmemory.{host}").find(project, environ)  # type: ignore[no-any-return]
+    return importlib.import_module(f"engramory.store.hostmemory.{host}").find(project, environ)  # type: ignore[no-any-return]
 
 
 def find_all(project: Path, environ: Mapping[str, str]) -> list[Found]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
-from engramory.hostmemory.model import DEFAULT, ENV, Found, home_folder
+from engramory.store.hostmemory.model import DEFAULT, ENV, Found, home_folder
 
 HOST = "codex"
 LABEL = "Codex"

@@ -17,8 +17,8 @@ import re
 from collections.abc import Mapping
 from pathlib import Path
 
-from engramory.hostmemory.model import COMPUTED, REGISTRY, Found
 from engramory.store import automemory
+from engramory.store.hostmemory.model import COMPUTED, REGISTRY, Found
 from engramory.util import fastjson, fsutil
 
 HOST = "gemini"

@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
-from engramory.hostmemory.model import Found
 from engramory.store import automemory, discovery
+from engramory.store.hostmemory.model import Found
 
 HOST = "claude"
 LABEL = "Claude Code"
