@@ -492,7 +492,7 @@ def test_hooks_readme_check_catches_a_missing_script_or_a_wrong_host() -> None:
         "hooks/engramory_sync.py is not in the file table"
     ]
     claude_only = text.replace(
-        "| Claude Code, Codex CLI | `PreCompact`", "| Claude Code | `PreCompact`"
+        "| Claude Code, Codex CLI, Qwen Code | `PreCompact`", "| Claude Code | `PreCompact`"
     )
     assert [p.split(":")[0] for p in hooks_readme_problems(claude_only)] == ["PreCompact"]
 
