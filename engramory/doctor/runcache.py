@@ -1,0 +1,177 @@
+"""The doctor's run cache: a store where nothing changed gets its last report back.
+
+Beside the per-note cache (``cache.py``), in the same folder, one file per
+run signature holds the findings, the fix hints and the note count of the
+last full run, with a digest of everything they were computed from:
+
+* the run signature (version, rules, options, today's date, caps, allow state);
+* every walked note's path, status, symlink target and ``lstat`` (size,
+  mtime_ns, ctime_ns, inode, device; a symlinked note's target's ``stat``);
+* every archived note's ``lstat`` (the store rules read archived notes), and
+  the walk's folders, unreadable folders, loose handoff files and folders
+  linked out of the store;
+* the index as read (status, size, text) and where each of its links
+  resolves on disk now (a link may name a file the walk does not list).
+
+When the digest matches, no note is read and no note or store rule runs: the
+findings are taken as they were. The rules that read state outside the store
+(:data:`LIVE_RULES`: git's view of the store, the history snapshots) are not
+cached: they run on every run. Anything else about the file (missing, foreign,
+corrupt, over :data:`FILE_LIMIT`, of another signature or digest) means a full
+run, which writes the file afresh.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import stat
+from collections.abc import Iterable, Mapping
+from typing import Any, NamedTuple
+
+from engramory.doctor import cache
+from engramory.doctor.model import Finding
+from engramory.store.disk import READ_OK, IndexFile, Target, Walk, read_file
+from engramory.util import fsutil
+
+FORMAT = 1
+FILE_PREFIX, FILE_SUFFIX = "report-", ".json"
+FILE_LIMIT = 256 * 1024 * 1024  # a larger report is not written, nor read
+# Store rules that read what lies outside the store: they run on every run.
+LIVE_RULES = frozenset({"not-gitignored", "notes-vanished"})
+
+
+class Saved(NamedTuple):
+    """What a full run found, less the findings and hints of :data:`LIVE_RULES`."""
+
+    notes: int
+    findings: list[Finding]
+    hints: dict[str, str]
+
+
+def inputs_digest(
+    run_signature: str,
+    root: str,
+    walked: Walk,
+    index: IndexFile,
+    targets: Mapping[str, Target],
+) -> str:
+    """The digest of everything a full run's report depends on (see the module doc)."""
+    digest = hashlib.sha256()
+    update = digest.update
+
+    def add(value: Any) -> None:
+        update(repr(value).encode("utf-8", "surrogateescape"))
+        update(b"\n")
+
+    add((FORMAT, run_signature))
+    for note in walked.notes:
+        info = note.info if note.status == READ_OK else None
+        if info is None:
+            info = _stat_key(note.path(root), follow=note.target is not None)
+        add((note.rel, note.status, note.target, info))
+    add("archived")
+    for rel in walked.archived:
+        add((rel, _stat_key(os.path.join(root, *rel.split("/")), follow=False)))
+    add((walked.dirs, walked.bad_dirs, walked.loose, walked.linked_out))
+    measured = index.measured
+    size = (measured.lines, measured.bytes) if measured is not None else None
+    add((index.status, index.symlink, size, index.error, index.text))
+    add(sorted(targets.items()))
+    return digest.hexdigest()
+
+
+def _stat_key(path: str, follow: bool) -> tuple[int, ...] | None:
+    try:
+        info = os.stat(path) if follow else os.lstat(path)
+    except OSError:
+        return None
+    return (info.st_mode, info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino)
+
+
+def file_path(folder: str, run_signature: str) -> str:
+    name = cache.file_name(run_signature)[len(cache.FILE_PREFIX) : -len(cache.FILE_SUFFIX)]
+    return os.path.join(folder, f"{FILE_PREFIX}{name}{FILE_SUFFIX}")
+
+
+def load(folder: str, run_signature: str, digest: str) -> Saved | None:
+    """The saved report of this signature and digest, or ``None`` (run in full)."""
+    read = read_file(file_path(folder, run_signature), FILE_LIMIT)
+    if read.data is None:
+        return None
+    try:
+        saved = json.loads(read.data)
+        return _decode(saved, run_signature, digest)
+    except (ValueError, TypeError, UnicodeError, RecursionError):
+        return None
+
+
+def _decode(saved: Any, run_signature: str, digest: str) -> Saved | None:
+    if type(saved) is not dict or saved.get("signature") != run_signature:
+        return None
+    if saved.get("format") != FORMAT or saved.get("inputs") != digest:
+        return None
+    notes, found, hints = saved.get("notes"), saved.get("findings"), saved.get("hints")
+    if type(notes) is not int or type(found) is not list or type(hints) is not list:
+        return None
+    findings = [_finding(item) for item in found]
+    kept = {}
+    for item in hints:
+        if type(item) is not list or len(item) != 2 or not all(type(v) is str for v in item):
+            return None
+        kept[item[0]] = item[1]
+    return Saved(notes, findings, kept)
+
+
+def _finding(item: Any) -> Finding:
+    """``[rule, severity, path, line, message, left out, detector, key]``."""
+    if type(item) is not list or len(item) != 8:
+        raise ValueError("not a saved finding")
+    rule, severity, path, line, message, more, detector, key = item
+    if not (
+        type(rule) is str
+        and type(severity) is str
+        and type(path) is str
+        and (line is None or type(line) is int)
+        and type(message) is str
+        and type(more) is int
+        and (detector is None or type(detector) is str)
+        and (key is None or type(key) is str)
+    ):
+        raise ValueError("not a saved finding")
+    return Finding(rule, severity, path, line, message, more, detector, key)
+
+
+def save(
+    folder: str,
+    run_signature: str,
+    digest: str,
+    notes: int,
+    findings: Iterable[Finding],
+    hints: Mapping[str, str],
+) -> None:
+    """Keep a full run's report (less :data:`LIVE_RULES`); quietly nothing on failure."""
+    document = {
+        "format": FORMAT,
+        "signature": run_signature,
+        "inputs": digest,
+        "notes": notes,
+        "findings": [
+            [f.rule, f.severity, f.path, f.line, f.message, f.left_out, f.detector, f.key]
+            for f in findings
+            if f.rule not in LIVE_RULES
+        ],
+        "hints": [[rule, text] for rule, text in hints.items() if rule not in LIVE_RULES],
+    }
+    data = json.dumps(document, ensure_ascii=True, separators=(",", ":")).encode("ascii")
+    if len(data) > FILE_LIMIT:
+        return
+    path = file_path(folder, run_signature)
+    try:
+        if os.path.lexists(path) and not stat.S_ISREG(os.lstat(path).st_mode):
+            return  # not ours: left alone (it is never read either)
+        fsutil.write_atomic(path, data, 0o600)
+    except OSError:
+        return
+    cache.prune(folder, FILE_PREFIX, FILE_SUFFIX)
