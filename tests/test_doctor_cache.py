@@ -24,7 +24,7 @@ from conftest import REPO
 from doctorkit import note
 from engramory.cli import main
 from engramory.commands import doctor as doctor_command
-from engramory.doctor import cache, engine
+from engramory.doctor import cache, engine, runcache
 
 CORPUS = sorted(p for p in (REPO / "tests" / "corpus" / "stores").iterdir() if p.is_dir())
 TOKEN = "ghp_Q8r2Lm9XvT4kPz7NwB3yHc6JdF1sGa5eRu0i"  # made up, shaped like a GitHub token
@@ -103,6 +103,18 @@ def cache_file(home: Path, store: Path) -> Path:
     folder = Path(cache.store_folder(str(home), os.path.realpath(store)))
     (found,) = folder.glob(f"{cache.FILE_PREFIX}*{cache.FILE_SUFFIX}")
     return found
+
+
+def drop_run_cache(home: Path, store: Path) -> None:
+    """Delete the saved reports: the next run takes its notes from the notes cache."""
+    folder = Path(cache.store_folder(str(home), os.path.realpath(store)))
+    for path in folder.glob(f"{runcache.FILE_PREFIX}*{runcache.FILE_SUFFIX}"):
+        path.unlink()
+
+
+def cache_files(home: Path, store: Path, prefix: str) -> list[Path]:
+    folder = Path(cache.store_folder(str(home), os.path.realpath(store)))
+    return sorted(folder.glob(f"{prefix}*"))
 
 
 def tree(root: Path) -> dict[str, tuple[int, int, bytes]]:
@@ -238,6 +250,7 @@ def test_a_corrupt_or_foreign_cache_file_is_ignored_and_replaced(
     path = cache_file(home, store)
     header = path.read_bytes().split(b"\n", 1)[0]
     path.write_bytes(garbage.replace(b"HEADER", header))
+    drop_run_cache(home, store)
     reads.take()
     assert cached(store, capsys) == plain
     assert reads.take() == 4  # nothing taken from the garbage
@@ -255,6 +268,7 @@ def test_a_truncated_cache_file_is_not_trusted_past_the_cut(
     path = cache_file(home, store)
     data = path.read_bytes()
     path.write_bytes(data[: len(data) - 10])  # the last note's line is cut
+    drop_run_cache(home, store)
     reads.take()
     assert cached(store, capsys) == plain
     assert reads.take() == 1
@@ -303,11 +317,12 @@ def test_other_rule_selections_keep_their_own_files_and_the_oldest_go(
 ) -> None:
     store = small_store(tmp_path / "store")
     cached(store, capsys)
-    folder = Path(cache.store_folder(str(home), os.path.realpath(store)))
     selections = ("orphan", "missing-field", "relative-date", "secret-value", "current-state")
     for number, rule_id in enumerate(selections):
         doctor_json(store, "--select", rule_id, capsys=capsys)
-        assert len(list(folder.iterdir())) == min(number + 2, cache.KEPT_FILES)
+        for prefix in (cache.FILE_PREFIX, runcache.FILE_PREFIX):
+            kept = cache_files(home, store, prefix)
+            assert len(kept) == min(number + 2, cache.KEPT_FILES), kept
     reads.take()
     doctor_json(store, "--select", "current-state", capsys=capsys)
     assert reads.take() == 0  # a recent selection's file is still there

@@ -640,16 +640,9 @@ def _run(
     gathered = _Gatherer(
         root, files.notes, rules, options, names, archived, unknown, allowances, gatherers, results
     )
-    try:
-        summaries = gathered.run(
-            jobs, lambda: wanted if folder is not None else resolver.resolve_index(index.text)
-        )
-    except BaseException:
-        if results is not None:
-            results.discard()
-        raise
-    if results is not None:
-        results.commit()
+    summaries = _gather(
+        gathered, jobs, lambda: wanted if folder is not None else resolver.resolve_index(index.text)
+    )
     resolver.identities = gathered.identities
     lines = resolver.lines
 
@@ -667,19 +660,7 @@ def _run(
         gathered.missing_links,
         gathered.facts,
     )
-    findings = gathered.findings
-    for rule in store_rules:
-        findings.extend(_store_findings(rule, view, allowances))
-    for rule in rules:
-        if rule.store_check is not None:
-            issues = unsilenced(rule.id, rule.store_check(view), allowances)
-            for path, line, message in capped(rule.id, issues):
-                findings.append(_finding(options.profile, rule.id, path, line, message))
-    if any(rule.id == FOLDER_RULE for rule in store_rules):
-        folded = folded_paths(view)
-        if folded:
-            findings = [f for f in findings if not (f.path in folded and _folds(f.rule))]
-    findings.sort(key=Finding.sort_key)
+    findings = _with_store_findings(gathered.findings, view, store_rules, rules, allowances)
     live = sum(1 for note in summaries if note.status != ESCAPES)
     hints = _hints(findings, view)
     if folder is not None:
@@ -687,8 +668,51 @@ def _run(
     return Report(root, caps, index, live, findings, hints, options.profile)
 
 
-def _store_findings(rule: Rule, view: StoreView, allowances: Allowances) -> Iterator[Finding]:
-    issues = unsilenced(rule.id, rule.check(view), allowances)
+def _gather(
+    gathered: _Gatherer, jobs: int, resolve_index: Callable[[], frozenset[tuple[int, int]]]
+) -> list[NoteSummary]:
+    """The per-note pass; its cache file is replaced only when the pass completes."""
+    results = gathered.results
+    try:
+        summaries = gathered.run(jobs, resolve_index)
+    except BaseException:
+        if results is not None:
+            results.discard()
+        raise
+    if results is not None:
+        results.commit()
+    return summaries
+
+
+def _with_store_findings(
+    findings: list[Finding],
+    view: StoreView,
+    store_rules: list[Rule],
+    rules: list[Rule],
+    allowances: Allowances,
+) -> list[Finding]:
+    """``findings`` (the note rules') with the store rules', folded and sorted."""
+    for rule in store_rules:
+        findings.extend(_store_findings(rule, view, allowances))
+    for rule in rules:
+        if rule.store_check is not None:
+            findings.extend(_store_findings(rule, view, allowances, rule.store_check))
+    if any(rule.id == FOLDER_RULE for rule in store_rules):
+        folded = folded_paths(view)
+        if folded:
+            findings = [f for f in findings if not (f.path in folded and _folds(f.rule))]
+    findings.sort(key=Finding.sort_key)
+    return findings
+
+
+def _store_findings(
+    rule: Rule,
+    view: StoreView,
+    allowances: Allowances,
+    check: Callable[[StoreView], Iterable[Issue]] | None = None,
+) -> Iterator[Finding]:
+    """The findings of one rule's pass over the whole store (``check``: its ``check``)."""
+    issues = unsilenced(rule.id, (check or rule.check)(view), allowances)
     for path, line, message in capped(rule.id, issues):
         yield _finding(view.options.profile, rule.id, path, line, message)
 
