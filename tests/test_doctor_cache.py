@@ -382,6 +382,93 @@ def test_the_corpus_reports_are_the_same_with_and_without_the_cache(
     assert cached(store, capsys) == plain  # warm
 
 
+def test_a_run_that_changed_no_note_leaves_the_notes_file_as_it_was(
+    tmp_path: Path, home: Path, reads: Reads, capsys: pytest.CaptureFixture[str]
+) -> None:
+    store = small_store(tmp_path / "store")
+    cached(store, capsys)
+    path = cache_file(home, store)
+    before = path.stat()
+    (store / "MEMORY.md").write_text("# Memory\n\n- [alpha](alpha.md) — always\n", "utf-8")
+    reads.take()
+    assert cached(store, capsys) == uncached(store, capsys)
+    assert reads.take() == 4  # the uncached run's: every note from the notes cache
+    after = path.stat()
+    assert (after.st_ino, after.st_mtime_ns) == (before.st_ino, before.st_mtime_ns)
+    (store / "beta.md").write_text(note("beta", "project", body=BODIES[0]), encoding="utf-8")
+    assert cached(store, capsys) == uncached(store, capsys)
+    assert path.stat().st_ino != before.st_ino  # a note checked afresh: a new file
+
+
+@pytest.mark.parametrize(
+    "garbage",
+    [
+        b"\x00\xff not json at all",
+        b"[]",
+        b'{"format": 1, "signature": "x", "inputs": "y", "notes": 0}',
+        b"DOC-findings-not-a-list",
+        b"DOC-a-finding-of-the-wrong-shape",
+    ],
+)
+def test_a_corrupt_or_foreign_saved_report_is_not_used(
+    tmp_path: Path, home: Path, reads: Reads, capsys: pytest.CaptureFixture[str], garbage: bytes
+) -> None:
+    store = small_store(tmp_path / "store")
+    plain = uncached(store, capsys)
+    cached(store, capsys)
+    (path,) = cache_files(home, store, runcache.FILE_PREFIX)
+    saved = json.loads(path.read_bytes())
+    if garbage == b"DOC-findings-not-a-list":
+        garbage = json.dumps({**saved, "findings": {"x": 1}}).encode()
+    elif garbage == b"DOC-a-finding-of-the-wrong-shape":
+        garbage = json.dumps({**saved, "findings": [["orphan", "error", "x.md", "1"]]}).encode()
+    path.write_bytes(garbage)
+    reads.take()
+    assert cached(store, capsys) == plain
+    assert reads.take() == 0  # a full run over the notes cache (no note read)...
+    assert json.loads(path.read_bytes()) == saved  # ...which saved the report afresh
+
+
+def test_the_saved_report_is_not_used_once_an_archived_note_or_a_folder_changes(
+    tmp_path: Path, home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    store = small_store(tmp_path / "store")
+    (store / "archive").mkdir()
+    (store / "archive" / "old.md").write_text(note("old", body=BODIES[0]), encoding="utf-8")
+    cached(store, capsys)
+    (store / "archive" / "old.md").write_text(note("old", body=BODIES[1] * 3), encoding="utf-8")
+    assert cached(store, capsys) == uncached(store, capsys)
+    (store / "sessions").mkdir()
+    assert cached(store, capsys) == uncached(store, capsys)
+    (store / "handoff.txt").write_text("left for the next session\n", encoding="utf-8")
+    assert cached(store, capsys) == uncached(store, capsys)
+
+
+def test_the_git_rule_runs_again_on_a_warm_run(
+    tmp_path: Path, home: Path, reads: Reads, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``not-gitignored`` reads git, outside the store: a saved report does not hold it."""
+    repo = tmp_path / "repo"
+    store = small_store(repo / "store")
+    cached(store, capsys)
+    git(repo, "init", "-q")
+    reads.take()
+    warm = cached(store, capsys)
+    assert reads.take() == 0
+    assert warm == uncached(store, capsys)
+    assert "not-gitignored" in warm[1]
+    (repo / ".gitignore").write_text("store/\n", encoding="utf-8")
+    assert cached(store, capsys) == uncached(store, capsys)
+    assert "not-gitignored" not in cached(store, capsys)[1]
+
+
+def git(repo: Path, *args: str) -> None:
+    import subprocess
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    subprocess.run(["git", *args], cwd=repo, env=env, check=True, capture_output=True)
+
+
 def test_values_round_trip_through_the_cache_encoding() -> None:
     value = [None, True, 3, 2.5, "x", b"\x00\xff", (1, (b"a", "b")), {"k": (1, 2), 3: [4]}]
     assert cache.decode(json.loads(json.dumps(cache.encode(value)))) == value
@@ -421,7 +508,7 @@ class CachedEqualsUncached(RuleBasedStateMachine):
         return sorted(
             str(p.relative_to(self.store))
             for p in self.store.rglob("*.md")
-            if p.name != "MEMORY.md"
+            if p.name != "MEMORY.md" and p.parts[len(self.store.parts)] != "archive"
         )
 
     def _write(self, rel: str, kind: tuple[str, str, bool]) -> None:
@@ -475,11 +562,31 @@ class CachedEqualsUncached(RuleBasedStateMachine):
         entry = TOKEN_PRINT if allowed else "# nothing allowed"
         (folder / "allow-secrets").write_text(entry + "\n", encoding="utf-8")
 
+    @rule(ignored=st.sampled_from(("", "store/\n", "other/\n")))
+    def change_git_state(self, ignored: str) -> None:
+        """The store inside a git repository (made on first use), ignored or not."""
+        if not (self.base / ".git").exists():
+            git(self.base, "init", "-q")
+        (self.base / ".gitignore").write_text(ignored, encoding="utf-8")
+
+    @rule(data=st.data(), kind=CONTENTS)
+    def change_around_the_notes(self, data: st.DataObject, kind: tuple[str, str, bool]) -> None:
+        """An archived note, a parallel-store folder, a loose handoff file."""
+        what = data.draw(st.sampled_from(("archive", "folder", "loose")))
+        if what == "archive":
+            self._write("archive/" + data.draw(st.sampled_from(SLUGS[:4])) + ".md", kind)
+        elif what == "folder":
+            (self.store / "sessions").mkdir(exist_ok=True)
+        else:
+            (self.store / "handoff.txt").write_text(kind[1], encoding="utf-8")
+
     @invariant()
     def cached_equals_uncached(self) -> None:
         plain = self._run("--no-cache")
         assert self._run() == plain
-        assert self._run() == plain  # and once warm
+        assert self._run() == plain  # and once warm (the saved report)
+        drop_run_cache(self.home, self.store)
+        assert self._run() == plain  # every note from the notes cache, store rules run
 
     def _run(self, *flags: str) -> tuple[int, str]:
         import contextlib
