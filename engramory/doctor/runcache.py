@@ -32,7 +32,7 @@ from typing import Any, NamedTuple
 
 from engramory.doctor import cache
 from engramory.doctor.model import Finding
-from engramory.store.disk import READ_OK, IndexFile, Target, Walk, read_file
+from engramory.store.disk import READ_OK, IndexFile, NoteFile, Target, Walk, read_file
 from engramory.util import fsutil
 
 FORMAT = 1
@@ -66,11 +66,11 @@ def inputs_digest(
         update(b"\n")
 
     add((FORMAT, run_signature))
-    for note in walked.notes:
-        info = note.info if note.status == READ_OK else None
-        if info is None:
-            info = _stat_key(note.path(root), follow=note.target is not None)
-        add((note.rel, note.status, note.target, info))
+    rows = [
+        f"{note.rel}\0{note.status}\0{note.target}\0{_note_key(note, root)}"
+        for note in walked.notes
+    ]
+    update("\n".join(rows).encode("utf-8", "surrogateescape"))
     add("archived")
     for rel in walked.archived:
         add((rel, _stat_key(os.path.join(root, *rel.split("/")), follow=False)))
@@ -80,6 +80,13 @@ def inputs_digest(
     add((index.status, index.symlink, size, index.error, index.text))
     add(sorted(targets.items()))
     return digest.hexdigest()
+
+
+def _note_key(note: NoteFile, root: str) -> tuple[int, ...] | None:
+    """The walk's ``lstat`` of a regular note; else a fresh one (a symlink's target's)."""
+    if note.info is not None and note.status == READ_OK:
+        return note.info
+    return _stat_key(note.path(root), follow=note.target is not None)
 
 
 def _stat_key(path: str, follow: bool) -> tuple[int, ...] | None:
