@@ -444,6 +444,18 @@ def test_the_saved_report_is_not_used_once_an_archived_note_or_a_folder_changes(
     assert cached(store, capsys) == uncached(store, capsys)
 
 
+def test_selections_of_store_rules_alone_keep_their_own_reports(
+    tmp_path: Path, home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Two selections with the same note rules (none) and other store rules."""
+    store = small_store(tmp_path / "store")
+    (store / "MEMORY.md").write_text("# Memory\n\n- [alpha](alpha.md) — always\n", "utf-8")
+    for rule_id in ("orphan", "nested-note", "orphan"):
+        plain = doctor_json(store, "--select", rule_id, "--no-cache", capsys=capsys)
+        assert rule_id in plain[1]
+        assert doctor_json(store, "--select", rule_id, capsys=capsys) == plain
+
+
 def test_the_git_rule_runs_again_on_a_warm_run(
     tmp_path: Path, home: Path, reads: Reads, capsys: pytest.CaptureFixture[str]
 ) -> None:

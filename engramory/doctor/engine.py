@@ -629,10 +629,11 @@ def _run(
     allowances = Allowances(index.text)
     run_signature = _signature(caps, options, rules, gatherers, allowances)
     digest = ""
+    report_signature = runcache.report_signature(run_signature, store_rules)
     if folder is not None:
         wanted = resolver.resolve_index(index.text)
-        digest = runcache.inputs_digest(run_signature, root, files, index, resolver.cache)
-        saved = runcache.load(folder, run_signature, digest)
+        digest = runcache.inputs_digest(report_signature, root, files, index, resolver.cache)
+        saved = runcache.load(folder, report_signature, digest)
         if saved is not None:
             view = StoreView(root, caps, options, index, files, resolver.lines, [], [], names)
             return _reused(saved, view, store_rules, allowances)
@@ -664,7 +665,7 @@ def _run(
     live = sum(1 for note in summaries if note.status != ESCAPES)
     hints = _hints(findings, view)
     if folder is not None:
-        runcache.save(folder, run_signature, digest, live, findings, hints)
+        runcache.save(folder, report_signature, digest, live, findings, hints)
     return Report(root, caps, index, live, findings, hints, options.profile)
 
 

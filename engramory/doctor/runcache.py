@@ -4,7 +4,8 @@ Beside the per-note cache (``cache.py``), in the same folder, one file per
 run signature holds the findings, the fix hints and the note count of the
 last full run, with a digest of everything they were computed from:
 
-* the run signature (version, rules, options, today's date, caps, allow state);
+* the run signature (version, rules, options, today's date, caps, allow state)
+  and the store rules that run;
 * every walked note's path, status, symlink target and ``lstat`` (size,
   mtime_ns, ctime_ns, inode, device; a symlinked note's target's ``stat``);
 * every archived note's ``lstat`` (the store rules read archived notes), and
@@ -31,7 +32,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any, NamedTuple
 
 from engramory.doctor import cache
-from engramory.doctor.model import Finding
+from engramory.doctor.model import Finding, Rule
 from engramory.store.disk import READ_OK, IndexFile, NoteFile, Target, Walk, read_file
 from engramory.util import fsutil
 
@@ -48,6 +49,11 @@ class Saved(NamedTuple):
     notes: int
     findings: list[Finding]
     hints: dict[str, str]
+
+
+def report_signature(run_signature: str, store_rules: Iterable[Rule]) -> str:
+    """The per-note run signature with the store rules that run (the report's own)."""
+    return json.dumps([run_signature, [rule.id for rule in store_rules]], separators=(",", ":"))
 
 
 def inputs_digest(
