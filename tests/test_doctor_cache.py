@@ -339,10 +339,16 @@ def test_a_note_changed_within_one_mtime_tick_is_caught_by_its_size(
 ) -> None:
     """A file system whose ctime says nothing (too coarse) and an edit in place that keeps
     the mtime: the size alone tells the two versions apart."""
+    from engramory.store import disk
+
     monkeypatch.setattr(
         cache,
         "note_key",
         lambda rel, info: (rel, info.st_size, info.st_mtime_ns, 0, info.st_ino, info.st_dev),
+    )
+    walked_key = disk._lstat_key
+    monkeypatch.setattr(
+        disk, "_lstat_key", lambda entry: (*walked_key(entry)[:2], 0, *walked_key(entry)[3:])
     )
     store = small_store(tmp_path / "store")
     target = store / "alpha.md"
