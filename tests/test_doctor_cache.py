@@ -406,33 +406,52 @@ def test_a_run_that_changed_no_note_leaves_the_notes_file_as_it_was(
     assert path.stat().st_ino != before.st_ino  # a note checked afresh: a new file
 
 
+def _spoil(saved: bytes, how: str) -> bytes:
+    header, *chunks = saved.splitlines(keepends=True)
+    fields = json.loads(header)
+    if how == "not json":
+        return b"\x00\xff not json at all\n"
+    if how == "another digest":
+        return json.dumps({**fields, "inputs": "0" * 64}).encode() + b"\n" + b"".join(chunks)
+    if how == "one finding more":
+        return (
+            json.dumps({**fields, "findings": fields["findings"] + 1}).encode()
+            + b"\n"
+            + b"".join(chunks)
+        )
+    if how == "a finding of the wrong shape":
+        return header + b'[["orphan", "error", "x.md", "1"]]\n'
+    if how == "a line more":
+        return saved + b"[]\n"
+    assert how == "cut"
+    return saved[:-10]
+
+
 @pytest.mark.parametrize(
-    "garbage",
+    "how",
     [
-        b"\x00\xff not json at all",
-        b"[]",
-        b'{"format": 1, "signature": "x", "inputs": "y", "notes": 0}',
-        b"DOC-findings-not-a-list",
-        b"DOC-a-finding-of-the-wrong-shape",
+        "not json",
+        "another digest",
+        "one finding more",
+        "a finding of the wrong shape",
+        "a line more",
+        "cut",
     ],
 )
 def test_a_corrupt_or_foreign_saved_report_is_not_used(
-    tmp_path: Path, home: Path, reads: Reads, capsys: pytest.CaptureFixture[str], garbage: bytes
+    tmp_path: Path, home: Path, reads: Reads, capsys: pytest.CaptureFixture[str], how: str
 ) -> None:
     store = small_store(tmp_path / "store")
     plain = uncached(store, capsys)
     cached(store, capsys)
     (path,) = cache_files(home, store, runcache.FILE_PREFIX)
-    saved = json.loads(path.read_bytes())
-    if garbage == b"DOC-findings-not-a-list":
-        garbage = json.dumps({**saved, "findings": {"x": 1}}).encode()
-    elif garbage == b"DOC-a-finding-of-the-wrong-shape":
-        garbage = json.dumps({**saved, "findings": [["orphan", "error", "x.md", "1"]]}).encode()
-    path.write_bytes(garbage)
+    saved = path.read_bytes()
+    assert json.loads(saved.splitlines()[0])["findings"] > 0
+    path.write_bytes(_spoil(saved, how))
     reads.take()
     assert cached(store, capsys) == plain
     assert reads.take() == 0  # a full run over the notes cache (no note read)...
-    assert json.loads(path.read_bytes()) == saved  # ...which saved the report afresh
+    assert path.read_bytes() == saved  # ...which saved the report afresh
 
 
 def test_the_saved_report_is_not_used_once_an_archived_note_or_a_folder_changes(

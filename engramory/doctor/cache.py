@@ -34,7 +34,7 @@ import hashlib
 import json
 import os
 import stat
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import IO, Any
 
 from engramory import __version__
@@ -282,19 +282,7 @@ class Store:
                 yield entry, line
 
     def _open_input(self) -> IO[str] | None:
-        flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
-        try:
-            fd = os.open(self.path, flags)
-        except OSError:
-            return None
-        try:
-            if not stat.S_ISREG(os.fstat(fd).st_mode):
-                os.close(fd)
-                return None
-        except OSError:
-            os.close(fd)
-            return None
-        return os.fdopen(fd, "r", encoding="utf-8", errors="surrogateescape")
+        return open_text(self.path)
 
     def keep(self, line: str) -> None:
         """Add a line :meth:`entries` gave, in the order it gave them."""
@@ -345,6 +333,44 @@ class Store:
                 pass
         if temp is not None:
             _unlink(temp)
+
+
+def open_text(path: str, limit: int | None = None) -> IO[str] | None:
+    """``path`` opened for reading text when it is a regular file (not a symlink, not
+    over ``limit`` bytes), without blocking on a FIFO; else ``None``."""
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+    try:
+        fd = os.open(path, flags)
+    except OSError:
+        return None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or (limit is not None and info.st_size > limit):
+            os.close(fd)
+            return None
+    except OSError:
+        os.close(fd)
+        return None
+    return os.fdopen(fd, "r", encoding="utf-8", errors="surrogateescape")
+
+
+def write_lines(folder: str, path: str, lines: Iterable[str]) -> bool:
+    """Write ``lines`` to a temporary file in ``folder`` renamed to ``path`` (mode 0600);
+    ``False``, and nothing left behind, when that fails (an error making a line too)."""
+    import tempfile  # noqa: PLC0415 - only when the cache is used
+
+    try:
+        fd, temp = tempfile.mkstemp(prefix=".report-", suffix=".tmp", dir=folder)
+    except OSError:
+        return False
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", errors="surrogateescape") as out:
+            out.writelines(lines)
+        os.replace(temp, path)
+    except (OSError, ValueError):
+        _unlink(temp)
+        return False
+    return True
 
 
 def file_name(run_signature: str) -> str:

@@ -19,26 +19,27 @@ findings are taken as they were. The rules that read state outside the store
 (:data:`LIVE_RULES`: git's view of the store, the history snapshots) are not
 cached: they run on every run. Anything else about the file (missing, foreign,
 corrupt, over :data:`FILE_LIMIT`, of another signature or digest) means a full
-run, which writes the file afresh.
+run, which writes the file afresh. The file is JSON lines (a header, then the
+findings :data:`CHUNK` a line), read and written a line at a time.
 """
 
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import os
-import stat
-from collections.abc import Iterable, Mapping
-from typing import Any, NamedTuple
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from typing import IO, Any, NamedTuple
 
 from engramory.doctor import cache
 from engramory.doctor.model import Finding, Rule
-from engramory.store.disk import READ_OK, IndexFile, NoteFile, Target, Walk, read_file
-from engramory.util import fsutil
+from engramory.store.disk import READ_OK, IndexFile, NoteFile, Target, Walk
 
 FORMAT = 1
 FILE_PREFIX, FILE_SUFFIX = "report-", ".json"
-FILE_LIMIT = 256 * 1024 * 1024  # a larger report is not written, nor read
+FILE_LIMIT = 256 * 1024 * 1024  # a larger file is not read
+CHUNK = 512  # findings a line
 # Store rules that read what lies outside the store: they run on every run.
 LIVE_RULES = frozenset({"not-gitignored", "notes-vanished"})
 
@@ -109,32 +110,50 @@ def file_path(folder: str, run_signature: str) -> str:
 
 
 def load(folder: str, run_signature: str, digest: str) -> Saved | None:
-    """The saved report of this signature and digest, or ``None`` (run in full)."""
-    read = read_file(file_path(folder, run_signature), FILE_LIMIT)
-    if read.data is None:
+    """The saved report of this signature and digest, or ``None`` (run in full).
+
+    Read a line at a time: the header first (nothing more when it does not match),
+    then the findings, :data:`CHUNK` a line; their number must be the header's."""
+    handle = cache.open_text(file_path(folder, run_signature), FILE_LIMIT)
+    if handle is None:
         return None
-    try:
-        saved = json.loads(read.data)
-        return _decode(saved, run_signature, digest)
-    except (ValueError, TypeError, UnicodeError, RecursionError):
-        return None
+    with handle:
+        try:
+            return _read(handle, run_signature, digest)
+        except (ValueError, TypeError, UnicodeError, RecursionError):
+            return None
 
 
-def _decode(saved: Any, run_signature: str, digest: str) -> Saved | None:
-    if type(saved) is not dict or saved.get("signature") != run_signature:
+def _read(handle: IO[str], run_signature: str, digest: str) -> Saved | None:
+    header = json.loads(_line(handle))
+    if type(header) is not dict or header.get("signature") != run_signature:
         return None
-    if saved.get("format") != FORMAT or saved.get("inputs") != digest:
+    if header.get("format") != FORMAT or header.get("inputs") != digest:
         return None
-    notes, found, hints = saved.get("notes"), saved.get("findings"), saved.get("hints")
-    if type(notes) is not int or type(found) is not list or type(hints) is not list:
+    notes, count, hints = header.get("notes"), header.get("findings"), header.get("hints")
+    if type(notes) is not int or type(count) is not int or type(hints) is not list:
         return None
-    findings = [_finding(item) for item in found]
     kept = {}
     for item in hints:
         if type(item) is not list or len(item) != 2 or not all(type(v) is str for v in item):
             return None
         kept[item[0]] = item[1]
+    findings: list[Finding] = []
+    while len(findings) < count:
+        chunk = json.loads(_line(handle))
+        if type(chunk) is not list or not chunk:
+            return None
+        findings.extend(_finding(item) for item in chunk)
+    if len(findings) != count or handle.readline(1):
+        return None
     return Saved(notes, findings, kept)
+
+
+def _line(handle: IO[str]) -> str:
+    line = handle.readline(cache.LINE_LIMIT)
+    if not line.endswith("\n"):
+        raise ValueError("a truncated or overlong line")
+    return line
 
 
 def _finding(item: Any) -> Finding:
@@ -161,30 +180,36 @@ def save(
     run_signature: str,
     digest: str,
     notes: int,
-    findings: Iterable[Finding],
+    findings: Sequence[Finding],
     hints: Mapping[str, str],
 ) -> None:
-    """Keep a full run's report (less :data:`LIVE_RULES`); quietly nothing on failure."""
-    document = {
+    """Keep a full run's report (less :data:`LIVE_RULES`); quietly nothing on failure.
+
+    Written a line at a time to a temporary file renamed over the old one."""
+    kept = [f for f in findings if f.rule not in LIVE_RULES]
+    header = {
         "format": FORMAT,
         "signature": run_signature,
         "inputs": digest,
         "notes": notes,
-        "findings": [
-            [f.rule, f.severity, f.path, f.line, f.message, f.left_out, f.detector, f.key]
-            for f in findings
-            if f.rule not in LIVE_RULES
-        ],
+        "findings": len(kept),
         "hints": [[rule, text] for rule, text in hints.items() if rule not in LIVE_RULES],
     }
-    data = json.dumps(document, ensure_ascii=True, separators=(",", ":")).encode("ascii")
-    if len(data) > FILE_LIMIT:
-        return
-    path = file_path(folder, run_signature)
-    try:
-        if os.path.lexists(path) and not stat.S_ISREG(os.lstat(path).st_mode):
-            return  # not ours: left alone (it is never read either)
-        fsutil.write_atomic(path, data, 0o600)
-    except OSError:
-        return
-    cache.prune(folder, FILE_PREFIX, FILE_SUFFIX)
+    lines = itertools.chain([header], _chunks(kept))
+    if cache.write_lines(folder, file_path(folder, run_signature), map(_dumps, lines)):
+        cache.prune(folder, FILE_PREFIX, FILE_SUFFIX)
+
+
+def _chunks(findings: list[Finding]) -> Iterator[list[list[Any]]]:
+    for start in range(0, len(findings), CHUNK):
+        yield [
+            [f.rule, f.severity, f.path, f.line, f.message, f.left_out, f.detector, f.key]
+            for f in findings[start : start + CHUNK]
+        ]
+
+
+def _dumps(value: Any) -> str:
+    line = json.dumps(value, ensure_ascii=True, separators=(",", ":"))
+    if len(line) >= cache.LINE_LIMIT:
+        raise ValueError("a line too long to read back")
+    return line + "\n"
