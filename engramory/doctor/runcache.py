@@ -15,12 +15,13 @@ last full run, with a digest of everything they were computed from:
   resolves on disk now (a link may name a file the walk does not list).
 
 When the digest matches, no note is read and no note or store rule runs: the
-findings are taken as they were. The rules that read state outside the store
-(:data:`LIVE_RULES`: git's view of the store, the history snapshots) are not
-cached: they run on every run. Anything else about the file (missing, foreign,
-corrupt, over :data:`FILE_LIMIT`, of another signature or digest) means a full
-run, which writes the file afresh. The file is JSON lines (a header, then the
-findings :data:`CHUNK` a line), read and written a line at a time.
+findings are taken as they were. The rules that read what the digest does not
+cover (:data:`LIVE_RULES`: git's view of the store, the history snapshots, the
+projects record, a host's own files) are not cached: they run on every run.
+Anything else about the file (missing, foreign, corrupt, over :data:`FILE_LIMIT`,
+of another signature or digest) means a full run, which writes the file afresh.
+The file is JSON lines (a header, then the findings :data:`CHUNK` a line), read
+and written a line at a time.
 """
 
 from __future__ import annotations
@@ -40,8 +41,23 @@ FORMAT = 1
 FILE_PREFIX, FILE_SUFFIX = "report-", ".json"
 FILE_LIMIT = 256 * 1024 * 1024  # a larger file is not read
 CHUNK = 512  # findings a line
-# Store rules that read what lies outside the store: they run on every run.
-LIVE_RULES = frozenset({"not-gitignored", "notes-vanished"})
+# Store rules that read what the digest does not cover (git, the history, the projects
+# record, a host's own files read by name): they run on every run, and read no more of
+# the store than its root. A new store rule that reads anything but the StoreView
+# belongs here.
+LIVE_RULES = frozenset(
+    {
+        "not-gitignored",
+        "notes-vanished",
+        "memory-elsewhere",
+        "codex-summary-header",
+        "codex-summary-over-cut",
+        "codex-task-group",
+        "hermes-over-cap",
+        "hermes-separator",
+        "hermes-duplicate-entry",
+    }
+)
 
 
 class Saved(NamedTuple):
