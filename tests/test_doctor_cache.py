@@ -24,7 +24,7 @@ from conftest import REPO
 from doctorkit import note
 from engramory.cli import main
 from engramory.commands import doctor as doctor_command
-from engramory.doctor import cache, engine
+from engramory.doctor import cache, engine, runcache
 
 CORPUS = sorted(p for p in (REPO / "tests" / "corpus" / "stores").iterdir() if p.is_dir())
 TOKEN = "ghp_Q8r2Lm9XvT4kPz7NwB3yHc6JdF1sGa5eRu0i"  # made up, shaped like a GitHub token
@@ -103,6 +103,18 @@ def cache_file(home: Path, store: Path) -> Path:
     folder = Path(cache.store_folder(str(home), os.path.realpath(store)))
     (found,) = folder.glob(f"{cache.FILE_PREFIX}*{cache.FILE_SUFFIX}")
     return found
+
+
+def drop_run_cache(home: Path, store: Path) -> None:
+    """Delete the saved reports: the next run takes its notes from the notes cache."""
+    folder = Path(cache.store_folder(str(home), os.path.realpath(store)))
+    for path in folder.glob(f"{runcache.FILE_PREFIX}*{runcache.FILE_SUFFIX}"):
+        path.unlink()
+
+
+def cache_files(home: Path, store: Path, prefix: str) -> list[Path]:
+    folder = Path(cache.store_folder(str(home), os.path.realpath(store)))
+    return sorted(folder.glob(f"{prefix}*"))
 
 
 def tree(root: Path) -> dict[str, tuple[int, int, bytes]]:
@@ -238,6 +250,7 @@ def test_a_corrupt_or_foreign_cache_file_is_ignored_and_replaced(
     path = cache_file(home, store)
     header = path.read_bytes().split(b"\n", 1)[0]
     path.write_bytes(garbage.replace(b"HEADER", header))
+    drop_run_cache(home, store)
     reads.take()
     assert cached(store, capsys) == plain
     assert reads.take() == 4  # nothing taken from the garbage
@@ -255,6 +268,7 @@ def test_a_truncated_cache_file_is_not_trusted_past_the_cut(
     path = cache_file(home, store)
     data = path.read_bytes()
     path.write_bytes(data[: len(data) - 10])  # the last note's line is cut
+    drop_run_cache(home, store)
     reads.take()
     assert cached(store, capsys) == plain
     assert reads.take() == 1
@@ -303,11 +317,12 @@ def test_other_rule_selections_keep_their_own_files_and_the_oldest_go(
 ) -> None:
     store = small_store(tmp_path / "store")
     cached(store, capsys)
-    folder = Path(cache.store_folder(str(home), os.path.realpath(store)))
     selections = ("orphan", "missing-field", "relative-date", "secret-value", "current-state")
     for number, rule_id in enumerate(selections):
         doctor_json(store, "--select", rule_id, capsys=capsys)
-        assert len(list(folder.iterdir())) == min(number + 2, cache.KEPT_FILES)
+        for prefix in (cache.FILE_PREFIX, runcache.FILE_PREFIX):
+            kept = cache_files(home, store, prefix)
+            assert len(kept) == min(number + 2, cache.KEPT_FILES), kept
     reads.take()
     doctor_json(store, "--select", "current-state", capsys=capsys)
     assert reads.take() == 0  # a recent selection's file is still there
@@ -324,10 +339,16 @@ def test_a_note_changed_within_one_mtime_tick_is_caught_by_its_size(
 ) -> None:
     """A file system whose ctime says nothing (too coarse) and an edit in place that keeps
     the mtime: the size alone tells the two versions apart."""
+    from engramory.store import disk
+
     monkeypatch.setattr(
         cache,
         "note_key",
         lambda rel, info: (rel, info.st_size, info.st_mtime_ns, 0, info.st_ino, info.st_dev),
+    )
+    walked_key = disk._lstat_key
+    monkeypatch.setattr(
+        disk, "_lstat_key", lambda entry: (*walked_key(entry)[:2], 0, *walked_key(entry)[3:])
     )
     store = small_store(tmp_path / "store")
     target = store / "alpha.md"
@@ -365,6 +386,124 @@ def test_the_corpus_reports_are_the_same_with_and_without_the_cache(
     plain = uncached(store, capsys)
     assert cached(store, capsys) == plain  # cold
     assert cached(store, capsys) == plain  # warm
+
+
+def test_a_run_that_changed_no_note_leaves_the_notes_file_as_it_was(
+    tmp_path: Path, home: Path, reads: Reads, capsys: pytest.CaptureFixture[str]
+) -> None:
+    store = small_store(tmp_path / "store")
+    cached(store, capsys)
+    path = cache_file(home, store)
+    before = path.stat()
+    (store / "MEMORY.md").write_text("# Memory\n\n- [alpha](alpha.md) — always\n", "utf-8")
+    reads.take()
+    assert cached(store, capsys) == uncached(store, capsys)
+    assert reads.take() == 4  # the uncached run's: every note from the notes cache
+    after = path.stat()
+    assert (after.st_ino, after.st_mtime_ns) == (before.st_ino, before.st_mtime_ns)
+    (store / "beta.md").write_text(note("beta", "project", body=BODIES[0]), encoding="utf-8")
+    assert cached(store, capsys) == uncached(store, capsys)
+    assert path.stat().st_ino != before.st_ino  # a note checked afresh: a new file
+
+
+def _spoil(saved: bytes, how: str) -> bytes:
+    header, *chunks = saved.splitlines(keepends=True)
+    fields = json.loads(header)
+    if how == "not json":
+        return b"\x00\xff not json at all\n"
+    if how == "another digest":
+        return json.dumps({**fields, "inputs": "0" * 64}).encode() + b"\n" + b"".join(chunks)
+    if how == "one finding more":
+        return (
+            json.dumps({**fields, "findings": fields["findings"] + 1}).encode()
+            + b"\n"
+            + b"".join(chunks)
+        )
+    if how == "a finding of the wrong shape":
+        return header + b'[["orphan", "error", "x.md", "1"]]\n'
+    if how == "a line more":
+        return saved + b"[]\n"
+    assert how == "cut"
+    return saved[:-10]
+
+
+@pytest.mark.parametrize(
+    "how",
+    [
+        "not json",
+        "another digest",
+        "one finding more",
+        "a finding of the wrong shape",
+        "a line more",
+        "cut",
+    ],
+)
+def test_a_corrupt_or_foreign_saved_report_is_not_used(
+    tmp_path: Path, home: Path, reads: Reads, capsys: pytest.CaptureFixture[str], how: str
+) -> None:
+    store = small_store(tmp_path / "store")
+    plain = uncached(store, capsys)
+    cached(store, capsys)
+    (path,) = cache_files(home, store, runcache.FILE_PREFIX)
+    saved = path.read_bytes()
+    assert json.loads(saved.splitlines()[0])["findings"] > 0
+    path.write_bytes(_spoil(saved, how))
+    reads.take()
+    assert cached(store, capsys) == plain
+    assert reads.take() == 0  # a full run over the notes cache (no note read)...
+    assert path.read_bytes() == saved  # ...which saved the report afresh
+
+
+def test_the_saved_report_is_not_used_once_an_archived_note_or_a_folder_changes(
+    tmp_path: Path, home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    store = small_store(tmp_path / "store")
+    (store / "archive").mkdir()
+    (store / "archive" / "old.md").write_text(note("old", body=BODIES[0]), encoding="utf-8")
+    cached(store, capsys)
+    (store / "archive" / "old.md").write_text(note("old", body=BODIES[1] * 3), encoding="utf-8")
+    assert cached(store, capsys) == uncached(store, capsys)
+    (store / "sessions").mkdir()
+    assert cached(store, capsys) == uncached(store, capsys)
+    (store / "handoff.txt").write_text("left for the next session\n", encoding="utf-8")
+    assert cached(store, capsys) == uncached(store, capsys)
+
+
+def test_selections_of_store_rules_alone_keep_their_own_reports(
+    tmp_path: Path, home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Two selections with the same note rules (none) and other store rules."""
+    store = small_store(tmp_path / "store")
+    (store / "MEMORY.md").write_text("# Memory\n\n- [alpha](alpha.md) — always\n", "utf-8")
+    for rule_id in ("orphan", "nested-note", "orphan"):
+        plain = doctor_json(store, "--select", rule_id, "--no-cache", capsys=capsys)
+        assert rule_id in plain[1]
+        assert doctor_json(store, "--select", rule_id, capsys=capsys) == plain
+
+
+def test_the_git_rule_runs_again_on_a_warm_run(
+    tmp_path: Path, home: Path, reads: Reads, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``not-gitignored`` reads git, outside the store: a saved report does not hold it."""
+    repo = tmp_path / "repo"
+    store = small_store(repo / "store")
+    cached(store, capsys)
+    git(repo, "init", "-q")
+    reads.take()
+    warm = cached(store, capsys)
+    assert reads.take() == 0
+    assert warm == uncached(store, capsys)
+    assert "not-gitignored" in warm[1]
+    (repo / ".gitignore").write_text("store/\n", encoding="utf-8")
+    assert cached(store, capsys) == uncached(store, capsys)
+    assert "not-gitignored" not in cached(store, capsys)[1]
+
+
+def git(repo: Path, *args: str) -> None:
+    import subprocess
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    subprocess.run(["git", *args], cwd=repo, env=env, check=True, capture_output=True)
 
 
 def test_values_round_trip_through_the_cache_encoding() -> None:
@@ -406,7 +545,7 @@ class CachedEqualsUncached(RuleBasedStateMachine):
         return sorted(
             str(p.relative_to(self.store))
             for p in self.store.rglob("*.md")
-            if p.name != "MEMORY.md"
+            if p.name != "MEMORY.md" and p.parts[len(self.store.parts)] != "archive"
         )
 
     def _write(self, rel: str, kind: tuple[str, str, bool]) -> None:
@@ -460,11 +599,31 @@ class CachedEqualsUncached(RuleBasedStateMachine):
         entry = TOKEN_PRINT if allowed else "# nothing allowed"
         (folder / "allow-secrets").write_text(entry + "\n", encoding="utf-8")
 
+    @rule(ignored=st.sampled_from(("", "store/\n", "other/\n")))
+    def change_git_state(self, ignored: str) -> None:
+        """The store inside a git repository (made on first use), ignored or not."""
+        if not (self.base / ".git").exists():
+            git(self.base, "init", "-q")
+        (self.base / ".gitignore").write_text(ignored, encoding="utf-8")
+
+    @rule(data=st.data(), kind=CONTENTS)
+    def change_around_the_notes(self, data: st.DataObject, kind: tuple[str, str, bool]) -> None:
+        """An archived note, a parallel-store folder, a loose handoff file."""
+        what = data.draw(st.sampled_from(("archive", "folder", "loose")))
+        if what == "archive":
+            self._write("archive/" + data.draw(st.sampled_from(SLUGS[:4])) + ".md", kind)
+        elif what == "folder":
+            (self.store / "sessions").mkdir(exist_ok=True)
+        else:
+            (self.store / "handoff.txt").write_text(kind[1], encoding="utf-8")
+
     @invariant()
     def cached_equals_uncached(self) -> None:
         plain = self._run("--no-cache")
         assert self._run() == plain
-        assert self._run() == plain  # and once warm
+        assert self._run() == plain  # and once warm (the saved report)
+        drop_run_cache(self.home, self.store)
+        assert self._run() == plain  # every note from the notes cache, store rules run
 
     def _run(self, *flags: str) -> tuple[int, str]:
         import contextlib

@@ -29,6 +29,11 @@ ISSUE_CATALOGUE += ["near-duplicate"]  # issue 14: dupes
 # issue 32: a symlinked folder leading out, after directory-unreadable
 ISSUE_CATALOGUE.insert(ISSUE_CATALOGUE.index("directory-unreadable") + 1, "symlink-escape")
 ISSUE_CATALOGUE += ["notes-vanished"]  # issue 37: history
+ISSUE_CATALOGUE += ["memory-elsewhere"]  # issue 39: memory that follows the project
+ISSUE_CATALOGUE += [  # issue 38: each host's own files, under the host's profile only
+    "codex-summary-header", "codex-summary-over-cut", "codex-task-group",
+    "hermes-over-cap", "hermes-separator", "hermes-duplicate-entry",
+]  # fmt: skip
 
 
 def broken_store(root: Path) -> Path:

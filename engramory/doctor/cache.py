@@ -14,10 +14,12 @@ note; one file per run signature (the four most recently written are kept).
 It is read and written one line at a time. A file from another signature or
 version is not used; a line that is not exactly the expected shape (corrupt,
 truncated, foreign) ends the reading there, and the notes not yet taken are
-checked afresh. Each run writes a new file to a temporary name and renames it
-over the old one, so concurrent doctors leave one whole file (the last
-writer's). The store rules, the index parse and the link resolution run on
-every run, over the cached data.
+checked afresh. A run that changed something (a note checked afresh, a line
+dropped) writes a new file to a temporary name and renames it over the old
+one, so concurrent doctors leave one whole file (the last writer's); a run
+that took every note from the file unchanged leaves it as it is. The store
+rules, the index parse and the link resolution run over the cached data,
+unless nothing changed at all (``runcache.py``: the whole report is reused).
 
 Location: ``$ENGRAMORY_CACHE_DIR``, else ``$XDG_CACHE_HOME/engramory``, else
 ``~/.cache/engramory``; then ``doctor/<sha256 of the store's real path>/``,
@@ -32,7 +34,7 @@ import hashlib
 import json
 import os
 import stat
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import IO, Any
 
 from engramory import __version__
@@ -239,6 +241,7 @@ class Store:
         self.signature = run_signature
         self._out: IO[str] | None = None
         self._temp: str | None = None
+        self.changed = False  # whether the file written differs from the old one
         self._open_output()
 
     def _open_output(self) -> None:
@@ -259,13 +262,16 @@ class Store:
         took from the earlier ones)."""
         handle = self._open_input()
         if handle is None:
+            self.changed = True
             return
         with handle:
             header = handle.readline(LINE_LIMIT)
             try:
                 if json.loads(header) != {"signature": self.signature}:
+                    self.changed = True
                     return
             except ValueError:
+                self.changed = True
                 return
             for line in iter(lambda: handle.readline(LINE_LIMIT), ""):
                 if not line.endswith("\n"):
@@ -276,22 +282,17 @@ class Store:
                 yield entry, line
 
     def _open_input(self) -> IO[str] | None:
-        flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
-        try:
-            fd = os.open(self.path, flags)
-        except OSError:
-            return None
-        try:
-            if not stat.S_ISREG(os.fstat(fd).st_mode):
-                os.close(fd)
-                return None
-        except OSError:
-            os.close(fd)
-            return None
-        return os.fdopen(fd, "r", encoding="utf-8", errors="surrogateescape")
+        return open_text(self.path)
+
+    def keep(self, line: str) -> None:
+        """Add a line :meth:`entries` gave, in the order it gave them."""
+        changed = self.changed
+        self.write(line)
+        self.changed = changed
 
     def write(self, line: str) -> None:
-        """Add one note's line (``dumps`` of its entry, or a line :meth:`entries` gave)."""
+        """Add one note's line (``dumps`` of its entry): the file changes."""
+        self.changed = True
         if self._out is None:
             return
         try:
@@ -305,9 +306,13 @@ class Store:
         self._open_output()
 
     def commit(self) -> None:
-        """Replace the old file with the one written (nothing when writing failed)."""
+        """Replace the old file with the one written (nothing when writing failed or when
+        it holds just what the old one did)."""
         out, temp = self._out, self._temp
         if out is None or temp is None:
+            return
+        if not self.changed:
+            self.discard()
             return
         self._out = self._temp = None
         try:
@@ -316,7 +321,7 @@ class Store:
         except OSError:
             _unlink(temp)
             return
-        _prune(self.folder)
+        prune(self.folder, FILE_PREFIX, FILE_SUFFIX)
 
     def discard(self) -> None:
         out, temp = self._out, self._temp
@@ -330,21 +335,59 @@ class Store:
             _unlink(temp)
 
 
+def open_text(path: str, limit: int | None = None) -> IO[str] | None:
+    """``path`` opened for reading text when it is a regular file (not a symlink, not
+    over ``limit`` bytes), without blocking on a FIFO; else ``None``."""
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+    try:
+        fd = os.open(path, flags)
+    except OSError:
+        return None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or (limit is not None and info.st_size > limit):
+            os.close(fd)
+            return None
+    except OSError:
+        os.close(fd)
+        return None
+    return os.fdopen(fd, "r", encoding="utf-8", errors="surrogateescape")
+
+
+def write_lines(folder: str, path: str, lines: Iterable[str]) -> bool:
+    """Write ``lines`` to a temporary file in ``folder`` renamed to ``path`` (mode 0600);
+    ``False``, and nothing left behind, when that fails (an error making a line too)."""
+    import tempfile  # noqa: PLC0415 - only when the cache is used
+
+    try:
+        fd, temp = tempfile.mkstemp(prefix=".report-", suffix=".tmp", dir=folder)
+    except OSError:
+        return False
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", errors="surrogateescape") as out:
+            out.writelines(lines)
+        os.replace(temp, path)
+    except (OSError, ValueError):
+        _unlink(temp)
+        return False
+    return True
+
+
 def file_name(run_signature: str) -> str:
     """One file per run signature, so runs with other rules or options do not evict it."""
     digest = hashlib.sha256(run_signature.encode("utf-8")).hexdigest()[:24]
     return f"{FILE_PREFIX}{digest}{FILE_SUFFIX}"
 
 
-def _prune(folder: str) -> None:
-    """Delete all but the :data:`KEPT_FILES` most recently written cache files (yesterday's
-    signature, a one-off ``--select``)."""
+def prune(folder: str, prefix: str, suffix: str) -> None:
+    """Delete all but the :data:`KEPT_FILES` most recently written cache files named
+    ``prefix...suffix`` (yesterday's signature, a one-off ``--select``)."""
     try:
         with os.scandir(folder) as scan:
             found = [
                 (entry.stat(follow_symlinks=False).st_mtime_ns, entry.path)
                 for entry in scan
-                if entry.name.startswith(FILE_PREFIX) and entry.name.endswith(FILE_SUFFIX)
+                if entry.name.startswith(prefix) and entry.name.endswith(suffix)
             ]
     except OSError:
         return
@@ -359,11 +402,15 @@ def _unlink(path: str) -> None:
         pass
 
 
-def open_store(home: str | None, root: str, run_signature: str) -> Store | None:
-    """The cache of the store at ``root`` for this run, or ``None`` (run uncached)."""
+def folder_of(home: str | None, root: str) -> str | None:
+    """The cache folder of the store at ``root`` (made if need be), or ``None`` (uncached)."""
     if home is None:
         return None
-    folder = private_folder(store_folder(home, root), root)
+    return private_folder(store_folder(home, root), root)
+
+
+def open_store(folder: str | None, run_signature: str) -> Store | None:
+    """The cache of a store for this run in its ``folder``, or ``None`` (run uncached)."""
     if folder is None:
         return None
     cache = Store(folder, run_signature)

@@ -22,7 +22,7 @@ from contextlib import closing, contextmanager
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-from engramory.doctor import cache
+from engramory.doctor import cache, runcache
 from engramory.doctor.allow import Allowances, LineAllows, line_allows
 from engramory.doctor.context import (
     NameTable,
@@ -277,16 +277,15 @@ class _Gatherer:
         try:
             for entry, line in entries:
                 number = numbers.get(entry[0])
-                if number is None or taken[number]:
-                    continue
-                key = self._key(number)
+                key = None if number is None or taken[number] else self._key(number)
                 if key is None or list(key) != entry[:6]:
+                    results.changed = True  # a note gone, changed or cached twice
                     continue
                 self._absorb_cached(number, entry)
                 taken[number] = 1
-                results.write(line)
+                results.keep(line)
         except (ValueError, UnicodeError, TypeError, RecursionError):
-            pass
+            results.changed = True
         finally:
             entries.close()
         return [number for number in range(len(self.files)) if not taken[number]]
@@ -328,6 +327,8 @@ class _Gatherer:
         file = self.files[number]
         if not _cacheable(file):
             return None
+        if file.info is not None:  # the walk's lstat
+            return (file.rel, *file.info)
         try:
             info = os.lstat(file.path(self.root))
         except OSError:
@@ -615,7 +616,8 @@ def _run(
 
         options = dataclasses.replace(options, allowed_secrets=allow.load(root).prefixes)
 
-    files = walk(root)
+    folder = cache.folder_of(cache_home, root)
+    files = walk(root, with_stat=folder is not None)
     index = read_index(root, caps)
     archived = frozenset(rel.rsplit("/", 1)[-1][:-3].casefold() for rel in files.archived)
     names = NameTable(files.notes, [f.status != ESCAPES for f in files.notes])
@@ -626,18 +628,22 @@ def _run(
     unknown = None if index.text is not None else frozenset()  # no index: no identity needed
     allowances = Allowances(index.text)
     run_signature = _signature(caps, options, rules, gatherers, allowances)
-    results = cache.open_store(cache_home, root, run_signature)
+    digest = ""
+    report_signature = runcache.report_signature(run_signature, store_rules)
+    if folder is not None:
+        wanted = resolver.resolve_index(index.text)
+        digest = runcache.inputs_digest(report_signature, root, files, index, resolver.cache)
+        saved = runcache.load(folder, report_signature, digest)
+        if saved is not None:
+            view = StoreView(root, caps, options, index, files, resolver.lines, [], [], names)
+            return _reused(saved, view, store_rules, allowances)
+    results = cache.open_store(folder, run_signature)
     gathered = _Gatherer(
         root, files.notes, rules, options, names, archived, unknown, allowances, gatherers, results
     )
-    try:
-        summaries = gathered.run(jobs, lambda: resolver.resolve_index(index.text))
-    except BaseException:
-        if results is not None:
-            results.discard()
-        raise
-    if results is not None:
-        results.commit()
+    summaries = _gather(
+        gathered, jobs, lambda: wanted if folder is not None else resolver.resolve_index(index.text)
+    )
     resolver.identities = gathered.identities
     lines = resolver.lines
 
@@ -655,23 +661,79 @@ def _run(
         gathered.missing_links,
         gathered.facts,
     )
-    findings = gathered.findings
+    findings = _with_store_findings(gathered.findings, view, store_rules, rules, allowances)
+    live = sum(1 for note in summaries if note.status != ESCAPES)
+    hints = _hints(findings, view)
+    if folder is not None:
+        runcache.save(folder, report_signature, digest, live, findings, hints)
+    return Report(root, caps, index, live, findings, hints, options.profile)
+
+
+def _gather(
+    gathered: _Gatherer, jobs: int, resolve_index: Callable[[], frozenset[tuple[int, int]]]
+) -> list[NoteSummary]:
+    """The per-note pass; its cache file is replaced only when the pass completes."""
+    results = gathered.results
+    try:
+        summaries = gathered.run(jobs, resolve_index)
+    except BaseException:
+        if results is not None:
+            results.discard()
+        raise
+    if results is not None:
+        results.commit()
+    return summaries
+
+
+def _with_store_findings(
+    findings: list[Finding],
+    view: StoreView,
+    store_rules: list[Rule],
+    rules: list[Rule],
+    allowances: Allowances,
+) -> list[Finding]:
+    """``findings`` (the note rules') with the store rules', folded and sorted."""
     for rule in store_rules:
-        issues = unsilenced(rule.id, rule.check(view), allowances)
-        for path, line, message in capped(rule.id, issues):
-            findings.append(_finding(options.profile, rule.id, path, line, message))
+        findings.extend(_store_findings(rule, view, allowances))
     for rule in rules:
         if rule.store_check is not None:
-            issues = unsilenced(rule.id, rule.store_check(view), allowances)
-            for path, line, message in capped(rule.id, issues):
-                findings.append(_finding(options.profile, rule.id, path, line, message))
+            findings.extend(_store_findings(rule, view, allowances, rule.store_check))
     if any(rule.id == FOLDER_RULE for rule in store_rules):
         folded = folded_paths(view)
         if folded:
             findings = [f for f in findings if not (f.path in folded and _folds(f.rule))]
     findings.sort(key=Finding.sort_key)
-    live = sum(1 for note in summaries if note.status != ESCAPES)
-    return Report(root, caps, index, live, findings, _hints(findings, view), options.profile)
+    return findings
+
+
+def _store_findings(
+    rule: Rule,
+    view: StoreView,
+    allowances: Allowances,
+    check: Callable[[StoreView], Iterable[Issue]] | None = None,
+) -> Iterator[Finding]:
+    """The findings of one rule's pass over the whole store (``check``: its ``check``)."""
+    issues = unsilenced(rule.id, (check or rule.check)(view), allowances)
+    for path, line, message in capped(rule.id, issues):
+        yield _finding(view.options.profile, rule.id, path, line, message)
+
+
+def _reused(
+    saved: runcache.Saved, view: StoreView, store_rules: list[Rule], allowances: Allowances
+) -> Report:
+    """The report of a store where nothing changed since ``saved``: its findings, and
+    those of the rules that read state outside the store, run now. ``view`` holds the
+    walk and the index, no note: those rules read no more than the store's root."""
+    findings = list(saved.findings)
+    for rule in store_rules:
+        if rule.id in runcache.LIVE_RULES:
+            findings.extend(_store_findings(rule, view, allowances))
+    findings.sort(key=Finding.sort_key)
+    fresh = _hints([f for f in findings if f.rule not in saved.hints], view)
+    hints = {rule: saved.hints.get(rule, fresh.get(rule, "")) for rule in RULES}
+    kept = {rule: text for rule, text in hints.items() if rule in saved.hints or rule in fresh}
+    options = view.options
+    return Report(view.root, view.caps, view.index, saved.notes, findings, kept, options.profile)
 
 
 def _signature(

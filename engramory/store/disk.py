@@ -70,15 +70,24 @@ class NoteFile:
     dangling symlink), ``loop`` (a symlink loop) or ``not-regular`` (FIFO,
     socket, device, directory).
     ``target`` is the resolved path of a symlinked note, else ``None`` (open
-    ``<root>/<rel>``). A slotted class: a store may hold 100,000 of these.
+    ``<root>/<rel>``). ``info``: a regular file's ``lstat`` as the walk saw it,
+    ``(size, mtime_ns, ctime_ns, inode, device)``, when the walk was asked for it.
+    A slotted class: a store may hold 100,000 of these.
     """
 
-    __slots__ = ("name", "nested", "rel", "slug", "status", "target")
+    __slots__ = ("info", "name", "nested", "rel", "slug", "status", "target")
 
-    def __init__(self, rel: str, status: str, target: str | None = None) -> None:
+    def __init__(
+        self,
+        rel: str,
+        status: str,
+        target: str | None = None,
+        info: tuple[int, int, int, int, int] | None = None,
+    ) -> None:
         self.rel = rel
         self.status = status
         self.target = target
+        self.info = info
         slash = rel.rfind("/")
         self.name = rel[slash + 1 :]
         self.slug = self.name[:-3]
@@ -121,7 +130,9 @@ class Walk:
 HANDOFF_PREFIXES = ("handoff", "hand-off")
 
 
-def _classify_file_entry(entry: os.DirEntry[str], rel: str, root: str) -> NoteFile:
+def _classify_file_entry(
+    entry: os.DirEntry[str], rel: str, root: str, with_stat: bool = False
+) -> NoteFile:
     if entry.is_symlink():
         target = os.path.realpath(entry.path)
         if not fsutil.is_within(target, root):
@@ -135,7 +146,21 @@ def _classify_file_entry(entry: os.DirEntry[str], rel: str, root: str) -> NoteFi
         regular = entry.is_file(follow_symlinks=False)
     except OSError:
         regular = False
+    if regular and with_stat:
+        return NoteFile(rel, READ_OK, info=_lstat_key(entry))
     return NoteFile(rel, READ_OK if regular else NOT_REGULAR)
+
+
+def _lstat_key(entry: os.DirEntry[str]) -> tuple[int, int, int, int, int] | None:
+    """A regular file's identity and version from its entry (one ``lstat``, kept by the
+    entry), or ``None`` when it is gone or no longer a regular file."""
+    try:
+        info = entry.stat(follow_symlinks=False)
+    except OSError:
+        return None
+    if not stat.S_ISREG(info.st_mode):
+        return None
+    return (info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino, info.st_dev)
 
 
 def _folder_out(path: str, root: str) -> bool:
@@ -153,12 +178,12 @@ def _not_a_note(found: Walk, entry: os.DirEntry[str], rel: str, live: bool, root
         found.loose.append(rel)
 
 
-def walk(root: str) -> Walk:
+def walk(root: str, with_stat: bool = False) -> Walk:
     """Walk a resolved store root: hidden entries skipped, symlinked directories not followed.
 
     ``templates/`` is not walked at all; ``archive/`` only for the names of
     the notes it holds. Entries are visited in sorted order, so the result is
-    deterministic.
+    deterministic. ``with_stat``: keep each regular note's ``lstat`` (``NoteFile.info``).
     """
     found = Walk()
     pending: list[tuple[str, str]] = [(root, "")]
@@ -194,7 +219,7 @@ def walk(root: str) -> Walk:
             if area == ARCHIVE:
                 found.archived.append(rel)
             else:
-                found.notes.append(_classify_file_entry(entry, rel, root))
+                found.notes.append(_classify_file_entry(entry, rel, root, with_stat))
         pending.extend(reversed(subdirs))
     found.notes.sort(key=lambda n: n.rel)
     return found
