@@ -186,6 +186,31 @@ def test_every_write_command_refuses_codex_memories(
     assert {p.name: p.read_bytes() for p in store.iterdir()} == before
 
 
+def test_restore_and_merge_refuse_codex_memories(cli, home: Path, tmp_path: Path) -> None:
+    """The two write commands that take a snapshot or another folder refuse it too."""
+    import shutil
+
+    if shutil.which("git") is None:
+        pytest.skip("history needs git")
+    store = codex_folder(home / ".codex" / "memories")
+    assert cli("history", "snapshot", "--store", str(store)).code == 0
+    before = {p.name: p.read_bytes() for p in store.iterdir()}
+    source = tmp_path / "from"
+    source.mkdir()
+    (source / "MEMORY.md").write_text("# Memory\n\n- [Pets](pets.md) - pets\n", "utf-8")
+    (source / "pets.md").write_text(
+        "---\nname: pets\ndescription: pets\ntype: user\n---\n\nA cat.\n", "utf-8"
+    )
+    for argv in (
+        ["restore", "HEAD", "--store", str(store), "--apply"],
+        ["merge", str(source), str(store), "--apply"],
+    ):
+        result = cli(*argv)
+        assert result.code == 1, result
+        assert "Codex manages this folder itself" in result.err, result
+        assert {p.name: p.read_bytes() for p in store.iterdir()} == before
+
+
 def test_fix_and_compact_without_apply_still_read_codex_memories(cli, home: Path) -> None:
     store = codex_folder(home / ".codex" / "memories")
     for command in ("fix", "compact"):

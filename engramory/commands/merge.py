@@ -137,7 +137,7 @@ def run(args: argparse.Namespace) -> int:
 def finish(args: argparse.Namespace, planned: merge.MergePlan) -> int:
     """Write the plan with --apply (then rename FROM with --remove-source) and report it."""
     plan = planned.plan
-    choice = profile_from_args(args, plan.root)
+    choice = profile_from_args(args, plan.root, writes="the merge" if args.apply else "")
     machine = args.format == "json"
     if machine:
         say_profile(choice, machine=True)

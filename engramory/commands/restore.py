@@ -13,7 +13,12 @@ import json
 import os
 from pathlib import Path
 
-from engramory.commands.options import add_cap_flags, add_format_flag, caps_from_args
+from engramory.commands.options import (
+    add_cap_flags,
+    add_format_flag,
+    caps_from_args,
+    profile_from_args,
+)
 from engramory.continuity.state import locked
 from engramory.history import gitrun, location, repo, snapshot
 from engramory.history import restore as restoring
@@ -111,6 +116,7 @@ def run(args: argparse.Namespace) -> int:
         made = restoring.plan(place, commit, args.paths, args.exact, caps)
         _report(args, made, None, None)
         return 1 if made.left_out else EXIT_OK
+    profile_from_args(args, root, writes="the restore")  # a folder its host manages: refused
     with locked(Path(root), leave_no_file=True):
         before = snapshot.take(place, f"before {command_name()} of {commit[:12]}", {"host": "cli"})
         made = restoring.plan(place, commit, args.paths, args.exact, caps)
