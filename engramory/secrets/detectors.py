@@ -13,8 +13,8 @@ linear in the text's length; a provider's prefix counts after any character
 that is not a letter or a digit. A pattern with a ``trigger`` is searched only
 when the text holds its trigger; one without is tried only where the lowered text
 holds one of its keywords, every match starting at one
-(:mod:`~engramory.secrets.anchored`); a finder (private keys, labelled values) reads
-every text, as fast as a keyword test would.
+(:mod:`~engramory.secrets.anchored`); a finder reads every text (labelled values, as
+fast as a keyword test would) or, given a trigger, the texts that hold it (private keys).
 """
 
 from __future__ import annotations
@@ -136,6 +136,7 @@ DETECTORS: tuple[Detector, ...] = (
         "a private key",
         ("private key",),
         finder=_pem_blocks,
+        trigger=("-", r"(?=----BEGIN )"),
         fires=(
             "-----BEGIN RSA PRIVATE KEY-----\nMIIEow·IBAAKCAQEA7Vx2kQ\n"
             "-----END RSA PRIVATE KEY-----",

@@ -168,9 +168,9 @@ def find(text: str, low: str, seen: Mapping[str, int] | None = None) -> list[tup
 
 def _judged(text: str, start: int, word: str, span: tuple[int, int]) -> bool:
     """Whether the label at ``start`` names a secret and the value at ``span`` is one."""
-    if not _accepts_prefix(text, _label_start(text, start), start, word):
-        return False
     value = text[span[0] : span[1]]
     if not (password_value(value) if word in PASSWORD_WORDS else key_value(value)):
-        return False  # before the placeholder tests: it rejects most candidates, cheaply
+        return False  # first: it rejects most candidates ("First pass: 2026-04-19"), cheaply
+    if not _accepts_prefix(text, _label_start(text, start), start, word):
+        return False
     return not values.quiet(value) and value.lower() not in ("bearer", "basic")

@@ -78,21 +78,28 @@ def lowered(text: str) -> str:
 
 
 _TRIGGERED = tuple((rank, d) for rank, d in enumerate(DETECTORS) if d.trigger)
-_READERS = tuple((rank, d) for rank, d in enumerate(DETECTORS) if d.finder is not None)
+_READERS = tuple(
+    (rank, d) for rank, d in enumerate(DETECTORS) if d.finder is not None and not d.trigger
+)
 _GATED = tuple(
     (rank, d, frozenset(d.keywords))
     for rank, d in enumerate(DETECTORS)
     if not d.trigger and d.finder is None
 )
-# Every trigger with one of these pivots has a letter before it: most ``-``, ``.`` and
-# ``_`` in Markdown do not (rules, lists, tables, sentence ends), and fail this first.
+# A trigger with one of these pivots whose look-arounds open with a look-behind has a
+# letter before it: most ``-``, ``.`` and ``_`` in Markdown do not (rules, lists, tables,
+# sentence ends), and fail this first. (The private key's ``-----BEGIN`` has none.)
 _AFTER_LETTER = {"-": r"(?<=[A-Za-z]-)", ".": r"(?<=[A-Za-z]\.)", "_": r"(?<=[A-Za-z]_)"}
 
 
 def _pivot_pattern(pivot: str) -> re.Pattern[str]:
     """One pattern for the triggers on ``pivot``: the character, then any of their look-arounds."""
-    looks = "|".join(d.trigger[1] for _rank, d in _TRIGGERED if d.trigger[0] == pivot)
-    return re.compile(f"{re.escape(pivot)}{_AFTER_LETTER.get(pivot, '')}(?:{looks})")
+    looks = [d.trigger[1] for _rank, d in _TRIGGERED if d.trigger[0] == pivot]
+    letter = _AFTER_LETTER.get(pivot, "")
+    behind = "|".join(look for look in looks if letter and look.startswith("(?<="))
+    others = [look for look in looks if not (letter and look.startswith("(?<="))]
+    branches = ([f"{letter}(?:{behind})"] if behind else []) + others
+    return re.compile(f"{re.escape(pivot)}(?:{'|'.join(branches)})")
 
 
 # One pass per trigger character, only when the text holds it: finding a character is far
