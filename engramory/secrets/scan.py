@@ -129,7 +129,8 @@ def _triggered(asc: str) -> list[tuple[int, Detector]]:
     """The patterns whose trigger occurs in ``asc`` (a text's :func:`ascii_forms`)."""
     found: list[tuple[int, Detector]] = []
     for pivot, trigger, detectors in _PIVOTS:
-        if pivot in asc and trigger.search(asc) is not None:
+        first = asc.find(pivot)
+        if first != -1 and trigger.search(asc, first) is not None:
             found.extend(detectors)
     return found
 
