@@ -37,9 +37,6 @@ CANDIDATE = re.compile(f"(?P<word>{'|'.join(_LABEL_WORDS)}){_AFTER_WORD}")
 # ahead to it (CANDIDATE is tried at each of their first letters, a third of a text). No
 # match holds another's start, so their matches in order are CANDIDATE's.
 BY_WORD = tuple(re.compile(f"(?P<word>{words}){_AFTER_WORD}") for words in _LABEL_WORDS)
-# What each of BY_WORD's matches starts with: a pattern is searched from the first of
-# them, and not at all in a text without one (a find costs less than a search).
-BY_WORD_STARTS = (("pass", "pw"), ("secret",), ("token",), ("key",), ("credential",), ("auth",))
 # After the separator: blanks, ``**``, one opening quote, then the value.
 VALUE = re.compile(r"[ \t*_]{0,12}[\"'`]?(?P<value>[^ \t\r\n\"'`|;,<>]{0,512})")
 LONG_WORDS = frozenset({"password", "passwd", "passphrase", "secret", "token", "credential"})
@@ -142,17 +139,9 @@ def key_value(value: str) -> bool:
 
 def candidates(low: str) -> list[re.Match[str]]:
     """``CANDIDATE.finditer(low)``'s matches, found by :data:`BY_WORD`."""
-    found: list[re.Match[str]] = []
-    for pattern, words in zip(BY_WORD, BY_WORD_STARTS):
-        firsts = [at for at in map(low.find, words) if at != -1]
-        if firsts:
-            found.extend(pattern.finditer(low, min(firsts)))
-    found.sort(key=_start)
+    found = [match for pattern in BY_WORD for match in pattern.finditer(low)]
+    found.sort(key=lambda match: match.start())
     return found
-
-
-def _start(match: re.Match[str]) -> int:
-    return match.start()
 
 
 def find(text: str, low: str, seen: Mapping[str, int] | None = None) -> list[tuple[int, int]]:
