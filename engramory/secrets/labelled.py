@@ -137,10 +137,20 @@ def key_value(value: str) -> bool:
     return values.entropy(value) >= MIN_ENTROPY
 
 
+_SEARCHES = tuple(pattern.search for pattern in BY_WORD)
+
+
 def candidates(low: str) -> list[re.Match[str]]:
-    """``CANDIDATE.finditer(low)``'s matches, found by :data:`BY_WORD`."""
-    found = [match for pattern in BY_WORD for match in pattern.finditer(low)]
-    found.sort(key=lambda match: match.start())
+    """``CANDIDATE.finditer(low)``'s matches, found by :data:`BY_WORD` (one search each
+    after the last: cheaper than an iterator in the many texts with none)."""
+    found: list[re.Match[str]] = []
+    for search in _SEARCHES:
+        match = search(low)
+        while match is not None:
+            found.append(match)
+            match = search(low, match.end())
+    if len(found) > 1:
+        found.sort(key=lambda match: match.start())
     return found
 
 
