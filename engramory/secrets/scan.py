@@ -112,14 +112,26 @@ _PIVOTS = tuple(
     )
     for pivot in sorted({d.trigger[0] for _rank, d in _TRIGGERED})
 )
-_GATE_WORDS = tuple(sorted({k for _rank, _d, keywords in _GATED for k in keywords}))
+# Letters by how rarely English prose holds them: a text without a gate word's rarest
+# letter (one character, found far faster than a word) cannot hold the word.
+_RARE_FIRST = "zqjxkvbpygfwmucldrhsnioate"
+
+
+def _rarest(word: str) -> str:
+    """The character of ``word`` least often in prose (a non-letter: rarer than any)."""
+    return min(word, key=lambda ch: _RARE_FIRST.find(ch) if ch in _RARE_FIRST else -1)
+
+
+_GATE_WORDS = tuple(
+    (word, _rarest(word)) for word in sorted({k for _r, _d, ks in _GATED for k in ks})
+)
 
 
 def _first_seen(low: str) -> dict[str, int]:
     """Where each gate word first occurs in ``low`` (words that do not occur are absent)."""
     seen: dict[str, int] = {}
-    for word in _GATE_WORDS:
-        at = low.find(word)
+    for word, rare in _GATE_WORDS:
+        at = low.find(word) if rare in low else -1
         if at != -1:
             seen[word] = at
     return seen
