@@ -314,7 +314,8 @@ DETECTORS: tuple[Detector, ...] = (
         ("://",),
         r"://(?<=[A-Za-z0-9]://)[^\s/@:'\"`]{0,128}:(?P<value>[^\s/@'\"`]{1,256})@",
         check=_url_password,
-        trigger=(":", r"(?=//)"),
+        # The whole pattern as look-arounds: most ``://`` are links with no password.
+        trigger=(":", r"(?<=[A-Za-z0-9]:)(?=//[^\s/@:'\"`]{0,128}:[^\s/@'\"`]{1,256}@)"),
         fires=(
             "postgres://app:Zk4m·Q8vX2n@db.internal:5432/app",
             "mongodb+srv://admin:s3cr·etPass@cluster0.x.mongodb.net",
@@ -354,7 +355,11 @@ DETECTORS: tuple[Detector, ...] = (
         ("mysql",),
         r"mysql(?<![A-Za-z0-9_-]mysql)(?:dump|admin)?[ \t][^\n]{0,200}?(?<=[ \t])-p"
         r"(?P<value>[^\s'\"-][^\s'\"]{2,127})",
-        trigger=("q", r"(?<=mysq)(?=l)"),
+        # Up to the value's first three characters: most ``mysql -p`` prompt for it.
+        trigger=(
+            "q",
+            r"(?<=mysq)(?=l(?:dump|admin)?[ \t][^\n]{0,200}?(?<=[ \t])-p[^\s'\"-][^\s'\"]{2})",
+        ),
         fires=("mysql -u root -pZk4m·Q8vX2n app", "mysqldump -h db -u app -ps3cr·et99 app"),
         quiet=("mysql -u root -p app", "mysql -u root -p$MYSQL_PWD app"),
     ),
