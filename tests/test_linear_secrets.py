@@ -116,7 +116,9 @@ CASES: list[Case] = [
     # look-ahead bounded, tried at every '://' and 'mysql'.
     Case("secrets: 'a://b:c' repeated (URL trigger)", lambda n: repeat("a://b:c", n), scanned),
     Case("secrets: 'mysql ' repeated (mysql trigger)", lambda n: repeat("mysql ", n), scanned),
-    Case("secrets: 'a-' then a PEM header, repeated", lambda n: repeat("a------BEGIN ", n), scanned),
+    Case(
+        "secrets: 'a-' then a PEM header, repeated", lambda n: repeat("a------BEGIN ", n), scanned
+    ),
     Case("personal: 'a@' repeated", lambda n: repeat("a@", n), personal),
     Case("personal: 'a.b@c.' repeated", lambda n: repeat("a.b@c.", n), personal),
     Case("personal: '+1 ' repeated", lambda n: repeat("+1 ", n), personal),

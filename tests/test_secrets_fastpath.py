@@ -155,3 +155,12 @@ def test_the_ascii_forms_keep_offsets_and_lower_only_ascii_letters() -> None:
     assert asc == "? Kelvin ? API_Key: ?? ?mega"
     assert low == asc.lower()
     assert scan.ascii_forms("Plain ASCII") == ("Plain ASCII", "plain ascii")
+
+
+@settings(max_examples=300, deadline=None)
+@given(TEXTS.map(scan.lowered))
+def test_gate_words_found_through_their_rarest_letter_are_every_occurrence(low: str) -> None:
+    """The rare-letter test before a gate word's search never hides a word the text holds."""
+    expected = {w: low.find(w) for w, _rare in scan._GATE_WORDS if w in low}
+    assert scan._first_seen(low) == expected
+    assert scan._first_seen(low + " bearer authorization").keys() == {"bearer", "authorization"}
