@@ -86,19 +86,22 @@ _GATED = tuple(
     for rank, d in enumerate(DETECTORS)
     if not d.trigger and d.finder is None
 )
-# A trigger with one of these pivots whose look-arounds open with a look-behind has a
-# letter before it: most ``-``, ``.`` and ``_`` in Markdown do not (rules, lists, tables,
-# sentence ends), and fail this first. (The private key's ``-----BEGIN`` has none.)
-_AFTER_LETTER = {"-": r"(?<=[A-Za-z]-)", ".": r"(?<=[A-Za-z]\.)", "_": r"(?<=[A-Za-z]_)"}
+# A trigger with one of these pivots whose look-arounds open with a look-behind has one
+# of these letters right before it (the letters its look-behinds take there): most
+# ``-``, ``.`` and ``_`` in Markdown have none (rules, lists, tables, sentence ends,
+# words), and fail this first. (The private key's ``-----BEGIN`` has no look-behind.)
+# tests/test_secrets_fastpath.py reads each look-behind to hold these lists complete.
+BEFORE_PIVOT = {"-": "abeikprstX", ".": "sG", "_": "bcefmoprsu"}
+_GUARDS = {pivot: f"(?<=[{chars}]{re.escape(pivot)})" for pivot, chars in BEFORE_PIVOT.items()}
 
 
 def _pivot_pattern(pivot: str) -> re.Pattern[str]:
     """One pattern for the triggers on ``pivot``: the character, then any of their look-arounds."""
     looks = [d.trigger[1] for _rank, d in _TRIGGERED if d.trigger[0] == pivot]
-    letter = _AFTER_LETTER.get(pivot, "")
-    behind = "|".join(look for look in looks if letter and look.startswith("(?<="))
-    others = [look for look in looks if not (letter and look.startswith("(?<="))]
-    branches = ([f"{letter}(?:{behind})"] if behind else []) + others
+    guard = _GUARDS.get(pivot, "")
+    behind = "|".join(look for look in looks if guard and look.startswith("(?<="))
+    others = [look for look in looks if not (guard and look.startswith("(?<="))]
+    branches = ([f"{guard}(?:{behind})"] if behind else []) + others
     return re.compile(f"{re.escape(pivot)}(?:{'|'.join(branches)})")
 
 
