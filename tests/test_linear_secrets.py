@@ -112,6 +112,13 @@ CASES: list[Case] = [
         lambda n: repeat("authorization", n),
         scanned,
     ),
+    # The whole-pattern triggers (a password in a URL, on a mysql command line): each
+    # look-ahead bounded, tried at every '://' and 'mysql'.
+    Case("secrets: 'a://b:c' repeated (URL trigger)", lambda n: repeat("a://b:c", n), scanned),
+    Case("secrets: 'mysql ' repeated (mysql trigger)", lambda n: repeat("mysql ", n), scanned),
+    Case(
+        "secrets: 'a-' then a PEM header, repeated", lambda n: repeat("a------BEGIN ", n), scanned
+    ),
     Case("personal: 'a@' repeated", lambda n: repeat("a@", n), personal),
     Case("personal: 'a.b@c.' repeated", lambda n: repeat("a.b@c.", n), personal),
     Case("personal: '+1 ' repeated", lambda n: repeat("+1 ", n), personal),

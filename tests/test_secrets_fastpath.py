@@ -13,6 +13,7 @@ Fixtures that look like keys are assembled at run time from the detectors' examp
 
 from __future__ import annotations
 
+import importlib
 import re
 
 from hypothesis import given, settings
@@ -155,3 +156,52 @@ def test_the_ascii_forms_keep_offsets_and_lower_only_ascii_letters() -> None:
     assert asc == "? Kelvin ? API_Key: ?? ?mega"
     assert low == asc.lower()
     assert scan.ascii_forms("Plain ASCII") == ("Plain ASCII", "plain ascii")
+
+
+@settings(max_examples=300, deadline=None)
+@given(TEXTS.map(scan.lowered))
+def test_gate_words_found_through_their_rarest_letter_are_every_occurrence(low: str) -> None:
+    """The rare-letter test before a gate word's search never hides a word the text holds."""
+    expected = {w: low.find(w) for w, _rare in scan._GATE_WORDS if w in low}
+    assert scan._first_seen(low) == expected
+    assert scan._first_seen(low + " bearer authorization").keys() == {"bearer", "authorization"}
+
+
+def chars_before_pivot(look_behind: str, pivot: str) -> set[str]:
+    """The characters a look-behind ``(?<=…<pivot>)`` takes right before its pivot, read from
+    its parsed form (a literal or a class of literals and ranges)."""
+    parser = getattr(re, "_parser", None) or importlib.import_module("sre_parse")
+    (op, (direction, inner)), *_rest = list(parser.parse(look_behind))
+    assert op.name == "ASSERT" and direction == -1, look_behind
+    items = list(inner)
+    assert items[-1][0].name == "LITERAL" and chr(items[-1][1]) == pivot, look_behind
+    kind, value = items[-2]
+    if kind.name == "LITERAL":
+        return {chr(value)}
+    assert kind.name == "IN", look_behind
+    found: set[str] = set()
+    for member, code in value:
+        if member.name == "LITERAL":
+            found.add(chr(code))
+        else:
+            assert member.name == "RANGE", look_behind
+            found.update(chr(c) for c in range(code[0], code[1] + 1))
+    return found
+
+
+def test_the_letters_before_a_pivot_are_every_letter_its_look_behinds_take() -> None:
+    """A pivot's pass first requires one of BEFORE_PIVOT's letters before it: every trigger
+    on that pivot whose look-arounds open with a look-behind must take no other there."""
+    checked = 0
+    for detector in DETECTORS:
+        pivot, looks = detector.trigger or ("", "")
+        if pivot not in scan.BEFORE_PIVOT or not looks.startswith("(?<="):
+            continue
+        for alternative in top_level_alternatives(looks):
+            assert alternative.startswith("(?<="), (detector.id, alternative)
+            first = re.match(r"\(\?<=(?:[^()\[]|\[[^\]]*\])*\)", alternative)
+            assert first is not None, alternative
+            taken = chars_before_pivot(first.group(), pivot)
+            assert taken <= set(scan.BEFORE_PIVOT[pivot]), (detector.id, taken)
+            checked += 1
+    assert checked >= 15

@@ -13,8 +13,8 @@ linear in the text's length; a provider's prefix counts after any character
 that is not a letter or a digit. A pattern with a ``trigger`` is searched only
 when the text holds its trigger; one without is tried only where the lowered text
 holds one of its keywords, every match starting at one
-(:mod:`~engramory.secrets.anchored`); a finder (private keys, labelled values) reads
-every text, as fast as a keyword test would.
+(:mod:`~engramory.secrets.anchored`); a finder reads every text (labelled values, as
+fast as a keyword test would) or, given a trigger, the texts that hold it (private keys).
 """
 
 from __future__ import annotations
@@ -136,6 +136,7 @@ DETECTORS: tuple[Detector, ...] = (
         "a private key",
         ("private key",),
         finder=_pem_blocks,
+        trigger=("-", r"(?=----BEGIN )"),
         fires=(
             "-----BEGIN RSA PRIVATE KEY-----\nMIIEow·IBAAKCAQEA7Vx2kQ\n"
             "-----END RSA PRIVATE KEY-----",
@@ -313,7 +314,8 @@ DETECTORS: tuple[Detector, ...] = (
         ("://",),
         r"://(?<=[A-Za-z0-9]://)[^\s/@:'\"`]{0,128}:(?P<value>[^\s/@'\"`]{1,256})@",
         check=_url_password,
-        trigger=(":", r"(?=//)"),
+        # The whole pattern as look-arounds: most ``://`` are links with no password.
+        trigger=(":", r"(?<=[A-Za-z0-9]:)(?=//[^\s/@:'\"`]{0,128}:[^\s/@'\"`]{1,256}@)"),
         fires=(
             "postgres://app:Zk4m·Q8vX2n@db.internal:5432/app",
             "mongodb+srv://admin:s3cr·etPass@cluster0.x.mongodb.net",
@@ -353,7 +355,11 @@ DETECTORS: tuple[Detector, ...] = (
         ("mysql",),
         r"mysql(?<![A-Za-z0-9_-]mysql)(?:dump|admin)?[ \t][^\n]{0,200}?(?<=[ \t])-p"
         r"(?P<value>[^\s'\"-][^\s'\"]{2,127})",
-        trigger=("q", r"(?<=mysq)(?=l)"),
+        # Up to the value's first three characters: most ``mysql -p`` prompt for it.
+        trigger=(
+            "q",
+            r"(?<=mysq)(?=l(?:dump|admin)?[ \t][^\n]{0,200}?(?<=[ \t])-p[^\s'\"-][^\s'\"]{2})",
+        ),
         fires=("mysql -u root -pZk4m·Q8vX2n app", "mysqldump -h db -u app -ps3cr·et99 app"),
         quiet=("mysql -u root -p app", "mysql -u root -p$MYSQL_PWD app"),
     ),
