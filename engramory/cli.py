@@ -145,7 +145,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stdout.flush()  # surface a closed pipe here, not as noise at interpreter exit
         return code
     except EngramoryError as exc:
-        lines = f"engramory {args.command}: {exc}".split("\n")  # a newline meant stays one
+        lines = [f"engramory {args.command}: {exc}", *getattr(exc, "details", ())]
         print("\n".join(printable(line) for line in lines), file=sys.stderr)
         return exc.exit_code
     except KeyboardInterrupt:

@@ -185,16 +185,20 @@ def test_an_ambiguous_show_prefix_prints_real_newlines(cli, tree: Tree) -> None:
 
 
 def test_control_characters_in_an_error_are_still_escaped(cli, tree: Tree, monkeypatch) -> None:
+    """A newline inside a message or a detail is text (a path may hold one): escaped, so it
+    cannot forge a line; the lines an error means are its details, one printed line each."""
     from engramory.commands import trace
     from engramory.util.errors import UsageError
 
     def refuse(args) -> int:
-        raise UsageError("bad \x1b[31mred\u2028here\nsecond line\r")
+        raise UsageError("bad \x1b[31mred\u2028here\nforged line\r", ("  a\nb\x07",))
 
     monkeypatch.setattr(trace, "_search", lambda args, stats: refuse(args))
     result = cli("trace", "zebra")
     assert result.code == 64
-    assert result.err == "engramory trace: bad \\x1b[31mred\\u2028here\nsecond line\\r\n"
+    assert result.err == (
+        "engramory trace: bad \\x1b[31mred\\u2028here\\nforged line\\r\n  a\\nb\\x07\n"
+    )
 
 
 # --- sparse files -----------------------------------------------------------------------

@@ -173,9 +173,9 @@ def _show(args: argparse.Namespace, stats: ReadStats) -> int:
             f"--show {args.show!r}: give the session id or at least 6 of its first characters"
         )
     if len(chosen) > 1:
-        listed = "\n".join(f"  {session}" for session in chosen)
         raise UsageError(
-            f"--show {args.show!r} matches {len(chosen)} sessions; give more characters:\n{listed}"
+            f"--show {args.show!r} matches {len(chosen)} sessions; give more characters:",
+            tuple(f"  {session}" for session in chosen),
         )
     if not chosen:
         print(

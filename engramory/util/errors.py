@@ -15,9 +15,17 @@ EXIT_NO_INPUT = 66
 
 
 class EngramoryError(Exception):
-    """A failure the user can act on; ``str(error)`` says what to do."""
+    """A failure the user can act on; ``str(error)`` says what to do.
+
+    ``details``: further lines the CLI prints under the message, each on its own line (a
+    newline inside the message or a detail is text, escaped like any control character).
+    """
 
     exit_code = EXIT_FINDINGS
+
+    def __init__(self, message: str = "", details: tuple[str, ...] = ()) -> None:
+        super().__init__(message)
+        self.details = details
 
 
 class UsageError(EngramoryError):
