@@ -107,20 +107,20 @@ def test_write_atomic_failure_leaves_the_old_file_and_no_temp(tmp_path: Path, mo
     assert [p.name for p in tmp_path.iterdir()] == ["f.txt"]
 
 
-def test_held_lock_excludes_a_second_holder_and_times_out(tmp_path) -> None:
+def test_a_file_lock_excludes_a_second_holder_and_times_out(tmp_path) -> None:
     import fcntl
     import os
 
     lock = tmp_path / "x.lock"
-    with fsutil.held_lock(str(lock)):
+    with fsutil.FileLock(str(lock)):
         fd = os.open(lock, os.O_RDWR)
         try:  # another open file description cannot take it while it is held
             with pytest.raises(OSError):
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         finally:
             os.close(fd)
-        with pytest.raises(TimeoutError), fsutil.held_lock(str(lock), timeout=0.05):
+        with pytest.raises(TimeoutError), fsutil.FileLock(str(lock), timeout=0.05):
             pass
-    with fsutil.held_lock(str(lock), timeout=0.05):  # released: free again
+    with fsutil.FileLock(str(lock), timeout=0.05):  # released: free again
         pass
     assert lock.stat().st_mode & 0o777 == 0o600

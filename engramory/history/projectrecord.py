@@ -125,7 +125,7 @@ def update(seen: Project, environ: dict[str, str] | os._Environ[str] | None = No
     """Put ``seen`` in the record under the lock (re-read inside it); whether it was written."""
     folder = state_dir(environ)
     _private_folder(folder)
-    with fsutil.held_lock(os.path.join(folder, LOCK_NAME)):
+    with fsutil.FileLock(os.path.join(folder, LOCK_NAME)):
         projects = load(environ)
         if projects.get(seen.path) == seen:
             return False

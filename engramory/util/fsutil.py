@@ -14,8 +14,6 @@ import errno
 import os
 import stat
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 
 _OPEN_FLAGS = (
     os.O_RDONLY
@@ -242,26 +240,40 @@ def release_lock(fd: int) -> None:
 LOCK_POLL = 0.01
 
 
-@contextmanager
-def held_lock(path: str, timeout: float = 2.0) -> Iterator[None]:
-    """Hold an exclusive lock on the file ``path`` (created 0600, never through a symlink).
+class FileLock:
+    """An exclusive lock on the file ``path`` (created 0600, never through a symlink), held
+    inside a ``with`` block; waits at most ``timeout`` seconds, then ``TimeoutError``.
 
-    Waits at most ``timeout`` seconds; then ``TimeoutError`` (an ``OSError``).
+    A class, not ``contextlib.contextmanager``: this module is on the guard's path, and
+    contextlib costs it collections and functools.
     """
-    fd = os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o600)
-    try:
-        deadline = time.monotonic() + timeout
+
+    def __init__(self, path: str, timeout: float = 2.0) -> None:
+        self.path = path
+        self.timeout = timeout
+        self._fd: int | None = None
+
+    def __enter__(self) -> FileLock:
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o600)
+        deadline = time.monotonic() + self.timeout
         while True:
             try:
                 try_lock(fd)
                 break
             except OSError:
                 if time.monotonic() >= deadline:
-                    raise TimeoutError(f"timed out after {timeout:g}s waiting for {path}") from None
+                    os.close(fd)
+                    raise TimeoutError(
+                        f"timed out after {self.timeout:g}s waiting for {self.path}"
+                    ) from None
                 time.sleep(LOCK_POLL)
-        try:
-            yield
-        finally:
-            release_lock(fd)
-    finally:
-        os.close(fd)
+        self._fd = fd
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        fd, self._fd = self._fd, None
+        if fd is not None:
+            try:
+                release_lock(fd)
+            finally:
+                os.close(fd)
