@@ -125,8 +125,8 @@ CLAUDE_NATIVE = Profile(
 
 QWEN_NATIVE = Profile(
     QWEN_NATIVE_PROFILE,
-    "Qwen Code's managed auto-memory: MEMORY.md plus one topic file per type (user, feedback, "
-    "project, reference) holding several entries, no dates",
+    "Qwen Code's managed auto-memory: MEMORY.md plus one topic file per note type holding "
+    "several entries, no dates",
     severities={"missing-date": INFO, "missing-why": INFO, "missing-how-to-apply": INFO},
     quiet=frozenset({"name-mismatch", "unknown-key"}),
     notes={"missing-date": "(Qwen Code does not write dates)"},

@@ -11,13 +11,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
+from engramory.store.caps import INDEX_NAME
 from engramory.store.hostmemory.model import DEFAULT, ENV, Found, home_folder
 
 HOST = "codex"
 LABEL = "Codex"
 HOME_ENV = "CODEX_HOME"
 SUMMARY = "memory_summary.md"
-HANDBOOK = "MEMORY.md"
+HANDBOOK = INDEX_NAME  # Codex names its handbook as we name the index
 
 
 def find(project: Path, environ: Mapping[str, str]) -> Found:
