@@ -255,3 +255,66 @@ def _one_per_case(files: dict[str, str]) -> dict[str, str]:
     for name in files:
         seen.setdefault(name.casefold(), name)
     return {name: files[name] for name in seen.values()}
+
+
+def test_undo_renames_a_removed_source_back(cli, pair) -> None:
+    source, target = pair
+    before = tree(source)
+    applied = cli("merge", str(source), str(target), "--apply", "--remove-source")
+    assert applied.code == 0 and not source.exists()
+    undone = cli("merge", "--undo", backup_id(applied.out), str(target))
+    assert undone.code == 0, undone
+    assert f"FROM renamed back: {source}.merged-" in undone.out
+    assert tree(source) == before
+    assert not [p for p in source.parent.iterdir() if ".merged-" in p.name]
+
+
+def test_undo_leaves_the_renamed_source_when_its_name_is_taken_again(cli, pair) -> None:
+    source, target = pair
+    applied = cli("merge", str(source), str(target), "--apply", "--remove-source")
+    source.mkdir()  # a new folder of that name since the merge
+    (source / "MEMORY.md").write_text("- new\n")
+    undone = cli("merge", "--undo", backup_id(applied.out), str(target))
+    assert undone.code == 0, undone
+    assert "exists again; rename it by hand" in undone.out
+    assert (source / "MEMORY.md").read_text() == "- new\n"
+    assert len([p for p in source.parent.iterdir() if ".merged-" in p.name]) == 1
+
+
+def test_a_forged_rename_record_renames_nothing(cli, pair, tmp_path) -> None:
+    source, target = pair
+    applied = cli("merge", str(source), str(target), "--apply")
+    victim = tmp_path / "elsewhere"
+    victim.mkdir()
+    record = target / ".engramory" / "backup" / backup_id(applied.out) / "merge-source.json"
+    record.write_text(json.dumps({"from": str(tmp_path / "stolen"), "renamed_to": str(victim)}))
+    undone = cli("merge", "--undo", backup_id(applied.out), str(target))
+    assert undone.code == 0, undone
+    assert victim.is_dir() and not (tmp_path / "stolen").exists()
+    assert "renamed back" not in undone.out
+
+
+@pytest.mark.parametrize(
+    "record",
+    [
+        b"",
+        b"[]",
+        b'{"from": "relative/memory", "renamed_to": "relative/memory.merged-2026-12-04"}',
+        b'{"from": "/a/memory", "renamed_to": "/b/memory.merged-2026-12-04"}',
+        b'{"from": "/a/memory", "renamed_to": "/a/other.merged-2026-12-04"}',
+        b'{"from": "/a/../memory", "renamed_to": "/a/../memory.merged-x"}',
+        b'{"from": "/a/memory", "renamed_to": 3}',
+        b"\xff\xfe",
+    ],
+)
+def test_only_a_record_merge_could_write_is_read(record: bytes) -> None:
+    from engramory.interop import merge as merging
+
+    assert merging.read_source_record(record) is None
+
+
+def test_the_record_merge_writes_reads_back() -> None:
+    from engramory.interop import merge as merging
+
+    written = merging.source_record("/a/memory", "/a/memory.merged-2026-12-04-2")
+    assert merging.read_source_record(written) == ("/a/memory", "/a/memory.merged-2026-12-04-2")

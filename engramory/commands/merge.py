@@ -12,6 +12,8 @@ import argparse
 import json
 import os
 import shlex
+import stat
+import sys
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -52,7 +54,7 @@ A plan by default: nothing is written without --apply.
 FROM is never modified; with --remove-source it is renamed to
 <FROM>.merged-<date> once the merge is written (never deleted). --apply
 prints an undo ID first; `engramory merge --undo ID [TO]` takes the merge back
-(a renamed FROM is named, to be renamed back by hand)."""
+and renames FROM back (unless something else has its name by then)."""
 EPILOG = """\
 examples:
   engramory where claude --all          # find orphaned and split folders
@@ -155,6 +157,8 @@ def finish(args: argparse.Namespace, planned: merge.MergePlan) -> int:
                 f"merged, but {planned.source} could not be renamed "
                 f"({fsutil.os_error_text(exc)}): it is untouched"
             ) from None
+        if backup_id is not None:
+            _record_rename(plan.root, backup_id, planned.source, renamed_to)
     if machine:
         data = summary(planned)
         data.update(
@@ -171,6 +175,51 @@ def finish(args: argparse.Namespace, planned: merge.MergePlan) -> int:
     for line in [*lines[:1], choice.line(), *lines[1:]]:
         print(printable(line))
     return EXIT_OK
+
+
+def _record_rename(root: str, backup_id: str, source: str, renamed_to: str) -> None:
+    """Tell the merge's undo where FROM went, in the merge's backup folder (best effort:
+    without the record the undo names nothing to rename back, as before)."""
+    folder = os.path.join(backup.backup_root(root, create=False), backup_id)
+    try:
+        fsutil.write_atomic(
+            os.path.join(folder, merge.SOURCE_RECORD), merge.source_record(source, renamed_to)
+        )
+    except OSError as exc:
+        print(
+            printable(
+                f"warning: {folder}: the rename could not be recorded "
+                f"({fsutil.os_error_text(exc)}); after an undo rename {renamed_to} back by hand"
+            ),
+            file=sys.stderr,
+        )
+
+
+def _renamed_source(root: str, backup_id: str) -> tuple[str, str] | None:
+    """``(FROM, where it went)`` when the merge ``backup_id`` renamed its FROM."""
+    folder = os.path.join(backup.backup_root(root, create=False), backup_id)
+    data, _why = backup.read_plain(folder, merge.SOURCE_RECORD, merge.SOURCE_RECORD_LIMIT)
+    return None if data is None else merge.read_source_record(data)
+
+
+def rename_back(source: str, renamed_to: str) -> str:
+    """Put a renamed FROM back under its name; the line that says what happened."""
+    try:
+        is_folder = stat.S_ISDIR(os.lstat(renamed_to).st_mode)  # a symlink is not what it made
+    except OSError:
+        is_folder = False
+    if not is_folder:
+        return f"FROM: {renamed_to} is no longer a folder there: nothing renamed back"
+    if os.path.lexists(source):
+        return f"FROM stays at {renamed_to}: {source} exists again; rename it by hand"
+    try:
+        os.rename(renamed_to, source)
+    except OSError as exc:
+        return (
+            f"FROM stays at {renamed_to}: it could not be renamed back "
+            f"({fsutil.os_error_text(exc)}); rename it by hand"
+        )
+    return f"FROM renamed back: {renamed_to} -> {source}"
 
 
 def summary(planned: merge.MergePlan) -> dict[str, object]:
@@ -211,7 +260,7 @@ def report_lines(
         f"{INDEX_NAME} {'now' if applied else 'would be'} {limits_text(plan.lines, plan.size)}"
     )
     if renamed_to is not None:
-        out.append(f"FROM renamed to {renamed_to} (rename it back by hand after an undo)")
+        out.append(f"FROM renamed to {renamed_to} (merge --undo renames it back)")
     elif applied:
         out.append(f"FROM {planned.source}: read only, not modified")
     else:
@@ -229,4 +278,8 @@ def run_undo(args: argparse.Namespace) -> int:
     if not os.path.isdir(root):
         raise InputMissingError(f"{root}: no memory folder there")
     announce = backup.announcer(COMMAND, f" {shlex.quote(root)}")
-    return undo.undo(root, args.undo, COMMAND, force=args.force, announce=announce)
+    renamed = _renamed_source(root, args.undo)
+    code = undo.undo(root, args.undo, COMMAND, force=args.force, announce=announce)
+    if code == EXIT_OK and renamed is not None:
+        print(printable(rename_back(*renamed)))
+    return code

@@ -16,6 +16,7 @@ The caps, ``--archive-overflow`` and the write itself are the import core's
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
@@ -167,6 +168,40 @@ def make_plan(
     plan.index_exists, plan.index_source, plan.skipped = index is not None, index_source, skipped
     merge.plan = plan
     return merge
+
+
+SOURCE_RECORD = "merge-source.json"  # in the merge's backup folder: where FROM was renamed to
+SOURCE_RECORD_LIMIT = 64 * 1024
+
+
+def source_record(source: str, renamed_to: str) -> bytes:
+    """What ``--remove-source`` records for the undo: FROM's path and where it went."""
+    return json.dumps({"from": source, "renamed_to": renamed_to}, ensure_ascii=False).encode()
+
+
+def read_source_record(data: bytes) -> tuple[str, str] | None:
+    """``(FROM, where it went)`` from a record, or ``None`` when it is not one that
+    ``--remove-source`` could have written: the backup sits in the store, which anyone
+    may have edited, so the undo only ever renames ``<X>.merged-<...>`` back to ``X``,
+    both absolute and in one folder."""
+    try:
+        record = json.loads(data.decode("utf-8"))
+    except (ValueError, UnicodeError, RecursionError):
+        return None
+    if not isinstance(record, dict):
+        return None
+    source, renamed_to = record.get("from"), record.get("renamed_to")
+    if not isinstance(source, str) or not isinstance(renamed_to, str):
+        return None
+    if not os.path.isabs(source) or os.path.normpath(source) != source or "\0" in source:
+        return None
+    parent, name = os.path.split(source)
+    moved_parent, moved_name = os.path.split(renamed_to)
+    if moved_parent != parent or not name or not moved_name.startswith(name + MERGED_SUFFIX):
+        return None
+    if os.sep in moved_name or moved_name in (".", ".."):
+        return None
+    return source, renamed_to
 
 
 def merged_name(source: str, day: str) -> str:
