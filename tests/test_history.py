@@ -14,7 +14,7 @@ import pytest
 from historykit import make_store, needs_git, picture, place
 
 from conftest import REPO, run_engramory
-from engramory.history import alarm, location, repo, retention, snapshot
+from engramory.history import alarm, gitrun, location, repo, retention, snapshot
 from engramory.history.gitrun import EXIT_UNAVAILABLE
 
 pytestmark = needs_git
@@ -341,6 +341,46 @@ def test_prune_keeps_the_newer_snapshots_with_their_trees_and_times(tmp_path: Pa
     assert len(after) == 1 and after[0].reason == "step 2" and after[0].time == before[0].time
     assert repo.tree(place(store), after[0].id) == trees[0]
     assert retention.prune(place(store), 60) == (0, 1)
+
+
+def test_ids_printed_before_a_prune_still_name_their_snapshots(
+    cli, tmp_path: Path, monkeypatch
+) -> None:
+    store = make_store(tmp_path / "store", 2)
+    clock = [1_800_000_000]
+    monkeypatch.setattr(snapshot.time, "time", lambda: clock[0])
+    for i in range(4):
+        clock[0] += 1000
+        (store / f"step-{i}.md").write_text(f"{i}\n")
+        snapshot.take(place(store), f"step {i}")
+    before = repo.log(place(store))  # newest first: steps 3, 2, 1, 0
+    retention.prune(place(store), 1500, now=before[0].time + 500)  # keeps steps 3 and 2
+    after = repo.log(place(store))
+    assert [s.reason for s in after] == ["step 3", "step 2"]
+    assert before[0].id != after[0].id
+    assert repo.resolve(place(store), before[0].id) == after[0].id
+    assert repo.resolve(place(store), before[1].id[:10]) == after[1].id
+    shown = cli("history", "--store", str(store), "show", before[1].id[:12])
+    assert shown.code == 0 and "step-2.md" in shown.out and "step-3.md" not in shown.out
+    # a second prune carries the first one's ids along; a dropped snapshot's id names nothing
+    retention.prune(place(store), 100, now=before[0].time + 50)  # keeps step 3
+    newest = repo.log(place(store))
+    assert [s.reason for s in newest] == ["step 3"]
+    assert repo.resolve(place(store), before[0].id) == newest[0].id
+    assert repo.resolve(place(store), after[0].id) == newest[0].id
+    for gone in (before[1].id, after[1].id, before[3].id):
+        with pytest.raises(gitrun.GitError, match="no snapshot"):
+            repo.resolve(place(store), gone)
+
+
+def test_a_broken_map_of_renamed_ids_is_no_map(tmp_path: Path) -> None:
+    store = make_store(tmp_path / "store", 2)
+    snapshot.take(place(store), "first")
+    path = Path(place(store).git_dir) / repo.RENAMED_NAME
+    path.write_bytes(b"\xff not a map\n" + b"a" * 40 + b" zz\n")
+    assert repo.renamed_ids(place(store)) == {}
+    with pytest.raises(gitrun.GitError, match="no snapshot"):
+        repo.resolve(place(store), "a" * 40)
 
 
 def test_prune_and_since_parse_ages(cli, tmp_path: Path) -> None:

@@ -65,7 +65,9 @@ def head(place: Place) -> str | None:
 
 
 def resolve(place: Place, ref: str) -> str:
-    """The full id of the snapshot ``ref`` names (an id or a prefix of one, ``HEAD~1``...)."""
+    """The full id of the snapshot ``ref`` names (an id or a prefix of one, ``HEAD~1``...).
+
+    An id that ``history prune`` rewrote still names its snapshot (:func:`renamed_ids`)."""
     if ref.startswith("-") or not re.fullmatch(r"[0-9A-Za-z~^/._-]{1,100}", ref):
         raise gitrun.GitError(f"{ref!r} is not a snapshot id (see `engramory history`)")
     target = REF + ref[4:] if ref.upper().startswith("HEAD") else ref
@@ -73,9 +75,45 @@ def resolve(place: Place, ref: str) -> str:
         place.git_dir, ["rev-parse", "--verify", "--quiet", f"{target}^{{commit}}"], check=False
     )
     text = done.stdout.decode("ascii", "replace").strip()
-    if done.returncode != 0 or not _SHA.fullmatch(text):
-        raise gitrun.GitError(f"no snapshot {ref!r} in {place.git_dir} (see `engramory history`)")
-    return text
+    if done.returncode == 0 and _SHA.fullmatch(text):
+        return text
+    renamed = _renamed(place, ref)
+    if renamed is not None:
+        return renamed
+    raise gitrun.GitError(f"no snapshot {ref!r} in {place.git_dir} (see `engramory history`)")
+
+
+RENAMED_NAME = "engramory-renamed-ids"  # beside the repository's objects: old id -> id now
+RENAMED_LIMIT = 16 * 1024 * 1024
+_RENAMED_LINE = re.compile(r"([0-9a-f]{40}) ([0-9a-f]{40})")
+
+
+def renamed_ids(place: Place) -> dict[str, str]:
+    """The ids ``history prune`` rewrote, each to the id its snapshot has now (an unreadable
+    or malformed file is no map: an old id is then simply not found)."""
+    try:
+        with open(os.path.join(place.git_dir, RENAMED_NAME), "rb") as handle:
+            data = handle.read(RENAMED_LIMIT + 1)
+    except OSError:
+        return {}
+    if len(data) > RENAMED_LIMIT:
+        return {}
+    found = {}
+    for line in data.decode("ascii", "replace").splitlines():
+        matched = _RENAMED_LINE.fullmatch(line)
+        if matched is not None:
+            found[matched.group(1)] = matched.group(2)
+    return found
+
+
+def _renamed(place: Place, ref: str) -> str | None:
+    """The id now of the rewritten snapshot ``ref`` (a full id or a prefix of 4 or more)."""
+    if not re.fullmatch(r"[0-9a-f]{4,40}", ref):
+        return None
+    now = {new for old, new in renamed_ids(place).items() if old.startswith(ref)}
+    if len(now) > 1:
+        raise gitrun.GitError(f"{ref!r} names more than one snapshot: give more of its id")
+    return now.pop() if now else None
 
 
 def tree(place: Place, commit: str) -> dict[str, tuple[str, int]]:

@@ -16,6 +16,7 @@ import time
 from engramory.history import gitrun, repo
 from engramory.history.location import REF, Place
 from engramory.history.snapshot import CACHE_NAME, history_lock
+from engramory.util import fsutil
 from engramory.util.errors import UsageError
 
 _AGE = re.compile(r"([1-9][0-9]{0,5})([dhw])")
@@ -53,12 +54,15 @@ def prune(place: Place, older_than: int, now: float | None = None) -> tuple[int,
             if not dropped:
                 return 0, 1
         parent = None
+        rewritten: dict[str, str] = {}
         for snap in reversed(kept):
             tree = gitrun.run(place.git_dir, ["rev-parse", f"{snap.id}^{{tree}}"]).stdout
             text = gitrun.run(place.git_dir, ["log", "-1", "--format=%B", snap.id]).stdout
             parent = _commit(
                 place, tree.decode().strip(), parent, text.decode("utf-8", "replace"), snap.time
             )
+            rewritten[snap.id] = parent
+        _save_renamed(place, rewritten)
         gitrun.run(place.git_dir, ["update-ref", REF, parent or "", snapshots[0].id])
         gitrun.run(place.git_dir, ["reflog", "expire", "--expire=now", "--all"])
         gitrun.run(place.git_dir, ["gc", "--prune=now", "--quiet"], timeout=600)
@@ -67,6 +71,17 @@ def prune(place: Place, older_than: int, now: float | None = None) -> tuple[int,
         except OSError:
             pass
         return dropped, len(kept)
+
+
+def _save_renamed(place: Place, rewritten: dict[str, str]) -> None:
+    """Record which id each kept snapshot had, so the ids printed before (in a deletion
+    alarm, a terminal, a note) still name it; ids an earlier prune recorded follow along,
+    those of dropped snapshots are left out (they name nothing now)."""
+    earlier = repo.renamed_ids(place)
+    renamed = {old: rewritten[now] for old, now in earlier.items() if now in rewritten}
+    renamed.update(rewritten)
+    text = "".join(f"{old} {now}\n" for old, now in renamed.items() if old != now)
+    fsutil.write_atomic(os.path.join(place.git_dir, repo.RENAMED_NAME), text.encode("ascii"))
 
 
 def forget(place: Place) -> bool:
