@@ -65,26 +65,17 @@ class BusyError(gitrun.GitError):
 def history_lock(place: Place, timeout: float | None = None) -> Iterator[None]:
     """Hold the lock on a store's history (a file beside its repository)."""
     timeout = LOCK_TIMEOUT if timeout is None else timeout
-    fd = os.open(place.lock, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o600)
     try:
-        deadline = time.monotonic() + timeout
-        while True:
-            try:
-                fsutil.try_lock(fd)
-                break
-            except OSError:
-                if time.monotonic() >= deadline:
-                    raise BusyError(
-                        f"timed out after {timeout:g}s waiting for {place.lock}: another "
-                        "Engramory process is taking a snapshot; try again"
-                    ) from None
-                time.sleep(0.02)
-        try:
-            yield
-        finally:
-            fsutil.release_lock(fd)
+        lock = fsutil.FileLock(place.lock, timeout).__enter__()
+    except TimeoutError:
+        raise BusyError(
+            f"timed out after {timeout:g}s waiting for {place.lock}: another "
+            "Engramory process is taking a snapshot; try again"
+        ) from None
+    try:
+        yield
     finally:
-        os.close(fd)
+        lock.__exit__()
 
 
 # --- the cache of what was read -------------------------------------------------------------
