@@ -281,3 +281,13 @@ def test_discovery_never_takes_codex_or_hermes(home: Path, project: Path) -> Non
     message = str(raised.value)
     assert "no memory store found" in message
     assert "Qwen Code's memory folder" in message and "Gemini CLI's memory folder" in message
+
+
+def test_every_host_whose_memory_is_found_says_where_it_keeps_it() -> None:
+    """`engramory hosts` cannot say "no memory" of a host that `where` and `check --host` read."""
+    from engramory.cuts import registry as cuts_registry
+    from engramory.store.hostmemory import facts
+
+    for host in (*registry.HOSTS, *cuts_registry.HOSTS):
+        found = facts.facts_for(host)
+        assert found.where is not None and found.cap != facts.NO_MEMORY, host

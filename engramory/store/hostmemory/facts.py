@@ -39,6 +39,12 @@ FACTS = {
         "memory_summary.md cut silently in the middle past 2,500 tokens; MEMORY.md has no "
         "cap and is not injected",
     ),
+    "qwen": MemoryFacts(
+        "~/.qwen/projects/<project key>/memory/ (engramory where qwen)",
+        CUT_AT_LOAD,
+        "MEMORY.md cut at load past 200 lines or 25,000 UTF-16 units, short lines kept "
+        "first: a long line near the top can fall off while shorter ones below it load",
+    ),
     "gemini": MemoryFacts(
         "~/.gemini/tmp/<project slug>/memory/ (engramory where gemini)",
         NO_CAP,
