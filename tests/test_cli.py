@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import argparse
+
 from conftest import run_engramory
 from engramory import __version__
+from engramory.cli import build_parser
 
 
 def test_version(cli) -> None:
@@ -105,3 +108,24 @@ def test_closed_stdout_pipe_is_quiet(tmp_path) -> None:
     err = proc.stderr.read()
     assert proc.wait(timeout=30) == 141
     assert err == b""
+
+
+def test_no_action_parser_resets_an_option_its_command_parser_took() -> None:
+    """``import --store S memoir DIR``: an option the command's parser and an action's parser
+    both define must keep the value given before the action (argparse copies every default
+    of the action's parser over it unless that default is SUPPRESS)."""
+    shadowing = []
+
+    def walk(parser: argparse.ArgumentParser, path: str, above: set[str]) -> None:
+        own = {action.dest for action in parser._actions if action.option_strings} - {"help"}
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                for name, sub in action.choices.items():
+                    for option in sub._actions:
+                        shared = option.option_strings and option.dest in (own | above)
+                        if shared and option.default is not argparse.SUPPRESS:
+                            shadowing.append(f"{path} {name} {option.dest}")
+                    walk(sub, f"{path} {name}", own | above)
+
+    walk(build_parser(), "engramory", set())
+    assert shadowing == []

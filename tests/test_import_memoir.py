@@ -272,6 +272,18 @@ def test_text_report_names_store_counts_and_next_step(cli, memoir: Path, tmp_pat
     assert result.out.count("upgrade") == 1  # one warning, however many newer entries
 
 
+def test_store_given_before_the_action_is_the_store(
+    cli, memoir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    store = tmp_path / "store"
+    result = cli("import", "--store", str(store), "memoir", str(memoir))
+    assert result.code == 0, result
+    assert f"next: engramory doctor {store}" in result.out
+    assert (store / "MEMORY.md").is_file()
+    assert not (tmp_path / ".engramory-memory").exists()  # not the default store instead
+
+
 def test_dry_run_writes_nothing(cli, memoir: Path, tmp_path: Path) -> None:
     store = tmp_path / "store"
     result = cli("import", "memoir", str(memoir), "--store", str(store), "--dry-run")

@@ -113,8 +113,13 @@ NEXT_STEP = "engramory doctor"
 
 
 def _add_common(parser: argparse.ArgumentParser) -> None:
+    # SUPPRESS: ``import --store PATH memoir DIR`` sets the store on import's own parser, and a
+    # default here would overwrite it with None when the action's parser runs.
     parser.add_argument(
-        "--store", metavar="PATH", help="the store (default: found as for check, else created)"
+        "--store",
+        metavar="PATH",
+        default=argparse.SUPPRESS,
+        help="the store (default: found as for check, else created)",
     )
     parser.add_argument(
         "--dry-run", action="store_true", help="say what would be done, write nothing"
@@ -146,7 +151,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--undo", metavar="ID", help="take back the import that printed ID")
-    parser.add_argument("--store", metavar="PATH", help="with --undo: the store")
+    parser.add_argument(
+        "--store", metavar="PATH", help="the store (before or after ACTION; with --undo: the store)"
+    )
     parser.add_argument(
         "--force", action="store_true", help="with --undo: even over later changes (backed up)"
     )
