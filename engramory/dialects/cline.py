@@ -30,10 +30,6 @@ step); silence prints nothing. After a call (the ``PostToolUse`` hook file, payl
 ``contextModification``.
 """
 
-from __future__ import annotations
-
-import os
-
 from engramory import guard
 from engramory.dialects import fields
 from engramory.dialects.rawjson import first_string, json_string
@@ -42,6 +38,8 @@ from engramory.guard.toolcall import ToolCall
 
 TYPE_CHECKING = False  # not ``typing.TYPE_CHECKING``: the guard's path never imports typing
 if TYPE_CHECKING:
+    import os
+
     from engramory.continuity.policy import Reply
     from engramory.guard.decision import Verdict
 
@@ -60,7 +58,7 @@ _SHELL_TOOLS = (COMMANDS_TOOL.encode(), COMMAND_TOOL.encode())
 _PATH_KEYS = (b"path",)
 
 
-def _raw_tool(raw: bytes) -> bytes | None:
+def _raw_tool(raw: bytes) -> "bytes | None":
     """The tool's name off the raw bytes: ``preToolUse.toolName``, else ``tool_call.name``."""
     tool = json_string(raw, b"toolName")
     if tool is None and b'"tool_call"' in raw:
@@ -77,7 +75,7 @@ def _cwd_raw(raw: bytes) -> bytes:
 
 
 def may_concern_index(
-    raw: bytes, environ: dict[str, str] | os._Environ[str], index: str | None = None
+    raw: bytes, environ: "dict[str, str] | os._Environ[str]", index: "str | None" = None
 ) -> bool:
     """A cheap test on the raw payload: could this call touch the index at all?"""
     tool = _raw_tool(raw)
@@ -96,7 +94,7 @@ def may_concern_index(
     return False
 
 
-def oversized_call(raw: bytes) -> ToolCall:
+def oversized_call(raw: bytes) -> "ToolCall":
     """The kind, target and cwd of a payload too large to parse, by a bounded scan."""
     tool = _raw_tool(raw) or b""
     kind = {
@@ -107,7 +105,7 @@ def oversized_call(raw: bytes) -> ToolCall:
     return fields.oversized_call(raw, kind, _PATH_KEYS, cwd_raw=_cwd_raw(raw))
 
 
-def tool_calls(payload: object) -> list[ToolCall]:
+def tool_calls(payload: object) -> "list[ToolCall]":
     """The tool call(s) in one PreToolUse payload (already decoded from JSON)."""
     request = _request(payload)
     if request is None:
@@ -128,7 +126,7 @@ def tool_calls(payload: object) -> list[ToolCall]:
     return [ToolCall(toolcall.UNKNOWN, cwd=cwd)]
 
 
-def after_calls(payload: object) -> list[ToolCall]:
+def after_calls(payload: object) -> "list[ToolCall]":
     """The tool call(s) a PostToolUse payload reports (``postToolUse: {toolName, parameters,
     result, ...}``), read as :func:`tool_calls` reads a PreToolUse one."""
     if isinstance(payload, dict) and isinstance(payload.get("postToolUse"), dict):
@@ -136,7 +134,7 @@ def after_calls(payload: object) -> list[ToolCall]:
     return tool_calls(payload)
 
 
-def _request(payload: object) -> tuple[object, dict[str, object], str | None] | None:
+def _request(payload: object) -> "tuple[object, dict[str, object], str | None] | None":
     """``(tool, parameters, cwd)`` of either payload shape (``None``: not a tool call)."""
     if not isinstance(payload, dict):
         return None
@@ -166,7 +164,7 @@ def _json(text: str) -> object:
         return None
 
 
-def _commands(params: dict[str, object]) -> list[str | None]:
+def _commands(params: "dict[str, object]") -> "list[str | None]":
     """Each shell command of ``run_commands`` (a list, or its JSON text) or ``execute_command``."""
     value = params.get("commands", params.get("command"))
     if isinstance(value, str):
@@ -177,7 +175,7 @@ def _commands(params: dict[str, object]) -> list[str | None]:
     return [item if isinstance(item, str) else _command_of(item) for item in value] or [None]
 
 
-def _command_of(item: object) -> str | None:
+def _command_of(item: object) -> "str | None":
     """A command given as an object (``{"command": ...}``), else ``None`` (not followed)."""
     if isinstance(item, dict):
         command = item.get("command")
@@ -185,7 +183,7 @@ def _command_of(item: object) -> str | None:
     return None
 
 
-def _editor_call(params: dict[str, object], path: str, cwd: str | None) -> ToolCall:
+def _editor_call(params: "dict[str, object]", path: str, cwd: "str | None") -> "ToolCall":
     """The ``editor`` call as the guard judges it: a replace, a creation or an insertion."""
     new = params.get("new_text")
     new_text = new if isinstance(new, str) else ""
@@ -193,6 +191,8 @@ def _editor_call(params: dict[str, object], path: str, cwd: str | None) -> ToolC
     inserting = params.get("insert_line") not in (None, "")
     if not inserting and isinstance(old, str) and old:
         return ToolCall(toolcall.EDIT, path, cwd=cwd, edits=[(old, new_text, False)])
+    import os  # noqa: PLC0415 - not on the path of a dismissed call
+
     target = os.path.join(cwd or os.getcwd(), os.path.expanduser(path))
     from engramory.guard import service  # noqa: PLC0415 - only for an edit that may matter
     from engramory.store.caps import caps_from  # noqa: PLC0415
@@ -217,7 +217,7 @@ def inserted(current: str, new_text: str) -> str:
     return current + gap + new_text + end
 
 
-def render(verdict: Verdict, event: str) -> tuple[str, int]:
+def render(verdict: "Verdict", event: str) -> "tuple[str, int]":
     """What to print for a verdict (maybe nothing) and the exit code (always 0)."""
     from engramory.guard import decision  # noqa: PLC0415 - only once there is a verdict
 
@@ -243,7 +243,7 @@ EVENTS = {
 SOURCES = {"TaskStart": "startup", "TaskResume": "resume"}
 
 
-def lifecycle_payload(payload: object, event: str | None) -> object:
+def lifecycle_payload(payload: object, event: "str | None") -> object:
     """A Cline hook event as Claude Code's shape: ``taskId`` is the session id."""
     if not isinstance(payload, dict):
         return payload
@@ -262,7 +262,7 @@ def lifecycle_payload(payload: object, event: str | None) -> object:
     return converted
 
 
-def render_lifecycle(reply: Reply) -> tuple[str, int]:
+def render_lifecycle(reply: "Reply") -> "tuple[str, int]":
     """A lifecycle reply as Cline's hook output: every message is ``contextModification``.
 
     Cline shows a hook's output and adds ``contextModification`` to the
