@@ -30,9 +30,15 @@ step); silence prints nothing. After a call (the ``PostToolUse`` hook file, payl
 ``contextModification``.
 """
 
-from engramory import guard
 from engramory.dialects import fields
-from engramory.dialects.rawjson import first_string, json_string
+from engramory.dialects.rawjson import (
+    first_string,
+    json_string,
+    json_string_start,
+    json_strings,
+    string_list,
+    unescaped,
+)
 from engramory.guard import toolcall
 from engramory.guard.toolcall import ToolCall
 
@@ -82,16 +88,73 @@ def may_concern_index(
     if tool is None or b"\\" in tool:
         return True
     if tool in _SHELL_TOOLS:
-        for key in (b"commands", b"command"):
-            value = json_string(raw, key)
-            if value is not None:
-                return b"\\u" in value or guard.shell_may_write(value)
-        return True  # a list (the SDK's input), or no command found: parse it
+        return _commands_may_concern(raw, environ, index)
     if tool in _FILE_TOOLS:
         return fields.path_may_be_index(raw, _PATH_KEYS, environ, index, _cwd_raw(raw))
     if tool == PATCH_TOOL.encode():
         return fields.patch_may_touch_index(raw, environ, index, _cwd_raw(raw))
     return False
+
+
+def _commands_may_concern(
+    raw: bytes, environ: "dict[str, str] | os._Environ[str]", index: "str | None"
+) -> bool:
+    """Could a shell tool's command(s) concern a store? Each must pass the gate before the
+    shell parser (:func:`~engramory.dialects.fields.command_may_concern`), as Claude Code's
+    command does.
+
+    The commands are read as :func:`_commands` reads them: ``commands`` (a JSON list of
+    strings carried as a string, else one command), else ``command``. The payload is parsed
+    whenever that cannot be told off the raw bytes for sure: both keys or either twice, a value
+    that is not a string (the SDK's real list), a list that is not plainly strings, a ``\\u``
+    escape, a working directory that is not one plain root.
+    """
+    commands, command = json_strings(raw, b"commands"), json_strings(raw, b"command")
+    values = commands + command
+    cwd_raw = _shell_cwd_raw(raw)
+    if len(values) != 1 or values[0] is None or cwd_raw is None:
+        return True
+    value = values[0]
+    if commands:
+        text = unescaped(value)
+        if text is None:
+            return True
+        if text.decode("utf-8", "replace").lstrip().startswith("["):  # as _commands tests it
+            listed = string_list(text)
+            if listed is None or not all(_plain_json(item) for item in listed):
+                return True  # the parser may read it otherwise: it decides
+            return any(fields.command_may_concern(cwd_raw, c, environ, index) for c in listed)
+    return fields.command_may_concern(cwd_raw, value, environ, index)
+
+
+def _plain_json(item: bytes) -> bool:
+    """Whether ``item`` is the contents of a string strict JSON reads: no control character,
+    only valid escapes (a ``\\u`` one is kept: the gate parses what holds one)."""
+    if len(item.translate(None, _CONTROLS)) != len(item):
+        return False
+    rest = item.replace(b"\\\\", b"")
+    at = rest.find(b"\\")
+    while at >= 0:
+        if rest[at + 1 : at + 2] not in _ESCAPED:
+            return False
+        at = rest.find(b"\\", at + 2)
+    return True
+
+
+_CONTROLS = bytes(range(32))
+_ESCAPED = frozenset(bytes([c]) for c in b'"/bfnrtu')
+
+
+def _shell_cwd_raw(raw: bytes) -> "bytes | None":
+    """A ``"cwd"`` member holding the folder a shell call runs in, as :func:`_request` finds it
+    (the first of one ``workspaceRoots``, else the payload's own ``cwd``); ``None``: parse."""
+    at = json_string_start(raw, b"workspaceRoots")
+    if at < 0:
+        return raw
+    root = first_string(raw, b"workspaceRoots")
+    if not root or json_string_start(raw, b"workspaceRoots", at) >= 0:
+        return None
+    return b'"cwd": "' + root + b'"'
 
 
 def oversized_call(raw: bytes) -> "ToolCall":

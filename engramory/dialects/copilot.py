@@ -67,7 +67,10 @@ def may_concern_index(
 ) -> bool:
     """A cheap test on the raw payload: could this call touch the index at all?
 
-    A string ``toolArgs`` is unescaped (without a parser) and read the same way.
+    A string ``toolArgs`` is unescaped (without a parser) and read the same way. A ``bash``
+    command must be able to write and pass the gate before the shell parser
+    (:func:`~engramory.dialects.fields.command_may_concern`, in the payload's ``cwd``), as
+    Claude Code's is; a second ``command`` member, or a ``\\u`` escape, is parsed.
     """
     tool = json_string(raw, b"toolName")
     if tool is None:
@@ -78,8 +81,8 @@ def may_concern_index(
     if arguments is None:
         return True
     name = tool.decode("ascii", "replace")
-    if name in SHELL_TOOLS:
-        return fields.command_may_write(arguments)
+    if name in SHELL_TOOLS:  # the gate, on the command once toolArgs is unescaped
+        return fields.sole_command_may_concern(arguments, raw, environ, index)
     if name in POWERSHELL_TOOLS:
         return _powershell_may_write(arguments)
     if name in PATCH_TOOLS:

@@ -130,6 +130,20 @@ def command_may_concern(
     return may_concern_store(text.decode("utf-8", "replace"), cwd, environ, index)
 
 
+def sole_command_may_concern(
+    arguments: bytes,
+    cwd_raw: bytes,
+    environ: "dict[str, str] | os._Environ[str]",
+    index: "str | None",
+) -> bool:
+    """:func:`command_may_concern` for the one ``command`` member of ``arguments``, run in the
+    ``cwd`` read off ``cwd_raw``; ``True`` (parse it) unless there is exactly one, a string."""
+    values = json_strings(arguments, b"command")
+    if len(values) != 1:
+        return True
+    return command_may_concern(cwd_raw, values[0], environ, index)
+
+
 def text_may_name_index(
     raw: bytes, environ: "dict[str, str] | os._Environ[str]", index: "str | None"
 ) -> bool:

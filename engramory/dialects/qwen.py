@@ -56,7 +56,9 @@ def may_concern_index(
     """A cheap test on the raw payload: could this call touch the index at all?"""
     tool = json_string(raw, b"tool_name")
     if tool == SHELL_TOOL.encode():
-        return fields.command_may_write(raw)
+        if b'"directory"' in raw:  # runs in a folder below the cwd: the gate is not told it
+            return fields.command_may_write(raw)
+        return fields.shell_may_concern(raw, environ, index)
     if tool in _EDIT_TOOLS:
         return fields.path_may_be_index(raw, _PATH_KEYS, environ, index)
     return tool is None or b"\\" in tool

@@ -126,3 +126,34 @@ def first_string(raw: bytes, key: bytes) -> "bytes | None":
     while raw[at : at + 1] in (b" ", b"\t", b"\r", b"\n"):
         at += 1
     return string_at(raw, at)
+
+
+_JSON_SPACE = b" \t\r\n"
+
+
+def string_list(text: bytes) -> "list[bytes] | None":
+    """The raw (still escaped) strings of a JSON array of strings, ``text`` being its whole
+    JSON text (``None``: not exactly such an array, or empty).
+
+    For Cline's ``commands``, a JSON list carried as a string: once the string is
+    :func:`unescaped`, each item reads as a command member of any other payload does.
+    """
+    at = len(text) - len(text.lstrip(_JSON_SPACE))
+    if text[at : at + 1] != b"[":
+        return None
+    items: list[bytes] = []
+    while True:
+        at += 1
+        while text[at : at + 1] in (b" ", b"\t", b"\r", b"\n"):
+            at += 1
+        item = string_at(text, at)
+        if item is None:
+            return None
+        items.append(item)
+        at += len(item) + 2
+        while text[at : at + 1] in (b" ", b"\t", b"\r", b"\n"):
+            at += 1
+        if text[at : at + 1] == b"]":
+            return items if not text[at + 1 :].strip(_JSON_SPACE) else None
+        if text[at : at + 1] != b",":
+            return None
