@@ -37,6 +37,28 @@ else (``python3 -m pytest``, ``git commit -m x``, ``make``) names no store file
 and is silent without being parsed. ``tests/test_shellgate.py`` checks, on the
 ground-truth commands and on generated ones, that the gate never lets through a
 command the full parser denies.
+
+Every host's dialect runs this gate on its raw payload, before any JSON is parsed
+(:func:`engramory.dialects.fields.command_may_concern`), so a shell call is parsed in
+full only when its text could concern a store. The exact pre-check, in order:
+
+a. the command is read off the raw bytes: the one string member the dialect's full path
+   would read (``command``; Copilot's inside its ``toolArgs`` string, unescaped once;
+   Cline's ``commands``, a JSON list of strings carried as a string, each item in turn).
+   No such member, a second one, a value that is not a string or a list the raw read
+   cannot follow exactly (not only strings, a control character or an escape strict JSON
+   refuses, trailing text) parses the payload;
+b. a command that cannot write any file (:func:`engramory.guard.shell_may_write`: no
+   writer program, no ``>``, backquote, ``$(`` or ``$'``) is dismissed;
+c. a ``\\u`` escape in it, a working directory not read off one ``cwd`` member (or
+   Cursor's and Cline's workspace root), Gemini's ``dir_path`` or Qwen's ``directory``
+   parses the payload;
+d. the command, unescaped, goes through :func:`may_concern_store` (rules 1-6 above) in
+   that directory: dismissed when it says no, parsed in full otherwise.
+
+``tests/test_dialect_shell_gate.py`` checks, for every host's payload shapes, on the
+ground-truth commands and on generated ones, that a call the dialect's full path denies
+(the payload parsed, this gate forced open) is denied by the gated path too.
 """
 
 from engramory.guard import (
