@@ -13,7 +13,7 @@ engramory_index_guard.py --host HOST --index STORE/MEMORY.md``, as ``engramory
 init`` registers it. ``--checkout`` runs ``hooks/engramory_index_guard.py`` of the
 checkout with ``--python`` instead (no build; ``__pycache__`` written on first run).
 
-For each host with a guard dialect (Claude Code, Codex, Gemini CLI, Copilot,
+For each host with a guard dialect (Claude Code, Codex, Gemini CLI, Qwen Code, Copilot,
 Cursor, Cline, Kiro CLI, Hermes; OpenCode and OpenClaw as their plugins call it:
 what the plugin itself adds is ``benchmarks/plugins.py``) it times that host's own
 payloads: a write to another file, an edit of another file, the shell commands an
@@ -196,6 +196,15 @@ def host_payloads(store: Path) -> dict[str, dict[str, object]]:
                 "write_file", {"file_path": str(index), "content": grown}
             ),
         },
+        "qwen": {
+            "non-index write": claude_like("write_file", {"file_path": app, "content": code}),
+            "non-index shell": claude_like("run_shell_command", {"command": tests}),
+            "non-index edit": claude_like("edit", {"file_path": app, **edit}),
+            "index edit": claude_like("edit", {"file_path": str(index), **edit}),
+            "denied index write": claude_like(
+                "write_file", {"file_path": str(index), "content": grown}
+            ),
+        },
         "copilot": {
             "non-index write": copilot("create", {"path": app, "file_text": code}),
             "non-index shell": copilot("bash", {"command": tests}),
@@ -320,7 +329,7 @@ def main() -> int:
     parser.add_argument("--python", default=sys.executable)
     parser.add_argument(
         "--hosts",
-        default="claude,codex,gemini,copilot,cursor,cline,kiro,opencode,openclaw,hermes",
+        default="claude,codex,gemini,qwen,copilot,cursor,cline,kiro,opencode,openclaw,hermes",
     )
     parser.add_argument("--check", action="store_true", help="exit 1 when a target fails")
     parser.add_argument(
@@ -347,9 +356,9 @@ def main() -> int:
             stdin = json.dumps(cases["claude"]["non-index write"]).encode()
             label = "claude, registered as `python script.py` (non-index write)"
             rows.append((label, *interleaved([py, str(hook_script)], stdin, floor, args.runs)))
-            version = subprocess.run(
-                [py, "--version"], capture_output=True, text=True, check=True
-            ).stdout.strip()
+        version = subprocess.run(
+            [py, "--version"], capture_output=True, text=True, check=True
+        ).stdout.strip()  # not only with claude: --hosts qwen printed no table
     what = f"the checkout's {HOOK}" if args.checkout else "an installed wheel (bytecode compiled)"
     floor_text = "each interleaved with `python -I -S -c pass`"
     print(f"{version}, {what}; medians of {args.runs} runs, {floor_text}")

@@ -15,29 +15,48 @@ installed wheel (``<site-packages>/engramory/_shipped/hooks/``) -- and runs
 ``engramory.dialects``. It stays this short because Python compiles a script
 on every run, while the package's modules are compiled once (``__pycache__``).
 When the package cannot be loaded, ``engramory_guard_fallback.py`` beside it answers.
+It does not import ``os`` (under ``-I -S`` that alone costs about 15% of the start-up): on
+POSIX, unless this file is a symbolic link, the package is found with ``posix`` and string
+operations, and ``os.path.realpath`` is used only when that finds none (a folder above is
+a link, Windows).
 """
 
 import sys
-from os.path import dirname, isfile, join, realpath
 
 
 def main():
-    here = dirname(realpath(__file__))
-    for root in (dirname(here), dirname(dirname(dirname(here)))):
-        if isfile(join(root, "engramory", "__init__.py")):
-            sys.path.insert(0, root)
-            break
+    posix = sys.modules.get("posix")  # built in and loaded at start-up, unlike os
+    if posix is None or not _found(__file__, posix.stat, posix.lstat):
+        from os import path, stat  # noqa: PLC0415 - a link, Windows, a broken install
+
+        _found(path.realpath(__file__).replace("\\", "/"), stat, None)
     try:
         from engramory.dialects import main as entry_main  # noqa: PLC0415 - after the path
     except Exception:  # a broken install: never crash, never block
         try:
-            sys.path.insert(0, here)
+            from os.path import dirname, realpath  # noqa: PLC0415
+
+            sys.path.insert(0, dirname(realpath(__file__)))
             from engramory_guard_fallback import main as fallback  # noqa: PLC0415
 
             return fallback(sys.argv)
         except Exception:
             return 0
     return entry_main(sys.argv[1:])
+
+
+def _found(script, stat, lstat):
+    # The package beside <repo>/hooks/ or <site>/engramory/_shipped/hooks/ goes on sys.path
+    for root in (script.rsplit("/", 2)[0] or "/", script.rsplit("/", 4)[0] or "/"):
+        try:
+            if lstat is not None and lstat(script).st_mode & 0o170000 == 0o120000:
+                return False  # a symbolic link: the package is beside the real script
+            if stat(root + "/engramory/__init__.py").st_mode & 0o170000 == 0o100000:
+                sys.path.insert(0, root)
+                return True
+        except (OSError, ValueError):
+            pass
+    return False
 
 
 if __name__ == "__main__":

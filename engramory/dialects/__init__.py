@@ -34,15 +34,14 @@ stop the agent from working. The argument parser is hand-rolled: ``argparse``
 costs more to import than the whole hook on a call that does not touch the index.
 """
 
-from __future__ import annotations
-
-import os
 import sys
 
 from engramory import guard
 
 TYPE_CHECKING = False  # not ``typing.TYPE_CHECKING``: the guard's path never imports typing
 if TYPE_CHECKING:  # annotations only: the hook should not pay for importing them
+    import os
+
     from engramory.dialects.base import Dialect
     from engramory.guard.decision import Verdict
 
@@ -63,7 +62,7 @@ DIALECTS = {
 }
 
 
-def dialect(host: str) -> Dialect | None:
+def dialect(host: str) -> "Dialect | None":
     """The dialect module of ``host``, or ``None`` when it has none."""
     module = DIALECTS.get(host)
     return __import__(module, fromlist=("render",)) if module is not None else None  # type: ignore[return-value]
@@ -75,7 +74,7 @@ STDERR = "stderr"  # a render's optional third item: print the text on stderr
 BOM = b"\xef\xbb\xbf"  # Cursor sends one before the JSON when it runs Claude's hooks
 
 
-def options(argv: list[str]) -> tuple[str, str, str | None]:
+def options(argv: "list[str]") -> "tuple[str, str, str | None]":
     """``(host, event, index)`` from the hook's arguments (unknown ones are ignored)."""
     found: dict[str, str] = {}
     for i, arg in enumerate(argv):
@@ -92,8 +91,8 @@ def _read_stdin() -> bytes:
 
 
 def answer(
-    argv: list[str], raw: bytes | None, environ: dict[str, str] | os._Environ[str]
-) -> tuple[str, int] | tuple[str, int, str]:
+    argv: "list[str]", raw: "bytes | None", environ: "dict[str, str] | os._Environ[str]"
+) -> "tuple[str, int] | tuple[str, int, str]":
     """What the hook prints (maybe nothing) and its exit code, for ``argv`` and stdin's bytes
     (and :data:`STDERR` when the dialect prints it there).
 
@@ -130,11 +129,11 @@ def answer(
 
 
 def _after_call(
-    host_dialect: Dialect,
+    host_dialect: "Dialect",
     payload_bytes: bytes,
-    environ: dict[str, str] | os._Environ[str],
-    index: str | None,
-) -> Verdict | None:
+    environ: "dict[str, str] | os._Environ[str]",
+    index: "str | None",
+) -> "Verdict | None":
     """The check after a call (:mod:`engramory.guard.afterwrite`): what the call may have
     touched, read by the host's dialect, is measured and scanned (``None``: nothing to say).
 
@@ -165,10 +164,10 @@ def _after_call(
     return afterwrite.check(calls, environ, index) if calls else None
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: "list[str] | None" = None) -> int:
     """Run one hook call: print the host's answer; never a traceback (fails open, exit 0)."""
     try:
-        reply = answer(sys.argv[1:] if argv is None else argv, None, os.environ)
+        reply = answer(sys.argv[1:] if argv is None else argv, None, guard.process_environ())
     except Exception:
         return 0
     text, code = reply[0], reply[1]

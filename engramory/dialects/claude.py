@@ -38,10 +38,6 @@ over the service's ``PAYLOAD_LIMIT`` is not parsed: its path is found by a
 bounded scan (:func:`oversized_call`).
 """
 
-from __future__ import annotations
-
-import os
-
 from engramory.dialects import fields
 from engramory.dialects.rawjson import decoded, json_string, json_strings
 from engramory.guard import toolcall
@@ -49,6 +45,8 @@ from engramory.guard.toolcall import ToolCall
 
 TYPE_CHECKING = False  # not ``typing.TYPE_CHECKING``: the guard's path never imports typing
 if TYPE_CHECKING:  # annotations only: a call dismissed early does not import the decision
+    import os
+
     from engramory.continuity.policy import Reply
     from engramory.guard.decision import Verdict
 
@@ -87,7 +85,7 @@ _PATH_KEYS = tuple(key.encode() for key in PATH_KEYS)
 
 
 def may_concern_index(
-    raw: bytes, environ: dict[str, str] | os._Environ[str], index: str | None = None
+    raw: bytes, environ: "dict[str, str] | os._Environ[str]", index: "str | None" = None
 ) -> bool:
     """A cheap test on the raw payload: could this call touch the index at all?
 
@@ -114,7 +112,7 @@ def may_concern_index(
     return fields.path_may_be_index(raw, _PATH_KEYS, environ, index)
 
 
-def _first(mapping: dict[str, object], keys: tuple[str, ...]) -> object:
+def _first(mapping: "dict[str, object]", keys: "tuple[str, ...]") -> object:
     """The value of the first of ``keys`` that ``mapping`` holds (``None`` if none)."""
     for key in keys:
         if key in mapping:
@@ -122,7 +120,7 @@ def _first(mapping: dict[str, object], keys: tuple[str, ...]) -> object:
     return None
 
 
-def oversized_call(raw: bytes) -> ToolCall:
+def oversized_call(raw: bytes) -> "ToolCall":
     """The kind, target and cwd of a payload too large to parse, by a bounded scan."""
     tool = json_string(raw, b"tool_name")
     kind = KINDS.get(tool.decode("ascii", "replace")) if tool is not None else None
@@ -137,7 +135,7 @@ def oversized_call(raw: bytes) -> ToolCall:
     return ToolCall(kind)
 
 
-def tool_calls(payload: object) -> list[ToolCall]:
+def tool_calls(payload: object) -> "list[ToolCall]":
     """The tool call in one PreToolUse payload (already decoded from JSON)."""
     if not isinstance(payload, dict):
         return []
@@ -166,7 +164,7 @@ def tool_calls(payload: object) -> list[ToolCall]:
     return [_edit_call(kind, tool_input, cwd)]
 
 
-def _replacement_calls(replacements: list[object], cwd: str | None) -> list[ToolCall]:
+def _replacement_calls(replacements: "list[object]", cwd: "str | None") -> "list[ToolCall]":
     """VS Code's multi-replace: each replacement names its own file; one multi-edit per file."""
     by_path: dict[str, list[tuple[object, object, object]]] = {}
     for item in replacements:
@@ -179,7 +177,7 @@ def _replacement_calls(replacements: list[object], cwd: str | None) -> list[Tool
     ]
 
 
-def _edit_call(kind: str, tool_input: dict[str, object], cwd: str | None) -> ToolCall:
+def _edit_call(kind: str, tool_input: "dict[str, object]", cwd: "str | None") -> "ToolCall":
     """A write, edit, multi-edit or patch call from its arguments, whatever their spelling."""
     path = fields.path(tool_input, PATH_KEYS)
     patch = fields.patch_text(tool_input)
@@ -199,11 +197,11 @@ def _edit_call(kind: str, tool_input: dict[str, object], cwd: str | None) -> Too
     return call
 
 
-def _step(edit: dict[str, object]) -> tuple[object, object, object]:
+def _step(edit: "dict[str, object]") -> "tuple[object, object, object]":
     return _first(edit, OLD_KEYS), _first(edit, NEW_KEYS), _first(edit, ALL_KEYS)
 
 
-def render(verdict: Verdict, event: str) -> tuple[str, int]:
+def render(verdict: "Verdict", event: str) -> "tuple[str, int]":
     """What to print for a verdict (maybe nothing) and the exit code (always 0)."""
     from engramory.guard import decision  # noqa: PLC0415 - only once there is a verdict
 
@@ -222,7 +220,7 @@ def render(verdict: Verdict, event: str) -> tuple[str, int]:
     return _dumps({"hookSpecificOutput": output}), 0
 
 
-def _dumps(output: dict[str, object]) -> str:
+def _dumps(output: "dict[str, object]") -> str:
     from engramory.util import fastjson  # noqa: PLC0415 - only when there is something to say
 
     return fastjson.dumps(output)
@@ -231,7 +229,7 @@ def _dumps(output: dict[str, object]) -> str:
 # --- lifecycle hooks (``engramory sync hook --host claude``) -------------------------------------
 
 
-def lifecycle_output(reply: Reply) -> dict[str, object] | None:
+def lifecycle_output(reply: "Reply") -> "dict[str, object] | None":
     """The JSON object Claude Code expects for a lifecycle reply (``None``: print nothing).
 
     SessionStart context goes in ``hookSpecificOutput.additionalContext``; a held
@@ -251,12 +249,12 @@ def lifecycle_output(reply: Reply) -> dict[str, object] | None:
     return {"systemMessage": reply.text}
 
 
-def render_lifecycle(reply: Reply) -> tuple[str, int]:
+def render_lifecycle(reply: "Reply") -> "tuple[str, int]":
     """A lifecycle reply as Claude Code's hook output and exit code ("" prints nothing)."""
     return dump_lifecycle(lifecycle_output(reply))
 
 
-def dump_lifecycle(output: dict[str, object] | None) -> tuple[str, int]:
+def dump_lifecycle(output: "dict[str, object] | None") -> "tuple[str, int]":
     """One hook output object as its JSON text; a hook always exits 0 (it fails open)."""
     import json  # noqa: PLC0415 - not on the guard's path
 

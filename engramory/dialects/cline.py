@@ -30,18 +30,22 @@ step); silence prints nothing. After a call (the ``PostToolUse`` hook file, payl
 ``contextModification``.
 """
 
-from __future__ import annotations
-
-import os
-
-from engramory import guard
 from engramory.dialects import fields
-from engramory.dialects.rawjson import first_string, json_string
+from engramory.dialects.rawjson import (
+    first_string,
+    json_string,
+    json_string_start,
+    json_strings,
+    string_list,
+    unescaped,
+)
 from engramory.guard import toolcall
 from engramory.guard.toolcall import ToolCall
 
 TYPE_CHECKING = False  # not ``typing.TYPE_CHECKING``: the guard's path never imports typing
 if TYPE_CHECKING:
+    import os
+
     from engramory.continuity.policy import Reply
     from engramory.guard.decision import Verdict
 
@@ -60,7 +64,7 @@ _SHELL_TOOLS = (COMMANDS_TOOL.encode(), COMMAND_TOOL.encode())
 _PATH_KEYS = (b"path",)
 
 
-def _raw_tool(raw: bytes) -> bytes | None:
+def _raw_tool(raw: bytes) -> "bytes | None":
     """The tool's name off the raw bytes: ``preToolUse.toolName``, else ``tool_call.name``."""
     tool = json_string(raw, b"toolName")
     if tool is None and b'"tool_call"' in raw:
@@ -77,18 +81,14 @@ def _cwd_raw(raw: bytes) -> bytes:
 
 
 def may_concern_index(
-    raw: bytes, environ: dict[str, str] | os._Environ[str], index: str | None = None
+    raw: bytes, environ: "dict[str, str] | os._Environ[str]", index: "str | None" = None
 ) -> bool:
     """A cheap test on the raw payload: could this call touch the index at all?"""
     tool = _raw_tool(raw)
     if tool is None or b"\\" in tool:
         return True
     if tool in _SHELL_TOOLS:
-        for key in (b"commands", b"command"):
-            value = json_string(raw, key)
-            if value is not None:
-                return b"\\u" in value or guard.shell_may_write(value)
-        return True  # a list (the SDK's input), or no command found: parse it
+        return _commands_may_concern(raw, environ, index)
     if tool in _FILE_TOOLS:
         return fields.path_may_be_index(raw, _PATH_KEYS, environ, index, _cwd_raw(raw))
     if tool == PATCH_TOOL.encode():
@@ -96,7 +96,68 @@ def may_concern_index(
     return False
 
 
-def oversized_call(raw: bytes) -> ToolCall:
+def _commands_may_concern(
+    raw: bytes, environ: "dict[str, str] | os._Environ[str]", index: "str | None"
+) -> bool:
+    """Could a shell tool's command(s) concern a store? Each must pass the gate before the
+    shell parser (:func:`~engramory.dialects.fields.command_may_concern`), as Claude Code's
+    command does.
+
+    The commands are read as :func:`_commands` reads them: ``commands`` (a JSON list of
+    strings carried as a string, else one command), else ``command``. The payload is parsed
+    whenever that cannot be told off the raw bytes for sure: both keys or either twice, a value
+    that is not a string (the SDK's real list), a list that is not plainly strings, a ``\\u``
+    escape, a working directory that is not one plain root.
+    """
+    commands, command = json_strings(raw, b"commands"), json_strings(raw, b"command")
+    values = commands + command
+    cwd_raw = _shell_cwd_raw(raw)
+    if len(values) != 1 or values[0] is None or cwd_raw is None:
+        return True
+    value = values[0]
+    if commands:
+        text = unescaped(value)
+        if text is None:
+            return True
+        if text.decode("utf-8", "replace").lstrip().startswith("["):  # as _commands tests it
+            listed = string_list(text)
+            if listed is None or not all(_plain_json(item) for item in listed):
+                return True  # the parser may read it otherwise: it decides
+            return any(fields.command_may_concern(cwd_raw, c, environ, index) for c in listed)
+    return fields.command_may_concern(cwd_raw, value, environ, index)
+
+
+def _plain_json(item: bytes) -> bool:
+    """Whether ``item`` is the contents of a string strict JSON reads: no control character,
+    only valid escapes (a ``\\u`` one is kept: the gate parses what holds one)."""
+    if len(item.translate(None, _CONTROLS)) != len(item):
+        return False
+    rest = item.replace(b"\\\\", b"")
+    at = rest.find(b"\\")
+    while at >= 0:
+        if rest[at + 1 : at + 2] not in _ESCAPED:
+            return False
+        at = rest.find(b"\\", at + 2)
+    return True
+
+
+_CONTROLS = bytes(range(32))
+_ESCAPED = frozenset(bytes([c]) for c in b'"/bfnrtu')
+
+
+def _shell_cwd_raw(raw: bytes) -> "bytes | None":
+    """A ``"cwd"`` member holding the folder a shell call runs in, as :func:`_request` finds it
+    (the first of one ``workspaceRoots``, else the payload's own ``cwd``); ``None``: parse."""
+    at = json_string_start(raw, b"workspaceRoots")
+    if at < 0:
+        return raw
+    root = first_string(raw, b"workspaceRoots")
+    if not root or json_string_start(raw, b"workspaceRoots", at) >= 0:
+        return None
+    return b'"cwd": "' + root + b'"'
+
+
+def oversized_call(raw: bytes) -> "ToolCall":
     """The kind, target and cwd of a payload too large to parse, by a bounded scan."""
     tool = _raw_tool(raw) or b""
     kind = {
@@ -107,7 +168,7 @@ def oversized_call(raw: bytes) -> ToolCall:
     return fields.oversized_call(raw, kind, _PATH_KEYS, cwd_raw=_cwd_raw(raw))
 
 
-def tool_calls(payload: object) -> list[ToolCall]:
+def tool_calls(payload: object) -> "list[ToolCall]":
     """The tool call(s) in one PreToolUse payload (already decoded from JSON)."""
     request = _request(payload)
     if request is None:
@@ -128,7 +189,7 @@ def tool_calls(payload: object) -> list[ToolCall]:
     return [ToolCall(toolcall.UNKNOWN, cwd=cwd)]
 
 
-def after_calls(payload: object) -> list[ToolCall]:
+def after_calls(payload: object) -> "list[ToolCall]":
     """The tool call(s) a PostToolUse payload reports (``postToolUse: {toolName, parameters,
     result, ...}``), read as :func:`tool_calls` reads a PreToolUse one."""
     if isinstance(payload, dict) and isinstance(payload.get("postToolUse"), dict):
@@ -136,7 +197,7 @@ def after_calls(payload: object) -> list[ToolCall]:
     return tool_calls(payload)
 
 
-def _request(payload: object) -> tuple[object, dict[str, object], str | None] | None:
+def _request(payload: object) -> "tuple[object, dict[str, object], str | None] | None":
     """``(tool, parameters, cwd)`` of either payload shape (``None``: not a tool call)."""
     if not isinstance(payload, dict):
         return None
@@ -166,7 +227,7 @@ def _json(text: str) -> object:
         return None
 
 
-def _commands(params: dict[str, object]) -> list[str | None]:
+def _commands(params: "dict[str, object]") -> "list[str | None]":
     """Each shell command of ``run_commands`` (a list, or its JSON text) or ``execute_command``."""
     value = params.get("commands", params.get("command"))
     if isinstance(value, str):
@@ -177,7 +238,7 @@ def _commands(params: dict[str, object]) -> list[str | None]:
     return [item if isinstance(item, str) else _command_of(item) for item in value] or [None]
 
 
-def _command_of(item: object) -> str | None:
+def _command_of(item: object) -> "str | None":
     """A command given as an object (``{"command": ...}``), else ``None`` (not followed)."""
     if isinstance(item, dict):
         command = item.get("command")
@@ -185,7 +246,7 @@ def _command_of(item: object) -> str | None:
     return None
 
 
-def _editor_call(params: dict[str, object], path: str, cwd: str | None) -> ToolCall:
+def _editor_call(params: "dict[str, object]", path: str, cwd: "str | None") -> "ToolCall":
     """The ``editor`` call as the guard judges it: a replace, a creation or an insertion."""
     new = params.get("new_text")
     new_text = new if isinstance(new, str) else ""
@@ -193,6 +254,8 @@ def _editor_call(params: dict[str, object], path: str, cwd: str | None) -> ToolC
     inserting = params.get("insert_line") not in (None, "")
     if not inserting and isinstance(old, str) and old:
         return ToolCall(toolcall.EDIT, path, cwd=cwd, edits=[(old, new_text, False)])
+    import os  # noqa: PLC0415 - not on the path of a dismissed call
+
     target = os.path.join(cwd or os.getcwd(), os.path.expanduser(path))
     from engramory.guard import service  # noqa: PLC0415 - only for an edit that may matter
     from engramory.store.caps import caps_from  # noqa: PLC0415
@@ -217,7 +280,7 @@ def inserted(current: str, new_text: str) -> str:
     return current + gap + new_text + end
 
 
-def render(verdict: Verdict, event: str) -> tuple[str, int]:
+def render(verdict: "Verdict", event: str) -> "tuple[str, int]":
     """What to print for a verdict (maybe nothing) and the exit code (always 0)."""
     from engramory.guard import decision  # noqa: PLC0415 - only once there is a verdict
 
@@ -243,7 +306,7 @@ EVENTS = {
 SOURCES = {"TaskStart": "startup", "TaskResume": "resume"}
 
 
-def lifecycle_payload(payload: object, event: str | None) -> object:
+def lifecycle_payload(payload: object, event: "str | None") -> object:
     """A Cline hook event as Claude Code's shape: ``taskId`` is the session id."""
     if not isinstance(payload, dict):
         return payload
@@ -262,7 +325,7 @@ def lifecycle_payload(payload: object, event: str | None) -> object:
     return converted
 
 
-def render_lifecycle(reply: Reply) -> tuple[str, int]:
+def render_lifecycle(reply: "Reply") -> "tuple[str, int]":
     """A lifecycle reply as Cline's hook output: every message is ``contextModification``.
 
     Cline shows a hook's output and adds ``contextModification`` to the

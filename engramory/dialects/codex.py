@@ -8,10 +8,6 @@ after the user trusts them in ``/hooks``. Its ``hooks.json`` allows only
 ``hooks`` at the top level.
 """
 
-from __future__ import annotations
-
-import os
-
 from engramory.dialects import fields
 from engramory.dialects.rawjson import json_string
 from engramory.guard import toolcall
@@ -19,6 +15,8 @@ from engramory.guard.toolcall import ToolCall
 
 TYPE_CHECKING = False  # not ``typing.TYPE_CHECKING``: the guard's path never imports typing
 if TYPE_CHECKING:
+    import os
+
     from engramory.continuity.policy import Reply
     from engramory.guard.decision import Verdict
 
@@ -37,7 +35,7 @@ _SHELL_TOOLS = frozenset(name.encode() for name in SHELL_TOOLS)
 
 
 def may_concern_index(
-    raw: bytes, environ: dict[str, str] | os._Environ[str], index: str | None = None
+    raw: bytes, environ: "dict[str, str] | os._Environ[str]", index: "str | None" = None
 ) -> bool:
     """A cheap test on the raw payload: could this call touch the index at all?
 
@@ -55,19 +53,19 @@ def may_concern_index(
     return fields.patch_may_touch_index(raw, environ, index)
 
 
-def render(verdict: Verdict, event: str) -> tuple[str, int]:
+def render(verdict: "Verdict", event: str) -> "tuple[str, int]":
     """Claude Code's answer (:func:`engramory.dialects.claude.render`), imported only to answer."""
     from engramory.dialects import claude  # noqa: PLC0415 - not needed to dismiss a call
 
     return claude.render(verdict, event)
 
 
-def oversized_call(raw: bytes) -> ToolCall:
+def oversized_call(raw: bytes) -> "ToolCall":
     """A payload too large to parse: a patch that big is judged by what it names."""
     return ToolCall(toolcall.UNKNOWN)
 
 
-def tool_calls(payload: object) -> list[ToolCall]:
+def tool_calls(payload: object) -> "list[ToolCall]":
     """The tool call in one PreToolUse payload (already decoded from JSON)."""
     request = fields.tool_request(payload)
     if request is None:
@@ -84,12 +82,14 @@ def tool_calls(payload: object) -> list[ToolCall]:
     return [ToolCall(toolcall.UNKNOWN, cwd=cwd)]
 
 
-def _command_line(command: object) -> str | None:
+def _command_line(command: object) -> "str | None":
     """A shell call's command line: a string, or an argv list (``["bash", "-lc", script]``)."""
     if isinstance(command, str):
         return command
     if not isinstance(command, list) or not all(isinstance(word, str) for word in command):
         return None
+    import os  # noqa: PLC0415 - not on the path of a dismissed call
+
     if (
         len(command) == 3
         and command[1] in ("-c", "-lc")
@@ -109,7 +109,7 @@ def _command_line(command: object) -> str | None:
 # --- lifecycle hooks (``engramory sync hook --host codex``) ------------------------------
 
 
-def render_lifecycle(reply: Reply) -> tuple[str, int]:
+def render_lifecycle(reply: "Reply") -> "tuple[str, int]":
     """A lifecycle reply as Codex's hook output and exit code ("" prints nothing).
 
     Codex reads Claude Code's shapes for context and warnings, but holds a

@@ -33,10 +33,6 @@ timeline): Copilot cannot hold a compaction back. Both payload dialects are
 read (``sessionId`` / ``session_id``).
 """
 
-from __future__ import annotations
-
-import os
-
 from engramory.dialects import fields
 from engramory.dialects.rawjson import json_string, unescaped
 from engramory.guard import toolcall
@@ -44,6 +40,8 @@ from engramory.guard.toolcall import ToolCall
 
 TYPE_CHECKING = False  # not ``typing.TYPE_CHECKING``: the guard's path never imports typing
 if TYPE_CHECKING:
+    import os
+
     from engramory.continuity.policy import Reply
     from engramory.guard.decision import Verdict
 
@@ -65,11 +63,14 @@ _answering = [CAMEL]  # the style of the payload this process answers (one per h
 
 
 def may_concern_index(
-    raw: bytes, environ: dict[str, str] | os._Environ[str], index: str | None = None
+    raw: bytes, environ: "dict[str, str] | os._Environ[str]", index: "str | None" = None
 ) -> bool:
     """A cheap test on the raw payload: could this call touch the index at all?
 
-    A string ``toolArgs`` is unescaped (without a parser) and read the same way.
+    A string ``toolArgs`` is unescaped (without a parser) and read the same way. A ``bash``
+    command must be able to write and pass the gate before the shell parser
+    (:func:`~engramory.dialects.fields.command_may_concern`, in the payload's ``cwd``), as
+    Claude Code's is; a second ``command`` member, or a ``\\u`` escape, is parsed.
     """
     tool = json_string(raw, b"toolName")
     if tool is None:
@@ -80,8 +81,8 @@ def may_concern_index(
     if arguments is None:
         return True
     name = tool.decode("ascii", "replace")
-    if name in SHELL_TOOLS:
-        return fields.command_may_write(arguments)
+    if name in SHELL_TOOLS:  # the gate, on the command once toolArgs is unescaped
+        return fields.sole_command_may_concern(arguments, raw, environ, index)
     if name in POWERSHELL_TOOLS:
         return _powershell_may_write(arguments)
     if name in PATCH_TOOLS:
@@ -106,7 +107,7 @@ def _powershell_may_write(arguments: bytes) -> bool:
     return pwsh.command_may_write(plain.decode("utf-8", "replace"))
 
 
-def _raw_arguments(raw: bytes) -> bytes | None:
+def _raw_arguments(raw: bytes) -> "bytes | None":
     """The raw bytes that hold the tool's arguments: a string ``toolArgs`` unescaped, else ``raw``.
 
     ``None`` when a string ``toolArgs`` cannot be unescaped cheaply.
@@ -115,7 +116,7 @@ def _raw_arguments(raw: bytes) -> bytes | None:
     return raw if inner is None else unescaped(inner)
 
 
-def oversized_call(raw: bytes) -> ToolCall:
+def oversized_call(raw: bytes) -> "ToolCall":
     """The kind, target and cwd of a payload too large to parse, by a bounded scan."""
     camel = json_string(raw, b"toolName")
     _answering[0] = CAMEL if camel is not None else CLAUDE_STYLE
@@ -126,7 +127,7 @@ def oversized_call(raw: bytes) -> ToolCall:
     return fields.oversized_call(arguments or b"", kind, _PATH_KEYS, cwd_raw=raw)
 
 
-def tool_calls(payload: object) -> list[ToolCall]:
+def tool_calls(payload: object) -> "list[ToolCall]":
     """The tool call in one preToolUse payload (already decoded from JSON), either dialect."""
     if not isinstance(payload, dict):
         return []
@@ -158,7 +159,9 @@ def tool_calls(payload: object) -> list[ToolCall]:
     return [call]  # another action: no prediction, a "not verified" nudge
 
 
-def _insert_call(arguments: dict[str, object], path: str | None, cwd: str | None) -> ToolCall:
+def _insert_call(
+    arguments: "dict[str, object]", path: "str | None", cwd: "str | None"
+) -> "ToolCall":
     """``command: insert``: the file with ``new_str`` inserted after line ``insert_line``."""
     new = fields.text(arguments, ("new_str", "new_string"))
     line = arguments.get("insert_line", arguments.get("insertLine"))
@@ -201,7 +204,7 @@ def _is_patch(arguments: object) -> bool:
     return isinstance(arguments, str) and arguments.lstrip().startswith(fields.PATCH_START)
 
 
-def render(verdict: Verdict, event: str) -> tuple[str, int]:
+def render(verdict: "Verdict", event: str) -> "tuple[str, int]":
     """What to print for a verdict (maybe nothing) and the exit code (always 0)."""
     from engramory.guard import decision  # noqa: PLC0415 - only once there is a verdict
 
@@ -243,14 +246,14 @@ LIFECYCLE_EVENTS = {
 SESSION_KEYS = ("sessionId", "session_id")
 
 
-def lifecycle_payload(payload: object, event: str | None) -> object:
+def lifecycle_payload(payload: object, event: "str | None") -> object:
     """A sessionStart / userPromptSubmitted / preCompact payload as Claude Code's shape."""
     from engramory.dialects import lifecycle_io  # noqa: PLC0415 - not on the guard's path
 
     return lifecycle_io.claude_shape(payload, event, LIFECYCLE_EVENTS, SESSION_KEYS)
 
 
-def render_lifecycle(reply: Reply) -> tuple[str, int]:
+def render_lifecycle(reply: "Reply") -> "tuple[str, int]":
     """A continuity reply as Copilot's hook output; always exit 0.
 
     Context is ``{"additionalContext": ...}`` (read at sessionStart). A warning

@@ -26,10 +26,6 @@ session is ``conversation_id`` (common to every event), else ``session_id``.
 Never ``continue: false`` (that would stop the user's prompt).
 """
 
-from __future__ import annotations
-
-import os
-
 from engramory.dialects import fields
 from engramory.dialects.rawjson import json_string
 from engramory.guard import toolcall
@@ -37,6 +33,8 @@ from engramory.guard.toolcall import ToolCall
 
 TYPE_CHECKING = False  # not ``typing.TYPE_CHECKING``: the guard's path never imports typing
 if TYPE_CHECKING:
+    import os
+
     from engramory.continuity.policy import Reply
     from engramory.guard.decision import Verdict
 
@@ -61,7 +59,7 @@ _EDIT_TOOLS = tuple(tool.encode() for tool in (WRITE_TOOL, *EDIT_TOOLS))
 
 
 def may_concern_index(
-    raw: bytes, environ: dict[str, str] | os._Environ[str], index: str | None = None
+    raw: bytes, environ: "dict[str, str] | os._Environ[str]", index: "str | None" = None
 ) -> bool:
     """A cheap test on the raw payload: could this call touch the index at all?
 
@@ -83,7 +81,7 @@ def may_concern_index(
     return b"\\" in tool
 
 
-def oversized_call(raw: bytes) -> ToolCall:
+def oversized_call(raw: bytes) -> "ToolCall":
     """The kind, target and cwd of a payload too large to parse, by a bounded scan."""
     tool = json_string(raw, b"tool_name")
     name = tool.decode("ascii", "replace") if tool is not None else ""
@@ -91,7 +89,7 @@ def oversized_call(raw: bytes) -> ToolCall:
     return fields.oversized_call(raw, kind, _PATH_KEYS)
 
 
-def tool_calls(payload: object) -> list[ToolCall]:
+def tool_calls(payload: object) -> "list[ToolCall]":
     """The tool call in one preToolUse or beforeShellExecution payload (decoded from JSON)."""
     if not isinstance(payload, dict):
         return []
@@ -121,7 +119,7 @@ def tool_calls(payload: object) -> list[ToolCall]:
     return [ToolCall(toolcall.EDIT, path, cwd=cwd, edits=[step])]
 
 
-def after_calls(payload: object) -> list[ToolCall]:
+def after_calls(payload: object) -> "list[ToolCall]":
     """The call an after-event reports: afterFileEdit's file (the edit is done: only its path
     matters), afterShellExecution's command; any other payload as :func:`tool_calls` reads it."""
     if not isinstance(payload, dict):
@@ -142,7 +140,7 @@ def after_calls(payload: object) -> list[ToolCall]:
     return tool_calls(payload)
 
 
-def _inferred_tool(tool_input: object) -> str | None:
+def _inferred_tool(tool_input: object) -> "str | None":
     """The tool a payload without ``tool_name`` is for, told by its input's fields."""
     if isinstance(tool_input, str):
         return PATCH_TOOL
@@ -160,7 +158,7 @@ def _inferred_tool(tool_input: object) -> str | None:
     return WRITE_TOOL
 
 
-def render(verdict: Verdict, event: str) -> tuple[str, int] | tuple[str, int, str]:
+def render(verdict: "Verdict", event: str) -> "tuple[str, int] | tuple[str, int, str]":
     """What to print for a verdict (only a deny says anything) and the exit code (always 0);
     after a call, the warning goes to stderr (:data:`STDERR`)."""
     from engramory.guard import decision  # noqa: PLC0415 - only once there is a verdict
@@ -187,14 +185,14 @@ LIFECYCLE_EVENTS = {
 SESSION_KEYS = ("conversation_id", "session_id")
 
 
-def lifecycle_payload(payload: object, event: str | None) -> object:
+def lifecycle_payload(payload: object, event: "str | None") -> object:
     """A sessionStart / beforeSubmitPrompt / preCompact payload as Claude Code's shape."""
     from engramory.dialects import lifecycle_io  # noqa: PLC0415 - not on the guard's path
 
     return lifecycle_io.claude_shape(payload, event, LIFECYCLE_EVENTS, SESSION_KEYS)
 
 
-def render_lifecycle(reply: Reply) -> tuple[str, int]:
+def render_lifecycle(reply: "Reply") -> "tuple[str, int]":
     """A continuity reply as Cursor's hook output; always exit 0 (exit 2 would stop the prompt).
 
     Context (and a warning at session start) is ``additional_context``; any

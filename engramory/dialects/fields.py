@@ -9,10 +9,6 @@ On the hot path: imports only :mod:`engramory.guard` (the raw pre-check's names,
 :mod:`~engramory.dialects.rawjson` at module level.
 """
 
-from __future__ import annotations
-
-import os
-
 from engramory import guard
 from engramory.dialects.rawjson import (
     decoded,
@@ -26,6 +22,10 @@ from engramory.dialects.rawjson import (
 from engramory.guard import toolcall
 from engramory.guard.toolcall import ToolCall
 
+TYPE_CHECKING = False  # not ``typing.TYPE_CHECKING``: the guard's path never imports typing
+if TYPE_CHECKING:
+    import os
+
 PATCH_START = "*** Begin Patch"
 # Devin's hooks carry no ``cwd``; Devin sets this to the project's folder instead.
 DEVIN_PROJECT_DIR = "DEVIN_PROJECT_DIR"
@@ -36,7 +36,7 @@ PATCH_KEYS = ("input", "patch", "command", "patchText", "patch_text", "content",
 # --- on the raw bytes -------------------------------------------------------------------
 
 
-def raw_cwd(raw: bytes) -> str | None:
+def raw_cwd(raw: bytes) -> "str | None":
     """The payload's working directory, read cheaply (``None``: not known without parsing).
 
     An empty or missing ``cwd`` means the first of ``workspace_roots`` (Cursor),
@@ -57,15 +57,15 @@ def raw_cwd(raw: bytes) -> str | None:
 
 def default_cwd() -> str:
     """The directory of a call whose payload names none: Devin's project, else this process's."""
-    return os.environ.get(DEVIN_PROJECT_DIR) or os.getcwd()
+    return guard.process_environ().get(DEVIN_PROJECT_DIR) or guard.getcwd()
 
 
 def path_may_be_index(
     raw: bytes,
-    keys: tuple[bytes, ...],
-    environ: dict[str, str] | os._Environ[str],
-    index: str | None,
-    cwd_raw: bytes | None = None,
+    keys: "tuple[bytes, ...]",
+    environ: "dict[str, str] | os._Environ[str]",
+    index: "str | None",
+    cwd_raw: "bytes | None" = None,
 ) -> bool:
     """Could the edit in ``raw`` concern the guard? By every value of every one of ``keys``:
     the index, or a markdown file of a store (where a secret is refused).
@@ -102,7 +102,7 @@ def command_may_write(raw: bytes) -> bool:
 
 
 def shell_may_concern(
-    raw: bytes, environ: dict[str, str] | os._Environ[str], index: str | None
+    raw: bytes, environ: "dict[str, str] | os._Environ[str]", index: "str | None"
 ) -> bool:
     """:func:`command_may_concern` for a payload whose shell call runs in the payload's own
     ``cwd`` (read as :func:`payload_cwd` reads it) with its ``command`` member."""
@@ -111,9 +111,9 @@ def shell_may_concern(
 
 def command_may_concern(
     raw: bytes,
-    command: bytes | None,
-    environ: dict[str, str] | os._Environ[str],
-    index: str | None,
+    command: "bytes | None",
+    environ: "dict[str, str] | os._Environ[str]",
+    index: "str | None",
 ) -> bool:
     """Could the shell command ``command`` (the raw value of ``raw``'s ``command``) concern a
     store? It must be able to write (:func:`~engramory.guard.guard.shell_may_write`) and
@@ -130,8 +130,22 @@ def command_may_concern(
     return may_concern_store(text.decode("utf-8", "replace"), cwd, environ, index)
 
 
+def sole_command_may_concern(
+    arguments: bytes,
+    cwd_raw: bytes,
+    environ: "dict[str, str] | os._Environ[str]",
+    index: "str | None",
+) -> bool:
+    """:func:`command_may_concern` for the one ``command`` member of ``arguments``, run in the
+    ``cwd`` read off ``cwd_raw``; ``True`` (parse it) unless there is exactly one, a string."""
+    values = json_strings(arguments, b"command")
+    if len(values) != 1:
+        return True
+    return command_may_concern(cwd_raw, values[0], environ, index)
+
+
 def text_may_name_index(
-    raw: bytes, environ: dict[str, str] | os._Environ[str], index: str | None
+    raw: bytes, environ: "dict[str, str] | os._Environ[str]", index: "str | None"
 ) -> bool:
     """Could ``raw`` name the index at all? (for a patch, or a payload without a tool name)
 
@@ -151,9 +165,9 @@ _LINE_ENDS = (b"\\n", b"\\r", b'"', b"\n", b"\r")
 
 def patch_may_touch_index(
     raw: bytes,
-    environ: dict[str, str] | os._Environ[str],
-    index: str | None,
-    cwd_raw: bytes | None = None,
+    environ: "dict[str, str] | os._Environ[str]",
+    index: "str | None",
+    cwd_raw: "bytes | None" = None,
 ) -> bool:
     """Could the V4A patch in ``raw`` concern the guard? By the files its lines name.
 
@@ -180,7 +194,7 @@ def patch_may_touch_index(
     )
 
 
-def _patch_targets(raw: bytes) -> list[str] | None:
+def _patch_targets(raw: bytes) -> "list[str] | None":
     """The files a patch's Add/Update/Move lines name, read off the raw bytes.
 
     ``None`` when one cannot be read cheaply (an escape or a non-ASCII byte in it,
@@ -204,8 +218,8 @@ def _patch_targets(raw: bytes) -> list[str] | None:
 
 
 def oversized_call(
-    raw: bytes, kind: str | None, keys: tuple[bytes, ...], cwd_raw: bytes | None = None
-) -> ToolCall:
+    raw: bytes, kind: "str | None", keys: "tuple[bytes, ...]", cwd_raw: "bytes | None" = None
+) -> "ToolCall":
     """The kind, target and cwd of a payload too large to parse (a bounded scan of ``raw``).
 
     ``cwd_raw``: where the ``cwd`` member is (default: ``raw``).
@@ -223,7 +237,7 @@ def oversized_call(
 # --- on the parsed payload --------------------------------------------------------------
 
 
-def text(mapping: dict[str, object], keys: tuple[str, ...]) -> str | None:
+def text(mapping: "dict[str, object]", keys: "tuple[str, ...]") -> "str | None":
     """The first of ``keys`` whose value is a string (``None``: none is)."""
     for key in keys:
         value = mapping.get(key)
@@ -232,7 +246,7 @@ def text(mapping: dict[str, object], keys: tuple[str, ...]) -> str | None:
     return None
 
 
-def path(mapping: dict[str, object], keys: tuple[str, ...]) -> str | None:
+def path(mapping: "dict[str, object]", keys: "tuple[str, ...]") -> "str | None":
     """The first non-empty string among ``keys``: a tool's target file."""
     for key in keys:
         value = mapping.get(key)
@@ -241,7 +255,7 @@ def path(mapping: dict[str, object], keys: tuple[str, ...]) -> str | None:
     return None
 
 
-def payload_cwd(payload: dict[str, object]) -> str | None:
+def payload_cwd(payload: "dict[str, object]") -> "str | None":
     """The call's working directory: ``cwd``, else the first of ``workspace_roots``, else
     ``$DEVIN_PROJECT_DIR`` (``None``: this process's)."""
     cwd = payload.get("cwd")
@@ -250,10 +264,10 @@ def payload_cwd(payload: dict[str, object]) -> str | None:
     roots = payload.get("workspace_roots")
     if isinstance(roots, list) and roots and isinstance(roots[0], str) and roots[0]:
         return roots[0]
-    return os.environ.get(DEVIN_PROJECT_DIR) or None
+    return guard.process_environ().get(DEVIN_PROJECT_DIR) or None
 
 
-def tool_request(payload: object) -> tuple[object, dict[str, object], str | None] | None:
+def tool_request(payload: object) -> "tuple[object, dict[str, object], str | None] | None":
     """``(tool name, its arguments, cwd)`` of a ``{tool_name, tool_input, cwd}`` payload.
 
     ``None`` when the payload is not an object or its ``tool_input`` is not one.
@@ -266,7 +280,7 @@ def tool_request(payload: object) -> tuple[object, dict[str, object], str | None
     return payload.get("tool_name"), tool_input, payload_cwd(payload)
 
 
-def patch_text(value: object) -> str | None:
+def patch_text(value: object) -> "str | None":
     """A patch tool's patch: the argument itself, or its object's patch member."""
     if isinstance(value, str):
         return value
@@ -281,13 +295,13 @@ def patch_text(value: object) -> str | None:
     )
 
 
-def shell_call(kind: str, arguments: dict[str, object], cwd: str | None) -> ToolCall:
+def shell_call(kind: str, arguments: "dict[str, object]", cwd: "str | None") -> "ToolCall":
     """A shell tool's call: its ``command`` (``None`` when not a string)."""
     command = arguments.get("command")
     return ToolCall(kind, cwd=cwd, command=command if isinstance(command, str) else None)
 
 
-def dumps(output: dict[str, object]) -> str:
+def dumps(output: "dict[str, object]") -> str:
     """One answer object as JSON text (fastjson: only once there is something to say)."""
     from engramory.util import fastjson  # noqa: PLC0415
 

@@ -31,10 +31,6 @@ compaction becomes a ``systemMessage`` reminder. Every payload carries
 ``session_id``.
 """
 
-from __future__ import annotations
-
-import os
-
 from engramory.dialects import fields
 from engramory.dialects.rawjson import json_string
 from engramory.guard import toolcall
@@ -42,6 +38,8 @@ from engramory.guard.toolcall import ToolCall
 
 TYPE_CHECKING = False  # not ``typing.TYPE_CHECKING``: the guard's path never imports typing
 if TYPE_CHECKING:
+    import os
+
     from engramory.continuity.policy import Reply
     from engramory.guard.decision import Verdict
 
@@ -57,7 +55,7 @@ _PATH_KEYS = (b"file_path",)
 
 
 def may_concern_index(
-    raw: bytes, environ: dict[str, str] | os._Environ[str], index: str | None = None
+    raw: bytes, environ: "dict[str, str] | os._Environ[str]", index: "str | None" = None
 ) -> bool:
     """A cheap test on the raw payload: could this call touch the index at all?"""
     tool = json_string(raw, b"tool_name")
@@ -70,7 +68,7 @@ def may_concern_index(
     return tool is None or b"\\" in tool
 
 
-def oversized_call(raw: bytes) -> ToolCall:
+def oversized_call(raw: bytes) -> "ToolCall":
     """The kind, target and cwd of a payload too large to parse, by a bounded scan."""
     tool = json_string(raw, b"tool_name")
     kind = {WRITE_TOOL.encode(): toolcall.WRITE, REPLACE_TOOL.encode(): toolcall.EDIT}.get(
@@ -79,7 +77,7 @@ def oversized_call(raw: bytes) -> ToolCall:
     return fields.oversized_call(raw, kind, _PATH_KEYS)
 
 
-def tool_calls(payload: object) -> list[ToolCall]:
+def tool_calls(payload: object) -> "list[ToolCall]":
     """The tool call in one BeforeTool payload (already decoded from JSON)."""
     request = fields.tool_request(payload)
     if request is None:
@@ -88,6 +86,8 @@ def tool_calls(payload: object) -> list[ToolCall]:
     if tool == SHELL_TOOL:
         dir_path = tool_input.get("dir_path")
         if isinstance(dir_path, str) and dir_path:
+            import os  # noqa: PLC0415 - not on the path of a dismissed call
+
             cwd = os.path.join(cwd or os.getcwd(), dir_path)
         return [fields.shell_call(toolcall.SHELL, tool_input, cwd)]
     path = fields.path(tool_input, ("file_path",))
@@ -108,10 +108,12 @@ def tool_calls(payload: object) -> list[ToolCall]:
 OWN_MEMORY_PARTS = (".gemini", "tmp", None, "memory", "memory.md")  # None: any slug
 
 
-def is_own_memory(path: str | None, cwd: str | None) -> bool:
+def is_own_memory(path: "str | None", cwd: "str | None") -> bool:
     """Whether ``path`` (relative to ``cwd``) is Gemini CLI's own private memory index."""
     if not path:
         return False
+    import os  # noqa: PLC0415 - not on the path of a dismissed call
+
     full = os.path.normpath(os.path.join(cwd or os.getcwd(), os.path.expanduser(path)))
     parts = full.replace("\\", "/").lower().split("/")[-len(OWN_MEMORY_PARTS) :]
     return len(parts) == len(OWN_MEMORY_PARTS) and all(
@@ -119,7 +121,7 @@ def is_own_memory(path: str | None, cwd: str | None) -> bool:
     )
 
 
-def _uncapped_if_own(call: ToolCall) -> ToolCall:
+def _uncapped_if_own(call: "ToolCall") -> "ToolCall":
     """A write or edit of Gemini CLI's own memory index, which the host loads whole with no
     size cap (field-2026-12.md §1.1): judged for secrets only, not against Engramory's caps,
     unless ``--index`` or ``ENGRAMORY_INDEX_PATH`` names it (then it is the store's index)."""
@@ -134,8 +136,10 @@ def _uncapped_if_own(call: ToolCall) -> ToolCall:
 
 
 def _judge_own_memory(
-    call: ToolCall, environ: dict[str, str] | os._Environ[str], index: str | None
-) -> Verdict:
+    call: "ToolCall", environ: "dict[str, str] | os._Environ[str]", index: "str | None"
+) -> "Verdict":
+    import os  # noqa: PLC0415 - not on the path of a dismissed call
+
     from engramory.guard import index_path, service  # noqa: PLC0415 - once a call is judged
     from engramory.guard.secretcheck import check_secrets  # noqa: PLC0415
 
@@ -146,7 +150,7 @@ def _judge_own_memory(
     return check_secrets(call, target)
 
 
-def _count(tool_input: dict[str, object]) -> int | None:
+def _count(tool_input: "dict[str, object]") -> "int | None":
     """How many occurrences the replace expects (``None``: every one, at least one)."""
     expected = tool_input.get("expected_replacements")
     if isinstance(expected, int) and not isinstance(expected, bool) and expected >= 1:
@@ -154,7 +158,7 @@ def _count(tool_input: dict[str, object]) -> int | None:
     return None if tool_input.get("allow_multiple") is True else 1
 
 
-def render(verdict: Verdict, event: str) -> tuple[str, int]:
+def render(verdict: "Verdict", event: str) -> "tuple[str, int]":
     """What to print for a verdict (maybe nothing) and the exit code (always 0)."""
     from engramory.guard import decision  # noqa: PLC0415 - only once there is a verdict
 
@@ -176,14 +180,14 @@ LIFECYCLE_EVENTS = {
 }
 
 
-def lifecycle_payload(payload: object, event: str | None) -> object:
+def lifecycle_payload(payload: object, event: "str | None") -> object:
     """A SessionStart / BeforeAgent / PreCompress payload as Claude Code's shape."""
     from engramory.dialects import lifecycle_io  # noqa: PLC0415 - not on the guard's path
 
     return lifecycle_io.claude_shape(payload, event, LIFECYCLE_EVENTS, ("session_id",))
 
 
-def render_lifecycle(reply: Reply) -> tuple[str, int]:
+def render_lifecycle(reply: "Reply") -> "tuple[str, int]":
     """A continuity reply as Gemini CLI's hook output; always exit 0 (2 and up would block).
 
     Context goes to the agent (``hookSpecificOutput.additionalContext`` under the

@@ -30,10 +30,6 @@ takes the place of an ``AGENTS.md`` init would create. Init refuses when the
 block it writes would never be read.
 """
 
-from __future__ import annotations
-
-import os
-
 from engramory.dialects import fields
 from engramory.dialects.rawjson import json_string
 from engramory.guard import toolcall
@@ -41,6 +37,8 @@ from engramory.guard.toolcall import ToolCall
 
 TYPE_CHECKING = False  # not ``typing.TYPE_CHECKING``: the guard's path never imports typing
 if TYPE_CHECKING:
+    import os
+
     from engramory.continuity.policy import Reply
     from engramory.guard.decision import Verdict
 
@@ -55,7 +53,7 @@ _PATH_KEYS = (b"path",)
 
 
 def may_concern_index(
-    raw: bytes, environ: dict[str, str] | os._Environ[str], index: str | None = None
+    raw: bytes, environ: "dict[str, str] | os._Environ[str]", index: "str | None" = None
 ) -> bool:
     """A cheap test on the raw payload: could this call touch the index at all?"""
     tool = json_string(raw, b"tool_name")
@@ -73,7 +71,7 @@ def may_concern_index(
     return tool is None or b"\\" in tool
 
 
-def oversized_call(raw: bytes) -> ToolCall:
+def oversized_call(raw: bytes) -> "ToolCall":
     """The kind, target and cwd of a payload too large to parse, by a bounded scan."""
     tool = json_string(raw, b"tool_name")
     if tool == PATCH_TOOL.encode() and json_string(raw, b"mode") == b"patch":
@@ -84,7 +82,7 @@ def oversized_call(raw: bytes) -> ToolCall:
     return fields.oversized_call(raw, kind, _PATH_KEYS)
 
 
-def tool_calls(payload: object) -> list[ToolCall]:
+def tool_calls(payload: object) -> "list[ToolCall]":
     """The tool call in one ``pre_tool_call`` payload (already decoded from JSON)."""
     request = fields.tool_request(payload)
     if request is None:
@@ -115,7 +113,7 @@ def tool_calls(payload: object) -> list[ToolCall]:
     return [ToolCall(toolcall.FUZZY_EDIT, path, cwd=cwd, edits=[(old, new, replace_all)])]
 
 
-def render(verdict: Verdict, event: str) -> tuple[str, int] | tuple[str, int, str]:
+def render(verdict: "Verdict", event: str) -> "tuple[str, int] | tuple[str, int, str]":
     """What to print for a verdict (a deny, or nothing) and the exit code (always 0); after a
     call (post_tool_call), the warning goes to stderr (:data:`STDERR`)."""
     from engramory.guard import decision  # noqa: PLC0415 - only once there is a verdict
@@ -135,7 +133,7 @@ SESSION_EVENT = "on_session_start"
 LIFECYCLE_EVENT = "pre_llm_call"
 
 
-def lifecycle_payload(payload: object, event: str | None) -> object:
+def lifecycle_payload(payload: object, event: "str | None") -> object:
     """An ``on_session_start`` or ``pre_llm_call`` event as Claude Code's shape: the session's
     start and a session's first turn are SessionStart, every later turn UserPromptSubmit
     (``--event`` overrides)."""
@@ -154,7 +152,7 @@ def lifecycle_payload(payload: object, event: str | None) -> object:
     }
 
 
-def oversized_lifecycle_payload(raw: bytes) -> dict[str, object] | None:
+def oversized_lifecycle_payload(raw: bytes) -> "dict[str, object] | None":
     """A ``pre_llm_call`` too large to read (``extra.conversation_history`` holds the whole
     conversation): a later turn, read off the raw bytes -- Hermes writes ``session_id`` and
     ``cwd`` before ``extra`` --, so that the prompt still counts as work."""
@@ -167,7 +165,7 @@ def oversized_lifecycle_payload(raw: bytes) -> dict[str, object] | None:
     return {**values, "hook_event_name": LIFECYCLE_EVENT, "extra": {"is_first_turn": False}}
 
 
-def render_lifecycle(reply: Reply) -> tuple[str, int]:
+def render_lifecycle(reply: "Reply") -> "tuple[str, int]":
     """A lifecycle reply as Hermes' ``pre_llm_call`` output: ``{"context": ...}``, added to the
     user's message. A warning or a held compaction can only be shown that way too: Hermes
     has no compaction hook, so the gate is a reminder here."""

@@ -33,10 +33,6 @@ Kiro IDE (``.kiro/hooks/*.json``, trigger ``PreToolUse``) runs hooks whose paylo
 not documented: nothing is installed for it (documented only).
 """
 
-from __future__ import annotations
-
-import os
-
 from engramory.dialects import fields
 from engramory.dialects.rawjson import json_string
 from engramory.guard import toolcall
@@ -44,6 +40,8 @@ from engramory.guard.toolcall import ToolCall
 
 TYPE_CHECKING = False  # not ``typing.TYPE_CHECKING``: the guard's path never imports typing
 if TYPE_CHECKING:
+    import os
+
     from engramory.continuity.policy import Reply
     from engramory.guard.decision import Verdict
 
@@ -63,7 +61,7 @@ WARN_EXIT = 1  # after a call (postToolUse): Kiro shows stderr to the user as a 
 
 
 def may_concern_index(
-    raw: bytes, environ: dict[str, str] | os._Environ[str], index: str | None = None
+    raw: bytes, environ: "dict[str, str] | os._Environ[str]", index: "str | None" = None
 ) -> bool:
     """A cheap test on the raw payload: could this call touch the index at all?"""
     tool = json_string(raw, b"tool_name")
@@ -74,7 +72,7 @@ def may_concern_index(
     return tool is None or b"\\" in tool
 
 
-def oversized_call(raw: bytes) -> ToolCall:
+def oversized_call(raw: bytes) -> "ToolCall":
     """The kind, target and cwd of a payload too large to parse, by a bounded scan."""
     kind = None
     if json_string(raw, b"tool_name") in _WRITE_TOOLS:
@@ -84,14 +82,16 @@ def oversized_call(raw: bytes) -> ToolCall:
     return call
 
 
-def home_path(path: str | None) -> str | None:
+def home_path(path: "str | None") -> "str | None":
     """``path`` with a leading ``~`` (alone, or before a separator) as the hook's HOME."""
+    import os  # noqa: PLC0415 - not on the path of a dismissed call
+
     if path is not None and (path == "~" or path.startswith(("~/", "~" + os.sep))):
         return os.path.expanduser(path)
     return path
 
 
-def tool_calls(payload: object) -> list[ToolCall]:
+def tool_calls(payload: object) -> "list[ToolCall]":
     """The tool call in one preToolUse payload (already decoded from JSON)."""
     request = fields.tool_request(payload)
     if request is None:
@@ -142,7 +142,7 @@ def appended(text: str, new: str) -> str:
     return ended(ended(text) + new)
 
 
-def render(verdict: Verdict, event: str) -> tuple[str, int] | tuple[str, int, str]:
+def render(verdict: "Verdict", event: str) -> "tuple[str, int] | tuple[str, int, str]":
     """A deny: its reason on stderr, exit 2. After a call (postToolUse, which cannot block and
     has no channel to the agent) the same text is a warning: stderr, exit 1, which Kiro shows
     the user. Anything else: nothing, exit 0."""
@@ -158,7 +158,7 @@ def render(verdict: Verdict, event: str) -> tuple[str, int] | tuple[str, int, st
 LIFECYCLE_EVENTS = {"agentSpawn": "SessionStart", "userPromptSubmit": "UserPromptSubmit"}
 
 
-def lifecycle_payload(payload: object, event: str | None) -> object:
+def lifecycle_payload(payload: object, event: "str | None") -> object:
     """A Kiro lifecycle event in Claude Code's shape (:func:`engramory.hosts.lifecycle_payload`).
 
     ``agentSpawn`` is SessionStart and ``userPromptSubmit`` UserPromptSubmit (``event``,
@@ -172,11 +172,13 @@ def lifecycle_payload(payload: object, event: str | None) -> object:
     session = payload.get("session_id")
     if not isinstance(session, str) or not session.strip():
         cwd = payload.get("cwd")
+        import os  # noqa: PLC0415 - not on the path of a dismissed call
+
         session = f"kiro:{cwd if isinstance(cwd, str) and cwd else os.getcwd()}"[:256]
     return {**payload, "hook_event_name": canonical, "session_id": session}
 
 
-def render_lifecycle(reply: Reply) -> tuple[str, int]:
+def render_lifecycle(reply: "Reply") -> "tuple[str, int]":
     """A lifecycle reply as plain text on stdout, which Kiro adds to the agent's context.
 
     A context, a warning and (were one ever asked for) a held compaction are all text;

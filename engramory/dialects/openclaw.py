@@ -30,10 +30,6 @@ enforced. The session id the plugin reads (``ctx.sessionId``/``ctx.sessionKey``)
 unverified.
 """
 
-from __future__ import annotations
-
-import os
-
 from engramory.dialects.opencode import (
     EDIT,
     PATCH,
@@ -62,7 +58,7 @@ __all__ = [
 
 TYPE_CHECKING = False  # not ``typing.TYPE_CHECKING``: the guard's path never imports typing
 if TYPE_CHECKING:
-    pass
+    import os
 
 
 # --- the guard dialect (on the hook's hot path) -------------------------------------------
@@ -75,23 +71,23 @@ NEW_KEYS = ("newText", "new_string", "newString")
 
 
 def may_concern_index(
-    raw: bytes, environ: dict[str, str] | os._Environ[str], index: str | None = None
+    raw: bytes, environ: "dict[str, str] | os._Environ[str]", index: "str | None" = None
 ) -> bool:
     """A cheap test on the raw payload: could this call touch the index at all?"""
     return plugin_may_concern(raw, environ, index, TOOLS, PATH_KEYS)
 
 
-def oversized_call(raw: bytes) -> ToolCall:
+def oversized_call(raw: bytes) -> "ToolCall":
     """The kind, target and cwd of a payload too large to parse, by a bounded scan."""
     return plugin_oversized(raw, TOOLS, PATH_KEYS)
 
 
-def _first(mapping: dict[str, object], keys: tuple[str, ...]) -> object:
+def _first(mapping: "dict[str, object]", keys: "tuple[str, ...]") -> object:
     """The value of the first of ``keys`` present (``None``: none is)."""
     return next((mapping[key] for key in keys if key in mapping), None)
 
 
-def _edit(path: str | None, arguments: dict[str, object], cwd: str | None) -> ToolCall:
+def _edit(path: "str | None", arguments: "dict[str, object]", cwd: "str | None") -> "ToolCall":
     """OpenClaw's ``edit``: one old/new pair, or an ``edits`` list (keys unverified: every
     spelling seen is read)."""
     edits = arguments.get("edits")
@@ -107,6 +103,6 @@ def _edit(path: str | None, arguments: dict[str, object], cwd: str | None) -> To
     return edit_call(path, cwd, old, new, arguments.get("replace_all"))
 
 
-def tool_calls(payload: object) -> list[ToolCall]:
+def tool_calls(payload: object) -> "list[ToolCall]":
     """The tool call in one plugin payload (already decoded from JSON)."""
     return plugin_calls(payload, TOOLS, PATH_KEYS, CONTENT_KEYS, _edit)

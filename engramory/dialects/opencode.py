@@ -38,10 +38,6 @@ the plugin adds both to the compaction's context. Documented only: the V2 plugin
 (``Plugin.define``) is not supported.
 """
 
-from __future__ import annotations
-
-import os
-
 from engramory.dialects import fields
 from engramory.dialects.rawjson import json_string
 from engramory.guard import toolcall
@@ -49,6 +45,7 @@ from engramory.guard.toolcall import ToolCall
 
 TYPE_CHECKING = False  # not ``typing.TYPE_CHECKING``: the guard's path never imports typing
 if TYPE_CHECKING:
+    import os
     from collections.abc import Callable
 
     from engramory.continuity.policy import Reply
@@ -72,10 +69,10 @@ REPLACE_ALL_KEYS = ("replaceAll",)
 
 def plugin_may_concern(
     raw: bytes,
-    environ: dict[str, str] | os._Environ[str],
-    index: str | None,
-    tools: dict[str, str],
-    path_keys: tuple[str, ...],
+    environ: "dict[str, str] | os._Environ[str]",
+    index: "str | None",
+    tools: "dict[str, str]",
+    path_keys: "tuple[str, ...]",
 ) -> bool:
     """A cheap test on a plugin's raw ``{"tool", "args", "cwd"}``: could it touch the index?
 
@@ -95,7 +92,9 @@ def plugin_may_concern(
     return False
 
 
-def plugin_oversized(raw: bytes, tools: dict[str, str], path_keys: tuple[str, ...]) -> ToolCall:
+def plugin_oversized(
+    raw: bytes, tools: "dict[str, str]", path_keys: "tuple[str, ...]"
+) -> "ToolCall":
     """The kind, target and cwd of a payload too large to parse, by a bounded scan."""
     tool = json_string(raw, b"tool")
     kind = tools.get(tool.decode("ascii", "replace") if tool is not None else "")
@@ -103,7 +102,7 @@ def plugin_oversized(raw: bytes, tools: dict[str, str], path_keys: tuple[str, ..
     return fields.oversized_call(raw, guard_kind, tuple(key.encode() for key in path_keys))
 
 
-def plugin_request(payload: object) -> tuple[object, dict[str, object], str | None] | None:
+def plugin_request(payload: object) -> "tuple[object, dict[str, object], str | None] | None":
     """``(tool id, its arguments, cwd)`` of a plugin's payload (``None``: not one)."""
     if not isinstance(payload, dict):
         return None
@@ -114,8 +113,8 @@ def plugin_request(payload: object) -> tuple[object, dict[str, object], str | No
 
 
 def edit_call(
-    path: str | None, cwd: str | None, old: object, new: object, replace_all: object
-) -> ToolCall:
+    path: "str | None", cwd: "str | None", old: object, new: object, replace_all: object
+) -> "ToolCall":
     """One string replacement of a tool that matches loosely when the exact text is not found
     once: an empty ``old`` writes ``new`` as the file; else a counted edit (exactly one
     occurrence, or with ``replace_all`` at least one), which is "not verified" otherwise."""
@@ -128,24 +127,24 @@ def edit_call(
 
 
 def may_concern_index(
-    raw: bytes, environ: dict[str, str] | os._Environ[str], index: str | None = None
+    raw: bytes, environ: "dict[str, str] | os._Environ[str]", index: "str | None" = None
 ) -> bool:
     """A cheap test on the raw payload: could this call touch the index at all?"""
     return plugin_may_concern(raw, environ, index, TOOLS, PATH_KEYS)
 
 
-def oversized_call(raw: bytes) -> ToolCall:
+def oversized_call(raw: bytes) -> "ToolCall":
     """The kind, target and cwd of a payload too large to parse, by a bounded scan."""
     return plugin_oversized(raw, TOOLS, PATH_KEYS)
 
 
 def plain_call(
-    kind: str | None,
-    arguments: dict[str, object],
-    cwd: str | None,
-    path_keys: tuple[str, ...],
-    content_keys: tuple[str, ...],
-) -> ToolCall | None:
+    kind: "str | None",
+    arguments: "dict[str, object]",
+    cwd: "str | None",
+    path_keys: "tuple[str, ...]",
+    content_keys: "tuple[str, ...]",
+) -> "ToolCall | None":
     """The call of a shell, patch or write tool, which both plugins' hosts shape alike
     (``None``: an edit or an unknown tool, which each dialect reads its own way)."""
     if kind == SHELL:
@@ -160,11 +159,11 @@ def plain_call(
 
 def plugin_calls(
     payload: object,
-    tools: dict[str, str],
-    path_keys: tuple[str, ...],
-    content_keys: tuple[str, ...],
-    read_edit: Callable[[str | None, dict[str, object], str | None], ToolCall],
-) -> list[ToolCall]:
+    tools: "dict[str, str]",
+    path_keys: "tuple[str, ...]",
+    content_keys: "tuple[str, ...]",
+    read_edit: "Callable[[str | None, dict[str, object], str | None], ToolCall]",
+) -> "list[ToolCall]":
     """The tool call in one plugin payload (already decoded from JSON); an edit is read by
     ``read_edit(path, arguments, cwd)``, each host's own way."""
     request = plugin_request(payload)
@@ -180,18 +179,18 @@ def plugin_calls(
     return [read_edit(fields.path(arguments, path_keys), arguments, cwd)]
 
 
-def _edit(path: str | None, arguments: dict[str, object], cwd: str | None) -> ToolCall:
+def _edit(path: "str | None", arguments: "dict[str, object]", cwd: "str | None") -> "ToolCall":
     """OpenCode's ``edit{filePath, oldString, newString, replaceAll}``."""
     old, new = arguments.get(OLD_KEYS[0]), arguments.get(NEW_KEYS[0])
     return edit_call(path, cwd, old, new, arguments.get(REPLACE_ALL_KEYS[0]))
 
 
-def tool_calls(payload: object) -> list[ToolCall]:
+def tool_calls(payload: object) -> "list[ToolCall]":
     """The tool call in one plugin payload (already decoded from JSON)."""
     return plugin_calls(payload, TOOLS, PATH_KEYS, CONTENT_KEYS, _edit)
 
 
-def render(verdict: Verdict, event: str) -> tuple[str, int]:
+def render(verdict: "Verdict", event: str) -> "tuple[str, int]":
     """One JSON line for the plugin (maybe nothing) and the exit code (always 0)."""
     from engramory.guard import decision  # noqa: PLC0415 - only once there is a verdict
 
@@ -207,7 +206,7 @@ def render(verdict: Verdict, event: str) -> tuple[str, int]:
 # --- lifecycle (``engramory sync hook --host opencode``) ----------------------------------
 
 
-def lifecycle_payload(payload: object, event: str | None) -> object:
+def lifecycle_payload(payload: object, event: "str | None") -> object:
     """The plugin's ``{"session_id", "prompt", "trigger"}`` as Claude Code's shape; ``event``
     (the plugin passes ``--event``) names it."""
     if not isinstance(payload, dict):
@@ -219,7 +218,7 @@ def lifecycle_payload(payload: object, event: str | None) -> object:
     return shaped
 
 
-def render_lifecycle(reply: Reply) -> tuple[str, int]:
+def render_lifecycle(reply: "Reply") -> "tuple[str, int]":
     """A lifecycle reply as one JSON line for the plugin: ``{"context"}`` or ``{"reminder"}``.
 
     A held compaction (BLOCK) is a reminder too: the plugin can only add context.

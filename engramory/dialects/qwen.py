@@ -27,10 +27,6 @@ Continuity: SessionStart (``source``: startup, resume, clear, compact), UserProm
 answers (:func:`render_lifecycle`).
 """
 
-from __future__ import annotations
-
-import os
-
 from engramory.dialects import fields
 from engramory.dialects.rawjson import json_string
 from engramory.guard import toolcall
@@ -38,6 +34,8 @@ from engramory.guard.toolcall import ToolCall
 
 TYPE_CHECKING = False  # not ``typing.TYPE_CHECKING``: the guard's path never imports typing
 if TYPE_CHECKING:
+    import os
+
     from engramory.continuity.policy import Reply
     from engramory.guard.decision import Verdict
 
@@ -53,25 +51,27 @@ _PATH_KEYS = (b"file_path",)
 
 
 def may_concern_index(
-    raw: bytes, environ: dict[str, str] | os._Environ[str], index: str | None = None
+    raw: bytes, environ: "dict[str, str] | os._Environ[str]", index: "str | None" = None
 ) -> bool:
     """A cheap test on the raw payload: could this call touch the index at all?"""
     tool = json_string(raw, b"tool_name")
     if tool == SHELL_TOOL.encode():
-        return fields.command_may_write(raw)
+        if b'"directory"' in raw:  # runs in a folder below the cwd: the gate is not told it
+            return fields.command_may_write(raw)
+        return fields.shell_may_concern(raw, environ, index)
     if tool in _EDIT_TOOLS:
         return fields.path_may_be_index(raw, _PATH_KEYS, environ, index)
     return tool is None or b"\\" in tool
 
 
-def oversized_call(raw: bytes) -> ToolCall:
+def oversized_call(raw: bytes) -> "ToolCall":
     """The kind, target and cwd of a payload too large to parse, by a bounded scan."""
     tool = json_string(raw, b"tool_name")
     kind = {WRITE_TOOL.encode(): toolcall.WRITE, EDIT_TOOL.encode(): toolcall.EDIT}.get(tool or b"")
     return fields.oversized_call(raw, kind, _PATH_KEYS)
 
 
-def tool_calls(payload: object) -> list[ToolCall]:
+def tool_calls(payload: object) -> "list[ToolCall]":
     """The tool call in one PreToolUse payload (already decoded from JSON)."""
     request = fields.tool_request(payload)
     if request is None:
@@ -80,6 +80,8 @@ def tool_calls(payload: object) -> list[ToolCall]:
     if tool == SHELL_TOOL:
         directory = tool_input.get("directory")
         if isinstance(directory, str) and directory:
+            import os  # noqa: PLC0415 - not on the path of a dismissed call
+
             cwd = os.path.join(cwd or os.getcwd(), directory)
         return [fields.shell_call(toolcall.SHELL, tool_input, cwd)]
     path = fields.path(tool_input, ("file_path",))
@@ -98,7 +100,7 @@ def tool_calls(payload: object) -> list[ToolCall]:
     ]
 
 
-def render(verdict: Verdict, event: str) -> tuple[str, int]:
+def render(verdict: "Verdict", event: str) -> "tuple[str, int]":
     """Claude Code's answers, which Qwen Code reads (always exit 0)."""
     from engramory.dialects import claude  # noqa: PLC0415 - only once there is a verdict
 
@@ -110,7 +112,7 @@ def render(verdict: Verdict, event: str) -> tuple[str, int]:
 LABEL = "Qwen Code"
 
 
-def render_lifecycle(reply: Reply) -> tuple[str, int]:
+def render_lifecycle(reply: "Reply") -> "tuple[str, int]":
     """A continuity reply as Qwen Code's hook output (always exit 0).
 
     Qwen's SessionStart, UserPromptSubmit and PreCompact payloads are Claude Code's, and so

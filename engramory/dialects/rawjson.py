@@ -7,10 +7,8 @@ and unescape it only when it holds an escape. On the hook's hot path: imports
 nothing at module level.
 """
 
-from __future__ import annotations
 
-
-def json_string(raw: bytes, key: bytes) -> bytes | None:
+def json_string(raw: bytes, key: bytes) -> "bytes | None":
     """The raw (still escaped) string value of the first ``"key":`` member, or ``None``.
 
     A key inside a string value is escaped (``\\"key\\"``), so a quote not
@@ -38,7 +36,7 @@ def json_string_start(raw: bytes, key: bytes, at: int = 0) -> int:
     return -1
 
 
-def json_strings(raw: bytes, key: bytes) -> list[bytes | None]:
+def json_strings(raw: bytes, key: bytes) -> "list[bytes | None]":
     """The raw values of every real ``"key":`` member, in order (``None``: not a string).
 
     A payload's tool arguments may hold the same key twice at different depths; a
@@ -52,7 +50,7 @@ def json_strings(raw: bytes, key: bytes) -> list[bytes | None]:
     return values
 
 
-def string_at(raw: bytes, start: int) -> bytes | None:
+def string_at(raw: bytes, start: int) -> "bytes | None":
     """The raw contents of the JSON string starting at ``start`` (a quote), or ``None``."""
     if raw[start : start + 1] != b'"':
         return None
@@ -69,7 +67,7 @@ def string_at(raw: bytes, start: int) -> bytes | None:
         k = end + 1
 
 
-def decoded(value: bytes) -> str | None:
+def decoded(value: bytes) -> "str | None":
     """A raw JSON string value unescaped (``None`` when it is not valid JSON text)."""
     if b"\\" not in value:
         return value.decode("utf-8", "replace")
@@ -82,7 +80,7 @@ def decoded(value: bytes) -> str | None:
     return decoded if isinstance(decoded, str) else None
 
 
-def unescaped(value: bytes) -> bytes | None:
+def unescaped(value: bytes) -> "bytes | None":
     """A raw JSON string value unescaped without a parser (``None`` when it holds a ``\\u`` escape).
 
     For a JSON document carried inside a JSON string (Copilot's ``toolArgs``):
@@ -113,7 +111,7 @@ _ESCAPES = (
 )
 
 
-def first_string(raw: bytes, key: bytes) -> bytes | None:
+def first_string(raw: bytes, key: bytes) -> "bytes | None":
     """The raw value of ``"key":`` when a string, or the first string of an array (else ``None``).
 
     ``"workspace_roots": ["/a", "/b"]`` gives ``/a``.
@@ -128,3 +126,34 @@ def first_string(raw: bytes, key: bytes) -> bytes | None:
     while raw[at : at + 1] in (b" ", b"\t", b"\r", b"\n"):
         at += 1
     return string_at(raw, at)
+
+
+_JSON_SPACE = b" \t\r\n"
+
+
+def string_list(text: bytes) -> "list[bytes] | None":
+    """The raw (still escaped) strings of a JSON array of strings, ``text`` being its whole
+    JSON text (``None``: not exactly such an array, or empty).
+
+    For Cline's ``commands``, a JSON list carried as a string: once the string is
+    :func:`unescaped`, each item reads as a command member of any other payload does.
+    """
+    at = len(text) - len(text.lstrip(_JSON_SPACE))
+    if text[at : at + 1] != b"[":
+        return None
+    items: list[bytes] = []
+    while True:
+        at += 1
+        while text[at : at + 1] in (b" ", b"\t", b"\r", b"\n"):
+            at += 1
+        item = string_at(text, at)
+        if item is None:
+            return None
+        items.append(item)
+        at += len(item) + 2
+        while text[at : at + 1] in (b" ", b"\t", b"\r", b"\n"):
+            at += 1
+        if text[at : at + 1] == b"]":
+            return items if not text[at + 1 :].strip(_JSON_SPACE) else None
+        if text[at : at + 1] != b",":
+            return None

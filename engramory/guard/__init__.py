@@ -1,7 +1,13 @@
 """The index guard, knowing no host: decision, edit simulation, shell-write detection.
 
-Importing the package costs nothing beyond ``os`` (already loaded): it is on the hook's hot
-path. What every dialect's raw pre-check and the shell gate need to dismiss a call that cannot
+Importing the package costs nothing: it is on the hook's hot path, which does not even import
+``os`` (under ``python -I -S`` that costs about 15% of the interpreter's start-up, mostly
+``_collections_abc``). On POSIX the file-system calls come from ``posix``, which the
+interpreter has loaded before any script runs, and the few path functions the pre-check needs
+(:func:`join`, :func:`basename`, :func:`dirname`) follow ``posixpath``'s rules; elsewhere
+(Windows) they are ``os.path``'s, and ``~`` is expanded by ``os.path.expanduser`` everywhere.
+
+What every dialect's raw pre-check and the shell gate need to dismiss a call that cannot
 concern a store lives here, in the package itself: which file is the index (:func:`is_index`),
 which is a store note (:func:`is_store_note`), whether a shell command may write at all
 (:func:`shell_may_write`) and the payload bound (:data:`PAYLOAD_LIMIT`). A dismissed call then
@@ -11,10 +17,18 @@ reach these names; ``tests/test_hook_imports.py`` pins the modules each host's d
 load.
 """
 
-from __future__ import annotations
+import sys
 
-import os
+try:
+    import posix as _native  # built in, loaded at start-up: stat without importing os
+except ImportError:  # pragma: no cover - Windows
+    import nt as _native  # type: ignore[no-redef]
 
+TYPE_CHECKING = False  # not ``typing.TYPE_CHECKING``: the guard's path never imports typing
+if TYPE_CHECKING:
+    import os
+
+POSIX = _native.__name__ == "posix"
 PAYLOAD_LIMIT = 64 * 1024 * 1024  # a payload over this is not read in full
 DEFAULT_INDEX_NAME = "MEMORY.md"  # caps.INDEX_NAME, spelled out: caps is not on this path
 
@@ -33,40 +47,108 @@ SHELL_WRITERS = frozenset(
 )
 
 
-def index_name(environ: dict[str, str] | os._Environ[str]) -> str:
+def index_name(environ: "dict[str, str] | os._Environ[str]") -> str:
     """The index file name to guard (an empty setting means the default)."""
     return environ.get("ENGRAMORY_INDEX_NAME", "").strip() or DEFAULT_INDEX_NAME
 
 
-def index_path(environ: dict[str, str] | os._Environ[str]) -> str | None:
+def index_path(environ: "dict[str, str] | os._Environ[str]") -> "str | None":
     """The one index file to guard, when ``ENGRAMORY_INDEX_PATH`` pins it."""
     pinned = environ.get("ENGRAMORY_INDEX_PATH", "").strip()
-    return os.path.expanduser(pinned) if pinned else None
+    return expanduser(pinned) if pinned else None
+
+
+# --- paths and the environment, without importing os (on POSIX) -----------------------
+
+stat = _native.stat
+lstat = _native.lstat
+getcwd = _native.getcwd
+
+
+def process_environ() -> "dict[str, str] | os._Environ[str]":
+    """The process's environment: ``os.environ`` once ``os`` is loaded (or on Windows), else
+    the same strings decoded from ``posix.environ`` as ``os`` decodes them."""
+    if POSIX and "os" not in sys.modules:
+        encoding, errors = sys.getfilesystemencoding(), sys.getfilesystemencodeerrors()
+        return {
+            key.decode(encoding, errors): value.decode(encoding, errors)
+            for key, value in _native.environ.items()
+        }
+    import os  # noqa: PLC0415 - already loaded (or Windows)
+
+    return os.environ
+
+
+def join(folder: str, path: str) -> str:
+    """``os.path.join(folder, path)``."""
+    if not POSIX:
+        import os  # noqa: PLC0415
+
+        return os.path.join(folder, path)
+    if path.startswith("/"):
+        return path
+    return folder + path if not folder or folder.endswith("/") else folder + "/" + path
+
+
+def basename(path: str) -> str:
+    """``os.path.basename(path)``."""
+    if not POSIX:
+        import os  # noqa: PLC0415
+
+        return os.path.basename(path)
+    return path[path.rfind("/") + 1 :]
+
+
+def dirname(path: str) -> str:
+    """``os.path.dirname(path)``."""
+    if not POSIX:
+        import os  # noqa: PLC0415
+
+        return os.path.dirname(path)
+    head = path[: path.rfind("/") + 1]
+    return head.rstrip("/") or head  # "/" and "//" stay themselves
+
+
+def expanduser(path: str) -> str:
+    """``os.path.expanduser(path)``; only a path starting with ``~`` loads ``os``."""
+    if not path.startswith("~"):
+        return path
+    import os  # noqa: PLC0415 - a rare path
+
+    return os.path.expanduser(path)
+
+
+def isfile(path: str) -> bool:
+    """``os.path.isfile(path)``."""
+    try:
+        return stat(path).st_mode & 0o170000 == 0o100000
+    except (OSError, ValueError):
+        return False
 
 
 # --- which file is the index ----------------------------------------------------------
 
 
 def is_index(
-    path: str, cwd: str, environ: dict[str, str] | os._Environ[str], index: str | None = None
+    path: str, cwd: str, environ: "dict[str, str] | os._Environ[str]", index: "str | None" = None
 ) -> bool:
     """Whether ``path`` (relative to ``cwd``) is the file the guard protects."""
     pinned = index_path(environ)
     if pinned is None:
         name = index_name(environ).lower()
-        if os.path.basename(path.replace("\\", "/").rstrip("/")).lower() == name:
+        if basename(path.replace("\\", "/").rstrip("/")).lower() == name:
             return True
         if index is None:
             return False
         pinned = index
-    return same_file(os.path.join(cwd, os.path.expanduser(path)), os.path.expanduser(pinned))
+    return same_file(join(cwd, expanduser(path)), expanduser(pinned))
 
 
 ARCHIVE_DIR = "archive"
 
 
 def is_store_note(
-    path: str, cwd: str, environ: dict[str, str] | os._Environ[str], index: str | None = None
+    path: str, cwd: str, environ: "dict[str, str] | os._Environ[str]", index: "str | None" = None
 ) -> bool:
     """Whether ``path`` (relative to ``cwd``) is a ``.md`` file of a memory store.
 
@@ -77,26 +159,27 @@ def is_store_note(
     """
     if not path.lower().endswith(".md"):
         return False
-    folder = os.path.dirname(os.path.join(cwd, os.path.expanduser(path)))
-    above = os.path.dirname(folder) if os.path.basename(folder).lower() == ARCHIVE_DIR else None
+    folder = dirname(join(cwd, expanduser(path)))
+    above = dirname(folder) if basename(folder).lower() == ARCHIVE_DIR else None
     pinned = index_path(environ)
     if pinned is None:
         name = index_name(environ)
         for store in (folder, above):
-            if store is not None and os.path.isfile(os.path.join(store, name)):
+            if store is not None and isfile(join(store, name)):
                 return True
         if index is None:
             return False
         pinned = index
-    store = os.path.dirname(os.path.expanduser(pinned))
+    store = dirname(expanduser(pinned))
     return any(place is not None and _same_folder(place, store) for place in (folder, above))
 
 
 def _same_folder(a: str, b: str) -> bool:
     try:
-        return os.path.samefile(a, b)
+        first, second = stat(a), stat(b)
     except (OSError, ValueError):
         return False
+    return (first.st_dev, first.st_ino) == (second.st_dev, second.st_ino)
 
 
 def same_file(target: str, index: str) -> bool:
@@ -104,22 +187,37 @@ def same_file(target: str, index: str) -> bool:
 
     The same rule as :class:`engramory.guard.indexmatch.IndexMatcher`, without its
     import: this runs on every edit once the index is known, so an existing
-    target costs two ``stat`` calls and only a missing one is resolved.
+    target costs two ``stat`` calls, a missing one without ``..`` two as well (a file that
+    does not exist is not an index that does), and only any other target that cannot be
+    stat'ed is resolved (``os.path.realpath``, which reads ``..`` before links as a host may).
     """
     try:
-        st = os.stat(target)
+        st = stat(target)
+    except FileNotFoundError:
+        if ".." not in target and isfile(index):
+            return False  # a missing file is not the index, which exists (a host may read
+            # ``a/missing/../MEMORY.md`` as ``a/MEMORY.md``: that one is resolved)
+        return _same_resolved(target, index)
     except (OSError, ValueError):
-        try:
-            return os.path.normcase(os.path.realpath(target)) == os.path.normcase(
-                os.path.realpath(index)
-            )
-        except (OSError, ValueError):
-            return False
+        return _same_resolved(target, index)
     try:
-        wanted = os.stat(index)
+        wanted = stat(index)
     except (OSError, ValueError):
         return False
     return (st.st_dev, st.st_ino) == (wanted.st_dev, wanted.st_ino)
+
+
+def _same_resolved(target: str, index: str) -> bool:
+    """Whether ``target`` and ``index`` resolve to one path (for a target that cannot be
+    stat'ed)."""
+    import os  # noqa: PLC0415 - rare: off the path of a dismissed call
+
+    try:
+        return os.path.normcase(os.path.realpath(target)) == os.path.normcase(
+            os.path.realpath(index)
+        )
+    except (OSError, ValueError):
+        return False
 
 
 # --- the raw pre-check on a shell command ----------------------------------------------

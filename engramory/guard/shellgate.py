@@ -37,13 +37,44 @@ else (``python3 -m pytest``, ``git commit -m x``, ``make``) names no store file
 and is silent without being parsed. ``tests/test_shellgate.py`` checks, on the
 ground-truth commands and on generated ones, that the gate never lets through a
 command the full parser denies.
+
+Every host's dialect runs this gate on its raw payload, before any JSON is parsed
+(:func:`engramory.dialects.fields.command_may_concern`), so a shell call is parsed in
+full only when its text could concern a store. The exact pre-check, in order:
+
+a. the command is read off the raw bytes: the one string member the dialect's full path
+   would read (``command``; Copilot's inside its ``toolArgs`` string, unescaped once;
+   Cline's ``commands``, a JSON list of strings carried as a string, each item in turn).
+   No such member, a second one, a value that is not a string or a list the raw read
+   cannot follow exactly (not only strings, a control character or an escape strict JSON
+   refuses, trailing text) parses the payload;
+b. a command that cannot write any file (:func:`engramory.guard.shell_may_write`: no
+   writer program, no ``>``, backquote, ``$(`` or ``$'``) is dismissed;
+c. a ``\\u`` escape in it, a working directory not read off one ``cwd`` member (or
+   Cursor's and Cline's workspace root), Gemini's ``dir_path`` or Qwen's ``directory``
+   parses the payload;
+d. the command, unescaped, goes through :func:`may_concern_store` (rules 1-6 above) in
+   that directory: dismissed when it says no, parsed in full otherwise.
+
+``tests/test_dialect_shell_gate.py`` checks, for every host's payload shapes, on the
+ground-truth commands and on generated ones, that a call the dialect's full path denies
+(the payload parsed, this gate forced open) is denied by the gated path too.
 """
 
-from __future__ import annotations
+from engramory.guard import (
+    SHELL_WRITERS,
+    basename,
+    expanduser,
+    index_name,
+    index_path,
+    join,
+    lstat,
+    stat,
+)
 
-import os
-
-from engramory.guard import SHELL_WRITERS, index_name, index_path
+TYPE_CHECKING = False  # not ``typing.TYPE_CHECKING``: the guard's path never imports typing
+if TYPE_CHECKING:
+    import os
 
 MAX_GATED = 64 * 1024
 MAX_WORDS = 256
@@ -66,8 +97,8 @@ _WORD_CUT = {c: " " for c in range(128) if not (chr(c).isalnum() or chr(c) in ".
 def may_concern_store(
     command: str,
     cwd: str,
-    environ: dict[str, str] | os._Environ[str],
-    index: str | None = None,
+    environ: "dict[str, str] | os._Environ[str]",
+    index: "str | None" = None,
 ) -> bool:
     """Whether ``command`` (run in ``cwd``) must be parsed in full (see the module's rules)."""
     if len(command) > MAX_GATED or "apply_patch" in command or "applypatch" in command:
@@ -88,30 +119,30 @@ def may_concern_store(
     return known is not None and _may_alias(command, plain, cwd, known)
 
 
-def _known_index(environ: dict[str, str] | os._Environ[str], index: str | None) -> str | None:
+def _known_index(environ: "dict[str, str] | os._Environ[str]", index: "str | None") -> "str | None":
     """The index's path when the guard knows it (pinned, or given by ``--index``)."""
     pinned = index_path(environ)
     if pinned is not None:
         return pinned
-    return os.path.expanduser(index) if index else None
+    return expanduser(index) if index else None
 
 
 def _names_store_file(
-    joined: str, environ: dict[str, str] | os._Environ[str], known: str | None
+    joined: str, environ: "dict[str, str] | os._Environ[str]", known: "str | None"
 ) -> bool:
     """Rule 3: ``.md``, the index's name, or the known index's file name in the text."""
     names = [".md", index_name(environ).lower()]
     if known is not None:
-        names.append(os.path.basename(known.replace("\\", "/").rstrip("/")).lower())
+        names.append(basename(known.replace("\\", "/").rstrip("/")).lower())
     return any(not name or any(c in name for c in "\\'\"\n") or name in joined for name in names)
 
 
-def _words(joined: str) -> list[str]:
+def _words(joined: str) -> "list[str]":
     """The words of the text: runs of letters, digits and ``._+-`` (a path's parts apart)."""
     return joined.translate(_WORD_CUT).split()
 
 
-def _nesting(joined: str, words: list[str]) -> int:
+def _nesting(joined: str, words: "list[str]") -> int:
     """An upper bound of how deep the parser may nest: every parenthesis and every word
     that may run code, each occurrence counted."""
     runners = sum(1 for w in words if _runs_code(w))
@@ -126,7 +157,7 @@ def _runs_code(word: str) -> bool:
 def _may_alias(command: str, plain: str, cwd: str, known: str) -> bool:
     """Rule 6: a word that is the known index under another name (or a dangling link)."""
     try:
-        st = os.stat(known)
+        st = stat(known)
     except (OSError, ValueError):
         return True  # no index yet: whatever would create it is the parser's to judge
     identity = (st.st_dev, st.st_ino)
@@ -134,12 +165,12 @@ def _may_alias(command: str, plain: str, cwd: str, known: str) -> bool:
     if candidates is None:
         return True
     for word in candidates:
-        path = os.path.join(cwd, word)
+        path = join(cwd, word)
         try:
-            found = os.stat(path)
+            found = stat(path)
         except (OSError, ValueError):
             try:
-                os.lstat(path)
+                lstat(path)
             except (OSError, ValueError):
                 continue
             return True  # a dangling symbolic link
@@ -148,7 +179,7 @@ def _may_alias(command: str, plain: str, cwd: str, known: str) -> bool:
     return False
 
 
-def _candidates(command: str, plain: str) -> set[str] | None:
+def _candidates(command: str, plain: str) -> "set[str] | None":
     """Every word that may name a file: as cut by the shell's separators, each quoted
     phrase whole, and the values attached to options (``None``: too many to look up)."""
     words = set(plain.translate(_SEPARATORS).split())
@@ -163,7 +194,7 @@ def _candidates(command: str, plain: str) -> set[str] | None:
     return words if len(words) <= MAX_WORDS else None
 
 
-def _quoted(command: str) -> list[str]:
+def _quoted(command: str) -> "list[str]":
     """The text between each pair of quotes (single or double)."""
     out: list[str] = []
     for quote in ("'", '"'):

@@ -6,8 +6,6 @@ would write. :func:`predict` is the text a call leaves in a file. Imports nothin
 time: the guard hook imports this module before every tool call.
 """
 
-from __future__ import annotations
-
 TYPE_CHECKING = False  # not ``typing.TYPE_CHECKING``: the guard's path never imports typing
 if TYPE_CHECKING:
     import os
@@ -70,14 +68,14 @@ class ToolCall:
     def __init__(
         self,
         kind: str,
-        path: str | None = None,
+        path: "str | None" = None,
         *,
-        cwd: str | None = None,
-        content: str | None = None,
-        edits: list[tuple[object, object, object]] | None = None,
-        command: str | None = None,
-        transform: Callable[[str], str | None] | None = None,
-        judge: Callable[[dict[str, str] | os._Environ[str], str | None], Verdict] | None = None,
+        cwd: "str | None" = None,
+        content: "str | None" = None,
+        edits: "list[tuple[object, object, object]] | None" = None,
+        command: "str | None" = None,
+        transform: "Callable[[str], str | None] | None" = None,
+        judge: "Callable[[dict[str, str] | os._Environ[str], str | None], Verdict] | None" = None,
         cut_host: str = "claude",
     ) -> None:
         self.kind = kind
@@ -94,7 +92,7 @@ class ToolCall:
         return f"ToolCall({self.kind!r}, {self.path!r}, cwd={self.cwd!r})"
 
 
-def predict(call: ToolCall, current: str) -> str | None:
+def predict(call: "ToolCall", current: str) -> "str | None":
     """The text the index would hold after ``call``, or ``None`` when it cannot be known."""
     if call.kind == WRITE:
         return call.content
@@ -111,13 +109,13 @@ def predict(call: ToolCall, current: str) -> str | None:
     return apply_edits(current, call.edits)
 
 
-def exact_match(current: str, steps: list[tuple[object, object, object]] | None) -> bool:
+def exact_match(current: str, steps: "list[tuple[object, object, object]] | None") -> bool:
     """Whether a fuzzy edit's old text occurs in the index exactly (then it is simulated)."""
     old = steps[0][0] if steps else None
     return isinstance(old, str) and bool(old) and old in current
 
 
-def _fuzzy_prediction(current: str, steps: list[tuple[object, object, object]]) -> str | None:
+def _fuzzy_prediction(current: str, steps: "list[tuple[object, object, object]]") -> "str | None":
     """A loosely matching edit: exact when its old text is in the index, else the worst case."""
     from engramory.guard.edits import apply_edits  # noqa: PLC0415
 
