@@ -24,7 +24,7 @@ from conftest import REPO
 from doctorkit import note
 from engramory.cli import main
 from engramory.commands import doctor as doctor_command
-from engramory.doctor import cache, engine, runcache
+from engramory.doctor import cache, engine, outputcache, runcache
 
 CORPUS = sorted(p for p in (REPO / "tests" / "corpus" / "stores").iterdir() if p.is_dir())
 TOKEN = "ghp_Q8r2Lm9XvT4kPz7NwB3yHc6JdF1sGa5eRu0i"  # made up, shaped like a GitHub token
@@ -106,9 +106,17 @@ def cache_file(home: Path, store: Path) -> Path:
 
 
 def drop_run_cache(home: Path, store: Path) -> None:
-    """Delete the saved reports: the next run takes its notes from the notes cache."""
+    """Delete the saved reports and outputs: the next run takes its notes from the notes cache."""
     folder = Path(cache.store_folder(str(home), os.path.realpath(store)))
     for path in folder.glob(f"{runcache.FILE_PREFIX}*{runcache.FILE_SUFFIX}"):
+        path.unlink()
+    drop_outputs(home, store)
+
+
+def drop_outputs(home: Path, store: Path) -> None:
+    """Delete the saved outputs: the next run rebuilds its report (from the saved one)."""
+    folder = Path(cache.store_folder(str(home), os.path.realpath(store)))
+    for path in folder.glob(f"{outputcache.FILE_PREFIX}*{outputcache.FILE_SUFFIX}"):
         path.unlink()
 
 
@@ -448,6 +456,7 @@ def test_a_corrupt_or_foreign_saved_report_is_not_used(
     saved = path.read_bytes()
     assert json.loads(saved.splitlines()[0])["findings"] > 0
     path.write_bytes(_spoil(saved, how))
+    drop_outputs(home, store)
     reads.take()
     assert cached(store, capsys) == plain
     assert reads.take() == 0  # a full run over the notes cache (no note read)...

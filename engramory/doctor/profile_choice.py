@@ -45,7 +45,7 @@ from engramory.doctor.profiles import (
     Profile,
 )
 from engramory.store import automemory, discovery
-from engramory.store.disk import READ_OK, walk
+from engramory.store.disk import READ_OK, NoteFile, Walk, walk
 from engramory.store.frontmatter import parse_bytes
 from engramory.util.errors import UsageError
 
@@ -125,13 +125,34 @@ def _head(path: str) -> bytes | None:
         os.close(fd)
 
 
-def dialect_counts(root: str) -> tuple[int, int]:
+def dialect_counts(
+    root: str, walked: Walk | None = None, memo: str | None = None
+) -> tuple[int, int]:
     """``(native, with frontmatter)`` over the store's live notes (the first :data:`NOTES_READ`).
 
     Symlinked notes are skipped: the dialect is judged on the files the store holds.
+    ``walked``: the walk of ``root`` when the caller made it already; ``memo``: the
+    doctor's cache folder, where the counts are kept while those notes are unchanged
+    (``dialectcache.py``; it needs a walk made ``with_stat``).
     """
+    notes = (walked if walked is not None else walk(root)).notes[:NOTES_READ]
+    if memo is None:
+        return _count(root, notes)
+    from engramory.doctor import dialectcache  # noqa: PLC0415 - only with a cache
+
+    key = dialectcache.key(notes)
+    counts = dialectcache.load(memo, key) if key is not None else None
+    if counts is None:
+        counts = _count(root, notes)
+        if key is not None:
+            dialectcache.save(memo, key, counts)
+    return counts
+
+
+def _count(root: str, notes: list[NoteFile]) -> tuple[int, int]:
+    """:func:`dialect_counts` of ``notes``, read now."""
     native = described = 0
-    for note in walk(root).notes[:NOTES_READ]:
+    for note in notes:
         if note.status != READ_OK or note.symlink:
             continue
         head = _head(note.path(root))
@@ -260,11 +281,14 @@ def choose(
     environ: Mapping[str, str] | None = None,
     native_folder: Path | None = None,
     cwd: Path | None = None,
+    walked: Walk | None = None,
+    memo: str | None = None,
 ) -> Choice:
     """The profile for ``store``: asked for, else by location, else by the notes' dialect.
 
     ``native_folder`` is the current project's Claude Code folder when the caller
     already knows it; else it is resolved from ``cwd`` (default: the current directory).
+    ``walked`` and ``memo``: see :func:`dialect_counts`.
     """
     if asked is not None:
         return Choice(parse_name(asked), "asked for with --profile")
@@ -281,7 +305,8 @@ def choose(
     )
     if other is not None:
         return other
-    native, described = dialect_counts(_real(store)) if os.path.isdir(store) else (0, 0)
+    isdir = os.path.isdir(store)
+    native, described = dialect_counts(_real(store), walked, memo) if isdir else (0, 0)
     reason = dialect_reason(native, described)
     if described and native * 2 > described:
         return Choice(CLAUDE_NATIVE, reason)

@@ -105,6 +105,16 @@ def inputs_digest(
     return digest.hexdigest()
 
 
+def state_digest(report_signature: str, digest: str, live: Sequence[Finding]) -> str:
+    """The digest of a report: its signature, its inputs' ``digest`` and the findings of
+    :data:`LIVE_RULES` (what they read lies outside the inputs), run now."""
+    rows = [
+        [f.rule, f.severity, f.path, f.line, f.message, f.left_out, f.detector, f.key] for f in live
+    ]
+    made = json.dumps([FORMAT, report_signature, digest, rows], ensure_ascii=True)
+    return hashlib.sha256(made.encode("ascii")).hexdigest()
+
+
 def _note_key(note: NoteFile, root: str) -> tuple[int, ...] | None:
     """The walk's ``lstat`` of a regular note; else a fresh one (a symlink's target's)."""
     if note.info is not None and note.status == READ_OK:

@@ -1,0 +1,155 @@
+"""The doctor's printed-output cache: an unchanged store gets the last run's output back.
+
+Beside the per-note cache (``cache.py``) and the report cache
+(``runcache.py``), in the same folder, one file per *slot* (the Engramory
+version, the options, the rules that run, today's date, the profile and its
+reason, the output format, colour, the header line, the current directory:
+everything the printed text depends on besides the store) holds what the last
+run of that slot printed on standard output and its exit code, with the
+*state* it was printed from (``engine.Prepared.state``: the report's
+signature, the digest of every note's ``lstat``, the index, the allow state,
+and the findings of the rules that read outside the store, run now).
+
+When slot and state match, the text is printed as it was: no note is read,
+no rule but those outside rules runs, nothing is rendered. Anything else
+about the file (missing, foreign, truncated, corrupt, over
+:data:`FILE_LIMIT`, a symlink, not this user's, of another slot or state)
+means a full run, which writes the file afresh. The file is a JSON header
+line (slot, state, exit code, length and SHA-256 of the text) followed by
+the text in UTF-8 (lone surrogates kept, ``surrogatepass``); it is written
+to a temporary name, flushed to disk and renamed over the old one.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import stat
+from collections.abc import Mapping
+from typing import Any, NamedTuple
+
+from engramory import __version__
+
+FORMAT = 1
+FILE_PREFIX, FILE_SUFFIX = "output-", ".txt"
+FILE_LIMIT = 256 * 1024 * 1024  # a larger file is not read
+_OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+_ERRORS = "surrogatepass"
+
+
+class Printed(NamedTuple):
+    """What a run printed on standard output, and its exit code."""
+
+    text: str
+    code: int
+
+
+def slot(fields: Mapping[str, Any]) -> str:
+    """The slot of a run: ``fields`` with the version and format, as canonical JSON."""
+    made = {"format": FORMAT, "version": __version__, **fields}
+    return json.dumps(made, sort_keys=True, ensure_ascii=True, separators=(",", ":"))
+
+
+def file_path(folder: str, run_slot: str) -> str:
+    digest = hashlib.sha256(run_slot.encode("ascii")).hexdigest()[:24]
+    return os.path.join(folder, f"{FILE_PREFIX}{digest}{FILE_SUFFIX}")
+
+
+def load(folder: str, run_slot: str, state: str) -> Printed | None:
+    """The text kept for this slot and state, or ``None`` (run in full)."""
+    data = read_private(file_path(folder, run_slot), FILE_LIMIT)
+    if data is None:
+        return None
+    return parse(data, run_slot, state)
+
+
+def parse(data: bytes, run_slot: str, state: str) -> Printed | None:
+    """The text of a file's ``data`` when it is whole and of this slot and state."""
+    header, newline, body = data.partition(b"\n")
+    if not newline:
+        return None
+    try:
+        kept = json.loads(header)
+    except (ValueError, RecursionError):
+        return None
+    if type(kept) is not dict or kept.get("format") != FORMAT:
+        return None
+    if kept.get("slot") != run_slot or kept.get("state") != state:
+        return None
+    code, length, digest = kept.get("code"), kept.get("length"), kept.get("sha256")
+    if type(code) is not int or type(length) is not int or length != len(body):
+        return None
+    if digest != hashlib.sha256(body).hexdigest():
+        return None
+    try:
+        return Printed(body.decode("utf-8", _ERRORS), code)
+    except UnicodeError:
+        return None
+
+
+def save(folder: str, run_slot: str, state: str, printed: Printed) -> None:
+    """Keep what a run printed; quietly nothing on failure (a text that cannot be encoded)."""
+    try:
+        body = printed.text.encode("utf-8", _ERRORS)
+    except UnicodeError:
+        return
+    header = {
+        "format": FORMAT,
+        "slot": run_slot,
+        "state": state,
+        "code": printed.code,
+        "length": len(body),
+        "sha256": hashlib.sha256(body).hexdigest(),
+    }
+    line = json.dumps(header, ensure_ascii=True, separators=(",", ":")).encode("ascii")
+    name = os.path.basename(file_path(folder, run_slot))
+    if write_private(folder, name, line + b"\n" + body):
+        from engramory.doctor.cache import prune  # noqa: PLC0415
+
+        prune(folder, FILE_PREFIX, FILE_SUFFIX)
+
+
+def read_private(path: str, limit: int) -> bytes | None:
+    """The bytes of ``path`` when it is a regular file of this user's (not a symlink, not
+    over ``limit`` bytes), opened without blocking on a FIFO; else ``None``."""
+    try:
+        fd = os.open(path, _OPEN_FLAGS)
+    except (OSError, ValueError):
+        return None
+    try:
+        info = os.fstat(fd)
+        mine = not hasattr(os, "getuid") or info.st_uid == os.getuid()
+        if not stat.S_ISREG(info.st_mode) or not mine or info.st_size > limit:
+            return None
+        with os.fdopen(os.dup(fd), "rb") as handle:
+            data = handle.read(limit + 1)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    return data if len(data) <= limit else None
+
+
+def write_private(folder: str, name: str, data: bytes) -> bool:
+    """Write ``data`` to ``folder/name`` atomically: a temporary file (mode 0600) flushed to
+    disk, then renamed over it; ``False``, and nothing left behind, when that fails."""
+    import tempfile  # noqa: PLC0415 - only when the cache is written
+
+    try:
+        fd, temp = tempfile.mkstemp(prefix=f".{name}-", suffix=".tmp", dir=folder)
+    except OSError:
+        return False
+    try:
+        with os.fdopen(fd, "wb") as out:
+            out.write(data)
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(temp, os.path.join(folder, name))
+    except OSError:
+        try:
+            os.unlink(temp)
+        except OSError:
+            pass
+        return False
+    return True
