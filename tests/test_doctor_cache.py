@@ -527,6 +527,15 @@ def test_values_round_trip_through_the_cache_encoding() -> None:
 
 # --- the property: after any sequence of changes, cached equals uncached -------------------
 
+OUTPUTS = (
+    ("--format", "json"),
+    ("--format", "text"),
+    ("--format", "text", "--color", "always"),
+    ("--format", "text", "--statistics"),
+    ("--format", "text", "--max-findings", "2"),
+    ("--format", "sarif"),
+    ("--format", "github"),
+)
 CONTENTS = st.tuples(st.sampled_from(TYPES), st.sampled_from(BODIES), st.booleans())
 
 
@@ -543,6 +552,7 @@ class CachedEqualsUncached(RuleBasedStateMachine):
         self.patch = pytest.MonkeyPatch()
         self.patch.setenv("ENGRAMORY_CACHE_DIR", str(self.home))
         self.clock = 1_700_000_000_000_000_000
+        self.flags: tuple[str, ...] = ("--format", "json")
 
     def teardown(self) -> None:
         import shutil
@@ -626,22 +636,34 @@ class CachedEqualsUncached(RuleBasedStateMachine):
         else:
             (self.store / "handoff.txt").write_text(kind[1], encoding="utf-8")
 
+    @rule(
+        output=st.sampled_from(OUTPUTS),
+        strict=st.booleans(),
+        profile=st.sampled_from(("", "engramory", "claude-native")),
+    )
+    def change_output(self, output: tuple[str, ...], strict: bool, profile: str) -> None:
+        """Another format (and its options), --strict, --profile: another saved output."""
+        self.flags = (*output, *(("--strict",) if strict else ()))
+        self.flags += ("--profile", profile) if profile else ()
+
     @invariant()
     def cached_equals_uncached(self) -> None:
         plain = self._run("--no-cache")
         assert self._run() == plain
-        assert self._run() == plain  # and once warm (the saved report)
+        assert self._run() == plain  # and once warm (the saved output replayed)
+        drop_outputs(self.home, self.store)
+        assert self._run() == plain  # the saved report, rendered afresh
         drop_run_cache(self.home, self.store)
         assert self._run() == plain  # every note from the notes cache, store rules run
 
-    def _run(self, *flags: str) -> tuple[int, str]:
+    def _run(self, *flags: str) -> tuple[int, str, str]:
         import contextlib
         import io
 
-        out = io.StringIO()
-        with contextlib.redirect_stdout(out):
-            code = main(["doctor", str(self.store), "--format", "json", *flags])
-        return code, out.getvalue()
+        out, err = io.StringIO(), io.StringIO()
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            code = main(["doctor", str(self.store), *self.flags, *flags])
+        return code, out.getvalue(), err.getvalue()
 
 
 CachedEqualsUncached.TestCase.settings = settings(

@@ -34,6 +34,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from engramory.doctor import dialectcache
 from engramory.doctor.profiles import (
     CLAUDE_NATIVE,
     CODEX_MEMORIES,
@@ -45,7 +46,7 @@ from engramory.doctor.profiles import (
     Profile,
 )
 from engramory.store import automemory, discovery
-from engramory.store.disk import READ_OK, NoteFile, Walk, walk
+from engramory.store.disk import READ_OK, Walk, walk
 from engramory.store.frontmatter import parse_bytes
 from engramory.util.errors import UsageError
 
@@ -132,38 +133,36 @@ def dialect_counts(
 
     Symlinked notes are skipped: the dialect is judged on the files the store holds.
     ``walked``: the walk of ``root`` when the caller made it already; ``memo``: the
-    doctor's cache folder, where the counts are kept while those notes are unchanged
-    (``dialectcache.py``; it needs a walk made ``with_stat``).
+    doctor's cache folder, where each note's verdict is kept while the note is
+    unchanged (``dialectcache.py``; it needs a walk made ``with_stat``).
     """
     notes = (walked if walked is not None else walk(root)).notes[:NOTES_READ]
-    if memo is None:
-        return _count(root, notes)
-    from engramory.doctor import dialectcache  # noqa: PLC0415 - only with a cache
-
-    key = dialectcache.key(notes)
-    counts = dialectcache.load(memo, key) if key is not None else None
-    if counts is None:
-        counts = _count(root, notes)
-        if key is not None:
-            dialectcache.save(memo, key, counts)
-    return counts
-
-
-def _count(root: str, notes: list[NoteFile]) -> tuple[int, int]:
-    """:func:`dialect_counts` of ``notes``, read now."""
+    kept: dict[dialectcache.Key, int] = dialectcache.load(memo) if memo is not None else {}
+    verdicts: dict[dialectcache.Key, int] = {}
     native = described = 0
     for note in notes:
         if note.status != READ_OK or note.symlink:
             continue
-        head = _head(note.path(root))
-        if head is None:
-            continue
-        parsed = parse_bytes(head)
-        if not parsed.present:
-            continue
-        described += 1
-        native += in_host_dialect(parsed.fields)
+        key = dialectcache.note_key(note)
+        verdict = kept.get(key) if key is not None else None
+        if verdict is None:
+            verdict = _verdict(note.path(root))
+        if key is not None:
+            verdicts[key] = verdict
+        described += verdict != dialectcache.UNREAD
+        native += verdict == dialectcache.NATIVE
+    if memo is not None and verdicts != kept:
+        dialectcache.save(memo, verdicts)
     return native, described
+
+
+def _verdict(path: str) -> int:
+    """One note's dialect, read now (``dialectcache`` names the verdicts)."""
+    head = _head(path)
+    parsed = parse_bytes(head) if head is not None else None
+    if parsed is None or not parsed.present:
+        return dialectcache.UNREAD
+    return dialectcache.NATIVE if in_host_dialect(parsed.fields) else dialectcache.OTHER
 
 
 def _real(path: Path | str) -> str:

@@ -197,7 +197,9 @@ def walk(root: str, with_stat: bool = False) -> Walk:
             continue
         area = area_of(rel_dir + "/x") if rel_dir else LIVE
         subdirs = []
-        for entry in entries:
+        entries.reverse()
+        while entries:  # each entry (and the stat it keeps) let go once it is classified
+            entry = entries.pop()
             name = entry.name
             if name.startswith("."):
                 continue
