@@ -148,7 +148,7 @@ def write_report(
     """Print the report in ``args.format``; ``header`` (text only) says how the store was found;
     ``profile_reason`` why the report's profile was chosen (github and sarif: on stderr)."""
     say_reason(args, report.profile.name, profile_reason)
-    sys.stdout.write(rendered(report, args, header, profile_reason))
+    sys.stdout.writelines(rendered(report, args, header, profile_reason))
 
 
 def say_reason(args: argparse.Namespace, profile: str, reason: str | None) -> None:
@@ -162,19 +162,19 @@ def rendered(
     args: argparse.Namespace,
     header: str | None,
     profile_reason: str | None = None,
-) -> str:
-    """What :func:`write_report` prints on standard output."""
+) -> list[str]:
+    """What :func:`write_report` prints on standard output, in pieces."""
     if args.format == "json":
-        return "".join(render_json(report, profile_reason)) + "\n"
+        return [*render_json(report, profile_reason), "\n"]
     if args.format == "github":
         findings = relocated(report.findings, report.root, working_directory())
-        return "".join(line + "\n" for line in github.render(findings))
+        return [line + "\n" for line in github.render(findings)]
     if args.format == "sarif":
-        return render_sarif(report, working_directory()) + "\n"
-    head = printable(header) + "\n" if header is not None else ""
+        return [render_sarif(report, working_directory()) + "\n"]
+    head = [printable(header) + "\n"] if header is not None else []
     paint = painter(stdout_colour(args.color))
     lines = render_text(report, paint, args.max_findings, args.statistics, profile_reason)
-    return head + "".join(line + "\n" for line in lines)
+    return head + [line + "\n" for line in lines]
 
 
 def exit_code(findings: list[Finding], strict: bool) -> int:
@@ -336,15 +336,15 @@ def run(args: argparse.Namespace) -> int:
         printed = outputcache.load(folder, run_slot, state)
         if printed is not None:
             say_reason(args, profile.name, choice.reason)
-            sys.stdout.write(printed.text)
+            printed.write(sys.stdout)
             return printed.code
     report = engine.run(str(location.root), caps, options, chosen, args.jobs, home, prepared)
     say_reason(args, report.profile.name, choice.reason)
-    text = rendered(report, args, shown, choice.reason)
+    pieces = rendered(report, args, shown, choice.reason)
     code = exit_code(report.findings, args.strict)
-    sys.stdout.write(text)
+    sys.stdout.writelines(pieces)
     if folder is not None and state is not None:
-        outputcache.save(folder, run_slot, state, outputcache.Printed(text, code))
+        outputcache.save(folder, run_slot, state, pieces, code)
     return code
 
 

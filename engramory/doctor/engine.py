@@ -453,7 +453,7 @@ class _PointerResolver:
     """
 
     def __init__(
-        self, root: str, names: NameTable, archived: frozenset[str], plain: frozenset[str]
+        self, root: str, names: NameTable | None, archived: frozenset[str], plain: frozenset[str]
     ) -> None:
         self.root = root
         self.plain = plain
@@ -495,6 +495,7 @@ class _PointerResolver:
         slug = _strip_md(raw)
         if not _is_slug(slug):
             return Target(NOT_SLUG, raw), ()
+        assert self.names is not None, "the name table is set before the [[links]] resolve"
         hits = self.names.lookup(slug)
         if hits:
             return Target(FOUND, raw, area=LIVE), tuple(hits)
@@ -617,7 +618,7 @@ class Prepared:
     files: Walk
     index: IndexFile
     archived: frozenset[str]
-    names: NameTable
+    names: NameTable | None  # made on first use (a warm run replayed never needs it)
     resolver: _PointerResolver
     rules: list[Rule]
     store_rules: list[Rule]
@@ -630,11 +631,21 @@ class Prepared:
     live: list[Finding] | None = None
 
     def view(self) -> StoreView:
-        """The store as the rules of :data:`runcache.LIVE_RULES` see it: no note read."""
+        """The store as the rules of :data:`runcache.LIVE_RULES` see it: no note read, no
+        name table (they read no more than the store's root)."""
         lines = self.resolver.lines
         return StoreView(
-            self.root, self.caps, self.options, self.index, self.files, lines, [], [], self.names
-        )
+            self.root, self.caps, self.options, self.index, self.files, lines, [], [],
+            NameTable([], []),
+        )  # fmt: skip
+
+    def name_table(self) -> NameTable:
+        """The live notes by name (made once, and given to the resolver)."""
+        if self.names is None:
+            notes = self.files.notes
+            self.names = NameTable(notes, [f.status != ESCAPES for f in notes])
+            self.resolver.names = self.names
+        return self.names
 
     def live_findings(self) -> list[Finding]:
         """The findings of the store rules that read state outside the store (run once)."""
@@ -690,8 +701,7 @@ def _prepare(
     files = walked if walked is not None else walk(root, with_stat=folder is not None)
     index = read_index(root, caps)
     archived = frozenset(rel.rsplit("/", 1)[-1][:-3].casefold() for rel in files.archived)
-    names = NameTable(files.notes, [f.status != ESCAPES for f in files.notes])
-    resolver = _PointerResolver(root, names, archived, plain_notes(files))
+    resolver = _PointerResolver(root, None, archived, plain_notes(files))
     rules = _active(NOTE, chosen, options)
     store_rules = _active(STORE, chosen, options)
     gatherers = [rule for rule in store_rules if rule.gather is not None]
@@ -699,7 +709,7 @@ def _prepare(
     run_signature = _signature(caps, options, rules, gatherers, allowances)
     report_signature = runcache.report_signature(run_signature, store_rules)
     prepared = Prepared(
-        root, caps, options, files, index, archived, names, resolver, rules, store_rules,
+        root, caps, options, files, index, archived, None, resolver, rules, store_rules,
         allowances, run_signature, report_signature, folder,
     )  # fmt: skip
     if folder is not None:
@@ -725,7 +735,7 @@ def _run(prepared: Prepared, jobs: int) -> Report:
     unknown = None if index.text is not None else frozenset()  # no index: no identity needed
     results = cache.open_store(folder, prepared.run_signature)
     gathered = _Gatherer(
-        root, files.notes, rules, options, prepared.names, prepared.archived, unknown,
+        root, files.notes, rules, options, prepared.name_table(), prepared.archived, unknown,
         allowances, gatherers, results,
     )  # fmt: skip
     wanted = prepared.wanted

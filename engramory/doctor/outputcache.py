@@ -22,12 +22,13 @@ to a temporary name, flushed to disk and renamed over the old one.
 
 from __future__ import annotations
 
+import codecs
 import hashlib
 import json
 import os
 import stat
-from collections.abc import Mapping
-from typing import Any, NamedTuple
+from collections.abc import Iterable, Mapping, Sequence
+from typing import IO, Any, NamedTuple
 
 from engramory import __version__
 
@@ -36,13 +37,23 @@ FILE_PREFIX, FILE_SUFFIX = "output-", ".txt"
 FILE_LIMIT = 256 * 1024 * 1024  # a larger file is not read
 _OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
 _ERRORS = "surrogatepass"
+PIECE = 1024 * 1024  # bytes of a saved text decoded and printed at a time
 
 
 class Printed(NamedTuple):
-    """What a run printed on standard output, and its exit code."""
+    """What a run printed on standard output (its UTF-8 as kept), and its exit code."""
 
-    text: str
+    text: bytes
     code: int
+
+    def write(self, out: IO[str]) -> None:
+        """Print the text on ``out`` as the run did, a piece at a time (a large report is
+        never held as one string besides its bytes)."""
+        decoder = codecs.getincrementaldecoder("utf-8")(_ERRORS)
+        view = memoryview(self.text)
+        for start in range(0, len(view), PIECE):
+            out.write(decoder.decode(view[start : start + PIECE]))
+        out.write(decoder.decode(b"", final=True))
 
 
 def slot(fields: Mapping[str, Any]) -> str:
@@ -82,29 +93,46 @@ def parse(data: bytes, run_slot: str, state: str) -> Printed | None:
         return None
     if digest != hashlib.sha256(body).hexdigest():
         return None
+    return Printed(body, code) if _decodes(body) else None
+
+
+def _decodes(body: bytes) -> bool:
+    """Whether ``body`` is whole UTF-8 (checked before a byte of it is printed), decoded a
+    piece at a time."""
+    decoder = codecs.getincrementaldecoder("utf-8")(_ERRORS)
+    view = memoryview(body)
     try:
-        return Printed(body.decode("utf-8", _ERRORS), code)
+        for start in range(0, len(view), PIECE):
+            decoder.decode(view[start : start + PIECE])
+        decoder.decode(b"", final=True)
     except UnicodeError:
-        return None
+        return False
+    return True
 
 
-def save(folder: str, run_slot: str, state: str, printed: Printed) -> None:
-    """Keep what a run printed; quietly nothing on failure (a text that cannot be encoded)."""
+def save(folder: str, run_slot: str, state: str, pieces: Sequence[str], code: int) -> None:
+    """Keep what a run printed (``pieces`` joined) and its exit ``code``; quietly nothing on
+    failure (a text that cannot be encoded)."""
+    digest, length = hashlib.sha256(), 0
     try:
-        body = printed.text.encode("utf-8", _ERRORS)
+        for piece in pieces:
+            data = piece.encode("utf-8", _ERRORS)
+            digest.update(data)
+            length += len(data)
     except UnicodeError:
         return
     header = {
         "format": FORMAT,
         "slot": run_slot,
         "state": state,
-        "code": printed.code,
-        "length": len(body),
-        "sha256": hashlib.sha256(body).hexdigest(),
+        "code": code,
+        "length": length,
+        "sha256": digest.hexdigest(),
     }
-    line = json.dumps(header, ensure_ascii=True, separators=(",", ":")).encode("ascii")
+    line = json.dumps(header, ensure_ascii=True, separators=(",", ":")) + "\n"
+    encoded = (piece.encode("utf-8", _ERRORS) for piece in (line, *pieces))
     name = os.path.basename(file_path(folder, run_slot))
-    if write_private(folder, name, line + b"\n" + body):
+    if write_private(folder, name, encoded):
         from engramory.doctor.cache import prune  # noqa: PLC0415
 
         prune(folder, FILE_PREFIX, FILE_SUFFIX)
@@ -131,9 +159,10 @@ def read_private(path: str, limit: int) -> bytes | None:
     return data if len(data) <= limit else None
 
 
-def write_private(folder: str, name: str, data: bytes) -> bool:
-    """Write ``data`` to ``folder/name`` atomically: a temporary file (mode 0600) flushed to
-    disk, then renamed over it; ``False``, and nothing left behind, when that fails."""
+def write_private(folder: str, name: str, data: bytes | Iterable[bytes]) -> bool:
+    """Write ``data`` (or its pieces) to ``folder/name`` atomically: a temporary file (mode
+    0600) flushed to disk, then renamed over it; ``False``, and nothing left behind, when
+    that fails."""
     import tempfile  # noqa: PLC0415 - only when the cache is written
 
     try:
@@ -142,7 +171,7 @@ def write_private(folder: str, name: str, data: bytes) -> bool:
         return False
     try:
         with os.fdopen(fd, "wb") as out:
-            out.write(data)
+            out.writelines([data] if isinstance(data, bytes) else data)
             out.flush()
             os.fsync(out.fileno())
         os.replace(temp, os.path.join(folder, name))

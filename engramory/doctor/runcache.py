@@ -41,6 +41,7 @@ FORMAT = 1
 FILE_PREFIX, FILE_SUFFIX = "report-", ".json"
 FILE_LIMIT = 256 * 1024 * 1024  # a larger file is not read
 CHUNK = 512  # findings a line
+ROWS = 4096  # notes hashed at a time
 # Store rules that read what the digest does not cover (git, the history, the projects
 # record, a host's own files read by name): they run on every run, and read no more of
 # the store than its root. A new store rule that reads anything but the StoreView
@@ -89,11 +90,13 @@ def inputs_digest(
         update(b"\n")
 
     add((FORMAT, run_signature))
-    rows = [
-        f"{note.rel}\0{note.status}\0{note.target}\0{_note_key(note, root)}"
-        for note in walked.notes
-    ]
-    update("\n".join(rows).encode("utf-8", "surrogateescape"))
+    notes = walked.notes
+    for start in range(0, len(notes), ROWS):  # the rows joined by newlines, a chunk at a time
+        rows = "\n".join(
+            f"{note.rel}\0{note.status}\0{note.target}\0{_note_key(note, root)}"
+            for note in notes[start : start + ROWS]
+        )
+        update((rows if start == 0 else "\n" + rows).encode("utf-8", "surrogateescape"))
     add("archived")
     for rel in walked.archived:
         add((rel, _stat_key(os.path.join(root, *rel.split("/")), follow=False)))

@@ -133,6 +133,10 @@ HANDOFF_PREFIXES = ("handoff", "hand-off")
 def _classify_file_entry(
     entry: os.DirEntry[str], rel: str, root: str, with_stat: bool = False
 ) -> NoteFile:
+    if with_stat:  # the common case first: a regular file, known by its one lstat
+        info = _lstat_key(entry)
+        if info is not None:
+            return NoteFile(rel, READ_OK, info=info)
     if entry.is_symlink():
         target = os.path.realpath(entry.path)
         if not fsutil.is_within(target, root):
