@@ -101,26 +101,34 @@ def test_each_format_keeps_its_own_output(
 
 
 def _spoil(saved: bytes, how: str) -> bytes:
-    header, _newline, body = saved.partition(b"\n")
+    header = saved[: outputcache.HEADER_SIZE]
+    body = saved[outputcache.HEADER_SIZE + 1 :]
     fields = json.loads(header)
+
+    def redone(**changed: object) -> bytes:
+        made = json.dumps({**fields, **changed}).encode().ljust(outputcache.HEADER_SIZE)
+        return made + b"\n" + body
+
     if how == "not json":
-        return b"\x00\xff not json at all\n" + body
+        return b"\x00\xff not json at all".ljust(outputcache.HEADER_SIZE) + b"\n" + body
     if how == "empty":
         return b""
     if how == "no header line":
         return header
     if how == "another state":
-        return json.dumps({**fields, "state": "0" * 64}).encode() + b"\n" + body
+        return redone(state="0" * 64)
     if how == "another slot":
-        return json.dumps({**fields, "slot": "{}"}).encode() + b"\n" + body
+        return redone(slot="0" * 64)
     if how == "another format":
-        return json.dumps({**fields, "format": 0}).encode() + b"\n" + body
+        return redone(format=0)
     if how == "another exit code type":
-        return json.dumps({**fields, "code": "1"}).encode() + b"\n" + body
+        return redone(code="1")
     if how == "a byte changed":
-        return header + b"\n" + body[:-2] + b"X" + body[-1:]
+        return saved[:-2] + b"X" + saved[-1:]
     if how == "a line more":
         return saved + b"forged finding\n"
+    if how == "a longer header":
+        return header + b" \n" + body
     assert how == "cut"
     return saved[:-10]
 
@@ -135,6 +143,7 @@ SPOILS = [
     "another exit code type",
     "a byte changed",
     "a line more",
+    "a longer header",
     "cut",
 ]
 
@@ -376,3 +385,33 @@ def test_the_dialect_memo_follows_the_notes(
     memo.write_text(json.dumps({**kept, "notes": [["beta.md", 1, 2, 3, 4, 5, 9]]}))
     assert doctor(store, capsys=capsys) == native
     assert json.loads(memo.read_bytes()) == kept  # written afresh
+
+
+def test_a_run_whose_printing_fails_part_way_keeps_no_output(
+    tmp_path: Path, home: Path, runs: Runs, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The reader of the output goes away: nothing half printed is kept."""
+    import io
+    import sys
+
+    store = small_store(tmp_path / "store")
+
+    class Closing(io.StringIO):
+        def write(self, text: str) -> int:
+            if self.tell() > 100:
+                raise OSError(5, "the reader went away")
+            return super().write(text)
+
+    monkeypatch.setattr(sys, "stdout", Closing())
+    with pytest.raises(OSError):
+        main(["doctor", str(store), "--format", "text"])
+    monkeypatch.undo()
+    assert outputs(home, store) == []
+    folder = Path(cache.store_folder(str(home), os.path.realpath(store)))
+    assert not [p for p in folder.iterdir() if p.name.startswith(".output-")]
+
+
+def test_the_header_holds_the_largest_values() -> None:
+    fields = {"format": 99, "slot": "f" * 64, "state": "f" * 64, "code": 255}
+    fields.update(length=outputcache.FILE_LIMIT, sha256="f" * 64)
+    assert len(json.dumps(fields, separators=(",", ":"))) <= outputcache.HEADER_SIZE

@@ -7,6 +7,7 @@ import argparse
 import json
 import os
 import sys
+from collections.abc import Iterable, Iterator
 from datetime import date
 from pathlib import Path
 
@@ -162,19 +163,22 @@ def rendered(
     args: argparse.Namespace,
     header: str | None,
     profile_reason: str | None = None,
-) -> list[str]:
+) -> Iterator[str]:
     """What :func:`write_report` prints on standard output, in pieces."""
     if args.format == "json":
-        return [*render_json(report, profile_reason), "\n"]
-    if args.format == "github":
+        yield from render_json(report, profile_reason)
+        yield "\n"
+    elif args.format == "github":
         findings = relocated(report.findings, report.root, working_directory())
-        return [line + "\n" for line in github.render(findings)]
-    if args.format == "sarif":
-        return [render_sarif(report, working_directory()) + "\n"]
-    head = [printable(header) + "\n"] if header is not None else []
-    paint = painter(stdout_colour(args.color))
-    lines = render_text(report, paint, args.max_findings, args.statistics, profile_reason)
-    return head + [line + "\n" for line in lines]
+        yield from (line + "\n" for line in github.render(findings))
+    elif args.format == "sarif":
+        yield render_sarif(report, working_directory()) + "\n"
+    else:
+        if header is not None:
+            yield printable(header) + "\n"
+        paint = painter(stdout_colour(args.color))
+        lines = render_text(report, paint, args.max_findings, args.statistics, profile_reason)
+        yield from (line + "\n" for line in lines)
 
 
 def exit_code(findings: list[Finding], strict: bool) -> int:
@@ -332,20 +336,34 @@ def run(args: argparse.Namespace) -> int:
     shown = header if location.discovered else None
     state = prepared.state()
     run_slot = output_slot(args, prepared, shown, choice.reason) if state is not None else ""
-    if folder is not None and state is not None:
-        printed = outputcache.load(folder, run_slot, state)
-        if printed is not None:
-            say_reason(args, profile.name, choice.reason)
-            printed.write(sys.stdout)
-            return printed.code
+    printed = outputcache.load(folder, run_slot, state) if folder and state else None
+    if printed is not None:
+        say_reason(args, profile.name, choice.reason)
+        printed.write(sys.stdout)
+        return printed.code
     report = engine.run(str(location.root), caps, options, chosen, args.jobs, home, prepared)
     say_reason(args, report.profile.name, choice.reason)
-    pieces = rendered(report, args, shown, choice.reason)
     code = exit_code(report.findings, args.strict)
-    sys.stdout.writelines(pieces)
-    if folder is not None and state is not None:
-        outputcache.save(folder, run_slot, state, pieces, code)
+    recorder = outputcache.Recorder(folder, run_slot, state) if folder and state else None
+    print_recorded(rendered(report, args, shown, choice.reason), recorder)
+    if recorder is not None:
+        recorder.commit(code)
     return code
+
+
+def print_recorded(pieces: Iterable[str], recorder: outputcache.Recorder | None) -> None:
+    """Print ``pieces`` on standard output, each kept by ``recorder`` too (if any); what it
+    kept is dropped when printing fails part way (a closed pipe)."""
+    if recorder is None:
+        sys.stdout.writelines(pieces)
+        return
+    try:
+        for piece in pieces:
+            sys.stdout.write(piece)
+            recorder.write(piece)
+    except BaseException:
+        recorder.discard()
+        raise
 
 
 def output_slot(

@@ -15,9 +15,11 @@ no rule but those outside rules runs, nothing is rendered. Anything else
 about the file (missing, foreign, truncated, corrupt, over
 :data:`FILE_LIMIT`, a symlink, not this user's, of another slot or state)
 means a full run, which writes the file afresh. The file is a JSON header
-line (slot, state, exit code, length and SHA-256 of the text) followed by
-the text in UTF-8 (lone surrogates kept, ``surrogatepass``); it is written
-to a temporary name, flushed to disk and renamed over the old one.
+line of :data:`HEADER_SIZE` bytes, padded with spaces (the SHA-256 of the
+slot, the state, the exit code, the length and SHA-256 of the text) followed
+by the text in UTF-8 (lone surrogates kept, ``surrogatepass``). A full run
+writes it as it prints (:class:`Recorder`): the text to a temporary file,
+then the header in place, flushed to disk and renamed over the old file.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ import hashlib
 import json
 import os
 import stat
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from typing import IO, Any, NamedTuple
 
 from engramory import __version__
@@ -38,12 +40,13 @@ FILE_LIMIT = 256 * 1024 * 1024  # a larger file is not read
 _OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
 _ERRORS = "surrogatepass"
 PIECE = 1024 * 1024  # bytes of a saved text decoded and printed at a time
+HEADER_SIZE = 320  # the header line, padded with spaces (written last, in place)
 
 
 class Printed(NamedTuple):
     """What a run printed on standard output (its UTF-8 as kept), and its exit code."""
 
-    text: bytes
+    text: bytes | memoryview
     code: int
 
     def write(self, out: IO[str]) -> None:
@@ -77,8 +80,8 @@ def load(folder: str, run_slot: str, state: str) -> Printed | None:
 
 def parse(data: bytes, run_slot: str, state: str) -> Printed | None:
     """The text of a file's ``data`` when it is whole and of this slot and state."""
-    header, newline, body = data.partition(b"\n")
-    if not newline:
+    header, newline = data[:HEADER_SIZE], data[HEADER_SIZE : HEADER_SIZE + 1]
+    if newline != b"\n":
         return None
     try:
         kept = json.loads(header)
@@ -86,17 +89,22 @@ def parse(data: bytes, run_slot: str, state: str) -> Printed | None:
         return None
     if type(kept) is not dict or kept.get("format") != FORMAT:
         return None
-    if kept.get("slot") != run_slot or kept.get("state") != state:
+    if kept.get("slot") != _sha256(run_slot) or kept.get("state") != state:
         return None
     code, length, digest = kept.get("code"), kept.get("length"), kept.get("sha256")
-    if type(code) is not int or type(length) is not int or length != len(body):
+    if type(code) is not int or type(length) is not int or length != len(data) - HEADER_SIZE - 1:
         return None
+    body = memoryview(data)[HEADER_SIZE + 1 :]  # not a copy of a report of many megabytes
     if digest != hashlib.sha256(body).hexdigest():
         return None
     return Printed(body, code) if _decodes(body) else None
 
 
-def _decodes(body: bytes) -> bool:
+def _sha256(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8", _ERRORS)).hexdigest()
+
+
+def _decodes(body: bytes | memoryview) -> bool:
     """Whether ``body`` is whole UTF-8 (checked before a byte of it is printed), decoded a
     piece at a time."""
     decoder = codecs.getincrementaldecoder("utf-8")(_ERRORS)
@@ -110,32 +118,83 @@ def _decodes(body: bytes) -> bool:
     return True
 
 
-def save(folder: str, run_slot: str, state: str, pieces: Sequence[str], code: int) -> None:
-    """Keep what a run printed (``pieces`` joined) and its exit ``code``; quietly nothing on
-    failure (a text that cannot be encoded)."""
-    digest, length = hashlib.sha256(), 0
-    try:
-        for piece in pieces:
-            data = piece.encode("utf-8", _ERRORS)
-            digest.update(data)
-            length += len(data)
-    except UnicodeError:
-        return
-    header = {
-        "format": FORMAT,
-        "slot": run_slot,
-        "state": state,
-        "code": code,
-        "length": length,
-        "sha256": digest.hexdigest(),
-    }
-    line = json.dumps(header, ensure_ascii=True, separators=(",", ":")) + "\n"
-    encoded = (piece.encode("utf-8", _ERRORS) for piece in (line, *pieces))
-    name = os.path.basename(file_path(folder, run_slot))
-    if write_private(folder, name, encoded):
+class Recorder:
+    """Keeps what a run prints, as it prints it: each piece goes to a temporary file in
+    the cache folder (after a blank header of :data:`HEADER_SIZE` bytes) and into a
+    running SHA-256; :meth:`commit` writes the header, flushes the file to disk and
+    renames it over the old one, :meth:`discard` drops it (the run failed part way)."""
+
+    def __init__(self, folder: str, run_slot: str, state: str) -> None:
+        import tempfile  # noqa: PLC0415 - only when the cache is written
+
+        self.folder, self.slot, self.state = folder, run_slot, state
+        self.digest, self.length = hashlib.sha256(), 0
+        self._temp: str | None = None
+        self._out: IO[bytes] | None = None
+        try:
+            fd, self._temp = tempfile.mkstemp(prefix=".output-", suffix=".tmp", dir=folder)
+            self._out = os.fdopen(fd, "wb")
+            self._out.write(b" " * HEADER_SIZE + b"\n")
+        except OSError:
+            self.discard()
+
+    def write(self, piece: str) -> None:
+        if self._out is None:
+            return
+        data = piece.encode("utf-8", _ERRORS)
+        self.digest.update(data)
+        self.length += len(data)
+        try:
+            self._out.write(data)
+        except OSError:
+            self.discard()
+
+    def commit(self, code: int) -> None:
+        """Keep the text written and the run's exit ``code``; quietly nothing on failure."""
+        out, temp = self._out, self._temp
+        if out is None or temp is None:
+            return
+        header = {
+            "format": FORMAT,
+            "slot": _sha256(self.slot),
+            "state": self.state,
+            "code": code,
+            "length": self.length,
+            "sha256": self.digest.hexdigest(),
+        }
+        line = json.dumps(header, ensure_ascii=True, separators=(",", ":")).encode("ascii")
+        if len(line) > HEADER_SIZE:  # not a header this module could read back
+            self.discard()
+            return
+        try:
+            out.seek(0)
+            out.write(line.ljust(HEADER_SIZE))
+            out.flush()
+            os.fsync(out.fileno())
+            out.close()
+            self._out = None
+            os.replace(temp, file_path(self.folder, self.slot))
+        except (OSError, ValueError):
+            self.discard()
+            return
+        self._temp = None
         from engramory.doctor.cache import prune  # noqa: PLC0415
 
-        prune(folder, FILE_PREFIX, FILE_SUFFIX)
+        prune(self.folder, FILE_PREFIX, FILE_SUFFIX)
+
+    def discard(self) -> None:
+        out, temp = self._out, self._temp
+        self._out = self._temp = None
+        if out is not None:
+            try:
+                out.close()
+            except OSError:
+                pass
+        if temp is not None:
+            try:
+                os.unlink(temp)
+            except OSError:
+                pass
 
 
 def read_private(path: str, limit: int) -> bytes | None:
