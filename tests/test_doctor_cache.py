@@ -24,7 +24,7 @@ from conftest import REPO
 from doctorkit import note
 from engramory.cli import main
 from engramory.commands import doctor as doctor_command
-from engramory.doctor import cache, engine, runcache
+from engramory.doctor import cache, engine, outputcache, runcache
 
 CORPUS = sorted(p for p in (REPO / "tests" / "corpus" / "stores").iterdir() if p.is_dir())
 TOKEN = "ghp_Q8r2Lm9XvT4kPz7NwB3yHc6JdF1sGa5eRu0i"  # made up, shaped like a GitHub token
@@ -106,9 +106,17 @@ def cache_file(home: Path, store: Path) -> Path:
 
 
 def drop_run_cache(home: Path, store: Path) -> None:
-    """Delete the saved reports: the next run takes its notes from the notes cache."""
+    """Delete the saved reports and outputs: the next run takes its notes from the notes cache."""
     folder = Path(cache.store_folder(str(home), os.path.realpath(store)))
     for path in folder.glob(f"{runcache.FILE_PREFIX}*{runcache.FILE_SUFFIX}"):
+        path.unlink()
+    drop_outputs(home, store)
+
+
+def drop_outputs(home: Path, store: Path) -> None:
+    """Delete the saved outputs: the next run rebuilds its report (from the saved one)."""
+    folder = Path(cache.store_folder(str(home), os.path.realpath(store)))
+    for path in folder.glob(f"{outputcache.FILE_PREFIX}*{outputcache.FILE_SUFFIX}"):
         path.unlink()
 
 
@@ -448,6 +456,7 @@ def test_a_corrupt_or_foreign_saved_report_is_not_used(
     saved = path.read_bytes()
     assert json.loads(saved.splitlines()[0])["findings"] > 0
     path.write_bytes(_spoil(saved, how))
+    drop_outputs(home, store)
     reads.take()
     assert cached(store, capsys) == plain
     assert reads.take() == 0  # a full run over the notes cache (no note read)...
@@ -518,6 +527,15 @@ def test_values_round_trip_through_the_cache_encoding() -> None:
 
 # --- the property: after any sequence of changes, cached equals uncached -------------------
 
+OUTPUTS = (
+    ("--format", "json"),
+    ("--format", "text"),
+    ("--format", "text", "--color", "always"),
+    ("--format", "text", "--statistics"),
+    ("--format", "text", "--max-findings", "2"),
+    ("--format", "sarif"),
+    ("--format", "github"),
+)
 CONTENTS = st.tuples(st.sampled_from(TYPES), st.sampled_from(BODIES), st.booleans())
 
 
@@ -534,6 +552,7 @@ class CachedEqualsUncached(RuleBasedStateMachine):
         self.patch = pytest.MonkeyPatch()
         self.patch.setenv("ENGRAMORY_CACHE_DIR", str(self.home))
         self.clock = 1_700_000_000_000_000_000
+        self.flags: tuple[str, ...] = ("--format", "json")
 
     def teardown(self) -> None:
         import shutil
@@ -617,22 +636,34 @@ class CachedEqualsUncached(RuleBasedStateMachine):
         else:
             (self.store / "handoff.txt").write_text(kind[1], encoding="utf-8")
 
+    @rule(
+        output=st.sampled_from(OUTPUTS),
+        strict=st.booleans(),
+        profile=st.sampled_from(("", "engramory", "claude-native")),
+    )
+    def change_output(self, output: tuple[str, ...], strict: bool, profile: str) -> None:
+        """Another format (and its options), --strict, --profile: another saved output."""
+        self.flags = (*output, *(("--strict",) if strict else ()))
+        self.flags += ("--profile", profile) if profile else ()
+
     @invariant()
     def cached_equals_uncached(self) -> None:
         plain = self._run("--no-cache")
         assert self._run() == plain
-        assert self._run() == plain  # and once warm (the saved report)
+        assert self._run() == plain  # and once warm (the saved output replayed)
+        drop_outputs(self.home, self.store)
+        assert self._run() == plain  # the saved report, rendered afresh
         drop_run_cache(self.home, self.store)
         assert self._run() == plain  # every note from the notes cache, store rules run
 
-    def _run(self, *flags: str) -> tuple[int, str]:
+    def _run(self, *flags: str) -> tuple[int, str, str]:
         import contextlib
         import io
 
-        out = io.StringIO()
-        with contextlib.redirect_stdout(out):
-            code = main(["doctor", str(self.store), "--format", "json", *flags])
-        return code, out.getvalue()
+        out, err = io.StringIO(), io.StringIO()
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            code = main(["doctor", str(self.store), *self.flags, *flags])
+        return code, out.getvalue(), err.getvalue()
 
 
 CachedEqualsUncached.TestCase.settings = settings(

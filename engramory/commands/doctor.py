@@ -7,6 +7,7 @@ import argparse
 import json
 import os
 import sys
+from collections.abc import Iterable, Iterator
 from datetime import date
 from pathlib import Path
 
@@ -21,7 +22,7 @@ from engramory.commands.options import (
     positive_int_arg,
     profile_from_args,
 )
-from engramory.doctor import cache, engine
+from engramory.doctor import cache, engine, outputcache
 from engramory.doctor.context import DEFAULT_MAX_INDEX_LINE, DEFAULT_STALE_DAYS, Options
 from engramory.doctor.model import (
     ERROR,
@@ -37,6 +38,7 @@ from engramory.report.catalogue import catalogue_json, catalogue_text, explain_j
 from engramory.report.jsonout import render_json
 from engramory.report.text import render_text
 from engramory.store import discovery
+from engramory.store.disk import walk
 from engramory.util.console import painter, stdout_colour
 from engramory.util.errors import EXIT_FINDINGS, EXIT_OK, UsageError
 from engramory.util.textfmt import printable
@@ -146,22 +148,37 @@ def write_report(
 ) -> None:
     """Print the report in ``args.format``; ``header`` (text only) says how the store was found;
     ``profile_reason`` why the report's profile was chosen (github and sarif: on stderr)."""
-    if profile_reason is not None and args.format in CI_FORMATS:
-        print(printable(f"profile {report.profile.name}: {profile_reason}"), file=sys.stderr)
+    say_reason(args, report.profile.name, profile_reason)
+    sys.stdout.writelines(rendered(report, args, header, profile_reason))
+
+
+def say_reason(args: argparse.Namespace, profile: str, reason: str | None) -> None:
+    """The line naming the profile and why, on stderr for the CI formats."""
+    if reason is not None and args.format in CI_FORMATS:
+        print(printable(f"profile {profile}: {reason}"), file=sys.stderr)
+
+
+def rendered(
+    report: engine.Report,
+    args: argparse.Namespace,
+    header: str | None,
+    profile_reason: str | None = None,
+) -> Iterator[str]:
+    """What :func:`write_report` prints on standard output, in pieces."""
     if args.format == "json":
-        sys.stdout.writelines(render_json(report, profile_reason))
-        sys.stdout.write("\n")
+        yield from render_json(report, profile_reason)
+        yield "\n"
     elif args.format == "github":
         findings = relocated(report.findings, report.root, working_directory())
-        sys.stdout.writelines(line + "\n" for line in github.render(findings))
+        yield from (line + "\n" for line in github.render(findings))
     elif args.format == "sarif":
-        sys.stdout.write(render_sarif(report, working_directory()) + "\n")
+        yield render_sarif(report, working_directory()) + "\n"
     else:
         if header is not None:
-            sys.stdout.write(printable(header) + "\n")
+            yield printable(header) + "\n"
         paint = painter(stdout_colour(args.color))
         lines = render_text(report, paint, args.max_findings, args.statistics, profile_reason)
-        sys.stdout.writelines(line + "\n" for line in lines)
+        yield from (line + "\n" for line in lines)
 
 
 def exit_code(findings: list[Finding], strict: bool) -> int:
@@ -301,7 +318,11 @@ def run(args: argparse.Namespace) -> int:
     from engramory.history.projectrecord import remember  # noqa: PLC0415 - best effort
 
     remember(discovery.project_root(Path.cwd()))
-    choice = profile_from_args(args, location.root)
+    home = None if args.no_cache else cache.cache_home(os.environ)
+    root = os.path.realpath(location.root)
+    folder = cache.folder_of(home, root)
+    walked = walk(root, with_stat=folder is not None) if os.path.isdir(root) else None
+    choice = profile_from_args(args, location.root, walked=walked, memo=folder)
     profile = choice.profile
     options = Options(
         schema=not args.no_schema,
@@ -310,8 +331,59 @@ def run(args: argparse.Namespace) -> int:
         profile=profile,
         stale_days=args.stale_days,
     )
-    home = None if args.no_cache else cache.cache_home(os.environ)
-    report = engine.run(str(location.root), caps, options, chosen, args.jobs, home)
+    prepared = engine.prepare(str(location.root), caps, options, chosen, home, walked)
     header = f"checking the store {location.root} ({location.source})"
-    write_report(report, args, header if location.discovered else None, choice.reason)
-    return exit_code(report.findings, args.strict)
+    shown = header if location.discovered else None
+    state = prepared.state()
+    run_slot = output_slot(args, prepared, shown, choice.reason) if state is not None else ""
+    printed = outputcache.load(folder, run_slot, state) if folder and state else None
+    if printed is not None:
+        say_reason(args, profile.name, choice.reason)
+        printed.write(sys.stdout)
+        return printed.code
+    report = engine.run(str(location.root), caps, options, chosen, args.jobs, home, prepared)
+    say_reason(args, report.profile.name, choice.reason)
+    code = exit_code(report.findings, args.strict)
+    recorder = outputcache.Recorder(folder, run_slot, state) if folder and state else None
+    print_recorded(rendered(report, args, shown, choice.reason), recorder)
+    if recorder is not None:
+        recorder.commit(code)
+    return code
+
+
+def print_recorded(pieces: Iterable[str], recorder: outputcache.Recorder | None) -> None:
+    """Print ``pieces`` on standard output, each kept by ``recorder`` too (if any); what it
+    kept is dropped when printing fails part way (a closed pipe)."""
+    if recorder is None:
+        sys.stdout.writelines(pieces)
+        return
+    try:
+        for piece in pieces:
+            sys.stdout.write(piece)
+            recorder.write(piece)
+    except BaseException:
+        recorder.discard()
+        raise
+
+
+def output_slot(
+    args: argparse.Namespace, prepared: engine.Prepared, header: str | None, reason: str
+) -> str:
+    """Everything the printed output depends on besides the store (``outputcache.slot``)."""
+    colour = args.format == "text" and stdout_colour(args.color)
+    cwd = working_directory() if args.format in CI_FORMATS else None
+    return outputcache.slot(
+        {
+            "report": prepared.report_signature,
+            "root": prepared.root,
+            "format": args.format,
+            "colour": colour,
+            "statistics": args.statistics,
+            "max_findings": args.max_findings,
+            "strict": args.strict,
+            "header": header,
+            "profile": prepared.options.profile.name,
+            "reason": reason,
+            "cwd": cwd,
+        }
+    )

@@ -15,6 +15,7 @@ from engramory.util.textfmt import printable
 
 if TYPE_CHECKING:
     from engramory.doctor.profile_choice import Choice
+    from engramory.store.disk import Walk
 
 CAP_FLAGS = (
     ("--warn-lines", "warn_lines", "soft cap on index lines (default: $ENGRAMORY_WARN or 150)"),
@@ -104,9 +105,16 @@ def add_profile_flags(parser: argparse.ArgumentParser, native_help: str | None =
 
 
 def profile_from_args(
-    args: argparse.Namespace, store: str | os.PathLike[str], writes: str = ""
+    args: argparse.Namespace,
+    store: str | os.PathLike[str],
+    writes: str = "",
+    walked: Walk | None = None,
+    memo: str | None = None,
 ) -> Choice:
     """The profile for ``store``: ``--profile``, ``--native``, else detected (profile_choice).
+
+    ``walked`` and ``memo``: the store's walk and the doctor's cache folder, when the
+    caller has them (``profile_choice.dialect_counts``).
 
     ``writes`` names the command when it is about to write the store: a store whose host
     manages it itself (``codex-memories``) is then refused, before anything is written.
@@ -114,7 +122,11 @@ def profile_from_args(
     from engramory.doctor.profile_choice import choose  # noqa: PLC0415 - only for a store command
 
     choice = choose(
-        Path(store), getattr(args, "profile", None), native_flag=getattr(args, "native", False)
+        Path(store),
+        getattr(args, "profile", None),
+        native_flag=getattr(args, "native", False),
+        walked=walked,
+        memo=memo,
     )
     if writes:
         from engramory.doctor.profiles import write_refusal  # noqa: PLC0415

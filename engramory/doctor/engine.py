@@ -65,6 +65,7 @@ from engramory.store.disk import (
     NoteFile,
     Read,
     Target,
+    Walk,
     plain_notes,
     read_file,
     read_index,
@@ -452,7 +453,7 @@ class _PointerResolver:
     """
 
     def __init__(
-        self, root: str, names: NameTable, archived: frozenset[str], plain: frozenset[str]
+        self, root: str, names: NameTable | None, archived: frozenset[str], plain: frozenset[str]
     ) -> None:
         self.root = root
         self.plain = plain
@@ -494,6 +495,7 @@ class _PointerResolver:
         slug = _strip_md(raw)
         if not _is_slug(slug):
             return Target(NOT_SLUG, raw), ()
+        assert self.names is not None, "the name table is set before the [[links]] resolve"
         hits = self.names.lookup(slug)
         if hits:
             return Target(FOUND, raw, area=LIVE), tuple(hits)
@@ -589,25 +591,104 @@ def run(
     selected: Iterable[str] | None = None,
     jobs: int = 1,
     cache_home: str | None = None,
+    prepared: Prepared | None = None,
 ) -> Report:
     """Check the store at ``store_root``; ``selected`` limits the rules that run.
 
     ``jobs``: worker processes for the per-note pass (``0``: one per usable
     CPU; ``1``: none). ``cache_home``: the base folder of the result cache
     (``cache.py``; ``None``: no cache). The report depends on neither.
+    ``prepared``: what :func:`prepare` gathered for the same arguments (else
+    it is gathered here).
     """
     with _cycle_collector_paused():
-        return _run(store_root, caps, options, selected, jobs, cache_home)
+        if prepared is None:
+            prepared = _prepare(store_root, caps, options, selected, cache_home, None)
+        return _run(prepared, jobs)
 
 
-def _run(
+@dataclass
+class Prepared:
+    """What a run gathers before reading any note: the walk, the index, the rules that
+    run and, with a cache, the digest of everything the report depends on."""
+
+    root: str
+    caps: Caps
+    options: Options
+    files: Walk
+    index: IndexFile
+    archived: frozenset[str]
+    names: NameTable | None  # made on first use (a warm run replayed never needs it)
+    resolver: _PointerResolver
+    rules: list[Rule]
+    store_rules: list[Rule]
+    allowances: Allowances
+    run_signature: str
+    report_signature: str
+    folder: str | None
+    digest: str = ""
+    wanted: frozenset[tuple[int, int]] = frozenset()
+    live: list[Finding] | None = None
+
+    def view(self) -> StoreView:
+        """The store as the rules of :data:`runcache.LIVE_RULES` see it: no note read, no
+        name table (they read no more than the store's root)."""
+        lines = self.resolver.lines
+        return StoreView(
+            self.root, self.caps, self.options, self.index, self.files, lines, [], [],
+            NameTable([], []),
+        )  # fmt: skip
+
+    def name_table(self) -> NameTable:
+        """The live notes by name (made once, and given to the resolver)."""
+        if self.names is None:
+            notes = self.files.notes
+            self.names = NameTable(notes, [f.status != ESCAPES for f in notes])
+            self.resolver.names = self.names
+        return self.names
+
+    def live_findings(self) -> list[Finding]:
+        """The findings of the store rules that read state outside the store (run once)."""
+        if self.live is None:
+            view, allowances = self.view(), self.allowances
+            self.live = [
+                finding
+                for rule in self.store_rules
+                if rule.id in runcache.LIVE_RULES
+                for finding in _store_findings(rule, view, allowances)
+            ]
+        return self.live
+
+    def state(self) -> str | None:
+        """A digest of everything the report depends on, the outside state the live rules
+        read included (``None`` without a cache): equal states, equal reports."""
+        if self.folder is None:
+            return None
+        return runcache.state_digest(self.report_signature, self.digest, self.live_findings())
+
+
+def prepare(
+    store_root: str,
+    caps: Caps,
+    options: Options | None = None,
+    selected: Iterable[str] | None = None,
+    cache_home: str | None = None,
+    walked: Walk | None = None,
+) -> Prepared:
+    """The part of :func:`run` that reads no note (``walked``: the store's walk, made
+    with ``with_stat`` when a cache is used, if the caller has it already)."""
+    with _cycle_collector_paused():
+        return _prepare(store_root, caps, options, selected, cache_home, walked)
+
+
+def _prepare(
     store_root: str,
     caps: Caps,
     options: Options | None,
     selected: Iterable[str] | None,
-    jobs: int,
-    cache_home: str | None = None,
-) -> Report:
+    cache_home: str | None,
+    walked: Walk | None,
+) -> Prepared:
     options = options or Options()
     chosen = set(RULES) if selected is None else set(selected)
     root = os.path.realpath(store_root)
@@ -617,30 +698,47 @@ def _run(
         options = dataclasses.replace(options, allowed_secrets=allow.load(root).prefixes)
 
     folder = cache.folder_of(cache_home, root)
-    files = walk(root, with_stat=folder is not None)
+    files = walked if walked is not None else walk(root, with_stat=folder is not None)
     index = read_index(root, caps)
     archived = frozenset(rel.rsplit("/", 1)[-1][:-3].casefold() for rel in files.archived)
-    names = NameTable(files.notes, [f.status != ESCAPES for f in files.notes])
-    resolver = _PointerResolver(root, names, archived, plain_notes(files))
+    resolver = _PointerResolver(root, None, archived, plain_notes(files))
     rules = _active(NOTE, chosen, options)
     store_rules = _active(STORE, chosen, options)
     gatherers = [rule for rule in store_rules if rule.gather is not None]
-    unknown = None if index.text is not None else frozenset()  # no index: no identity needed
     allowances = Allowances(index.text)
     run_signature = _signature(caps, options, rules, gatherers, allowances)
-    digest = ""
     report_signature = runcache.report_signature(run_signature, store_rules)
+    prepared = Prepared(
+        root, caps, options, files, index, archived, None, resolver, rules, store_rules,
+        allowances, run_signature, report_signature, folder,
+    )  # fmt: skip
     if folder is not None:
-        wanted = resolver.resolve_index(index.text)
-        digest = runcache.inputs_digest(report_signature, root, files, index, resolver.cache)
+        prepared.wanted = resolver.resolve_index(index.text)
+        prepared.digest = runcache.inputs_digest(
+            report_signature, root, files, index, resolver.cache
+        )
+    return prepared
+
+
+def _run(prepared: Prepared, jobs: int) -> Report:
+    root, caps, options, files, index = (
+        prepared.root, prepared.caps, prepared.options, prepared.files, prepared.index,
+    )  # fmt: skip
+    folder, resolver, allowances = prepared.folder, prepared.resolver, prepared.allowances
+    rules, store_rules = prepared.rules, prepared.store_rules
+    gatherers = [rule for rule in store_rules if rule.gather is not None]
+    report_signature, digest = prepared.report_signature, prepared.digest
+    if folder is not None:
         saved = runcache.load(folder, report_signature, digest)
         if saved is not None:
-            view = StoreView(root, caps, options, index, files, resolver.lines, [], [], names)
-            return _reused(saved, view, store_rules, allowances)
-    results = cache.open_store(folder, run_signature)
+            return _reused(saved, prepared)
+    unknown = None if index.text is not None else frozenset()  # no index: no identity needed
+    results = cache.open_store(folder, prepared.run_signature)
     gathered = _Gatherer(
-        root, files.notes, rules, options, names, archived, unknown, allowances, gatherers, results
-    )
+        root, files.notes, rules, options, prepared.name_table(), prepared.archived, unknown,
+        allowances, gatherers, results,
+    )  # fmt: skip
+    wanted = prepared.wanted
     summaries = _gather(
         gathered, jobs, lambda: wanted if folder is not None else resolver.resolve_index(index.text)
     )
@@ -718,22 +816,19 @@ def _store_findings(
         yield _finding(view.options.profile, rule.id, path, line, message)
 
 
-def _reused(
-    saved: runcache.Saved, view: StoreView, store_rules: list[Rule], allowances: Allowances
-) -> Report:
+def _reused(saved: runcache.Saved, prepared: Prepared) -> Report:
     """The report of a store where nothing changed since ``saved``: its findings, and
-    those of the rules that read state outside the store, run now. ``view`` holds the
-    walk and the index, no note: those rules read no more than the store's root."""
+    those of the rules that read state outside the store, run now (on a view that holds
+    the walk and the index, no note: those rules read no more than the store's root)."""
     findings = list(saved.findings)
-    for rule in store_rules:
-        if rule.id in runcache.LIVE_RULES:
-            findings.extend(_store_findings(rule, view, allowances))
+    findings.extend(prepared.live_findings())
     findings.sort(key=Finding.sort_key)
+    view = prepared.view()
     fresh = _hints([f for f in findings if f.rule not in saved.hints], view)
     hints = {rule: saved.hints.get(rule, fresh.get(rule, "")) for rule in RULES}
     kept = {rule: text for rule, text in hints.items() if rule in saved.hints or rule in fresh}
-    options = view.options
-    return Report(view.root, view.caps, view.index, saved.notes, findings, kept, options.profile)
+    profile = prepared.options.profile
+    return Report(view.root, view.caps, view.index, saved.notes, findings, kept, profile)
 
 
 def _signature(

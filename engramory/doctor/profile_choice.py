@@ -34,6 +34,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from engramory.doctor import dialectcache
 from engramory.doctor.profiles import (
     CLAUDE_NATIVE,
     CODEX_MEMORIES,
@@ -45,7 +46,7 @@ from engramory.doctor.profiles import (
     Profile,
 )
 from engramory.store import automemory, discovery
-from engramory.store.disk import READ_OK, walk
+from engramory.store.disk import READ_OK, Walk, walk
 from engramory.store.frontmatter import parse_bytes
 from engramory.util.errors import UsageError
 
@@ -125,24 +126,43 @@ def _head(path: str) -> bytes | None:
         os.close(fd)
 
 
-def dialect_counts(root: str) -> tuple[int, int]:
+def dialect_counts(
+    root: str, walked: Walk | None = None, memo: str | None = None
+) -> tuple[int, int]:
     """``(native, with frontmatter)`` over the store's live notes (the first :data:`NOTES_READ`).
 
     Symlinked notes are skipped: the dialect is judged on the files the store holds.
+    ``walked``: the walk of ``root`` when the caller made it already; ``memo``: the
+    doctor's cache folder, where each note's verdict is kept while the note is
+    unchanged (``dialectcache.py``; it needs a walk made ``with_stat``).
     """
+    notes = (walked if walked is not None else walk(root)).notes[:NOTES_READ]
+    kept: dict[dialectcache.Key, int] = dialectcache.load(memo) if memo is not None else {}
+    verdicts: dict[dialectcache.Key, int] = {}
     native = described = 0
-    for note in walk(root).notes[:NOTES_READ]:
+    for note in notes:
         if note.status != READ_OK or note.symlink:
             continue
-        head = _head(note.path(root))
-        if head is None:
-            continue
-        parsed = parse_bytes(head)
-        if not parsed.present:
-            continue
-        described += 1
-        native += in_host_dialect(parsed.fields)
+        key = dialectcache.note_key(note)
+        verdict = kept.get(key) if key is not None else None
+        if verdict is None:
+            verdict = _verdict(note.path(root))
+        if key is not None:
+            verdicts[key] = verdict
+        described += verdict != dialectcache.UNREAD
+        native += verdict == dialectcache.NATIVE
+    if memo is not None and verdicts != kept:
+        dialectcache.save(memo, verdicts)
     return native, described
+
+
+def _verdict(path: str) -> int:
+    """One note's dialect, read now (``dialectcache`` names the verdicts)."""
+    head = _head(path)
+    parsed = parse_bytes(head) if head is not None else None
+    if parsed is None or not parsed.present:
+        return dialectcache.UNREAD
+    return dialectcache.NATIVE if in_host_dialect(parsed.fields) else dialectcache.OTHER
 
 
 def _real(path: Path | str) -> str:
@@ -260,11 +280,14 @@ def choose(
     environ: Mapping[str, str] | None = None,
     native_folder: Path | None = None,
     cwd: Path | None = None,
+    walked: Walk | None = None,
+    memo: str | None = None,
 ) -> Choice:
     """The profile for ``store``: asked for, else by location, else by the notes' dialect.
 
     ``native_folder`` is the current project's Claude Code folder when the caller
     already knows it; else it is resolved from ``cwd`` (default: the current directory).
+    ``walked`` and ``memo``: see :func:`dialect_counts`.
     """
     if asked is not None:
         return Choice(parse_name(asked), "asked for with --profile")
@@ -281,7 +304,8 @@ def choose(
     )
     if other is not None:
         return other
-    native, described = dialect_counts(_real(store)) if os.path.isdir(store) else (0, 0)
+    isdir = os.path.isdir(store)
+    native, described = dialect_counts(_real(store), walked, memo) if isdir else (0, 0)
     reason = dialect_reason(native, described)
     if described and native * 2 > described:
         return Choice(CLAUDE_NATIVE, reason)

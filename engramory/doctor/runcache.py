@@ -41,6 +41,7 @@ FORMAT = 1
 FILE_PREFIX, FILE_SUFFIX = "report-", ".json"
 FILE_LIMIT = 256 * 1024 * 1024  # a larger file is not read
 CHUNK = 512  # findings a line
+ROWS = 4096  # notes hashed at a time
 # Store rules that read what the digest does not cover (git, the history, the projects
 # record, a host's own files read by name): they run on every run, and read no more of
 # the store than its root. A new store rule that reads anything but the StoreView
@@ -89,11 +90,13 @@ def inputs_digest(
         update(b"\n")
 
     add((FORMAT, run_signature))
-    rows = [
-        f"{note.rel}\0{note.status}\0{note.target}\0{_note_key(note, root)}"
-        for note in walked.notes
-    ]
-    update("\n".join(rows).encode("utf-8", "surrogateescape"))
+    notes = walked.notes
+    for start in range(0, len(notes), ROWS):  # the rows joined by newlines, a chunk at a time
+        rows = "\n".join(
+            f"{note.rel}\0{note.status}\0{note.target}\0{_note_key(note, root)}"
+            for note in notes[start : start + ROWS]
+        )
+        update((rows if start == 0 else "\n" + rows).encode("utf-8", "surrogateescape"))
     add("archived")
     for rel in walked.archived:
         add((rel, _stat_key(os.path.join(root, *rel.split("/")), follow=False)))
@@ -103,6 +106,16 @@ def inputs_digest(
     add((index.status, index.symlink, size, index.error, index.text))
     add(sorted(targets.items()))
     return digest.hexdigest()
+
+
+def state_digest(report_signature: str, digest: str, live: Sequence[Finding]) -> str:
+    """The digest of a report: its signature, its inputs' ``digest`` and the findings of
+    :data:`LIVE_RULES` (what they read lies outside the inputs), run now."""
+    rows = [
+        [f.rule, f.severity, f.path, f.line, f.message, f.left_out, f.detector, f.key] for f in live
+    ]
+    made = json.dumps([FORMAT, report_signature, digest, rows], ensure_ascii=True)
+    return hashlib.sha256(made.encode("ascii")).hexdigest()
 
 
 def _note_key(note: NoteFile, root: str) -> tuple[int, ...] | None:

@@ -133,6 +133,10 @@ HANDOFF_PREFIXES = ("handoff", "hand-off")
 def _classify_file_entry(
     entry: os.DirEntry[str], rel: str, root: str, with_stat: bool = False
 ) -> NoteFile:
+    if with_stat:  # the common case first: a regular file, known by its one lstat
+        info = _lstat_key(entry)
+        if info is not None:
+            return NoteFile(rel, READ_OK, info=info)
     if entry.is_symlink():
         target = os.path.realpath(entry.path)
         if not fsutil.is_within(target, root):
@@ -197,7 +201,9 @@ def walk(root: str, with_stat: bool = False) -> Walk:
             continue
         area = area_of(rel_dir + "/x") if rel_dir else LIVE
         subdirs = []
-        for entry in entries:
+        entries.reverse()
+        while entries:  # each entry (and the stat it keeps) let go once it is classified
+            entry = entries.pop()
             name = entry.name
             if name.startswith("."):
                 continue

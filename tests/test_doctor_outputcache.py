@@ -1,0 +1,417 @@
+"""The doctor's printed-output cache: a replayed output is the uncached one, byte for byte.
+
+A warm run on an unchanged store prints what the last run printed without
+running the engine (a spy on ``engine.run`` tells); anything about the saved
+file it cannot trust (corrupt, foreign, truncated, a symlink, another user's)
+or any change of what the output depends on (the store, today's date, the
+rules, the profile, the allow list, the version, the format) means a full run.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+from datetime import date
+from pathlib import Path
+
+import pytest
+from test_doctor_cache import BODIES, TOKEN_PRINT, small_store, tree, write_store
+
+from doctorkit import note
+from engramory.cli import main
+from engramory.commands import doctor as doctor_command
+from engramory.doctor import cache, dialectcache, engine, outputcache
+
+FORMATS = ("json", "text", "sarif", "github")
+
+
+class Runs:
+    """Counts the engine's full runs (a replayed output makes none)."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.count = 0
+        real = engine.run
+
+        def counted(*args, **kwargs):  # type: ignore[no-untyped-def]
+            self.count += 1
+            return real(*args, **kwargs)
+
+        monkeypatch.setattr(engine, "run", counted)
+
+    def take(self) -> int:
+        seen, self.count = self.count, 0
+        return seen
+
+
+@pytest.fixture
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    folder = tmp_path / "cache-home"
+    monkeypatch.setenv("ENGRAMORY_CACHE_DIR", str(folder))
+    return folder
+
+
+@pytest.fixture
+def runs(monkeypatch: pytest.MonkeyPatch) -> Runs:
+    return Runs(monkeypatch)
+
+
+def doctor(store: Path, *flags: str, capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    capsys.readouterr()
+    code = main(["doctor", str(store), *flags])
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def outputs(home: Path, store: Path) -> list[Path]:
+    folder = Path(cache.store_folder(str(home), os.path.realpath(store)))
+    return sorted(folder.glob(f"{outputcache.FILE_PREFIX}*{outputcache.FILE_SUFFIX}"))
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+@pytest.mark.parametrize("strict", [False, True])
+def test_a_warm_run_replays_the_output_without_running_the_engine(
+    tmp_path: Path,
+    home: Path,
+    runs: Runs,
+    capsys: pytest.CaptureFixture[str],
+    fmt: str,
+    strict: bool,
+) -> None:
+    store = small_store(tmp_path / "store")
+    flags = ("--format", fmt, *(("--strict",) if strict else ()))
+    plain = doctor(store, *flags, "--no-cache", capsys=capsys)
+    assert doctor(store, *flags, capsys=capsys) == plain
+    assert runs.take() == 2
+    assert doctor(store, *flags, capsys=capsys) == plain
+    assert runs.take() == 0  # replayed: no note read, no rule run but the outside ones
+    assert plain[0] == 1 and plain[1]
+
+
+def test_each_format_keeps_its_own_output(
+    tmp_path: Path, home: Path, runs: Runs, capsys: pytest.CaptureFixture[str]
+) -> None:
+    store = small_store(tmp_path / "store")
+    printed = {fmt: doctor(store, "--format", fmt, capsys=capsys) for fmt in FORMATS}
+    runs.take()
+    for fmt in FORMATS:
+        assert doctor(store, "--format", fmt, capsys=capsys) == printed[fmt]
+    assert runs.take() == 0
+    assert len(outputs(home, store)) == len(FORMATS)
+
+
+def _spoil(saved: bytes, how: str) -> bytes:
+    header = saved[: outputcache.HEADER_SIZE]
+    body = saved[outputcache.HEADER_SIZE + 1 :]
+    fields = json.loads(header)
+
+    def redone(**changed: object) -> bytes:
+        made = json.dumps({**fields, **changed}).encode().ljust(outputcache.HEADER_SIZE)
+        return made + b"\n" + body
+
+    if how == "not json":
+        return b"\x00\xff not json at all".ljust(outputcache.HEADER_SIZE) + b"\n" + body
+    if how == "empty":
+        return b""
+    if how == "no header line":
+        return header
+    if how == "another state":
+        return redone(state="0" * 64)
+    if how == "another slot":
+        return redone(slot="0" * 64)
+    if how == "another format":
+        return redone(format=0)
+    if how == "another exit code type":
+        return redone(code="1")
+    if how == "a byte changed":
+        return saved[:-2] + b"X" + saved[-1:]
+    if how == "a line more":
+        return saved + b"forged finding\n"
+    if how == "a longer header":
+        return header + b" \n" + body
+    assert how == "cut"
+    return saved[:-10]
+
+
+SPOILS = [
+    "not json",
+    "empty",
+    "no header line",
+    "another state",
+    "another slot",
+    "another format",
+    "another exit code type",
+    "a byte changed",
+    "a line more",
+    "a longer header",
+    "cut",
+]
+
+
+@pytest.mark.parametrize("how", SPOILS)
+def test_a_corrupt_foreign_or_truncated_output_is_ignored_and_replaced(
+    tmp_path: Path, home: Path, runs: Runs, capsys: pytest.CaptureFixture[str], how: str
+) -> None:
+    store = small_store(tmp_path / "store")
+    plain = doctor(store, "--format", "text", "--no-cache", capsys=capsys)
+    doctor(store, "--format", "text", capsys=capsys)
+    (path,) = outputs(home, store)
+    saved = path.read_bytes()
+    path.write_bytes(_spoil(saved, how))
+    runs.take()
+    assert doctor(store, "--format", "text", capsys=capsys) == plain
+    assert runs.take() == 1  # not replayed...
+    assert path.read_bytes() == saved  # ...and written afresh
+    assert not [p for p in path.parent.iterdir() if p.name.startswith(".")]  # no temp left
+
+
+def test_the_output_file_is_private_and_nothing_is_written_in_the_store(
+    tmp_path: Path, home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    store = small_store(tmp_path / "store")
+    before = tree(store)
+    doctor(store, capsys=capsys)
+    doctor(store, capsys=capsys)
+    assert tree(store) == before
+    (path,) = outputs(home, store)
+    for folder in (home, home / "doctor", path.parent):
+        assert stat.S_IMODE(folder.stat().st_mode) == 0o700, folder
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+
+
+def test_a_symlinked_output_file_is_not_trusted(
+    tmp_path: Path, home: Path, runs: Runs, capsys: pytest.CaptureFixture[str]
+) -> None:
+    store = small_store(tmp_path / "store")
+    plain = doctor(store, "--no-cache", capsys=capsys)
+    doctor(store, capsys=capsys)
+    (path,) = outputs(home, store)
+    elsewhere = tmp_path / "planted.txt"
+    elsewhere.write_bytes(path.read_bytes())
+    path.unlink()
+    path.symlink_to(elsewhere)
+    runs.take()
+    assert doctor(store, capsys=capsys) == plain
+    assert runs.take() == 1
+    assert not path.is_symlink()  # replaced by a file of its own
+
+
+def test_a_file_of_another_user_is_not_trusted(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "output.txt"
+    path.write_bytes(b"kept\n")
+    assert outputcache.read_private(str(path), 1024) == b"kept\n"
+    owner = path.stat().st_uid
+    monkeypatch.setattr(outputcache.os, "getuid", lambda: owner + 1)
+    assert outputcache.read_private(str(path), 1024) is None
+    monkeypatch.undo()
+    assert outputcache.read_private(str(path), 4) is None  # over the limit
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    assert outputcache.read_private(str(fifo), 1024) is None  # never blocks on a FIFO
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0, reason="needs root")
+def test_an_output_file_chowned_to_another_user_is_not_replayed(
+    tmp_path: Path, home: Path, runs: Runs, capsys: pytest.CaptureFixture[str]
+) -> None:
+    store = small_store(tmp_path / "store")
+    plain = doctor(store, "--no-cache", capsys=capsys)
+    doctor(store, capsys=capsys)
+    (path,) = outputs(home, store)
+    path.write_bytes(path.read_bytes().replace(b'"notes": 4', b'"notes": 5'))
+    os.chown(path, 12345, 12345)
+    runs.take()
+    assert doctor(store, capsys=capsys) == plain
+    assert runs.take() == 1
+
+
+def test_another_day_is_not_replayed(
+    tmp_path: Path,
+    home: Path,
+    runs: Runs,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """stale-project and relative-date depend on today's date."""
+    store = write_store(
+        tmp_path / "store",
+        {"alpha.md": note("alpha", "project", updated=date.today().isoformat())},
+    )
+    doctor(store, "--stale-days", "1", capsys=capsys)
+
+    class Later(date):
+        @classmethod
+        def today(cls) -> date:
+            return date.fromordinal(date.today().toordinal() + 3)
+
+    runs.take()
+    with monkeypatch.context() as patched:
+        patched.setattr(doctor_command, "date", Later)
+        later = doctor(store, "--stale-days", "1", capsys=capsys)
+        assert runs.take() == 1
+        assert later == doctor(store, "--stale-days", "1", "--no-cache", capsys=capsys)
+    assert "stale-project" in later[1]
+    assert "stale-project" not in doctor(store, "--stale-days", "1", capsys=capsys)[1]
+
+
+@pytest.mark.parametrize(
+    "flags",
+    [
+        ("--select", "orphan"),
+        ("--ignore", "secret-value"),
+        ("--profile", "claude-native"),
+        ("--no-schema",),
+        ("--stale-days", "0"),
+        ("--max-index-line", "20"),
+        ("--strict",),
+        ("--warn-lines", "1"),
+    ],
+)
+def test_other_options_are_not_replayed(
+    tmp_path: Path,
+    home: Path,
+    runs: Runs,
+    capsys: pytest.CaptureFixture[str],
+    flags: tuple[str, ...],
+) -> None:
+    store = small_store(tmp_path / "store")
+    doctor(store, capsys=capsys)
+    runs.take()
+    assert doctor(store, *flags, capsys=capsys) == doctor(
+        store, *flags, "--no-cache", capsys=capsys
+    )
+    assert runs.take() == 2
+
+
+def test_an_allow_list_change_is_not_replayed(
+    tmp_path: Path, home: Path, runs: Runs, capsys: pytest.CaptureFixture[str]
+) -> None:
+    store = small_store(tmp_path / "store")
+    first = doctor(store, capsys=capsys)
+    assert "secret-value" in first[1]
+    (store / ".engramory").mkdir()
+    (store / ".engramory" / "allow-secrets").write_text(TOKEN_PRINT + "\n", encoding="utf-8")
+    runs.take()
+    allowed = doctor(store, capsys=capsys)
+    assert runs.take() == 1
+    assert allowed == doctor(store, "--no-cache", capsys=capsys)
+    assert "secret-value" not in allowed[1]
+    index = (store / "MEMORY.md").read_text(encoding="utf-8")
+    (store / "MEMORY.md").write_text(index + "<!-- engramory: allow orphan -->\n", "utf-8")
+    assert doctor(store, capsys=capsys) == doctor(store, "--no-cache", capsys=capsys)
+
+
+def test_another_version_is_not_replayed(
+    tmp_path: Path,
+    home: Path,
+    runs: Runs,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    store = small_store(tmp_path / "store")
+    with monkeypatch.context() as patched:
+        patched.setattr(outputcache, "__version__", "0.0.1")
+        doctor(store, capsys=capsys)
+    runs.take()
+    doctor(store, capsys=capsys)
+    assert runs.take() == 1
+
+
+def test_control_characters_are_escaped_as_uncached(
+    tmp_path: Path, home: Path, runs: Runs, capsys: pytest.CaptureFixture[str]
+) -> None:
+    store = small_store(tmp_path / "store")
+    (store / "bell\x07\x1b[31m.md").write_text(
+        note("bell", body="A \x1b[2J screen wipe and \udcff.\n"),
+        encoding="utf-8",
+        errors="surrogateescape",
+    )
+    for fmt in FORMATS:
+        plain = doctor(store, "--format", fmt, "--no-cache", capsys=capsys)
+        assert doctor(store, "--format", fmt, capsys=capsys) == plain
+        runs.take()
+        assert doctor(store, "--format", fmt, capsys=capsys) == plain
+        assert runs.take() == 0
+        assert "\x1b" not in plain[1] and "\x07" not in plain[1], fmt
+
+
+def test_a_store_change_of_any_kind_is_not_replayed(
+    tmp_path: Path, home: Path, runs: Runs, capsys: pytest.CaptureFixture[str]
+) -> None:
+    store = small_store(tmp_path / "store")
+    doctor(store, capsys=capsys)
+    changes = [
+        lambda: (store / "beta.md").write_text(note("beta", "project", body=BODIES[0]), "utf-8"),
+        lambda: os.utime(store / "alpha.md", ns=(1_600_000_000_000_000_000,) * 2),
+        lambda: (store / "delta.md").write_text(note("delta"), "utf-8"),
+        lambda: os.replace(store / "delta.md", store / "sub" / "delta.md"),
+        (store / "sub" / "eps.md").unlink,
+        lambda: (store / "MEMORY.md").write_text("# Memory\n\n- [alpha](alpha.md) — x\n", "utf-8"),
+        (store / "archive").mkdir,
+    ]
+    for change in changes:
+        change()
+        runs.take()
+        assert doctor(store, capsys=capsys) == doctor(store, "--no-cache", capsys=capsys)
+        assert runs.take() == 2
+
+
+def test_the_dialect_memo_follows_the_notes(
+    tmp_path: Path, home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A note turned to Claude Code's dialect changes the profile chosen, memo or not."""
+    host = {"name": "Alpha Fact", "drop": ("created", "updated")}
+    store = write_store(
+        tmp_path / "store",
+        {
+            "alpha.md": note("alpha", **host),  # type: ignore[arg-type]
+            "beta.md": note("beta"),
+        },
+    )
+    plain = doctor(store, "--no-cache", capsys=capsys)
+    assert doctor(store, capsys=capsys) == plain
+    assert "profile engramory" in plain[1]
+    (store / "beta.md").write_text(note("beta", name="Beta Fact", drop=("created", "updated")))
+    native = doctor(store, capsys=capsys)
+    assert native == doctor(store, "--no-cache", capsys=capsys)
+    assert "claude-native" in native[1]
+    memo = Path(cache.store_folder(str(home), os.path.realpath(store))) / dialectcache.FILE_NAME
+    kept = json.loads(memo.read_bytes())
+    assert sorted(row[-1] for row in kept["notes"]) == [dialectcache.NATIVE] * 2
+    memo.write_bytes(b"\x00 not json")
+    assert doctor(store, capsys=capsys) == native
+    memo.write_text(json.dumps({**kept, "notes": [["beta.md", 1, 2, 3, 4, 5, 9]]}))
+    assert doctor(store, capsys=capsys) == native
+    assert json.loads(memo.read_bytes()) == kept  # written afresh
+
+
+def test_a_run_whose_printing_fails_part_way_keeps_no_output(
+    tmp_path: Path, home: Path, runs: Runs, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The reader of the output goes away: nothing half printed is kept."""
+    import io
+    import sys
+
+    store = small_store(tmp_path / "store")
+
+    class Closing(io.StringIO):
+        def write(self, text: str) -> int:
+            if self.tell() > 100:
+                raise OSError(5, "the reader went away")
+            return super().write(text)
+
+    monkeypatch.setattr(sys, "stdout", Closing())
+    with pytest.raises(OSError):
+        main(["doctor", str(store), "--format", "text"])
+    monkeypatch.undo()
+    assert outputs(home, store) == []
+    folder = Path(cache.store_folder(str(home), os.path.realpath(store)))
+    assert not [p for p in folder.iterdir() if p.name.startswith(".output-")]
+
+
+def test_the_header_holds_the_largest_values() -> None:
+    fields = {"format": 99, "slot": "f" * 64, "state": "f" * 64, "code": 255}
+    fields.update(length=outputcache.FILE_LIMIT, sha256="f" * 64)
+    assert len(json.dumps(fields, separators=(",", ":"))) <= outputcache.HEADER_SIZE
