@@ -326,13 +326,7 @@ class Store:
     def discard(self) -> None:
         out, temp = self._out, self._temp
         self._out = self._temp = None
-        if out is not None:
-            try:
-                out.close()
-            except OSError:
-                pass
-        if temp is not None:
-            _unlink(temp)
+        drop_temp(out, temp)
 
 
 def open_text(path: str, limit: int | None = None) -> IO[str] | None:
@@ -393,6 +387,17 @@ def prune(folder: str, prefix: str, suffix: str) -> None:
         return
     for _mtime, path in sorted(found, reverse=True)[KEPT_FILES:]:
         _unlink(path)
+
+
+def drop_temp(out: IO[Any] | None, temp: str | None) -> None:
+    """Close a half-written cache file and remove it (what a write that failed leaves)."""
+    if out is not None:
+        try:
+            out.close()
+        except OSError:
+            pass
+    if temp is not None:
+        _unlink(temp)
 
 
 def _unlink(path: str) -> None:

@@ -183,18 +183,11 @@ class Recorder:
         prune(self.folder, FILE_PREFIX, FILE_SUFFIX)
 
     def discard(self) -> None:
+        from engramory.doctor.cache import drop_temp  # noqa: PLC0415
+
         out, temp = self._out, self._temp
         self._out = self._temp = None
-        if out is not None:
-            try:
-                out.close()
-            except OSError:
-                pass
-        if temp is not None:
-            try:
-                os.unlink(temp)
-            except OSError:
-                pass
+        drop_temp(out, temp)
 
 
 def read_private(path: str, limit: int) -> bytes | None:
