@@ -36,5 +36,7 @@ def __getattr__(name: str) -> object:
     if name in __all__:
         from engramory.secrets import scan  # noqa: PLC0415 - loaded on first use
 
-        return getattr(scan, name)
+        value = getattr(scan, name)
+        globals()[name] = value  # the next lookup is a plain attribute: the doctor asks per note
+        return value
     raise AttributeError(f"module 'engramory.secrets' has no attribute {name!r}")
