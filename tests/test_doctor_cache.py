@@ -135,6 +135,13 @@ def tree(root: Path) -> dict[str, tuple[int, int, bytes]]:
     return found
 
 
+@pytest.fixture(autouse=True)
+def _notes_settle_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The tests write their notes just before a run, on a file system with nanosecond
+    timestamps: no racy window (the racy tests set it back)."""
+    monkeypatch.setattr(cache, "RACY_NS", 0)
+
+
 @pytest.fixture
 def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     folder = tmp_path / "cache-home"

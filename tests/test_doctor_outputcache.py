@@ -16,7 +16,15 @@ from datetime import date
 from pathlib import Path
 
 import pytest
-from test_doctor_cache import BODIES, TOKEN_PRINT, small_store, tree, write_store
+from test_doctor_cache import (
+    BODIES,
+    TOKEN_PRINT,
+    drop_outputs,
+    drop_run_cache,
+    small_store,
+    tree,
+    write_store,
+)
 
 from doctorkit import note
 from engramory.cli import main
@@ -42,6 +50,13 @@ class Runs:
     def take(self) -> int:
         seen, self.count = self.count, 0
         return seen
+
+
+@pytest.fixture(autouse=True)
+def _notes_settle_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The tests write their notes just before a run, on a file system with nanosecond
+    timestamps: no racy window (the racy tests set it back)."""
+    monkeypatch.setattr(cache, "RACY_NS", 0)
 
 
 @pytest.fixture
@@ -415,3 +430,93 @@ def test_the_header_holds_the_largest_values() -> None:
     fields = {"format": 99, "slot": "f" * 64, "state": "f" * 64, "code": 255}
     fields.update(length=outputcache.FILE_LIMIT, sha256="f" * 64)
     assert len(json.dumps(fields, separators=(",", ":"))) <= outputcache.HEADER_SIZE
+
+
+def _coarse_clock(monkeypatch: pytest.MonkeyPatch, tick: int) -> None:
+    """The walk sees timestamps of ``tick`` ns, as on FAT (2 s), HFS+ or ext3 (1 s)."""
+    from engramory.store import disk
+
+    real = disk._lstat_key
+
+    def coarse(entry: os.DirEntry[str]) -> tuple[int, int, int, int, int] | None:
+        info = real(entry)
+        if info is None:
+            return None
+        size, mtime, ctime, inode, device = info
+        return (size, mtime - mtime % tick, ctime - ctime % tick, inode, device)
+
+    monkeypatch.setattr(disk, "_lstat_key", coarse)
+
+
+def _within_one_tick(tick: int, path: Path, before: str, run: object, after: str) -> bool:
+    """Write ``before`` to ``path``, ``run()``, then write ``after`` in its place (the
+    same inode), all at the start of one timestamp tick; whether all ran within it."""
+    import time
+
+    time.sleep((tick - time.time_ns() % tick) / 1e9 + 0.01)
+    started = time.time_ns() // tick
+    path.write_text(before, encoding="utf-8")
+    run()  # type: ignore[operator]
+    path.write_text(after, encoding="utf-8")
+    return time.time_ns() // tick == started
+
+
+@pytest.mark.parametrize("fmt", ["text", "json"])
+def test_a_same_size_edit_within_one_timestamp_tick_is_not_replayed(
+    tmp_path: Path,
+    home: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    fmt: str,
+) -> None:
+    """Racy git: a note rewritten in place, with the same size, in the timestamp tick of
+    the run that cached it keeps its ``lstat``; a note changed that recently is not
+    trusted to its ``lstat`` (neither the output, the report nor the note's own cache)."""
+    tick = 2_000_000_000
+    monkeypatch.setattr(cache, "RACY_NS", tick)
+    _coarse_clock(monkeypatch, tick)
+    store = small_store(tmp_path / "store")
+    path = store / "alpha.md"
+    plain, secret = note("alpha", body=BODIES[0]), note("alpha", body=BODIES[3])
+    plain = plain.replace(BODIES[0], BODIES[0].rstrip("\n").ljust(len(BODIES[3]) - 1) + "\n")
+    assert len(plain) == len(secret) and plain != secret
+    for _attempt in range(3):
+        if _within_one_tick(
+            tick, path, plain, lambda: doctor(store, "--format", fmt, capsys=capsys), secret
+        ):
+            break
+    else:
+        pytest.skip("the machine is too slow for a run within one tick")
+    now = doctor(store, "--format", fmt, capsys=capsys)
+    assert "secret-value" in now[1]
+    assert now == doctor(store, "--format", fmt, "--no-cache", capsys=capsys)
+    for drop in (drop_outputs, drop_run_cache):  # the notes' own cache on its own
+        drop(home, store)
+        assert doctor(store, "--format", fmt, capsys=capsys) == now
+
+
+def test_the_dialect_memo_does_not_keep_a_note_changed_within_one_tick(
+    tmp_path: Path, home: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The profile chosen by the notes' dialect follows a same-size edit made within the
+    timestamp tick of the run that kept the note's verdict."""
+    tick = 2_000_000_000
+    monkeypatch.setattr(cache, "RACY_NS", tick)
+    _coarse_clock(monkeypatch, tick)
+    host_alpha = note("alpha", name="Alpha Fact", drop=("created", "updated"))
+    store = write_store(tmp_path / "store", {"alpha.md": host_alpha, "beta.md": note("beta")})
+    path = store / "beta.md"
+    body = "The fact behind beta.\n"
+    ours = note("beta", body=body)
+    host = note("beta", name="Beta Fact", drop=("created", "updated"), body=body)
+    host = host.replace(body, body[:-1].ljust(len(body) - 1 + len(ours) - len(host)) + "\n")
+    assert len(ours) == len(host) and ours != host
+    for _attempt in range(3):
+        if _within_one_tick(tick, path, ours, lambda: doctor(store, capsys=capsys), host):
+            break
+    else:
+        pytest.skip("the machine is too slow for a run within one tick")
+    drop_run_cache(home, store)
+    now = doctor(store, capsys=capsys)
+    assert "claude-native" in now[1]
+    assert now == doctor(store, "--no-cache", capsys=capsys)

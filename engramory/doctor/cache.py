@@ -46,6 +46,10 @@ FILE_PREFIX, FILE_SUFFIX = "notes-", ".jsonl"
 KEPT_FILES = 4  # run signatures kept per store (e.g. a session start's and a pre-commit's)
 LINE_LIMIT = 4 * 1024 * 1024  # a longer line is not one this module wrote
 OFF_VALUES = ("", "0", "false", "no", "off")
+# A file changed this recently may change again within its timestamp tick (2 s on FAT,
+# 1 s on HFS+ and ext3) keeping its lstat: as git does with a racily clean file, it is
+# not trusted to its lstat (not cached; its content goes into the run cache's digest).
+RACY_NS = 2_000_000_000
 
 # One cached note: [rel, size, mtime_ns, ctime_ns, inode, device, status, type, links,
 # findings, allows, facts]; ``Key`` is its first six fields.
@@ -99,6 +103,13 @@ def private_folder(folder: str, root: str) -> str | None:
     if not stat.S_ISDIR(info.st_mode) or not mine or info.st_mode & 0o022:
         return None
     return folder
+
+
+def settled(mtime_ns: int, ctime_ns: int, now_ns: int) -> bool:
+    """Whether a file last changed at ``mtime_ns`` and ``ctime_ns`` changed longer than
+    :data:`RACY_NS` before ``now_ns`` (taken before it was read): a later change then
+    gives it another lstat."""
+    return max(mtime_ns, ctime_ns) < now_ns - RACY_NS
 
 
 def note_key(rel: str, info: os.stat_result) -> Key:

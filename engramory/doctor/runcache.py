@@ -12,7 +12,10 @@ last full run, with a digest of everything they were computed from:
   the walk's folders, unreadable folders, loose handoff files and folders
   linked out of the store;
 * the index as read (status, size, text) and where each of its links
-  resolves on disk now (a link may name a file the walk does not list).
+  resolves on disk now (a link may name a file the walk does not list);
+* the content of every note (archived or not) changed within
+  :data:`cache.RACY_NS` (racy git: a change in the same timestamp tick, of the
+  same size, would keep its ``lstat``).
 
 When the digest matches, no note is read and no note or store rule runs: the
 findings are taken as they were. The rules that read what the digest does not
@@ -30,12 +33,14 @@ import hashlib
 import itertools
 import json
 import os
+import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import IO, Any, NamedTuple
 
 from engramory.doctor import cache
 from engramory.doctor.model import Finding, Rule
-from engramory.store.disk import READ_OK, IndexFile, NoteFile, Target, Walk
+from engramory.store.disk import NOTE_READ_LIMIT, READ_OK, IndexFile, NoteFile, Target, Walk
+from engramory.util import fsutil
 
 FORMAT = 1
 FILE_PREFIX, FILE_SUFFIX = "report-", ".json"
@@ -97,9 +102,18 @@ def inputs_digest(
             for note in notes[start : start + ROWS]
         )
         update((rows if start == 0 else "\n" + rows).encode("utf-8", "surrogateescape"))
+    now = time.time_ns()  # before the notes are read
+    add("racy")
+    for note in notes:
+        key = _note_key(note, root)
+        if key is not None and _racy(key, note.info is not None, now):
+            add((note.rel, _content(note.path(root), follow=note.target is not None)))
     add("archived")
     for rel in walked.archived:
-        add((rel, _stat_key(os.path.join(root, *rel.split("/")), follow=False)))
+        path = os.path.join(root, *rel.split("/"))
+        key = _stat_key(path, follow=False)
+        racy = key is not None and _racy(key, False, now)
+        add((rel, key, _content(path, follow=False) if racy else None))
     add((walked.dirs, walked.bad_dirs, walked.loose, walked.linked_out))
     measured = index.measured
     size = (measured.lines, measured.bytes) if measured is not None else None
@@ -123,6 +137,23 @@ def _note_key(note: NoteFile, root: str) -> tuple[int, ...] | None:
     if note.info is not None and note.status == READ_OK:
         return note.info
     return _stat_key(note.path(root), follow=note.target is not None)
+
+
+def _racy(key: tuple[int, ...], walked: bool, now: int) -> bool:
+    """Whether a key (the walk's, else :func:`_stat_key`'s) changed within
+    :data:`cache.RACY_NS` of ``now``."""
+    mtime, ctime = (key[1], key[2]) if walked else (key[2], key[3])
+    return not cache.settled(mtime, ctime, now)
+
+
+def _content(path: str, follow: bool) -> str | None:
+    """The SHA-256 of a file as a note is read (at most ``NOTE_READ_LIMIT`` bytes), or
+    ``None`` when it cannot be read."""
+    try:
+        data = fsutil.read_bounded_stat(path, NOTE_READ_LIMIT, follow_symlinks=follow)[0]
+    except OSError:
+        return None
+    return hashlib.sha256(data).hexdigest()
 
 
 def _stat_key(path: str, follow: bool) -> tuple[int, ...] | None:
