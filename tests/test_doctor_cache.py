@@ -698,3 +698,49 @@ def test_a_cached_finding_keeps_what_its_repair_reads(home: Path, tmp_path: Path
     assert ("missing-field", "name", None) in cold
     assert cache_file(home, store).exists()
     assert keys() == cold  # from the cache now
+
+
+def test_a_notes_or_report_file_of_another_user_is_not_opened(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """As the output cache's files: another user's file (root's, in the user's own
+    folder, say) is not trusted, nor is a FIFO or a symlink."""
+    path = tmp_path / "notes.jsonl"
+    path.write_text("kept\n", encoding="utf-8")
+    with cache.open_text(str(path)) as handle:  # type: ignore[union-attr]
+        assert handle.read() == "kept\n"
+    owner = path.stat().st_uid
+    monkeypatch.setattr(cache.os, "getuid", lambda: owner + 1)
+    assert cache.open_text(str(path)) is None
+    monkeypatch.undo()
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    assert cache.open_text(str(fifo)) is None
+    link = tmp_path / "link.jsonl"
+    link.symlink_to(path)
+    assert cache.open_text(str(link)) is None
+
+
+def test_the_notes_and_report_files_are_flushed_to_disk_before_the_rename(
+    tmp_path: Path, home: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """temp + fsync + rename: a crash leaves the old file or the whole new one."""
+    synced: list[str] = []
+    real_fsync, real_replace = os.fsync, os.replace
+
+    def fsync(fd: int) -> None:
+        synced.append(os.readlink(f"/proc/self/fd/{fd}") if os.path.isdir("/proc") else "?")
+        real_fsync(fd)
+
+    def replace(source: str, target: str) -> None:
+        if str(home) in source:
+            assert "?" in synced or os.path.realpath(source) in synced, source
+        real_replace(source, target)
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    monkeypatch.setattr(os, "replace", replace)
+    store = small_store(tmp_path / "store")
+    cached(store, capsys)
+    folder = Path(cache.store_folder(str(home), os.path.realpath(store)))
+    names = sorted(p.name.split("-")[0] for p in folder.iterdir())
+    assert names == ["dialect.json", "notes", "output", "report"]

@@ -327,10 +327,12 @@ class Store:
             return
         self._out = self._temp = None
         try:
+            out.flush()
+            os.fsync(out.fileno())
             out.close()
             os.replace(temp, self.path)
         except OSError:
-            _unlink(temp)
+            drop_temp(out, temp)
             return
         prune(self.folder, FILE_PREFIX, FILE_SUFFIX)
 
@@ -341,8 +343,8 @@ class Store:
 
 
 def open_text(path: str, limit: int | None = None) -> IO[str] | None:
-    """``path`` opened for reading text when it is a regular file (not a symlink, not
-    over ``limit`` bytes), without blocking on a FIFO; else ``None``."""
+    """``path`` opened for reading text when it is a regular file of this user's (not a
+    symlink, not over ``limit`` bytes), without blocking on a FIFO; else ``None``."""
     flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
     try:
         fd = os.open(path, flags)
@@ -350,7 +352,9 @@ def open_text(path: str, limit: int | None = None) -> IO[str] | None:
         return None
     try:
         info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode) or (limit is not None and info.st_size > limit):
+        mine = not hasattr(os, "getuid") or info.st_uid == os.getuid()
+        too_large = limit is not None and info.st_size > limit
+        if not stat.S_ISREG(info.st_mode) or not mine or too_large:
             os.close(fd)
             return None
     except OSError:
@@ -371,6 +375,8 @@ def write_lines(folder: str, path: str, lines: Iterable[str]) -> bool:
     try:
         with os.fdopen(fd, "w", encoding="utf-8", errors="surrogateescape") as out:
             out.writelines(lines)
+            out.flush()
+            os.fsync(out.fileno())
         os.replace(temp, path)
     except (OSError, ValueError):
         _unlink(temp)
