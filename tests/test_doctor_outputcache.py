@@ -520,3 +520,55 @@ def test_the_dialect_memo_does_not_keep_a_note_changed_within_one_tick(
     now = doctor(store, capsys=capsys)
     assert "claude-native" in now[1]
     assert now == doctor(store, "--no-cache", capsys=capsys)
+
+
+@pytest.mark.parametrize(
+    ("level", "mode", "used"),
+    [
+        ("home", 0o777, False),
+        ("home", 0o770, False),
+        ("home", 0o1777, True),  # sticky, as /tmp: others cannot move what is not theirs
+        ("home", 0o755, True),
+        ("doctor", 0o777, False),
+        ("doctor", 0o1777, False),
+        ("doctor", 0o770, False),
+    ],
+)
+def test_a_cache_folder_others_can_write_above_the_stores_is_not_used(
+    tmp_path: Path,
+    home: Path,
+    runs: Runs,
+    capsys: pytest.CaptureFixture[str],
+    level: str,
+    mode: int,
+    used: bool,
+) -> None:
+    """Another user who can write the folder above a store's cache folder can swap that
+    folder for a symlink after it is checked: a run there is an uncached one."""
+    store = small_store(tmp_path / "store")
+    plain = doctor(store, "--no-cache", capsys=capsys)
+    assert doctor(store, capsys=capsys) == plain
+    (path,) = outputs(home, store)
+    path.unlink()
+    (home if level == "home" else home / "doctor").chmod(mode)
+    runs.take()
+    assert doctor(store, capsys=capsys) == plain
+    assert doctor(store, capsys=capsys) == plain
+    assert runs.take() == (1 if used else 2)  # replayed or not...
+    assert len(outputs(home, store)) == used  # ...written or not
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0, reason="needs root")
+def test_a_cache_base_of_another_user_is_not_used(
+    tmp_path: Path, home: Path, runs: Runs, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The owner of the base folder can move ``doctor/`` whatever its mode."""
+    store = small_store(tmp_path / "store")
+    plain = doctor(store, capsys=capsys)
+    (path,) = outputs(home, store)
+    path.unlink()
+    os.chown(home, 12345, 12345)
+    runs.take()
+    assert doctor(store, capsys=capsys) == plain
+    assert doctor(store, capsys=capsys) == plain
+    assert runs.take() == 2

@@ -84,7 +84,12 @@ def store_folder(home: str, root: str) -> str:
 
 def private_folder(folder: str, root: str) -> str | None:
     """Make ``folder`` (each new level mode 0700); ``None`` when it cannot be made, is
-    not a folder of this user's that only they can write, or lies inside the store."""
+    not a folder of this user's that only they can write, or lies inside the store.
+
+    The two levels above it (``doctor/`` and the cache's base folder) must not be
+    writable by others either (another user could move ``folder`` away and put a symlink
+    in its place once it is checked); the base, this user's or root's, may be a sticky
+    one such as ``/tmp``."""
     real = os.path.realpath(folder)
     if fsutil.is_within(real, root):
         return None
@@ -97,12 +102,26 @@ def private_folder(folder: str, root: str) -> str | None:
             except FileExistsError:
                 pass
         info = os.lstat(folder)
+        above, base = os.lstat(parent), os.stat(os.path.dirname(parent))
     except OSError:
         return None
-    mine = not hasattr(os, "getuid") or info.st_uid == os.getuid()
-    if not stat.S_ISDIR(info.st_mode) or not mine or info.st_mode & 0o022:
+    if not _private(info) or not _private(above):
         return None
+    if not stat.S_ISDIR(base.st_mode) or base.st_uid not in (_uid(), 0):
+        return None
+    if base.st_mode & 0o022 and not base.st_mode & stat.S_ISVTX:
+        return None  # others may write the base, and it is not sticky
     return folder
+
+
+def _uid() -> int:
+    return os.getuid() if hasattr(os, "getuid") else 0
+
+
+def _private(info: os.stat_result) -> bool:
+    """A folder (not a symlink) of this user's that only they can write."""
+    mine = not hasattr(os, "getuid") or info.st_uid == os.getuid()
+    return stat.S_ISDIR(info.st_mode) and mine and not info.st_mode & 0o022
 
 
 def settled(mtime_ns: int, ctime_ns: int, now_ns: int) -> bool:
