@@ -438,6 +438,10 @@ def _spoil(saved: bytes, how: str) -> bytes:
         return header + b'[["orphan", "error", "x.md", "1"]]\n'
     if how == "a line more":
         return saved + b"[]\n"
+    if how in ("an unknown rule", "an unknown severity"):  # of the right shape otherwise
+        first = json.loads(chunks[0])
+        first[0][0 if how == "an unknown rule" else 1] = "bogus"
+        return header + json.dumps(first).encode() + b"\n" + b"".join(chunks[1:])
     assert how == "cut"
     return saved[:-10]
 
@@ -450,6 +454,8 @@ def _spoil(saved: bytes, how: str) -> bytes:
         "one finding more",
         "a finding of the wrong shape",
         "a line more",
+        "an unknown rule",
+        "an unknown severity",
         "cut",
     ],
 )

@@ -38,7 +38,8 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import IO, Any, NamedTuple
 
 from engramory.doctor import cache
-from engramory.doctor.model import Finding, Rule
+from engramory.doctor.model import SEVERITIES, Finding, Rule
+from engramory.doctor.rules import RULES
 from engramory.store.disk import NOTE_READ_LIMIT, READ_OK, IndexFile, NoteFile, Target, Walk
 from engramory.util import fsutil
 
@@ -217,7 +218,8 @@ def _line(handle: IO[str]) -> str:
 
 
 def _finding(item: Any) -> Finding:
-    """``[rule, severity, path, line, message, left out, detector, key]``."""
+    """``[rule, severity, path, line, message, left out, detector, key]``, of a rule that
+    exists and a severity that does (the renderers know no other)."""
     if type(item) is not list or len(item) != 8:
         raise ValueError("not a saved finding")
     rule, severity, path, line, message, more, detector, key = item
@@ -230,6 +232,8 @@ def _finding(item: Any) -> Finding:
         and type(more) is int
         and (detector is None or type(detector) is str)
         and (key is None or type(key) is str)
+        and severity in SEVERITIES
+        and rule in RULES
     ):
         raise ValueError("not a saved finding")
     return Finding(rule, severity, path, line, message, more, detector, key)
