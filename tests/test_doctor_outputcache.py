@@ -138,6 +138,10 @@ def _spoil(saved: bytes, how: str) -> bytes:
         return redone(format=0)
     if how == "another exit code type":
         return redone(code="1")
+    if how == "an exit code out of range":  # sys.exit(256) exits 0
+        return redone(code=256)
+    if how == "a negative exit code":
+        return redone(code=-255)
     if how == "a byte changed":
         return saved[:-2] + b"X" + saved[-1:]
     if how == "a line more":
@@ -156,6 +160,8 @@ SPOILS = [
     "another slot",
     "another format",
     "another exit code type",
+    "an exit code out of range",
+    "a negative exit code",
     "a byte changed",
     "a line more",
     "a longer header",

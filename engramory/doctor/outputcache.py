@@ -92,7 +92,9 @@ def parse(data: bytes, run_slot: str, state: str) -> Printed | None:
     if kept.get("slot") != _sha256(run_slot) or kept.get("state") != state:
         return None
     code, length, digest = kept.get("code"), kept.get("length"), kept.get("sha256")
-    if type(code) is not int or type(length) is not int or length != len(data) - HEADER_SIZE - 1:
+    if type(code) is not int or not 0 <= code <= 255:  # an exit status (exit(256) is 0)
+        return None
+    if type(length) is not int or length != len(data) - HEADER_SIZE - 1:
         return None
     body = memoryview(data)[HEADER_SIZE + 1 :]  # not a copy of a report of many megabytes
     if digest != hashlib.sha256(body).hexdigest():
