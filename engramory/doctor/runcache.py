@@ -103,17 +103,23 @@ def inputs_digest(
             for note in notes[start : start + ROWS]
         )
         update((rows if start == 0 else "\n" + rows).encode("utf-8", "surrogateescape"))
-    now = time.time_ns()  # before the notes are read
+    limit = time.time_ns() - cache.RACY_NS  # before the notes are read
     add("racy")
-    for note in notes:
-        key = _note_key(note, root)
-        if key is not None and _racy(key, note.info is not None, now):
-            add((note.rel, _content(note.path(root), follow=note.target is not None)))
+    for note in notes:  # a plain loop: it runs once per note on a replayed run too
+        info = note.info
+        if info is not None and note.status == READ_OK:
+            if info[1] < limit and info[2] < limit:
+                continue
+        else:  # a symlink's target (stat'ed again: rare)
+            key = _note_key(note, root)
+            if key is None or (key[2] < limit and key[3] < limit):
+                continue
+        add((note.rel, _content(note.path(root), follow=note.target is not None)))
     add("archived")
     for rel in walked.archived:
         path = os.path.join(root, *rel.split("/"))
         key = _stat_key(path, follow=False)
-        racy = key is not None and _racy(key, False, now)
+        racy = key is not None and not (key[2] < limit and key[3] < limit)
         add((rel, key, _content(path, follow=False) if racy else None))
     add((walked.dirs, walked.bad_dirs, walked.loose, walked.linked_out))
     measured = index.measured
@@ -138,13 +144,6 @@ def _note_key(note: NoteFile, root: str) -> tuple[int, ...] | None:
     if note.info is not None and note.status == READ_OK:
         return note.info
     return _stat_key(note.path(root), follow=note.target is not None)
-
-
-def _racy(key: tuple[int, ...], walked: bool, now: int) -> bool:
-    """Whether a key (the walk's, else :func:`_stat_key`'s) changed within
-    :data:`cache.RACY_NS` of ``now``."""
-    mtime, ctime = (key[1], key[2]) if walked else (key[2], key[3])
-    return not cache.settled(mtime, ctime, now)
 
 
 def _content(path: str, follow: bool) -> str | None:
