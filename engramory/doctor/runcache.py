@@ -114,13 +114,13 @@ def inputs_digest(
             key = _note_key(note, root)
             if key is None or (key[2] < limit and key[3] < limit):
                 continue
-        add((note.rel, _content(note.path(root), follow=note.target is not None)))
+        add((note.rel, _content(note.path(root))))
     add("archived")
     for rel in walked.archived:
         path = os.path.join(root, *rel.split("/"))
         key = _stat_key(path, follow=False)
         racy = key is not None and not (key[2] < limit and key[3] < limit)
-        add((rel, key, _content(path, follow=False) if racy else None))
+        add((rel, key, _content(path) if racy else None))
     add((walked.dirs, walked.bad_dirs, walked.loose, walked.linked_out))
     measured = index.measured
     size = (measured.lines, measured.bytes) if measured is not None else None
@@ -146,11 +146,12 @@ def _note_key(note: NoteFile, root: str) -> tuple[int, ...] | None:
     return _stat_key(note.path(root), follow=note.target is not None)
 
 
-def _content(path: str, follow: bool) -> str | None:
-    """The SHA-256 of a file as a note is read (at most ``NOTE_READ_LIMIT`` bytes), or
-    ``None`` when it cannot be read."""
+def _content(path: str) -> str | None:
+    """The SHA-256 of a file as a note is read (``NoteFile.path``: a symlinked note's
+    resolved target; no symlink followed, at most ``NOTE_READ_LIMIT`` bytes), or ``None``
+    when it cannot be read."""
     try:
-        data = fsutil.read_bounded_stat(path, NOTE_READ_LIMIT, follow_symlinks=follow)[0]
+        data = fsutil.read_bounded_stat(path, NOTE_READ_LIMIT, follow_symlinks=False)[0]
     except OSError:
         return None
     return hashlib.sha256(data).hexdigest()
