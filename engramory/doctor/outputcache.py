@@ -7,8 +7,9 @@ reason, the output format, colour, the header line, the current directory:
 everything the printed text depends on besides the store) holds what the last
 run of that slot printed on standard output and its exit code, with the
 *state* it was printed from (``engine.Prepared.state``: the report's
-signature, the digest of every note's ``lstat``, the index, the allow state,
-and the findings of the rules that read outside the store, run now).
+signature, the digest of every note's ``lstat`` (and content, for a note
+changed within ``cache.RACY_NS``), the index, the allow state, and the
+findings of the rules that read outside the store, run now).
 
 When slot and state match, the text is printed as it was: no note is read,
 no rule but those outside rules runs, nothing is rendered. Anything else
