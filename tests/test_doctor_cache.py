@@ -688,6 +688,54 @@ CachedEqualsUncached.TestCase.settings = settings(
 test_cached_equals_uncached = CachedEqualsUncached.TestCase
 
 
+class CoarseClockCachedEqualsUncached(CachedEqualsUncached):
+    """The same on a file system with 2-second timestamps (FAT), with the racy window on:
+    a note rewritten in place with the same size, in one tick, keeps its ``lstat``."""
+
+    TICK = 2_000_000_000
+
+    def __init__(self) -> None:
+        super().__init__()
+        from engramory.store import disk
+
+        real, tick = disk._lstat_key, self.TICK
+
+        def coarse(entry: os.DirEntry[str]) -> tuple[int, int, int, int, int] | None:
+            info = real(entry)
+            if info is None:
+                return None
+            size, mtime, ctime, inode, device = info
+            return (size, mtime - mtime % tick, ctime - ctime % tick, inode, device)
+
+        self.patch.setattr(disk, "_lstat_key", coarse)
+        self.patch.setattr(cache, "RACY_NS", tick)
+
+    @precondition(lambda self: self.notes())
+    @rule(data=st.data(), kind=CONTENTS)
+    def rewrite_in_place_with_the_same_size(
+        self, data: st.DataObject, kind: tuple[str, str, bool]
+    ) -> None:
+        path = self.store / data.draw(st.sampled_from(self.notes()))
+        size = path.stat().st_size
+        note_type, body, broken = kind
+        slug = path.name[:-3]
+        text = note(slug, note_type, body=body, drop=("description",) if broken else ())
+        if len(text.encode()) < size:  # padded to the old size (else simply rewritten)
+            text = text[:-1] + " " * (size - len(text.encode())) + "\n"
+        with open(path, "r+b") as handle:  # the same inode
+            handle.write(text.encode())
+            handle.truncate()
+
+
+CoarseClockCachedEqualsUncached.TestCase.settings = settings(
+    max_examples=10,
+    stateful_step_count=10,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
+test_coarse_clock_cached_equals_uncached = CoarseClockCachedEqualsUncached.TestCase
+
+
 def test_a_cached_finding_keeps_what_its_repair_reads(home: Path, tmp_path: Path) -> None:
     """``fix`` chooses missing-field's findings by their key: a warm run must keep it."""
     from engramory.store.caps import Caps
