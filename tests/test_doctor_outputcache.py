@@ -578,3 +578,24 @@ def test_a_cache_base_of_another_user_is_not_used(
     assert doctor(store, capsys=capsys) == plain
     assert doctor(store, capsys=capsys) == plain
     assert runs.take() == 2
+
+
+def test_a_temporary_file_left_by_a_killed_run_is_removed_once_old(
+    tmp_path: Path, home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A run killed part way (a hook's timeout) leaves its temporary files behind: the next
+    run that writes the cache removes those an hour old, never a live run's."""
+    store = small_store(tmp_path / "store")
+    doctor(store, "--format", "json", capsys=capsys)
+    folder = Path(cache.store_folder(str(home), os.path.realpath(store)))
+    names = (".output-a1.tmp", ".notes-b2.tmp", ".report-c3.tmp", ".dialect.json-d4.tmp")
+    old = [folder / n for n in names]
+    fresh = [folder / n.replace("-", "-new-", 1) for n in names]
+    for path in old + fresh:
+        path.write_bytes(b"half written")
+    for path in old:
+        os.utime(path, ns=(1_600_000_000_000_000_000,) * 2)
+    (store / "beta.md").write_text(note("beta", "project", body=BODIES[0]), "utf-8")
+    doctor(store, "--format", "text", capsys=capsys)
+    assert [p.name for p in old if p.exists()] == []
+    assert [p.name for p in fresh if p.exists()] == [p.name for p in fresh]

@@ -34,6 +34,7 @@ import hashlib
 import json
 import os
 import stat
+import time
 from collections.abc import Iterable, Iterator, Mapping
 from typing import IO, Any
 
@@ -50,6 +51,7 @@ OFF_VALUES = ("", "0", "false", "no", "off")
 # 1 s on HFS+ and ext3) keeping its lstat: as git does with a racily clean file, it is
 # not trusted to its lstat (not cached; its content goes into the run cache's digest).
 RACY_NS = 2_000_000_000
+STALE_TEMP_NS = 3600 * 1_000_000_000  # a temporary file this old is no live run's
 
 # One cached note: [rel, size, mtime_ns, ctime_ns, inode, device, status, type, links,
 # findings, allows, facts]; ``Key`` is its first six fields.
@@ -411,18 +413,27 @@ def file_name(run_signature: str) -> str:
 
 def prune(folder: str, prefix: str, suffix: str) -> None:
     """Delete all but the :data:`KEPT_FILES` most recently written cache files named
-    ``prefix...suffix`` (yesterday's signature, a one-off ``--select``)."""
+    ``prefix...suffix`` (yesterday's signature, a one-off ``--select``), and any temporary
+    file (``.*.tmp``) written over :data:`STALE_TEMP_NS` ago: what a run killed part way
+    (a hook's timeout) left behind, never a live run's."""
+    stale = time.time_ns() - STALE_TEMP_NS
+    found: list[tuple[int, str]] = []
+    left: list[tuple[int, str]] = []
     try:
         with os.scandir(folder) as scan:
-            found = [
-                (entry.stat(follow_symlinks=False).st_mtime_ns, entry.path)
-                for entry in scan
-                if entry.name.startswith(prefix) and entry.name.endswith(suffix)
-            ]
+            for entry in scan:
+                name = entry.name
+                if name.startswith(prefix) and name.endswith(suffix):
+                    found.append((entry.stat(follow_symlinks=False).st_mtime_ns, entry.path))
+                elif name.startswith(".") and name.endswith(".tmp"):
+                    left.append((entry.stat(follow_symlinks=False).st_mtime_ns, entry.path))
     except OSError:
         return
     for _mtime, path in sorted(found, reverse=True)[KEPT_FILES:]:
         _unlink(path)
+    for mtime, path in left:
+        if mtime < stale:
+            _unlink(path)
 
 
 def drop_temp(out: IO[Any] | None, temp: str | None) -> None:
