@@ -599,3 +599,44 @@ def test_a_temporary_file_left_by_a_killed_run_is_removed_once_old(
     doctor(store, "--format", "text", capsys=capsys)
     assert [p.name for p in old if p.exists()] == []
     assert [p.name for p in fresh if p.exists()] == [p.name for p in fresh]
+
+
+@pytest.mark.parametrize("kind", ["output", "notes", "report", "dialect"])
+@pytest.mark.parametrize("what", ["fifo", "directory", "symlink to /dev/zero"])
+def test_a_cache_file_that_is_no_regular_file_never_blocks_and_is_replaced(
+    tmp_path: Path,
+    home: Path,
+    runs: Runs,
+    capsys: pytest.CaptureFixture[str],
+    kind: str,
+    what: str,
+) -> None:
+    import signal
+
+    store = small_store(tmp_path / "store")
+    plain = doctor(store, "--no-cache", capsys=capsys)
+    doctor(store, capsys=capsys)
+    folder = Path(cache.store_folder(str(home), os.path.realpath(store)))
+    patterns = {"output": "output-*", "notes": "notes-*", "report": "report-*"}
+    (path,) = folder.glob(patterns.get(kind, dialectcache.FILE_NAME))
+    path.unlink()
+    if kind in ("notes", "dialect"):  # read only when no saved report or output is used
+        drop_run_cache(home, store)
+    elif kind == "report":
+        drop_outputs(home, store)
+    if what == "fifo":
+        os.mkfifo(path)
+    elif what == "directory":
+        path.mkdir()
+    else:
+        path.symlink_to("/dev/zero")
+    previous = signal.signal(signal.SIGALRM, signal.default_int_handler)
+    signal.alarm(60)  # a read that blocks fails the test instead of hanging it
+    try:
+        assert doctor(store, capsys=capsys) == plain
+        assert doctor(store, capsys=capsys) == plain
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+    if what != "directory":  # a directory cannot be renamed over; the run is simply uncached
+        assert path.is_file() and not path.is_symlink()
