@@ -135,6 +135,13 @@ def tree(root: Path) -> dict[str, tuple[int, int, bytes]]:
     return found
 
 
+@pytest.fixture(autouse=True)
+def _notes_settle_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The tests write their notes just before a run, on a file system with nanosecond
+    timestamps: no racy window (the racy tests set it back)."""
+    monkeypatch.setattr(cache, "RACY_NS", 0)
+
+
 @pytest.fixture
 def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     folder = tmp_path / "cache-home"
@@ -431,6 +438,10 @@ def _spoil(saved: bytes, how: str) -> bytes:
         return header + b'[["orphan", "error", "x.md", "1"]]\n'
     if how == "a line more":
         return saved + b"[]\n"
+    if how in ("an unknown rule", "an unknown severity"):  # of the right shape otherwise
+        first = json.loads(chunks[0])
+        first[0][0 if how == "an unknown rule" else 1] = "bogus"
+        return header + json.dumps(first).encode() + b"\n" + b"".join(chunks[1:])
     assert how == "cut"
     return saved[:-10]
 
@@ -443,6 +454,8 @@ def _spoil(saved: bytes, how: str) -> bytes:
         "one finding more",
         "a finding of the wrong shape",
         "a line more",
+        "an unknown rule",
+        "an unknown severity",
         "cut",
     ],
 )
@@ -675,6 +688,54 @@ CachedEqualsUncached.TestCase.settings = settings(
 test_cached_equals_uncached = CachedEqualsUncached.TestCase
 
 
+class CoarseClockCachedEqualsUncached(CachedEqualsUncached):
+    """The same on a file system with 2-second timestamps (FAT), with the racy window on:
+    a note rewritten in place with the same size, in one tick, keeps its ``lstat``."""
+
+    TICK = 2_000_000_000
+
+    def __init__(self) -> None:
+        super().__init__()
+        from engramory.store import disk
+
+        real, tick = disk._lstat_key, self.TICK
+
+        def coarse(entry: os.DirEntry[str]) -> tuple[int, int, int, int, int] | None:
+            info = real(entry)
+            if info is None:
+                return None
+            size, mtime, ctime, inode, device = info
+            return (size, mtime - mtime % tick, ctime - ctime % tick, inode, device)
+
+        self.patch.setattr(disk, "_lstat_key", coarse)
+        self.patch.setattr(cache, "RACY_NS", tick)
+
+    @precondition(lambda self: self.notes())
+    @rule(data=st.data(), kind=CONTENTS)
+    def rewrite_in_place_with_the_same_size(
+        self, data: st.DataObject, kind: tuple[str, str, bool]
+    ) -> None:
+        path = self.store / data.draw(st.sampled_from(self.notes()))
+        size = path.stat().st_size
+        note_type, body, broken = kind
+        slug = path.name[:-3]
+        text = note(slug, note_type, body=body, drop=("description",) if broken else ())
+        if len(text.encode()) < size:  # padded to the old size (else simply rewritten)
+            text = text[:-1] + " " * (size - len(text.encode())) + "\n"
+        with open(path, "r+b") as handle:  # the same inode
+            handle.write(text.encode())
+            handle.truncate()
+
+
+CoarseClockCachedEqualsUncached.TestCase.settings = settings(
+    max_examples=10,
+    stateful_step_count=10,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
+test_coarse_clock_cached_equals_uncached = CoarseClockCachedEqualsUncached.TestCase
+
+
 def test_a_cached_finding_keeps_what_its_repair_reads(home: Path, tmp_path: Path) -> None:
     """``fix`` chooses missing-field's findings by their key: a warm run must keep it."""
     from engramory.store.caps import Caps
@@ -691,3 +752,49 @@ def test_a_cached_finding_keeps_what_its_repair_reads(home: Path, tmp_path: Path
     assert ("missing-field", "name", None) in cold
     assert cache_file(home, store).exists()
     assert keys() == cold  # from the cache now
+
+
+def test_a_notes_or_report_file_of_another_user_is_not_opened(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """As the output cache's files: another user's file (root's, in the user's own
+    folder, say) is not trusted, nor is a FIFO or a symlink."""
+    path = tmp_path / "notes.jsonl"
+    path.write_text("kept\n", encoding="utf-8")
+    with cache.open_text(str(path)) as handle:  # type: ignore[union-attr]
+        assert handle.read() == "kept\n"
+    owner = path.stat().st_uid
+    monkeypatch.setattr(cache.os, "getuid", lambda: owner + 1)
+    assert cache.open_text(str(path)) is None
+    monkeypatch.undo()
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    assert cache.open_text(str(fifo)) is None
+    link = tmp_path / "link.jsonl"
+    link.symlink_to(path)
+    assert cache.open_text(str(link)) is None
+
+
+def test_the_notes_and_report_files_are_flushed_to_disk_before_the_rename(
+    tmp_path: Path, home: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """temp + fsync + rename: a crash leaves the old file or the whole new one."""
+    synced: list[str] = []
+    real_fsync, real_replace = os.fsync, os.replace
+
+    def fsync(fd: int) -> None:
+        synced.append(os.readlink(f"/proc/self/fd/{fd}") if os.path.isdir("/proc") else "?")
+        real_fsync(fd)
+
+    def replace(source: str, target: str) -> None:
+        if str(home) in source:
+            assert "?" in synced or os.path.realpath(source) in synced, source
+        real_replace(source, target)
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    monkeypatch.setattr(os, "replace", replace)
+    store = small_store(tmp_path / "store")
+    cached(store, capsys)
+    folder = Path(cache.store_folder(str(home), os.path.realpath(store)))
+    names = sorted(p.name.split("-")[0] for p in folder.iterdir())
+    assert names == ["dialect.json", "notes", "output", "report"]

@@ -16,7 +16,15 @@ from datetime import date
 from pathlib import Path
 
 import pytest
-from test_doctor_cache import BODIES, TOKEN_PRINT, small_store, tree, write_store
+from test_doctor_cache import (
+    BODIES,
+    TOKEN_PRINT,
+    drop_outputs,
+    drop_run_cache,
+    small_store,
+    tree,
+    write_store,
+)
 
 from doctorkit import note
 from engramory.cli import main
@@ -42,6 +50,13 @@ class Runs:
     def take(self) -> int:
         seen, self.count = self.count, 0
         return seen
+
+
+@pytest.fixture(autouse=True)
+def _notes_settle_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The tests write their notes just before a run, on a file system with nanosecond
+    timestamps: no racy window (the racy tests set it back)."""
+    monkeypatch.setattr(cache, "RACY_NS", 0)
 
 
 @pytest.fixture
@@ -123,6 +138,10 @@ def _spoil(saved: bytes, how: str) -> bytes:
         return redone(format=0)
     if how == "another exit code type":
         return redone(code="1")
+    if how == "an exit code out of range":  # sys.exit(256) exits 0
+        return redone(code=256)
+    if how == "a negative exit code":
+        return redone(code=-255)
     if how == "a byte changed":
         return saved[:-2] + b"X" + saved[-1:]
     if how == "a line more":
@@ -141,6 +160,8 @@ SPOILS = [
     "another slot",
     "another format",
     "another exit code type",
+    "an exit code out of range",
+    "a negative exit code",
     "a byte changed",
     "a line more",
     "a longer header",
@@ -415,3 +436,207 @@ def test_the_header_holds_the_largest_values() -> None:
     fields = {"format": 99, "slot": "f" * 64, "state": "f" * 64, "code": 255}
     fields.update(length=outputcache.FILE_LIMIT, sha256="f" * 64)
     assert len(json.dumps(fields, separators=(",", ":"))) <= outputcache.HEADER_SIZE
+
+
+def _coarse_clock(monkeypatch: pytest.MonkeyPatch, tick: int) -> None:
+    """The walk sees timestamps of ``tick`` ns, as on FAT (2 s), HFS+ or ext3 (1 s)."""
+    from engramory.store import disk
+
+    real = disk._lstat_key
+
+    def coarse(entry: os.DirEntry[str]) -> tuple[int, int, int, int, int] | None:
+        info = real(entry)
+        if info is None:
+            return None
+        size, mtime, ctime, inode, device = info
+        return (size, mtime - mtime % tick, ctime - ctime % tick, inode, device)
+
+    monkeypatch.setattr(disk, "_lstat_key", coarse)
+
+
+def _within_one_tick(tick: int, path: Path, before: str, run: object, after: str) -> bool:
+    """Write ``before`` to ``path``, ``run()``, then write ``after`` in its place (the
+    same inode), all at the start of one timestamp tick; whether all ran within it."""
+    import time
+
+    time.sleep((tick - time.time_ns() % tick) / 1e9 + 0.01)
+    started = time.time_ns() // tick
+    path.write_text(before, encoding="utf-8")
+    run()  # type: ignore[operator]
+    path.write_text(after, encoding="utf-8")
+    return time.time_ns() // tick == started
+
+
+@pytest.mark.parametrize("fmt", ["text", "json"])
+def test_a_same_size_edit_within_one_timestamp_tick_is_not_replayed(
+    tmp_path: Path,
+    home: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    fmt: str,
+) -> None:
+    """Racy git: a note rewritten in place, with the same size, in the timestamp tick of
+    the run that cached it keeps its ``lstat``; a note changed that recently is not
+    trusted to its ``lstat`` (neither the output, the report nor the note's own cache)."""
+    tick = 2_000_000_000
+    monkeypatch.setattr(cache, "RACY_NS", tick)
+    _coarse_clock(monkeypatch, tick)
+    store = small_store(tmp_path / "store")
+    path = store / "alpha.md"
+    plain, secret = note("alpha", body=BODIES[0]), note("alpha", body=BODIES[3])
+    plain = plain.replace(BODIES[0], BODIES[0].rstrip("\n").ljust(len(BODIES[3]) - 1) + "\n")
+    assert len(plain) == len(secret) and plain != secret
+    for _attempt in range(3):
+        if _within_one_tick(
+            tick, path, plain, lambda: doctor(store, "--format", fmt, capsys=capsys), secret
+        ):
+            break
+    else:
+        pytest.skip("the machine is too slow for a run within one tick")
+    now = doctor(store, "--format", fmt, capsys=capsys)
+    assert "secret-value" in now[1]
+    assert now == doctor(store, "--format", fmt, "--no-cache", capsys=capsys)
+    for drop in (drop_outputs, drop_run_cache):  # the notes' own cache on its own
+        drop(home, store)
+        assert doctor(store, "--format", fmt, capsys=capsys) == now
+
+
+def test_the_dialect_memo_does_not_keep_a_note_changed_within_one_tick(
+    tmp_path: Path, home: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The profile chosen by the notes' dialect follows a same-size edit made within the
+    timestamp tick of the run that kept the note's verdict."""
+    tick = 2_000_000_000
+    monkeypatch.setattr(cache, "RACY_NS", tick)
+    _coarse_clock(monkeypatch, tick)
+    host_alpha = note("alpha", name="Alpha Fact", drop=("created", "updated"))
+    store = write_store(tmp_path / "store", {"alpha.md": host_alpha, "beta.md": note("beta")})
+    path = store / "beta.md"
+    body = "The fact behind beta.\n"
+    ours = note("beta", body=body)
+    host = note("beta", name="Beta Fact", drop=("created", "updated"), body=body)
+    host = host.replace(body, body[:-1].ljust(len(body) - 1 + len(ours) - len(host)) + "\n")
+    assert len(ours) == len(host) and ours != host
+    for _attempt in range(3):
+        if _within_one_tick(tick, path, ours, lambda: doctor(store, capsys=capsys), host):
+            break
+    else:
+        pytest.skip("the machine is too slow for a run within one tick")
+    drop_run_cache(home, store)
+    now = doctor(store, capsys=capsys)
+    assert "claude-native" in now[1]
+    assert now == doctor(store, "--no-cache", capsys=capsys)
+
+
+@pytest.mark.parametrize(
+    ("level", "mode", "used"),
+    [
+        ("home", 0o777, False),
+        ("home", 0o770, False),
+        ("home", 0o1777, True),  # sticky, as /tmp: others cannot move what is not theirs
+        ("home", 0o755, True),
+        ("doctor", 0o777, False),
+        ("doctor", 0o1777, False),
+        ("doctor", 0o770, False),
+    ],
+)
+def test_a_cache_folder_others_can_write_above_the_stores_is_not_used(
+    tmp_path: Path,
+    home: Path,
+    runs: Runs,
+    capsys: pytest.CaptureFixture[str],
+    level: str,
+    mode: int,
+    used: bool,
+) -> None:
+    """Another user who can write the folder above a store's cache folder can swap that
+    folder for a symlink after it is checked: a run there is an uncached one."""
+    store = small_store(tmp_path / "store")
+    plain = doctor(store, "--no-cache", capsys=capsys)
+    assert doctor(store, capsys=capsys) == plain
+    (path,) = outputs(home, store)
+    path.unlink()
+    (home if level == "home" else home / "doctor").chmod(mode)
+    runs.take()
+    assert doctor(store, capsys=capsys) == plain
+    assert doctor(store, capsys=capsys) == plain
+    assert runs.take() == (1 if used else 2)  # replayed or not...
+    assert len(outputs(home, store)) == used  # ...written or not
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0, reason="needs root")
+def test_a_cache_base_of_another_user_is_not_used(
+    tmp_path: Path, home: Path, runs: Runs, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The owner of the base folder can move ``doctor/`` whatever its mode."""
+    store = small_store(tmp_path / "store")
+    plain = doctor(store, capsys=capsys)
+    (path,) = outputs(home, store)
+    path.unlink()
+    os.chown(home, 12345, 12345)
+    runs.take()
+    assert doctor(store, capsys=capsys) == plain
+    assert doctor(store, capsys=capsys) == plain
+    assert runs.take() == 2
+
+
+def test_a_temporary_file_left_by_a_killed_run_is_removed_once_old(
+    tmp_path: Path, home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A run killed part way (a hook's timeout) leaves its temporary files behind: the next
+    run that writes the cache removes those an hour old, never a live run's."""
+    store = small_store(tmp_path / "store")
+    doctor(store, "--format", "json", capsys=capsys)
+    folder = Path(cache.store_folder(str(home), os.path.realpath(store)))
+    names = (".output-a1.tmp", ".notes-b2.tmp", ".report-c3.tmp", ".dialect.json-d4.tmp")
+    old = [folder / n for n in names]
+    fresh = [folder / n.replace("-", "-new-", 1) for n in names]
+    for path in old + fresh:
+        path.write_bytes(b"half written")
+    for path in old:
+        os.utime(path, ns=(1_600_000_000_000_000_000,) * 2)
+    (store / "beta.md").write_text(note("beta", "project", body=BODIES[0]), "utf-8")
+    doctor(store, "--format", "text", capsys=capsys)
+    assert [p.name for p in old if p.exists()] == []
+    assert [p.name for p in fresh if p.exists()] == [p.name for p in fresh]
+
+
+@pytest.mark.parametrize("kind", ["output", "notes", "report", "dialect"])
+@pytest.mark.parametrize("what", ["fifo", "directory", "symlink to /dev/zero"])
+def test_a_cache_file_that_is_no_regular_file_never_blocks_and_is_replaced(
+    tmp_path: Path,
+    home: Path,
+    runs: Runs,
+    capsys: pytest.CaptureFixture[str],
+    kind: str,
+    what: str,
+) -> None:
+    import signal
+
+    store = small_store(tmp_path / "store")
+    plain = doctor(store, "--no-cache", capsys=capsys)
+    doctor(store, capsys=capsys)
+    folder = Path(cache.store_folder(str(home), os.path.realpath(store)))
+    patterns = {"output": "output-*", "notes": "notes-*", "report": "report-*"}
+    (path,) = folder.glob(patterns.get(kind, dialectcache.FILE_NAME))
+    path.unlink()
+    if kind in ("notes", "dialect"):  # read only when no saved report or output is used
+        drop_run_cache(home, store)
+    elif kind == "report":
+        drop_outputs(home, store)
+    if what == "fifo":
+        os.mkfifo(path)
+    elif what == "directory":
+        path.mkdir()
+    else:
+        path.symlink_to("/dev/zero")
+    previous = signal.signal(signal.SIGALRM, signal.default_int_handler)
+    signal.alarm(60)  # a read that blocks fails the test instead of hanging it
+    try:
+        assert doctor(store, capsys=capsys) == plain
+        assert doctor(store, capsys=capsys) == plain
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+    if what != "directory":  # a directory cannot be renamed over; the run is simply uncached
+        assert path.is_file() and not path.is_symlink()

@@ -69,3 +69,58 @@ def test_the_environment_without_os_is_os_environ() -> None:
     )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.rstrip(b"\n") == "caf\u00e9 \udcff".encode("utf-8", "surrogateescape")
+
+
+@given(folder=st.text(), path=st.text())
+def test_join_dirname_and_basename_are_posixpaths_on_any_text(folder: str, path: str) -> None:
+    assert guard.join(folder, path) == posixpath.join(folder, path)
+    for name in (folder, path, folder + "/", "/" + path, folder + "//" + path):
+        assert guard.dirname(name) == posixpath.dirname(name), name
+        assert guard.basename(name) == posixpath.basename(name), name
+
+
+@pytest.mark.parametrize(
+    "name", ["", "/", "//", "///", "a/", "a//", "//a", "///a//b//", "./", "../x", "\\/a"]
+)
+def test_the_edge_paths_are_posixpaths(name: str) -> None:
+    assert guard.dirname(name) == posixpath.dirname(name)
+    assert guard.basename(name) == posixpath.basename(name)
+    assert guard.join(name, "x") == posixpath.join(name, "x")
+    assert guard.join("x", name) == posixpath.join("x", name)
+
+
+@pytest.mark.parametrize("home", [None, "", "/", "//", "relative", "/home/x/"])
+def test_expanduser_is_os_paths_whatever_home_is(
+    monkeypatch: pytest.MonkeyPatch, home: str | None
+) -> None:
+    if home is None:
+        monkeypatch.delenv("HOME", raising=False)
+    else:
+        monkeypatch.setenv("HOME", home)
+    for path in ("~", "~/", "~/x", "~root", "~root/x", "~no-such-user-here/x", "x/~", ""):
+        assert guard.expanduser(path) == os.path.expanduser(path), path
+
+
+@pytest.mark.parametrize(
+    "locale",
+    [
+        {b"LC_ALL": b"C", b"PYTHONUTF8": b"0", b"PYTHONCOERCECLOCALE": b"0"},  # ascii
+        {b"LC_ALL": b"C"},
+        {b"PYTHONUTF8": b"1"},
+    ],
+)
+def test_the_environment_without_os_is_os_environ_on_odd_bytes(locale: dict[bytes, bytes]) -> None:
+    """Keys and values that are not UTF-8, empty values, ``=`` in a value, any locale."""
+    code = (
+        "import sys; from engramory import guard; env = guard.process_environ();"
+        "assert 'os' not in sys.modules; import os; assert env == dict(os.environ), env"
+    )
+    odd = {b"K\xff\xfe": b"v\xff", b"EMPTY": b"", b"EQ": b"a=b=c", b"HOME": b""}
+    proc = subprocess.run(
+        [sys.executable, "-S", "-c", code],
+        env={**os.environb, **odd, **locale},
+        cwd=Path(guard.__file__).parent.parent.parent,
+        capture_output=True,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr

@@ -34,6 +34,7 @@ import hashlib
 import json
 import os
 import stat
+import time
 from collections.abc import Iterable, Iterator, Mapping
 from typing import IO, Any
 
@@ -46,6 +47,11 @@ FILE_PREFIX, FILE_SUFFIX = "notes-", ".jsonl"
 KEPT_FILES = 4  # run signatures kept per store (e.g. a session start's and a pre-commit's)
 LINE_LIMIT = 4 * 1024 * 1024  # a longer line is not one this module wrote
 OFF_VALUES = ("", "0", "false", "no", "off")
+# A file changed this recently may change again within its timestamp tick (2 s on FAT,
+# 1 s on HFS+ and ext3) keeping its lstat: as git does with a racily clean file, it is
+# not trusted to its lstat (not cached; its content goes into the run cache's digest).
+RACY_NS = 2_000_000_000
+STALE_TEMP_NS = 3600 * 1_000_000_000  # a temporary file this old is no live run's
 
 # One cached note: [rel, size, mtime_ns, ctime_ns, inode, device, status, type, links,
 # findings, allows, facts]; ``Key`` is its first six fields.
@@ -80,7 +86,12 @@ def store_folder(home: str, root: str) -> str:
 
 def private_folder(folder: str, root: str) -> str | None:
     """Make ``folder`` (each new level mode 0700); ``None`` when it cannot be made, is
-    not a folder of this user's that only they can write, or lies inside the store."""
+    not a folder of this user's that only they can write, or lies inside the store.
+
+    The two levels above it (``doctor/`` and the cache's base folder) must not be
+    writable by others either (another user could move ``folder`` away and put a symlink
+    in its place once it is checked); the base, this user's or root's, may be a sticky
+    one such as ``/tmp``."""
     real = os.path.realpath(folder)
     if fsutil.is_within(real, root):
         return None
@@ -93,12 +104,33 @@ def private_folder(folder: str, root: str) -> str | None:
             except FileExistsError:
                 pass
         info = os.lstat(folder)
+        above, base = os.lstat(parent), os.stat(os.path.dirname(parent))
     except OSError:
         return None
-    mine = not hasattr(os, "getuid") or info.st_uid == os.getuid()
-    if not stat.S_ISDIR(info.st_mode) or not mine or info.st_mode & 0o022:
+    if not _private(info) or not _private(above):
         return None
+    if not stat.S_ISDIR(base.st_mode) or base.st_uid not in (_uid(), 0):
+        return None
+    if base.st_mode & 0o022 and not base.st_mode & stat.S_ISVTX:
+        return None  # others may write the base, and it is not sticky
     return folder
+
+
+def _uid() -> int:
+    return os.getuid() if hasattr(os, "getuid") else 0
+
+
+def _private(info: os.stat_result) -> bool:
+    """A folder (not a symlink) of this user's that only they can write."""
+    mine = not hasattr(os, "getuid") or info.st_uid == os.getuid()
+    return stat.S_ISDIR(info.st_mode) and mine and not info.st_mode & 0o022
+
+
+def settled(mtime_ns: int, ctime_ns: int, now_ns: int) -> bool:
+    """Whether a file last changed at ``mtime_ns`` and ``ctime_ns`` changed longer than
+    :data:`RACY_NS` before ``now_ns`` (taken before it was read): a later change then
+    gives it another lstat."""
+    return max(mtime_ns, ctime_ns) < now_ns - RACY_NS
 
 
 def note_key(rel: str, info: os.stat_result) -> Key:
@@ -316,10 +348,12 @@ class Store:
             return
         self._out = self._temp = None
         try:
+            out.flush()
+            os.fsync(out.fileno())
             out.close()
             os.replace(temp, self.path)
         except OSError:
-            _unlink(temp)
+            drop_temp(out, temp)
             return
         prune(self.folder, FILE_PREFIX, FILE_SUFFIX)
 
@@ -330,8 +364,8 @@ class Store:
 
 
 def open_text(path: str, limit: int | None = None) -> IO[str] | None:
-    """``path`` opened for reading text when it is a regular file (not a symlink, not
-    over ``limit`` bytes), without blocking on a FIFO; else ``None``."""
+    """``path`` opened for reading text when it is a regular file of this user's (not a
+    symlink, not over ``limit`` bytes), without blocking on a FIFO; else ``None``."""
     flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
     try:
         fd = os.open(path, flags)
@@ -339,7 +373,9 @@ def open_text(path: str, limit: int | None = None) -> IO[str] | None:
         return None
     try:
         info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode) or (limit is not None and info.st_size > limit):
+        mine = not hasattr(os, "getuid") or info.st_uid == os.getuid()
+        too_large = limit is not None and info.st_size > limit
+        if not stat.S_ISREG(info.st_mode) or not mine or too_large:
             os.close(fd)
             return None
     except OSError:
@@ -360,6 +396,8 @@ def write_lines(folder: str, path: str, lines: Iterable[str]) -> bool:
     try:
         with os.fdopen(fd, "w", encoding="utf-8", errors="surrogateescape") as out:
             out.writelines(lines)
+            out.flush()
+            os.fsync(out.fileno())
         os.replace(temp, path)
     except (OSError, ValueError):
         _unlink(temp)
@@ -375,18 +413,27 @@ def file_name(run_signature: str) -> str:
 
 def prune(folder: str, prefix: str, suffix: str) -> None:
     """Delete all but the :data:`KEPT_FILES` most recently written cache files named
-    ``prefix...suffix`` (yesterday's signature, a one-off ``--select``)."""
+    ``prefix...suffix`` (yesterday's signature, a one-off ``--select``), and any temporary
+    file (``.*.tmp``) written over :data:`STALE_TEMP_NS` ago: what a run killed part way
+    (a hook's timeout) left behind, never a live run's."""
+    stale = time.time_ns() - STALE_TEMP_NS
+    found: list[tuple[int, str]] = []
+    left: list[tuple[int, str]] = []
     try:
         with os.scandir(folder) as scan:
-            found = [
-                (entry.stat(follow_symlinks=False).st_mtime_ns, entry.path)
-                for entry in scan
-                if entry.name.startswith(prefix) and entry.name.endswith(suffix)
-            ]
+            for entry in scan:
+                name = entry.name
+                if name.startswith(prefix) and name.endswith(suffix):
+                    found.append((entry.stat(follow_symlinks=False).st_mtime_ns, entry.path))
+                elif name.startswith(".") and name.endswith(".tmp"):
+                    left.append((entry.stat(follow_symlinks=False).st_mtime_ns, entry.path))
     except OSError:
         return
     for _mtime, path in sorted(found, reverse=True)[KEPT_FILES:]:
         _unlink(path)
+    for mtime, path in left:
+        if mtime < stale:
+            _unlink(path)
 
 
 def drop_temp(out: IO[Any] | None, temp: str | None) -> None:

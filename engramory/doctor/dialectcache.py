@@ -7,7 +7,9 @@ in another dialect, :data:`NATIVE`: in Claude Code's) in its cache folder
 (``cache.py``, never in the store), keyed by the note's path and ``lstat``
 (size, mtime_ns, ctime_ns, inode, device) as the store's walk saw it; a note
 whose key matches is not read again. A note the walk did not ``lstat`` is
-read every time. A file that is missing, foreign, not this user's, a symlink
+read every time, and so is one changed within ``cache.RACY_NS`` of the read
+(its verdict is not kept: a same-size change in its timestamp tick would keep
+its ``lstat``). A file that is missing, foreign, not this user's, a symlink
 or not exactly the expected shape is ignored and written afresh.
 """
 
@@ -34,6 +36,13 @@ Key = tuple[str, int, int, int, int, int]
 def note_key(note: NoteFile) -> Key | None:
     """A walked note's key, or ``None`` when the walk did not ``lstat`` it."""
     return None if note.info is None else (note.rel, *note.info)
+
+
+def settled(key: Key, now_ns: int) -> bool:
+    """Whether a note's key is old enough to be kept (``cache.settled``)."""
+    from engramory.doctor.cache import settled as changed_before  # noqa: PLC0415
+
+    return changed_before(key[2], key[3], now_ns)
 
 
 def load(folder: str) -> dict[Key, int]:

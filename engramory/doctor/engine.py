@@ -17,6 +17,7 @@ import dataclasses
 import gc
 import os
 import stat
+import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import closing, contextmanager
 from dataclasses import dataclass
@@ -210,6 +211,7 @@ class _Gatherer:
         numbers = range(start, stop) if self.todo is None else self.todo[start:stop]
         part = _Part(numbers, [], [], [], [], [], [], {}, [])
         keys = [self._key(number) for number in numbers] if self.results is not None else []
+        now = time.time_ns()  # before the reads: a note changed since is not cached
         checks = [self.read(number) for number in numbers]
         allowances = Allowances()
         allowances.anywhere = self.allowances.anywhere
@@ -239,7 +241,7 @@ class _Gatherer:
             status = read.status if file.status == READ_OK else file.status
             part.notes.append((status, check.note_type, links))
         if keys:
-            part.records.extend(_records(part, keys, checks, raw_links))
+            part.records.extend(_records(part, keys, checks, raw_links, now))
         return part
 
     def absorb(self, part: _Part) -> None:
@@ -409,8 +411,10 @@ def _records(
     keys: list[cache.Key | None],
     checks: list[NoteCheck],
     raw_links: list[list[tuple[str, int]]],
+    now: int,
 ) -> Iterator[str]:
-    """The cache lines of the notes of one range that the cache may keep.
+    """The cache lines of the notes of one range that the cache may keep (not one changed
+    within :data:`cache.RACY_NS` of ``now``, the time before they were read).
 
     None when a finding of the range is for a path outside it (a rule this
     module does not know how to key)."""
@@ -427,6 +431,8 @@ def _records(
         read = check.read
         if key is None or (read.identity is not None and read.identity != (key[5], key[4])):
             continue  # not a regular file, or replaced between the lstat and the read
+        if not cache.settled(key[2], key[3], now):
+            continue  # racy: a change within its timestamp tick would keep its lstat
         status, note_type, _links = part.notes[position]
         try:
             facts = [[rule_id, cache.encode(got[position])] for rule_id, got in part.facts.items()]

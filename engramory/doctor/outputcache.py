@@ -7,8 +7,9 @@ reason, the output format, colour, the header line, the current directory:
 everything the printed text depends on besides the store) holds what the last
 run of that slot printed on standard output and its exit code, with the
 *state* it was printed from (``engine.Prepared.state``: the report's
-signature, the digest of every note's ``lstat``, the index, the allow state,
-and the findings of the rules that read outside the store, run now).
+signature, the digest of every note's ``lstat`` (and content, for a note
+changed within ``cache.RACY_NS``), the index, the allow state, and the
+findings of the rules that read outside the store, run now).
 
 When slot and state match, the text is printed as it was: no note is read,
 no rule but those outside rules runs, nothing is rendered. Anything else
@@ -92,7 +93,9 @@ def parse(data: bytes, run_slot: str, state: str) -> Printed | None:
     if kept.get("slot") != _sha256(run_slot) or kept.get("state") != state:
         return None
     code, length, digest = kept.get("code"), kept.get("length"), kept.get("sha256")
-    if type(code) is not int or type(length) is not int or length != len(data) - HEADER_SIZE - 1:
+    if type(code) is not int or not 0 <= code <= 255:  # an exit status (exit(256) is 0)
+        return None
+    if type(length) is not int or length != len(data) - HEADER_SIZE - 1:
         return None
     body = memoryview(data)[HEADER_SIZE + 1 :]  # not a copy of a report of many megabytes
     if digest != hashlib.sha256(body).hexdigest():

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import os
 import stat
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -140,6 +141,7 @@ def dialect_counts(
     kept: dict[dialectcache.Key, int] = dialectcache.load(memo) if memo is not None else {}
     verdicts: dict[dialectcache.Key, int] = {}
     native = described = 0
+    now = time.time_ns()  # before the notes are read: one changed since is not kept
     for note in notes:
         if note.status != READ_OK or note.symlink:
             continue
@@ -147,7 +149,7 @@ def dialect_counts(
         verdict = kept.get(key) if key is not None else None
         if verdict is None:
             verdict = _verdict(note.path(root))
-        if key is not None:
+        if key is not None and dialectcache.settled(key, now):
             verdicts[key] = verdict
         described += verdict != dialectcache.UNREAD
         native += verdict == dialectcache.NATIVE

@@ -12,7 +12,10 @@ last full run, with a digest of everything they were computed from:
   the walk's folders, unreadable folders, loose handoff files and folders
   linked out of the store;
 * the index as read (status, size, text) and where each of its links
-  resolves on disk now (a link may name a file the walk does not list).
+  resolves on disk now (a link may name a file the walk does not list);
+* the content of every note (archived or not) changed within
+  :data:`cache.RACY_NS` (racy git: a change in the same timestamp tick, of the
+  same size, would keep its ``lstat``).
 
 When the digest matches, no note is read and no note or store rule runs: the
 findings are taken as they were. The rules that read what the digest does not
@@ -30,12 +33,15 @@ import hashlib
 import itertools
 import json
 import os
+import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import IO, Any, NamedTuple
 
 from engramory.doctor import cache
-from engramory.doctor.model import Finding, Rule
-from engramory.store.disk import READ_OK, IndexFile, NoteFile, Target, Walk
+from engramory.doctor.model import SEVERITIES, Finding, Rule
+from engramory.doctor.rules import RULES
+from engramory.store.disk import NOTE_READ_LIMIT, READ_OK, IndexFile, NoteFile, Target, Walk
+from engramory.util import fsutil
 
 FORMAT = 1
 FILE_PREFIX, FILE_SUFFIX = "report-", ".json"
@@ -97,9 +103,24 @@ def inputs_digest(
             for note in notes[start : start + ROWS]
         )
         update((rows if start == 0 else "\n" + rows).encode("utf-8", "surrogateescape"))
+    limit = time.time_ns() - cache.RACY_NS  # before the notes are read
+    add("racy")
+    for note in notes:  # a plain loop: it runs once per note on a replayed run too
+        info = note.info
+        if info is not None and note.status == READ_OK:
+            if info[1] < limit and info[2] < limit:
+                continue
+        else:  # a symlink's target (stat'ed again: rare)
+            key = _note_key(note, root)
+            if key is None or (key[2] < limit and key[3] < limit):
+                continue
+        add((note.rel, _content(note.path(root))))
     add("archived")
     for rel in walked.archived:
-        add((rel, _stat_key(os.path.join(root, *rel.split("/")), follow=False)))
+        path = os.path.join(root, *rel.split("/"))
+        key = _stat_key(path, follow=False)
+        racy = key is not None and not (key[2] < limit and key[3] < limit)
+        add((rel, key, _content(path) if racy else None))
     add((walked.dirs, walked.bad_dirs, walked.loose, walked.linked_out))
     measured = index.measured
     size = (measured.lines, measured.bytes) if measured is not None else None
@@ -123,6 +144,17 @@ def _note_key(note: NoteFile, root: str) -> tuple[int, ...] | None:
     if note.info is not None and note.status == READ_OK:
         return note.info
     return _stat_key(note.path(root), follow=note.target is not None)
+
+
+def _content(path: str) -> str | None:
+    """The SHA-256 of a file as a note is read (``NoteFile.path``: a symlinked note's
+    resolved target; no symlink followed, at most ``NOTE_READ_LIMIT`` bytes), or ``None``
+    when it cannot be read."""
+    try:
+        data = fsutil.read_bounded_stat(path, NOTE_READ_LIMIT, follow_symlinks=False)[0]
+    except OSError:
+        return None
+    return hashlib.sha256(data).hexdigest()
 
 
 def _stat_key(path: str, follow: bool) -> tuple[int, ...] | None:
@@ -186,7 +218,8 @@ def _line(handle: IO[str]) -> str:
 
 
 def _finding(item: Any) -> Finding:
-    """``[rule, severity, path, line, message, left out, detector, key]``."""
+    """``[rule, severity, path, line, message, left out, detector, key]``, of a rule that
+    exists and a severity that does (the renderers know no other)."""
     if type(item) is not list or len(item) != 8:
         raise ValueError("not a saved finding")
     rule, severity, path, line, message, more, detector, key = item
@@ -199,6 +232,8 @@ def _finding(item: Any) -> Finding:
         and type(more) is int
         and (detector is None or type(detector) is str)
         and (key is None or type(key) is str)
+        and severity in SEVERITIES
+        and rule in RULES
     ):
         raise ValueError("not a saved finding")
     return Finding(rule, severity, path, line, message, more, detector, key)
