@@ -44,6 +44,7 @@ from engramory.doctor.model import (
     Rule,
     capped,
     left_out,
+    sort_findings,
 )
 from engramory.doctor.profiles import ENGRAMORY, Profile
 from engramory.doctor.rules import RULES
@@ -178,6 +179,7 @@ class _Gatherer:
         self.odd_links: list[tuple[int, str, int]] = []
         self.missing_links: list[tuple[int, str, int]] = []
         self.facts: dict[str, list[Any]] = {rule.id: [None] * len(files) for rule in gatherers}
+        self._texts: dict[str, str] = {}
 
     def run(
         self, jobs: int, resolve_index: Callable[[], frozenset[tuple[int, int]]]
@@ -293,7 +295,9 @@ class _Gatherer:
 
     def _absorb_cached(self, number: int, entry: cache.Entry) -> None:
         """One note from its cache line (checked in full before anything is kept)."""
-        _key, status, note_type = entry[:6], entry[6], entry[7]
+        texts = self._texts  # one string object per status and type, not one per note
+        status = texts.setdefault(entry[6], entry[6])
+        note_type = entry[7] if entry[7] is None else texts.setdefault(entry[7], entry[7])
         links, found, allows = entry[8], entry[9], cache.decode_allows(entry[10])
         facts = [(rule_id, cache.decode(fact)) for rule_id, fact in entry[11]]
         if len(facts) != len(self.gatherers) or any(
@@ -531,7 +535,7 @@ def _finding(profile: Profile, rule_id: str, path: str, line: int | None, messag
     severity = profile.severity(rule)
     key = getattr(message, "key", None)
     return Finding(
-        rule_id, severity, path, line, shown, left_out=left_out(message), detector=detector, key=key
+        rule.id, severity, path, line, shown, left_out=left_out(message), detector=detector, key=key
     )
 
 
@@ -759,7 +763,9 @@ def _run(prepared: Prepared, jobs: int) -> Report:
         gathered.missing_links,
         gathered.facts,
     )
-    findings = _with_store_findings(gathered.findings, view, store_rules, rules, allowances)
+    findings = _with_store_findings(
+        gathered.findings, view, store_rules, rules, allowances, prepared.live
+    )
     live = sum(1 for note in summaries if note.status != ESCAPES)
     hints = _hints(findings, view)
     if folder is not None:
@@ -789,10 +795,22 @@ def _with_store_findings(
     store_rules: list[Rule],
     rules: list[Rule],
     allowances: Allowances,
+    live: list[Finding] | None = None,
 ) -> list[Finding]:
-    """``findings`` (the note rules') with the store rules', folded and sorted."""
+    """``findings`` (the note rules') with the store rules', folded and sorted.
+
+    ``live``: the findings of the rules of :data:`runcache.LIVE_RULES` when they ran
+    already (:meth:`Prepared.live_findings`, before the notes' allow comments were
+    known); they are not run a second time (they read no more than the store's root, and
+    a ``git`` started now would be forked from this process at its largest) unless one
+    of them is on a note that holds an allow comment."""
+    if live is not None and any(f.path in allowances.by_path for f in live):
+        live = None  # a note's allow comment may silence one: run them as a full run does
+    if live is not None:
+        findings.extend(live)
     for rule in store_rules:
-        findings.extend(_store_findings(rule, view, allowances))
+        if live is None or rule.id not in runcache.LIVE_RULES:
+            findings.extend(_store_findings(rule, view, allowances))
     for rule in rules:
         if rule.store_check is not None:
             findings.extend(_store_findings(rule, view, allowances, rule.store_check))
@@ -800,7 +818,7 @@ def _with_store_findings(
         folded = folded_paths(view)
         if folded:
             findings = [f for f in findings if not (f.path in folded and _folds(f.rule))]
-    findings.sort(key=Finding.sort_key)
+    sort_findings(findings)
     return findings
 
 
@@ -822,7 +840,7 @@ def _reused(saved: runcache.Saved, prepared: Prepared) -> Report:
     the walk and the index, no note: those rules read no more than the store's root)."""
     findings = list(saved.findings)
     findings.extend(prepared.live_findings())
-    findings.sort(key=Finding.sort_key)
+    sort_findings(findings)
     view = prepared.view()
     fresh = _hints([f for f in findings if f.rule not in saved.hints], view)
     hints = {rule: saved.hints.get(rule, fresh.get(rule, "")) for rule in RULES}
