@@ -204,6 +204,7 @@ class _Gatherer:
                 self.absorb(part)
         if self.todo is not None:
             self._put_in_order()
+            self.todo = None
         summaries = self.summaries
         assert all(summary is not None for summary in summaries)
         return summaries  # type: ignore[return-value]
@@ -247,8 +248,10 @@ class _Gatherer:
     def absorb(self, part: _Part) -> None:
         for rule_id, path, line, message in part.findings:
             self.findings.append(_finding(self.options.profile, rule_id, path, line, message))
-        files, summaries = self.files, self.summaries
-        for number, (status, note_type, links) in zip(part.numbers, part.notes):
+        files, summaries, texts = self.files, self.summaries, self._texts
+        for number, (status, sent_type, links) in zip(part.numbers, part.notes):
+            # one string per type: a worker's are each a string of its own
+            note_type = sent_type if sent_type is None else texts.setdefault(sent_type, sent_type)
             summaries[number] = NoteSummary(files[number], status, note_type, links)
         self._keep_identities(part.identities)
         self.odd_links.extend(part.odd_links)
@@ -269,8 +272,9 @@ class _Gatherer:
             if identity in wanted:
                 self.identities.setdefault(identity, []).append(number)
 
-    def _take_cached(self, results: cache.Store) -> list[int]:
-        """Absorb every note the cache holds unchanged; the numbers of the others.
+    def _take_cached(self, results: cache.Store) -> list[int] | None:
+        """Absorb every note the cache holds unchanged; the numbers of the others
+        (``None``: none was taken, every note is checked, in order).
 
         A line of the wrong shape ends the reading there: the notes not yet
         taken are checked afresh and the cache file is replaced."""
@@ -291,6 +295,8 @@ class _Gatherer:
             results.changed = True
         finally:
             entries.close()
+        if 1 not in taken:
+            return None
         return [number for number in range(len(self.files)) if not taken[number]]
 
     def _absorb_cached(self, number: int, entry: cache.Entry) -> None:
@@ -808,9 +814,15 @@ def _with_store_findings(
         live = None  # a note's allow comment may silence one: run them as a full run does
     if live is not None:
         findings.extend(live)
-    for rule in store_rules:
+    # The rules that gathered facts first, each one's facts let go once it ran (the
+    # order of the rules does not matter: the findings are sorted, and two rules never
+    # tie on path, line and rule id).
+    gatherers = [rule for rule in store_rules if rule.gather is not None]
+    for rule in [*gatherers, *(rule for rule in store_rules if rule.gather is None)]:
         if live is None or rule.id not in runcache.LIVE_RULES:
             findings.extend(_store_findings(rule, view, allowances))
+        if rule.gather is not None:
+            view.facts.pop(rule.id, None)
     for rule in rules:
         if rule.store_check is not None:
             findings.extend(_store_findings(rule, view, allowances, rule.store_check))
