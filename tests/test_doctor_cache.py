@@ -16,7 +16,7 @@ from datetime import date
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
@@ -25,6 +25,7 @@ from doctorkit import note
 from engramory.cli import main
 from engramory.commands import doctor as doctor_command
 from engramory.doctor import cache, engine, outputcache, runcache
+from engramory.doctor.model import Finding, sort_findings
 
 CORPUS = sorted(p for p in (REPO / "tests" / "corpus" / "stores").iterdir() if p.is_dir())
 TOKEN = "ghp_Q8r2Lm9XvT4kPz7NwB3yHc6JdF1sGa5eRu0i"  # made up, shaped like a GitHub token
@@ -536,6 +537,34 @@ def test_values_round_trip_through_the_cache_encoding() -> None:
     for bad in ({"x": 1}, {"b": 3}, {"t": 1, "b": "x"}, {"d": [[[1], 2]]}):
         with pytest.raises((ValueError, TypeError)):
             cache.decode(bad)
+
+
+@given(st.binary(max_size=200))
+def test_cached_bytes_round_trip_and_only_canonical_base64_is_taken(data: bytes) -> None:
+    encoded = cache.encode(data)
+    assert cache.decode(json.loads(json.dumps(encoded))) == data
+    text = encoded["b"]
+    for bad in (text + "\n", " " + text, text.rstrip("=") if text.endswith("=") else text + "!"):
+        with pytest.raises(ValueError):
+            cache.decode({"b": bad})
+
+
+def test_a_cached_fact_in_non_canonical_base64_is_refused() -> None:
+    for bad in ("QQ", "QR==", "Q Q==", "QQ==\n", "é", "\udc80"):
+        with pytest.raises(ValueError):
+            cache.decode({"b": bad})
+    assert cache.decode({"b": "QQ=="}) == b"A"
+
+
+def test_findings_sort_as_by_their_sort_key() -> None:
+    rows = [("b.md", None, "z"), ("a.md", 3, "x"), ("a.md", None, "y"), ("a.md", 3, "a")]
+    rows += [("a.md", 0, "x"), ("a.md", -2, "x"), ("b.md", 12, "a"), ("a.md", 3, "x")]
+    found = [
+        Finding(rule, "info", path, line, f"m{n}") for n, (path, line, rule) in enumerate(rows)
+    ]
+    expected = sorted(found, key=Finding.sort_key)
+    sort_findings(found)
+    assert [f.message for f in found] == [f.message for f in expected]
 
 
 # --- the property: after any sequence of changes, cached equals uncached -------------------

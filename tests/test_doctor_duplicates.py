@@ -234,7 +234,7 @@ def test_the_gather_runs_only_when_the_rule_does(
     class Spy(engine.StoreView):
         def __init__(self, *args, **kwargs) -> None:
             super().__init__(*args, **kwargs)
-            seen.append(self.facts)
+            seen.append(dict(self.facts))  # the run lets its facts go once the rule ran
 
     monkeypatch.setattr(engine, "StoreView", Spy)
     doctor(store, select={"orphan"})

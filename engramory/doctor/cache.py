@@ -30,6 +30,7 @@ a cache folder that cannot be made or written means an uncached run, silently.
 from __future__ import annotations
 
 import base64
+import binascii
 import hashlib
 import json
 import os
@@ -58,6 +59,9 @@ STALE_TEMP_NS = 3600 * 1_000_000_000  # a temporary file this old is no live run
 Key = tuple[str, int, int, int, int, int]
 Entry = list[Any]
 ENTRY_FIELDS = 12
+
+
+_DECODE = json.JSONDecoder().raw_decode  # a line as written: no leading space, no BOM
 
 
 class Unencodable(ValueError):
@@ -168,12 +172,23 @@ def decode(value: Any) -> Any:
     if type(value) is dict and len(value) == 1:
         ((tag, inner),) = value.items()
         if tag == "b" and type(inner) is str:
-            return base64.b64decode(inner.encode("ascii"), validate=True)
+            return _from_base64(inner)
         if tag == "t" and type(inner) is list:
             return tuple(decode(item) for item in inner)
         if tag == "d" and type(inner) is list:
             return {_hashable(decode(k)): decode(v) for k, v in map(_pair, inner)}
     raise ValueError("not a cached value")
+
+
+def _from_base64(text: str) -> bytes:
+    """The bytes of ``text`` when it is base64 as :func:`encode` writes it (canonical,
+    padded, no newline); else :class:`ValueError`. The round trip checks it in C, where
+    ``b64decode(validate=True)`` runs a regular expression."""
+    raw = text.encode("ascii")  # UnicodeError (a ValueError) on anything else
+    data = binascii.a2b_base64(raw)
+    if binascii.b2a_base64(data, newline=False) != raw:
+        raise ValueError("not cached base64")
+    return data
 
 
 def _pair(item: Any) -> tuple[Any, Any]:
@@ -308,7 +323,9 @@ class Store:
             for line in iter(lambda: handle.readline(LINE_LIMIT), ""):
                 if not line.endswith("\n"):
                     raise ValueError("a truncated cache line")
-                entry = json.loads(line)
+                entry, end = _DECODE(line)
+                if end != len(line) - 1:
+                    raise ValueError("more than one value on a cache line")
                 if not valid_entry(entry):
                     raise ValueError("a cache line of the wrong shape")
                 yield entry, line

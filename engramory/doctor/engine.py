@@ -45,6 +45,7 @@ from engramory.doctor.model import (
     Rule,
     capped,
     left_out,
+    sort_findings,
 )
 from engramory.doctor.profiles import ENGRAMORY, Profile
 from engramory.doctor.rules import RULES
@@ -179,6 +180,7 @@ class _Gatherer:
         self.odd_links: list[tuple[int, str, int]] = []
         self.missing_links: list[tuple[int, str, int]] = []
         self.facts: dict[str, list[Any]] = {rule.id: [None] * len(files) for rule in gatherers}
+        self._texts: dict[str, str] = {}
 
     def run(
         self, jobs: int, resolve_index: Callable[[], frozenset[tuple[int, int]]]
@@ -203,6 +205,7 @@ class _Gatherer:
                 self.absorb(part)
         if self.todo is not None:
             self._put_in_order()
+            self.todo = None
         summaries = self.summaries
         assert all(summary is not None for summary in summaries)
         return summaries  # type: ignore[return-value]
@@ -247,8 +250,10 @@ class _Gatherer:
     def absorb(self, part: _Part) -> None:
         for rule_id, path, line, message in part.findings:
             self.findings.append(_finding(self.options.profile, rule_id, path, line, message))
-        files, summaries = self.files, self.summaries
-        for number, (status, note_type, links) in zip(part.numbers, part.notes):
+        files, summaries, texts = self.files, self.summaries, self._texts
+        for number, (status, sent_type, links) in zip(part.numbers, part.notes):
+            # one string per type: a worker's are each a string of its own
+            note_type = sent_type if sent_type is None else texts.setdefault(sent_type, sent_type)
             summaries[number] = NoteSummary(files[number], status, note_type, links)
         self._keep_identities(part.identities)
         self.odd_links.extend(part.odd_links)
@@ -269,8 +274,9 @@ class _Gatherer:
             if identity in wanted:
                 self.identities.setdefault(identity, []).append(number)
 
-    def _take_cached(self, results: cache.Store) -> list[int]:
-        """Absorb every note the cache holds unchanged; the numbers of the others.
+    def _take_cached(self, results: cache.Store) -> list[int] | None:
+        """Absorb every note the cache holds unchanged; the numbers of the others
+        (``None``: none was taken, every note is checked, in order).
 
         A line of the wrong shape ends the reading there: the notes not yet
         taken are checked afresh and the cache file is replaced."""
@@ -291,11 +297,15 @@ class _Gatherer:
             results.changed = True
         finally:
             entries.close()
+        if 1 not in taken:
+            return None
         return [number for number in range(len(self.files)) if not taken[number]]
 
     def _absorb_cached(self, number: int, entry: cache.Entry) -> None:
         """One note from its cache line (checked in full before anything is kept)."""
-        _key, status, note_type = entry[:6], entry[6], entry[7]
+        texts = self._texts  # one string object per status and type, not one per note
+        status = texts.setdefault(entry[6], entry[6])
+        note_type = entry[7] if entry[7] is None else texts.setdefault(entry[7], entry[7])
         links, found, allows = entry[8], entry[9], cache.decode_allows(entry[10])
         facts = [(rule_id, cache.decode(fact)) for rule_id, fact in entry[11]]
         if len(facts) != len(self.gatherers) or any(
@@ -537,7 +547,7 @@ def _finding(profile: Profile, rule_id: str, path: str, line: int | None, messag
     severity = profile.severity(rule)
     key = getattr(message, "key", None)
     return Finding(
-        rule_id, severity, path, line, shown, left_out=left_out(message), detector=detector, key=key
+        rule.id, severity, path, line, shown, left_out=left_out(message), detector=detector, key=key
     )
 
 
@@ -750,6 +760,9 @@ def _run(prepared: Prepared, jobs: int) -> Report:
     )
     resolver.identities = gathered.identities
     lines = resolver.lines
+    if folder is not None:
+        _forget_stat(files.notes)
+
 
     view = StoreView(
         root,
@@ -765,7 +778,9 @@ def _run(prepared: Prepared, jobs: int) -> Report:
         gathered.missing_links,
         gathered.facts,
     )
-    findings = _with_store_findings(gathered.findings, view, store_rules, rules, allowances)
+    findings = _with_store_findings(
+        gathered.findings, view, store_rules, rules, allowances, prepared.live
+    )
     live = sum(1 for note in summaries if note.status != ESCAPES)
     hints = _hints(findings, view)
     if folder is not None:
@@ -789,16 +804,43 @@ def _gather(
     return summaries
 
 
+def _forget_stat(notes: list[NoteFile]) -> None:
+    """Let go of each note's ``lstat`` from the walk once the per-note pass is done (the
+    digest and the cache keys were made from it; about 14 MB at 100,000 notes). What
+    needs one later takes it afresh: :meth:`_Gatherer._key` and the digest ``lstat``
+    a note whose ``info`` is ``None``."""
+    for note in notes:
+        note.info = None
+
+
 def _with_store_findings(
     findings: list[Finding],
     view: StoreView,
     store_rules: list[Rule],
     rules: list[Rule],
     allowances: Allowances,
+    live: list[Finding] | None = None,
 ) -> list[Finding]:
-    """``findings`` (the note rules') with the store rules', folded and sorted."""
-    for rule in store_rules:
-        findings.extend(_store_findings(rule, view, allowances))
+    """``findings`` (the note rules') with the store rules', folded and sorted.
+
+    ``live``: the findings of the rules of :data:`runcache.LIVE_RULES` when they ran
+    already (:meth:`Prepared.live_findings`, before the notes' allow comments were
+    known); they are not run a second time (they read no more than the store's root, and
+    a ``git`` started now would be forked from this process at its largest) unless one
+    of them is on a note that holds an allow comment."""
+    if live is not None and any(f.path in allowances.by_path for f in live):
+        live = None  # a note's allow comment may silence one: run them as a full run does
+    if live is not None:
+        findings.extend(live)
+    # The rules that gathered facts first, each one's facts let go once it ran (the
+    # order of the rules does not matter: the findings are sorted, and two rules never
+    # tie on path, line and rule id).
+    gatherers = [rule for rule in store_rules if rule.gather is not None]
+    for rule in [*gatherers, *(rule for rule in store_rules if rule.gather is None)]:
+        if live is None or rule.id not in runcache.LIVE_RULES:
+            findings.extend(_store_findings(rule, view, allowances))
+        if rule.gather is not None:
+            view.facts.pop(rule.id, None)
     for rule in rules:
         if rule.store_check is not None:
             findings.extend(_store_findings(rule, view, allowances, rule.store_check))
@@ -806,7 +848,7 @@ def _with_store_findings(
         folded = folded_paths(view)
         if folded:
             findings = [f for f in findings if not (f.path in folded and _folds(f.rule))]
-    findings.sort(key=Finding.sort_key)
+    sort_findings(findings)
     return findings
 
 
@@ -828,7 +870,7 @@ def _reused(saved: runcache.Saved, prepared: Prepared) -> Report:
     the walk and the index, no note: those rules read no more than the store's root)."""
     findings = list(saved.findings)
     findings.extend(prepared.live_findings())
-    findings.sort(key=Finding.sort_key)
+    sort_findings(findings)
     view = prepared.view()
     fresh = _hints([f for f in findings if f.rule not in saved.hints], view)
     hints = {rule: saved.hints.get(rule, fresh.get(rule, "")) for rule in RULES}

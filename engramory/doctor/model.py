@@ -136,6 +136,33 @@ class Finding:
         return f"Finding({self.rule!r}, {self.path!r}, {self.line!r}, {self.message[:50]!r})"
 
 
+_NO_LINE = float("-inf")  # sorts before every line number, as sort_key's 0 flag does
+
+
+def _path(finding: Finding) -> str:
+    return finding.path
+
+
+def _line(finding: Finding) -> float:
+    line = finding.line
+    return _NO_LINE if line is None else line
+
+
+def _rule(finding: Finding) -> str:
+    return finding.rule
+
+
+def sort_findings(findings: list[Finding]) -> None:
+    """Sort ``findings`` in place into :meth:`Finding.sort_key` order, ties kept as they were.
+
+    Three stable passes, least significant key first, give the same order as one pass
+    on the key tuple without making a tuple per finding (at 100,000 notes those tuples
+    were about 10 MB of the doctor's peak)."""
+    findings.sort(key=_rule)
+    findings.sort(key=_line)
+    findings.sort(key=_path)
+
+
 class More(int):
     """Yielded by a rule in place of a message: this many more findings for the path,
     counted where they arose and never built (a parser keeps only the first ones)."""

@@ -167,6 +167,18 @@ def _lstat_key(entry: os.DirEntry[str]) -> tuple[int, int, int, int, int] | None
     return (info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino, info.st_dev)
 
 
+def _shared_ints(
+    info: tuple[int, int, int, int, int], shared: dict[int, int]
+) -> tuple[int, int, int, int, int]:
+    """``info`` with one int object for each size and device seen in the walk, and the
+    mtime's for a ctime equal to it: about 9 MB less at 100,000 notes (an int over 256
+    is an object of its own)."""
+    size, mtime, ctime, inode, device = info
+    same_ctime = mtime if ctime == mtime else ctime
+    size, device = shared.setdefault(size, size), shared.setdefault(device, device)
+    return (size, mtime, same_ctime, inode, device)
+
+
 def _folder_out(path: str, root: str) -> bool:
     """Whether the symlink ``path`` leads to a folder outside the store ``root``."""
     target = os.path.realpath(path)
@@ -190,6 +202,7 @@ def walk(root: str, with_stat: bool = False) -> Walk:
     deterministic. ``with_stat``: keep each regular note's ``lstat`` (``NoteFile.info``).
     """
     found = Walk()
+    shared: dict[int, int] = {}
     pending: list[tuple[str, str]] = [(root, "")]
     while pending:
         directory, rel_dir = pending.pop()
@@ -225,7 +238,10 @@ def walk(root: str, with_stat: bool = False) -> Walk:
             if area == ARCHIVE:
                 found.archived.append(rel)
             else:
-                found.notes.append(_classify_file_entry(entry, rel, root, with_stat))
+                note = _classify_file_entry(entry, rel, root, with_stat)
+                if note.info is not None:
+                    note.info = _shared_ints(note.info, shared)
+                found.notes.append(note)
         pending.extend(reversed(subdirs))
     found.notes.sort(key=lambda n: n.rel)
     return found
