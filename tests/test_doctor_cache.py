@@ -827,3 +827,30 @@ def test_the_notes_and_report_files_are_flushed_to_disk_before_the_rename(
     folder = Path(cache.store_folder(str(home), os.path.realpath(store)))
     names = sorted(p.name.split("-")[0] for p in folder.iterdir())
     assert names == ["dialect.json", "notes", "output", "report"]
+
+
+CODEX_HANDBOOK = "# Task Group: deploys\nscope: repo\n\n## Task 1\nship it\n"
+
+
+@pytest.mark.parametrize("first, then", [("json", "text"), ("text", "sarif"), ("sarif", "json")])
+def test_an_outside_rules_finding_silenced_in_its_note_stays_silenced_in_a_reused_report(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], first: str, then: str
+) -> None:
+    """A report taken from the saved one (another format) runs the outside rules again: a
+    note's own allow comment must silence them then as in a full run, not only MEMORY.md's."""
+    store = tmp_path / "codex"
+    store.mkdir()
+    (store / "MEMORY.md").write_text(CODEX_HANDBOOK, encoding="utf-8")
+    summary = "# Summary <!-- engramory: allow codex-summary-header -->\nprefers tabs\n"
+    (store / "memory_summary.md").write_text(summary, encoding="utf-8")
+    flags = ["--profile", "codex-memories"]
+
+    def run(fmt: str, *more: str) -> tuple[int, str]:
+        capsys.readouterr()
+        code = main(["doctor", str(store), "--format", fmt, *flags, *more])
+        return code, capsys.readouterr().out
+
+    for fmt in (first, then, first):
+        fresh = run(fmt, "--no-cache")
+        assert "edited by hand" not in fresh[1]  # the finding's message: silenced
+        assert run(fmt) == fresh, fmt

@@ -675,6 +675,32 @@ class Prepared:
             ]
         return self.live
 
+    def settled_live_findings(self) -> list[Finding]:
+        """:meth:`live_findings` as a full run reports them: silenced by the allow comments
+        of the notes they are on as well, not only by ``MEMORY.md``'s (those notes, a few of
+        a host's own files, are read now; a report reused without its notes needs this)."""
+        live = self.live_findings()
+        on_notes = {f.path for f in live}
+        if not on_notes:
+            return live
+        allowances = Allowances()
+        allowances.anywhere = self.allowances.anywhere
+        allowances.by_path.update(self.allowances.by_path)
+        for file in self.files.notes:
+            if file.rel in on_notes and file.status == READ_OK:
+                allowances.add(
+                    file.rel, _note_allows(read_file(file.path(self.root), NOTE_READ_LIMIT))
+                )
+        if len(allowances.by_path) == len(self.allowances.by_path):
+            return live
+        view = self.view()
+        return [
+            finding
+            for rule in self.store_rules
+            if rule.id in runcache.LIVE_RULES
+            for finding in _store_findings(rule, view, allowances)
+        ]
+
     def state(self) -> str | None:
         """A digest of everything the report depends on, the outside state the live rules
         read included (``None`` without a cache): equal states, equal reports."""
@@ -762,7 +788,6 @@ def _run(prepared: Prepared, jobs: int) -> Report:
     lines = resolver.lines
     if folder is not None:
         _forget_stat(files.notes)
-
 
     view = StoreView(
         root,
@@ -869,7 +894,7 @@ def _reused(saved: runcache.Saved, prepared: Prepared) -> Report:
     those of the rules that read state outside the store, run now (on a view that holds
     the walk and the index, no note: those rules read no more than the store's root)."""
     findings = list(saved.findings)
-    findings.extend(prepared.live_findings())
+    findings.extend(prepared.settled_live_findings())
     sort_findings(findings)
     view = prepared.view()
     fresh = _hints([f for f in findings if f.rule not in saved.hints], view)
