@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import os
 from datetime import date
 from pathlib import Path
+from typing import Any
 
 from engramory.doctor import engine
 from engramory.doctor.context import Options
@@ -131,3 +133,20 @@ def valid_store(root: Path) -> Path:
             "reference-logs.md": note("reference-logs", "reference"),
         },
     )
+
+
+def coarse_clock(patch: Any, tick: int) -> None:
+    """Make the walk see timestamps of ``tick`` ns, as on FAT (2 s), HFS+ or ext3 (1 s)
+    (``patch``: a ``pytest.MonkeyPatch``)."""
+    from engramory.store import disk
+
+    real = disk._lstat_key
+
+    def coarse(entry: os.DirEntry[str]) -> tuple[int, int, int, int, int] | None:
+        info = real(entry)
+        if info is None:
+            return None
+        size, mtime, ctime, inode, device = info
+        return (size, mtime - mtime % tick, ctime - ctime % tick, inode, device)
+
+    patch.setattr(disk, "_lstat_key", coarse)

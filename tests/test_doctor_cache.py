@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
 from conftest import REPO
-from doctorkit import note
+from doctorkit import coarse_clock, note
 from engramory.cli import main
 from engramory.commands import doctor as doctor_command
 from engramory.doctor import cache, engine, outputcache, runcache
@@ -725,18 +725,8 @@ class CoarseClockCachedEqualsUncached(CachedEqualsUncached):
 
     def __init__(self) -> None:
         super().__init__()
-        from engramory.store import disk
-
-        real, tick = disk._lstat_key, self.TICK
-
-        def coarse(entry: os.DirEntry[str]) -> tuple[int, int, int, int, int] | None:
-            info = real(entry)
-            if info is None:
-                return None
-            size, mtime, ctime, inode, device = info
-            return (size, mtime - mtime % tick, ctime - ctime % tick, inode, device)
-
-        self.patch.setattr(disk, "_lstat_key", coarse)
+        tick = self.TICK
+        coarse_clock(self.patch, tick)
         self.patch.setattr(cache, "RACY_NS", tick)
 
     @precondition(lambda self: self.notes())

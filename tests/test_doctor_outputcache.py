@@ -26,7 +26,7 @@ from test_doctor_cache import (
     write_store,
 )
 
-from doctorkit import note
+from doctorkit import coarse_clock, note
 from engramory.cli import main
 from engramory.commands import doctor as doctor_command
 from engramory.doctor import cache, dialectcache, engine, outputcache
@@ -438,22 +438,6 @@ def test_the_header_holds_the_largest_values() -> None:
     assert len(json.dumps(fields, separators=(",", ":"))) <= outputcache.HEADER_SIZE
 
 
-def _coarse_clock(monkeypatch: pytest.MonkeyPatch, tick: int) -> None:
-    """The walk sees timestamps of ``tick`` ns, as on FAT (2 s), HFS+ or ext3 (1 s)."""
-    from engramory.store import disk
-
-    real = disk._lstat_key
-
-    def coarse(entry: os.DirEntry[str]) -> tuple[int, int, int, int, int] | None:
-        info = real(entry)
-        if info is None:
-            return None
-        size, mtime, ctime, inode, device = info
-        return (size, mtime - mtime % tick, ctime - ctime % tick, inode, device)
-
-    monkeypatch.setattr(disk, "_lstat_key", coarse)
-
-
 def _within_one_tick(tick: int, path: Path, before: str, run: object, after: str) -> bool:
     """Write ``before`` to ``path``, ``run()``, then write ``after`` in its place (the
     same inode), all at the start of one timestamp tick; whether all ran within it."""
@@ -480,7 +464,7 @@ def test_a_same_size_edit_within_one_timestamp_tick_is_not_replayed(
     trusted to its ``lstat`` (neither the output, the report nor the note's own cache)."""
     tick = 2_000_000_000
     monkeypatch.setattr(cache, "RACY_NS", tick)
-    _coarse_clock(monkeypatch, tick)
+    coarse_clock(monkeypatch, tick)
     store = small_store(tmp_path / "store")
     path = store / "alpha.md"
     plain, secret = note("alpha", body=BODIES[0]), note("alpha", body=BODIES[3])
@@ -508,7 +492,7 @@ def test_the_dialect_memo_does_not_keep_a_note_changed_within_one_tick(
     timestamp tick of the run that kept the note's verdict."""
     tick = 2_000_000_000
     monkeypatch.setattr(cache, "RACY_NS", tick)
-    _coarse_clock(monkeypatch, tick)
+    coarse_clock(monkeypatch, tick)
     host_alpha = note("alpha", name="Alpha Fact", drop=("created", "updated"))
     store = write_store(tmp_path / "store", {"alpha.md": host_alpha, "beta.md": note("beta")})
     path = store / "beta.md"
