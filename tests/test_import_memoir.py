@@ -462,6 +462,54 @@ def test_a_secret_in_an_entry_is_written_redacted_and_listed(cli, tmp_path: Path
     assert all(r["note"] == "fact_a.md" for r in report["redacted"])
 
 
+def test_a_secret_repeated_without_its_label_is_redacted_everywhere(cli, tmp_path: Path) -> None:
+    """A value the detector found under its label is a secret wherever else it stands in the
+    note: in the body without the label, in another frontmatter value, in the pointer."""
+    password = "Hx9#kQ2" + "!mZ7pL"
+    entry = (
+        f"---\ntype: fact\nname: a\ndescription: the value is {password}\n"
+        f"copy: {password}\n---\npassword: {password}\nagain {password} here\n"
+    )
+    source = write_tree(tmp_path / "m", {"fact_a.md": entry})
+    result = cli(
+        "import", "memoir", str(source), "--store", str(tmp_path / "s"), "--format", "json"
+    )
+    assert result.code == 0, result
+    written = (tmp_path / "s" / "fact_a.md").read_text(encoding="utf-8")
+    index = (tmp_path / "s" / "MEMORY.md").read_text(encoding="utf-8")
+    assert password not in written and password not in index
+    assert password not in result.out + result.err
+    assert "again [redacted: labelled-secret] here\n" in written
+    lines = written.split("\n")
+    listed = {(r["line"], r["detector"]) for r in json.loads(result.out)["redacted"]}
+    for number, line in enumerate(lines, 1):
+        if "[redacted:" in line:
+            assert (number, "labelled-secret") in listed
+    assert (None, "labelled-secret") in listed  # the pointer's hook
+
+
+def test_names_equal_after_unicode_normalisation_collide(cli, tmp_path: Path) -> None:
+    """``café`` composed and decomposed are one file name on macOS and look the same
+    everywhere: the second is a collision, as a name differing only in letter case is."""
+    composed, decomposed = "fact_caf\u00e9", "fact_cafe\u0301"
+    source = write_tree(
+        tmp_path / "m",
+        {
+            f"{composed}.md": ENTRIES["fact_staging.md"],
+            f"{decomposed}.md": ENTRIES["fact_staging.md"],
+        },
+    )
+    result = cli(
+        "import", "memoir", str(source), "--store", str(tmp_path / "s"), "--format", "json"
+    )
+    assert result.code == 0, result
+    report = json.loads(result.out)
+    assert len(report["notes"]) == 1
+    assert [s["reason"] for s in report["skipped_files"]] == ["collision"]
+    again = cli("import", "memoir", str(source), "--store", str(tmp_path / "s"), "--format", "json")
+    assert json.loads(again.out)["notes"] == []  # the store's own name collides too
+
+
 def test_skip_secrets_leaves_such_a_note_out_without_echoing_it(cli, tmp_path: Path) -> None:
     key = "AKIA" + "QWERTYUIOPASDFGH"[::-1]
     source = write_tree(

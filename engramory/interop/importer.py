@@ -18,6 +18,7 @@ from __future__ import annotations
 import os
 import re
 import stat
+import unicodedata
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import date
@@ -147,21 +148,47 @@ class Redaction:
 REDACTED = re.compile(r"\[redacted: ([a-z0-9-]+)\]")
 
 
-def redacted_candidate(candidate: Candidate) -> tuple[Candidate, list[str]]:
+MIN_KNOWN = 6  # a shorter value is replaced where the detector finds it, not everywhere
+
+
+def known_values(text: str, found: Iterable[secrets.Secret]) -> dict[str, str]:
+    """Value -> detector of what the detector matched in ``text`` (long enough to replace on
+    sight): the same value elsewhere in the note, without its label, is a secret too."""
+    values = {text[s.start : s.end]: s.detector for s in found}
+    return {value: detector for value, detector in values.items() if len(value) >= MIN_KNOWN}
+
+
+def _replaced(text: str, known: dict[str, str]) -> tuple[str, list[str]]:
+    """``text`` with the detector's finds and every other occurrence of a ``known`` value
+    replaced by ``[redacted: <detector>]``, and the detectors of what was replaced."""
+    text, found = secrets.replace(text)
+    detectors = [s.detector for s in found]
+    for value in sorted(known, key=len, reverse=True):
+        if value in text:
+            detectors += [known[value]] * text.count(value)
+            text = text.replace(value, f"[redacted: {known[value]}]")
+    return text, detectors
+
+
+def redacted_candidate(
+    candidate: Candidate, known: dict[str, str] | None = None
+) -> tuple[Candidate, list[str]]:
     """``candidate`` with every secret's value in its frontmatter, body, title and hook
-    replaced by ``[redacted: <detector>]``, and the detectors of what its pointer held."""
-    fields = {key: _redacted_value(key, value) for key, value in candidate.fields.items()}
-    body = secrets.replace(candidate.body)[0]
-    title, in_title = secrets.replace(candidate.title)
-    hook, in_hook = secrets.replace(candidate.hook)
+    replaced by ``[redacted: <detector>]`` (and every occurrence of a ``known`` value, found
+    elsewhere in the note), and the detectors of what its pointer held."""
+    known = known or {}
+    fields = {key: _redacted_value(key, value, known) for key, value in candidate.fields.items()}
+    body = _replaced(candidate.body, known)[0]
+    title, in_title = _replaced(candidate.title, known)
+    hook, in_hook = _replaced(candidate.hook, known)
     made = replace(candidate, fields=fields, body=body, title=title, hook=hook)
-    return made, [s.detector for s in in_title + in_hook]
+    return made, in_title + in_hook
 
 
-def _redacted_value(key: str, value: str) -> str:
+def _redacted_value(key: str, value: str, known: dict[str, str] | None = None) -> str:
     """A frontmatter value with its secrets replaced, read with its key as their label."""
     head = f"{key}: "
-    replaced = secrets.replace(head + value)[0]
+    replaced = _replaced(head + value, known or {})[0]
     return replaced[len(head) :] if replaced.startswith(head) else replaced
 
 
@@ -213,6 +240,12 @@ def name_problem(name: str) -> str | None:
     return None
 
 
+def name_key(name: str) -> str:
+    """``name`` as names are compared for a collision: case-folded and Unicode-normalised
+    (``Café`` composed or decomposed, any case, is one name: one file on macOS)."""
+    return unicodedata.normalize("NFC", unicodedata.normalize("NFD", name).casefold())
+
+
 def note_data(candidate: Candidate) -> bytes:
     """The note's bytes: the frontmatter (Engramory's writer), then the body verbatim.
 
@@ -227,20 +260,20 @@ def template_index() -> str:
 
 
 def existing_names(root: str) -> dict[str, str]:
-    """Case-folded file name -> store-relative path of every note, live or archived, and of
-    every entry at the store's top (a new note may not take any of those names)."""
+    """:func:`name_key` of the file name -> store-relative path of every note, live or
+    archived, and of every entry at the store's top (a new note may not take those names)."""
     if not os.path.isdir(root):
         return {}
     found = walk(root)
     names: dict[str, str] = {}
     for rel in [note.rel for note in found.notes] + list(found.archived):
-        names.setdefault(rel.rsplit("/", 1)[-1].casefold(), rel)
+        names.setdefault(name_key(rel.rsplit("/", 1)[-1]), rel)
     try:
         entries = os.listdir(root)
     except OSError:
         entries = []
     for entry in entries:
-        names.setdefault(entry.casefold(), entry)
+        names.setdefault(name_key(entry), entry)
     return names
 
 
@@ -267,7 +300,7 @@ def _screen(
         if problem:
             skipped.append(Skip(candidate.source, BAD_NAME, problem))
             continue
-        clash = taken.get(file_name.casefold()) or seen.get(file_name.casefold())
+        clash = taken.get(name_key(file_name)) or seen.get(name_key(file_name))
         if clash is not None:
             skipped.append(
                 Skip(candidate.source, COLLISION, f"a note named {clash} is already there")
@@ -278,15 +311,17 @@ def _screen(
         except ValueError as exc:
             skipped.append(Skip(candidate.source, UNWRITABLE, str(exc)))
             continue
-        found = secrets.find(data.decode("utf-8"), allowed)
-        in_pointer = secrets.find(f"{candidate.title}\n{candidate.hook}", allowed)
+        text, pointer = data.decode("utf-8"), f"{candidate.title}\n{candidate.hook}"
+        found = secrets.find(text, allowed)
+        in_pointer = secrets.find(pointer, allowed)
         if (found or in_pointer) and skip_secrets:
             first = (found or in_pointer)[0]
             where = f"on line {first.line}" if found else "in its pointer's title or hook"
             skipped.append(Skip(candidate.source, SECRET, f"{first.title} {where}: not copied"))
             continue
         if found or in_pointer:
-            written, pointer_detectors = redacted_candidate(candidate)
+            known = {**known_values(pointer, in_pointer), **known_values(text, found)}
+            written, pointer_detectors = redacted_candidate(candidate, known)
             data = note_data(written)
             if secrets.find(data.decode("utf-8"), allowed):  # never write one: read it anew
                 skipped.append(Skip(candidate.source, SECRET, "a secret it could not redact"))
@@ -294,7 +329,7 @@ def _screen(
             hidden += redactions(file_name, data, pointer_detectors)
         else:
             written = candidate
-        seen[file_name.casefold()] = file_name
+        seen[name_key(file_name)] = file_name
         kept.append(Planned(file_name, data, written))
         for issue in notewrite.note_issues(file_name, data, today):
             if issue.severity == ERROR:
