@@ -488,6 +488,24 @@ def test_a_secret_repeated_without_its_label_is_redacted_everywhere(cli, tmp_pat
     assert (None, "labelled-secret") in listed  # the pointer's hook
 
 
+def test_a_windows_device_name_is_skipped_as_a_bad_name(cli, tmp_path: Path) -> None:
+    """``NUL.md``, ``con.md``, ``COM1.md`` name devices on Windows: the note would be written to
+    the device (lost) and its pointer left dangling. Skipped and listed, the rest imported."""
+    names = ["NUL", "con", "COM1", "lpt9", "Aux"]
+    files = {f"{name}.md": ENTRIES["fact_staging.md"] for name in names}
+    files["console.md"] = ENTRIES["fact_staging.md"]
+    source = write_tree(tmp_path / "m", files)
+    result = cli(
+        "import", "memoir", str(source), "--store", str(tmp_path / "s"), "--format", "json"
+    )
+    assert result.code == 0, result
+    report = json.loads(result.out)
+    assert report["notes"] == ["console.md"]
+    bad = {s["source"]: s for s in report["skipped_files"]}
+    assert set(bad) == {f"{name}.md" for name in names}
+    assert all(s["reason"] == "bad-name" and "Windows" in s["detail"] for s in bad.values())
+
+
 def test_names_equal_after_unicode_normalisation_collide(cli, tmp_path: Path) -> None:
     """``café`` composed and decomposed are one file name on macOS and look the same
     everywhere: the second is a collision, as a name differing only in letter case is."""

@@ -46,6 +46,15 @@ SECRET = "secret"
 UNWRITABLE = "unwritable"
 BAD_NAME = "bad-name"
 NAME_MAX = 120
+# Names Windows gives to devices, whatever the extension: a note named so would be lost.
+WINDOWS_DEVICES = frozenset(
+    {"CON", "PRN", "AUX", "NUL", "CONIN$", "CONOUT$"}
+    | {
+        f"{port}{n}"
+        for port in ("COM", "LPT")
+        for n in (*"123456789", "\u00b9", "\u00b2", "\u00b3")
+    }
+)
 COMMAND = "import"
 # Where an imported note's created/updated came from (the report says it per note).
 DATES_ENTRY = "entry"
@@ -237,6 +246,8 @@ def name_problem(name: str) -> str | None:
         return f"the file name is over {NAME_MAX} characters"
     if name.casefold() in ("memory", ARCHIVE, "templates"):
         return f"{name}.md would be taken for the index or a store folder"
+    if name.split(".", 1)[0].rstrip(" ").upper() in WINDOWS_DEVICES:
+        return "the file name is a device on Windows (CON, NUL, COM1...): rename it"
     return None
 
 
