@@ -488,6 +488,28 @@ def test_a_secret_repeated_without_its_label_is_redacted_everywhere(cli, tmp_pat
     assert (None, "labelled-secret") in listed  # the pointer's hook
 
 
+def test_a_secret_in_the_file_name_is_never_written_nor_echoed(cli, tmp_path: Path) -> None:
+    """A file name cannot be redacted (the pointer links to it): such a note is skipped and
+    listed by the secret's kind, the value neither written to the store nor printed."""
+    key = "AKIA" + "QWERTYUIOPASDFGH"[::-1]
+    source = write_tree(
+        tmp_path / "m",
+        {f"{key}.md": "# heading\nbody\n", f"fact_{key}.md": "---\ntype: fact\n---\nbody\n"}
+        | {"fact_a.md": ENTRIES["fact_staging.md"]},
+    )
+    for form in ("text", "json"):
+        store = tmp_path / f"s-{form}"
+        result = cli("import", "memoir", str(source), "--store", str(store), "--format", form)
+        assert result.code == 0, result
+        assert key not in result.out + result.err
+        assert sorted(p.name for p in store.glob("*.md")) == ["MEMORY.md", "fact_a.md"]
+        assert key not in (store / "MEMORY.md").read_text(encoding="utf-8")
+    report = json.loads(result.out)
+    secret_skips = [s for s in report["skipped_files"] if s["reason"] == "secret"]
+    assert len(secret_skips) == 2
+    assert all("file name" in s["detail"] for s in secret_skips)
+
+
 def test_a_windows_device_name_is_skipped_as_a_bad_name(cli, tmp_path: Path) -> None:
     """``NUL.md``, ``con.md``, ``COM1.md`` name devices on Windows: the note would be written to
     the device (lost) and its pointer left dangling. Skipped and listed, the rest imported."""

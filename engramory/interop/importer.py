@@ -311,6 +311,17 @@ def _screen(
         if problem:
             skipped.append(Skip(candidate.source, BAD_NAME, problem))
             continue
+        in_name = secrets.find(candidate.name, allowed)
+        if in_name:  # a file name cannot be redacted: its pointer links to it
+            skipped.append(
+                Skip(
+                    secrets.redact(candidate.source, allowed),
+                    SECRET,
+                    f"{in_name[0].title} in the file name: not copied (rename the file in the "
+                    "source, then import again)",
+                )
+            )
+            continue
         clash = taken.get(name_key(file_name)) or seen.get(name_key(file_name))
         if clash is not None:
             skipped.append(
