@@ -488,6 +488,39 @@ def test_a_secret_repeated_without_its_label_is_redacted_everywhere(cli, tmp_pat
     assert (None, "labelled-secret") in listed  # the pointer's hook
 
 
+def test_a_secret_found_in_one_note_is_redacted_in_every_note(cli, tmp_path: Path) -> None:
+    """The same value without its label in another note of the same import is a secret too:
+    written redacted and listed (``--skip-secrets``: that note left out as well)."""
+    password = "Hx9#kQ2" + "!mZ7pL"
+    source = write_tree(
+        tmp_path / "m",
+        {
+            "fact_a.md": f"---\ntype: fact\nname: a\n---\npassword: {password}\n",
+            "fact_b.md": f"---\ntype: fact\nname: b\n---\nthe value {password} again\n",
+            "fact_c.md": ENTRIES["fact_staging.md"],
+        },
+    )
+    result = cli(
+        "import", "memoir", str(source), "--store", str(tmp_path / "s"), "--format", "json"
+    )
+    assert result.code == 0, result
+    written = (tmp_path / "s" / "fact_b.md").read_text(encoding="utf-8")
+    assert "the value [redacted: labelled-secret] again\n" in written
+    assert {r["note"] for r in json.loads(result.out)["redacted"]} == {"fact_a.md", "fact_b.md"}
+    skipping = cli(
+        "import",
+        "memoir",
+        str(source),
+        "--store",
+        str(tmp_path / "t"),
+        "--skip-secrets",
+        "--format",
+        "json",
+    )
+    assert json.loads(skipping.out)["notes"] == ["fact_c.md"]
+    assert password not in skipping.out + skipping.err
+
+
 def test_a_secret_in_the_file_name_is_never_written_nor_echoed(cli, tmp_path: Path) -> None:
     """A file name cannot be redacted (the pointer links to it): such a note is skipped and
     listed by the secret's kind, the value neither written to the store nor printed."""

@@ -41,6 +41,10 @@ from engramory.write import backup, filedates, notewrite
 from engramory.write.filedates import FileDates
 from engramory.write.indexedit import line_ending, pointer_line, section_block
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from engramory.secrets.scan import Allowed, Secret
+
 COLLISION = "collision"
 SECRET = "secret"
 UNWRITABLE = "unwritable"
@@ -288,6 +292,50 @@ def existing_names(root: str) -> dict[str, str]:
     return names
 
 
+def _bad_name(candidate: Candidate, allowed: Allowed | None) -> Skip | None:
+    """Why the candidate's file name cannot be written, as a skip, else ``None``."""
+    problem = name_problem(candidate.name)
+    if problem:
+        return Skip(candidate.source, BAD_NAME, problem)
+    in_name = secrets.find(candidate.name, allowed)
+    if in_name:  # a file name cannot be redacted: its pointer links to it
+        return Skip(
+            secrets.redact(candidate.source, allowed),
+            SECRET,
+            f"{in_name[0].title} in the file name: not copied (rename the file in the source, "
+            "then import again)",
+        )
+    return None
+
+
+def _secret_detail(found: list[Secret], in_pointer: list[Secret]) -> str:
+    """What ``--skip-secrets`` says of a note it leaves out."""
+    if not found and not in_pointer:
+        return "a secret value found in another imported note: not copied"
+    first = (found or in_pointer)[0]
+    where = f"on line {first.line}" if found else "in its pointer's title or hook"
+    return f"{first.title} {where}: not copied"
+
+
+def _scans(
+    candidates: Sequence[Candidate], allowed: Allowed | None
+) -> list[tuple[bytes, str, str, list[Secret], list[Secret]] | ValueError]:
+    """Per candidate: its bytes, text, pointer text and the secrets in each (the error when
+    the frontmatter cannot hold it)."""
+    out: list[tuple[bytes, str, str, list[Secret], list[Secret]] | ValueError] = []
+    for candidate in candidates:
+        try:
+            data = note_data(candidate)
+        except ValueError as exc:
+            out.append(exc)
+            continue
+        text, pointer = data.decode("utf-8"), f"{candidate.title}\n{candidate.hook}"
+        out.append(
+            (data, text, pointer, secrets.find(text, allowed), secrets.find(pointer, allowed))
+        )
+    return out
+
+
 def _screen(
     candidates: Sequence[Candidate],
     taken: dict[str, str],
@@ -305,22 +353,17 @@ def _screen(
     warnings: list[str] = []
     seen: dict[str, str] = {}
     today = date.today()
-    for candidate in candidates:
+    scans = _scans(candidates, allowed)
+    everywhere: dict[str, str] = {}  # a value found in one note is a secret in every note
+    for scan in scans:
+        if not isinstance(scan, ValueError):
+            everywhere.update(known_values(scan[2], scan[4]))
+            everywhere.update(known_values(scan[1], scan[3]))
+    for candidate, scan in zip(candidates, scans):
         file_name = candidate.name + ".md"
-        problem = name_problem(candidate.name)
-        if problem:
-            skipped.append(Skip(candidate.source, BAD_NAME, problem))
-            continue
-        in_name = secrets.find(candidate.name, allowed)
-        if in_name:  # a file name cannot be redacted: its pointer links to it
-            skipped.append(
-                Skip(
-                    secrets.redact(candidate.source, allowed),
-                    SECRET,
-                    f"{in_name[0].title} in the file name: not copied (rename the file in the "
-                    "source, then import again)",
-                )
-            )
+        bad = _bad_name(candidate, allowed)
+        if bad is not None:
+            skipped.append(bad)
             continue
         clash = taken.get(name_key(file_name)) or seen.get(name_key(file_name))
         if clash is not None:
@@ -328,21 +371,15 @@ def _screen(
                 Skip(candidate.source, COLLISION, f"a note named {clash} is already there")
             )
             continue
-        try:
-            data = note_data(candidate)
-        except ValueError as exc:
-            skipped.append(Skip(candidate.source, UNWRITABLE, str(exc)))
+        if isinstance(scan, ValueError):
+            skipped.append(Skip(candidate.source, UNWRITABLE, str(scan)))
             continue
-        text, pointer = data.decode("utf-8"), f"{candidate.title}\n{candidate.hook}"
-        found = secrets.find(text, allowed)
-        in_pointer = secrets.find(pointer, allowed)
-        if (found or in_pointer) and skip_secrets:
-            first = (found or in_pointer)[0]
-            where = f"on line {first.line}" if found else "in its pointer's title or hook"
-            skipped.append(Skip(candidate.source, SECRET, f"{first.title} {where}: not copied"))
+        data, text, pointer, found, in_pointer = scan
+        known = {v: d for v, d in everywhere.items() if v in text or v in pointer}
+        if (found or in_pointer or known) and skip_secrets:
+            skipped.append(Skip(candidate.source, SECRET, _secret_detail(found, in_pointer)))
             continue
-        if found or in_pointer:
-            known = {**known_values(pointer, in_pointer), **known_values(text, found)}
+        if found or in_pointer or known:
             written, pointer_detectors = redacted_candidate(candidate, known)
             data = note_data(written)
             if secrets.find(data.decode("utf-8"), allowed):  # never write one: read it anew
