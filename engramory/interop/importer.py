@@ -175,7 +175,13 @@ def _replaced(text: str, known: dict[str, str]) -> tuple[str, list[str]]:
     """``text`` with the detector's finds and every other occurrence of a ``known`` value
     replaced by ``[redacted: <detector>]``, and the detectors of what was replaced."""
     text, found = secrets.replace(text)
-    detectors = [s.detector for s in found]
+    text, detectors = _known_replaced(text, known)
+    return text, [s.detector for s in found] + detectors
+
+
+def _known_replaced(text: str, known: dict[str, str]) -> tuple[str, list[str]]:
+    """``text`` with every occurrence of a ``known`` value replaced, and their detectors."""
+    detectors: list[str] = []
     for value in sorted(known, key=len, reverse=True):
         if value in text:
             detectors += [known[value]] * text.count(value)
@@ -201,8 +207,9 @@ def redacted_candidate(
 def _redacted_value(key: str, value: str, known: dict[str, str] | None = None) -> str:
     """A frontmatter value with its secrets replaced, read with its key as their label."""
     head = f"{key}: "
-    replaced = _replaced(head + value, known or {})[0]
-    return replaced[len(head) :] if replaced.startswith(head) else replaced
+    replaced = secrets.replace(head + value)[0]
+    replaced = replaced[len(head) :] if replaced.startswith(head) else replaced
+    return _known_replaced(replaced, known or {})[0]  # in the value only, never the key
 
 
 def redactions(file_name: str, data: bytes, in_pointer: list[str]) -> list[Redaction]:
