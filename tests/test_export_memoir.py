@@ -341,6 +341,20 @@ def test_a_secret_is_exported_and_named_but_never_echoed(cli, tmp_path: Path) ->
     assert SECRET not in json.dumps(report)
 
 
+def test_names_equal_after_unicode_normalisation_are_one_entry_name(cli, tmp_path: Path) -> None:
+    """Two notes named ``café`` (composed, decomposed) would be one file on macOS: the second
+    is skipped as a clash, as names differing only in letter case are."""
+    composed, decomposed = "caf\u00e9", "cafe\u0301"
+    store = make_store(
+        tmp_path / "store",
+        {f"{composed}.md": note(composed), f"{decomposed}.md": note(decomposed)},
+    )
+    report = export_json(cli, store, tmp_path / "out")
+    assert len(report["entries"]) == 1
+    assert len(report["skipped"]) == 1 and "rename one" in report["skipped"][0]["reason"]
+    assert len(list((tmp_path / "out").iterdir())) == 1
+
+
 # --- skipped notes are listed -----------------------------------------------------------------
 
 

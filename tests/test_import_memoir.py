@@ -462,6 +462,127 @@ def test_a_secret_in_an_entry_is_written_redacted_and_listed(cli, tmp_path: Path
     assert all(r["note"] == "fact_a.md" for r in report["redacted"])
 
 
+def test_a_secret_repeated_without_its_label_is_redacted_everywhere(cli, tmp_path: Path) -> None:
+    """A value the detector found under its label is a secret wherever else it stands in the
+    note: in the body without the label, in another frontmatter value, in the pointer."""
+    password = "Hx9#kQ2" + "!mZ7pL"
+    entry = (
+        f"---\ntype: fact\nname: a\ndescription: the value is {password}\n"
+        f"copy: {password}\n---\npassword: {password}\nagain {password} here\n"
+    )
+    source = write_tree(tmp_path / "m", {"fact_a.md": entry})
+    result = cli(
+        "import", "memoir", str(source), "--store", str(tmp_path / "s"), "--format", "json"
+    )
+    assert result.code == 0, result
+    written = (tmp_path / "s" / "fact_a.md").read_text(encoding="utf-8")
+    index = (tmp_path / "s" / "MEMORY.md").read_text(encoding="utf-8")
+    assert password not in written and password not in index
+    assert password not in result.out + result.err
+    assert "again [redacted: labelled-secret] here\n" in written
+    lines = written.split("\n")
+    listed = {(r["line"], r["detector"]) for r in json.loads(result.out)["redacted"]}
+    for number, line in enumerate(lines, 1):
+        if "[redacted:" in line:
+            assert (number, "labelled-secret") in listed
+    assert (None, "labelled-secret") in listed  # the pointer's hook
+
+
+def test_a_secret_found_in_one_note_is_redacted_in_every_note(cli, tmp_path: Path) -> None:
+    """The same value without its label in another note of the same import is a secret too:
+    written redacted and listed (``--skip-secrets``: that note left out as well)."""
+    password = "Hx9#kQ2" + "!mZ7pL"
+    source = write_tree(
+        tmp_path / "m",
+        {
+            "fact_a.md": f"---\ntype: fact\nname: a\n---\npassword: {password}\n",
+            "fact_b.md": f"---\ntype: fact\nname: b\n---\nthe value {password} again\n",
+            "fact_c.md": ENTRIES["fact_staging.md"],
+        },
+    )
+    result = cli(
+        "import", "memoir", str(source), "--store", str(tmp_path / "s"), "--format", "json"
+    )
+    assert result.code == 0, result
+    written = (tmp_path / "s" / "fact_b.md").read_text(encoding="utf-8")
+    assert "the value [redacted: labelled-secret] again\n" in written
+    assert {r["note"] for r in json.loads(result.out)["redacted"]} == {"fact_a.md", "fact_b.md"}
+    skipping = cli(
+        "import",
+        "memoir",
+        str(source),
+        "--store",
+        str(tmp_path / "t"),
+        "--skip-secrets",
+        "--format",
+        "json",
+    )
+    assert json.loads(skipping.out)["notes"] == ["fact_c.md"]
+    assert password not in skipping.out + skipping.err
+
+
+def test_a_secret_in_the_file_name_is_never_written_nor_echoed(cli, tmp_path: Path) -> None:
+    """A file name cannot be redacted (the pointer links to it): such a note is skipped and
+    listed by the secret's kind, the value neither written to the store nor printed."""
+    key = "AKIA" + "QWERTYUIOPASDFGH"[::-1]
+    source = write_tree(
+        tmp_path / "m",
+        {f"{key}.md": "# heading\nbody\n", f"fact_{key}.md": "---\ntype: fact\n---\nbody\n"}
+        | {"fact_a.md": ENTRIES["fact_staging.md"]},
+    )
+    for form in ("text", "json"):
+        store = tmp_path / f"s-{form}"
+        result = cli("import", "memoir", str(source), "--store", str(store), "--format", form)
+        assert result.code == 0, result
+        assert key not in result.out + result.err
+        assert sorted(p.name for p in store.glob("*.md")) == ["MEMORY.md", "fact_a.md"]
+        assert key not in (store / "MEMORY.md").read_text(encoding="utf-8")
+    report = json.loads(result.out)
+    secret_skips = [s for s in report["skipped_files"] if s["reason"] == "secret"]
+    assert len(secret_skips) == 2
+    assert all("file name" in s["detail"] for s in secret_skips)
+
+
+def test_a_windows_device_name_is_skipped_as_a_bad_name(cli, tmp_path: Path) -> None:
+    """``NUL.md``, ``con.md``, ``COM1.md`` name devices on Windows: the note would be written to
+    the device (lost) and its pointer left dangling. Skipped and listed, the rest imported."""
+    names = ["NUL", "con", "COM1", "lpt9", "Aux"]
+    files = {f"{name}.md": ENTRIES["fact_staging.md"] for name in names}
+    files["console.md"] = ENTRIES["fact_staging.md"]
+    source = write_tree(tmp_path / "m", files)
+    result = cli(
+        "import", "memoir", str(source), "--store", str(tmp_path / "s"), "--format", "json"
+    )
+    assert result.code == 0, result
+    report = json.loads(result.out)
+    assert report["notes"] == ["console.md"]
+    bad = {s["source"]: s for s in report["skipped_files"]}
+    assert set(bad) == {f"{name}.md" for name in names}
+    assert all(s["reason"] == "bad-name" and "Windows" in s["detail"] for s in bad.values())
+
+
+def test_names_equal_after_unicode_normalisation_collide(cli, tmp_path: Path) -> None:
+    """``café`` composed and decomposed are one file name on macOS and look the same
+    everywhere: the second is a collision, as a name differing only in letter case is."""
+    composed, decomposed = "fact_caf\u00e9", "fact_cafe\u0301"
+    source = write_tree(
+        tmp_path / "m",
+        {
+            f"{composed}.md": ENTRIES["fact_staging.md"],
+            f"{decomposed}.md": ENTRIES["fact_staging.md"],
+        },
+    )
+    result = cli(
+        "import", "memoir", str(source), "--store", str(tmp_path / "s"), "--format", "json"
+    )
+    assert result.code == 0, result
+    report = json.loads(result.out)
+    assert len(report["notes"]) == 1
+    assert [s["reason"] for s in report["skipped_files"]] == ["collision"]
+    again = cli("import", "memoir", str(source), "--store", str(tmp_path / "s"), "--format", "json")
+    assert json.loads(again.out)["notes"] == []  # the store's own name collides too
+
+
 def test_skip_secrets_leaves_such_a_note_out_without_echoing_it(cli, tmp_path: Path) -> None:
     key = "AKIA" + "QWERTYUIOPASDFGH"[::-1]
     source = write_tree(

@@ -207,6 +207,33 @@ def test_a_corrupt_record_is_ignored_and_rebuilt(cli, tmp_path: Path, config, ju
     assert [p["path"] for p in json.loads(record.read_text())["projects"]] == [str(project)]
 
 
+def test_a_record_entry_with_a_relative_or_nul_path_is_dropped(
+    cli, tmp_path: Path, config, monkeypatch
+) -> None:
+    """The record holds absolute paths only; ``.`` would be read against the current folder,
+    so an orphan showed as moved there, with a merge hint into the current project's folder."""
+    orphan = tmp_path / "gone"
+    memory_folder(config, key_of(orphan), notes=1)
+    memory_folder(config, "-rel", notes=1)
+    commit = "a" * 40
+    entries = [
+        {"path": str(orphan), "key": key_of(orphan), "root_commit": commit, "last_seen": "x"},
+        {"path": ".", "key": "-rel", "root_commit": commit, "last_seen": "y"},
+        {"path": "rel/dir", "key": "-rel2", "root_commit": commit},
+        {"path": "/a\u0000b", "key": "-nul", "root_commit": commit},
+    ]
+    record = tmp_path / "state" / "projects.json"
+    record.parent.mkdir()
+    record.write_text(json.dumps({"schema_version": 1, "projects": entries}))
+    assert list(projectrecord.load()) == [str(orphan)]
+    work = tmp_path / "work"
+    work.mkdir()
+    monkeypatch.chdir(work)
+    found = folders(cli)[key_of(orphan)]
+    assert found["moved_to"] is None and found["merge"] is None
+    assert "moved" not in found["flags"]
+
+
 def test_a_record_that_is_a_symlink_is_not_read(tmp_path: Path, config) -> None:
     (tmp_path / "state").mkdir()
     elsewhere = tmp_path / "elsewhere.json"

@@ -26,6 +26,7 @@ from engramory.commands.options import (
     say_profile,
 )
 from engramory.interop import memoir_export
+from engramory.interop.importer import name_key
 from engramory.interop.memoir_export import Entry, Skip, SourceNote
 from engramory.interop.memoir_yaml import UnwritableValue
 from engramory.secrets.excerpts import excerpt
@@ -236,7 +237,7 @@ def make_plan(args: argparse.Namespace, root: Path) -> Plan:
         if isinstance(result, Skip):
             plan.skipped.append(result)
             continue
-        clash = taken.get(result.file_name.casefold())
+        clash = taken.get(name_key(result.file_name))
         if clash is not None:
             plan.skipped.append(
                 Skip(item.rel, f"{clash} is exported as {result.file_name} already: rename one")
@@ -247,7 +248,7 @@ def make_plan(args: argparse.Namespace, root: Path) -> Plan:
         except UnwritableValue as error:
             plan.skipped.append(Skip(item.rel, memoir_export.unwritable_reason(error)))
             continue
-        taken[result.file_name.casefold()] = item.rel
+        taken[name_key(result.file_name)] = item.rel
         plan.entries.append((result, text))
         found = secrets.find(text)
         if found:

@@ -11,7 +11,8 @@ overrides the folder; default ``~/.local/state/engramory``). The folder is mode
 Best effort and cheap: :func:`remember` never raises, and a project already
 recorded today is not looked at again (git is not run, nothing is written). A
 record that cannot be read (not JSON, another shape, too large, a symlink) is
-ignored and rebuilt; an entry of the wrong shape is dropped.
+ignored and rebuilt; an entry of the wrong shape (a path that is not absolute
+included) is dropped.
 """
 
 from __future__ import annotations
@@ -72,6 +73,8 @@ def _entry(value: object) -> Project | None:
         fields[name] = item
     if not fields["path"] or not fields["key"]:
         return None
+    if not os.path.isabs(fields["path"]) or "\0" in fields["path"]:
+        return None  # recorded paths are absolute: a relative one would be read from the cwd
     fields["last_seen"] = fields["last_seen"] or ""
     return Project(**fields)
 

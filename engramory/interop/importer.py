@@ -18,6 +18,7 @@ from __future__ import annotations
 import os
 import re
 import stat
+import unicodedata
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import date
@@ -40,11 +41,24 @@ from engramory.write import backup, filedates, notewrite
 from engramory.write.filedates import FileDates
 from engramory.write.indexedit import line_ending, pointer_line, section_block
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from engramory.secrets.scan import Allowed, Secret
+
 COLLISION = "collision"
 SECRET = "secret"
 UNWRITABLE = "unwritable"
 BAD_NAME = "bad-name"
 NAME_MAX = 120
+# Names Windows gives to devices, whatever the extension: a note named so would be lost.
+WINDOWS_DEVICES = frozenset(
+    {"CON", "PRN", "AUX", "NUL", "CONIN$", "CONOUT$"}
+    | {
+        f"{port}{n}"
+        for port in ("COM", "LPT")
+        for n in (*"123456789", "\u00b9", "\u00b2", "\u00b3")
+    }
+)
 COMMAND = "import"
 # Where an imported note's created/updated came from (the report says it per note).
 DATES_ENTRY = "entry"
@@ -147,22 +161,55 @@ class Redaction:
 REDACTED = re.compile(r"\[redacted: ([a-z0-9-]+)\]")
 
 
-def redacted_candidate(candidate: Candidate) -> tuple[Candidate, list[str]]:
+MIN_KNOWN = 6  # a shorter value is replaced where the detector finds it, not everywhere
+
+
+def known_values(text: str, found: Iterable[secrets.Secret]) -> dict[str, str]:
+    """Value -> detector of what the detector matched in ``text`` (long enough to replace on
+    sight): the same value elsewhere in the note, without its label, is a secret too."""
+    values = {text[s.start : s.end]: s.detector for s in found}
+    return {value: detector for value, detector in values.items() if len(value) >= MIN_KNOWN}
+
+
+def _replaced(text: str, known: dict[str, str]) -> tuple[str, list[str]]:
+    """``text`` with the detector's finds and every other occurrence of a ``known`` value
+    replaced by ``[redacted: <detector>]``, and the detectors of what was replaced."""
+    text, found = secrets.replace(text)
+    text, detectors = _known_replaced(text, known)
+    return text, [s.detector for s in found] + detectors
+
+
+def _known_replaced(text: str, known: dict[str, str]) -> tuple[str, list[str]]:
+    """``text`` with every occurrence of a ``known`` value replaced, and their detectors."""
+    detectors: list[str] = []
+    for value in sorted(known, key=len, reverse=True):
+        if value in text:
+            detectors += [known[value]] * text.count(value)
+            text = text.replace(value, f"[redacted: {known[value]}]")
+    return text, detectors
+
+
+def redacted_candidate(
+    candidate: Candidate, known: dict[str, str] | None = None
+) -> tuple[Candidate, list[str]]:
     """``candidate`` with every secret's value in its frontmatter, body, title and hook
-    replaced by ``[redacted: <detector>]``, and the detectors of what its pointer held."""
-    fields = {key: _redacted_value(key, value) for key, value in candidate.fields.items()}
-    body = secrets.replace(candidate.body)[0]
-    title, in_title = secrets.replace(candidate.title)
-    hook, in_hook = secrets.replace(candidate.hook)
+    replaced by ``[redacted: <detector>]`` (and every occurrence of a ``known`` value, found
+    elsewhere in the note), and the detectors of what its pointer held."""
+    known = known or {}
+    fields = {key: _redacted_value(key, value, known) for key, value in candidate.fields.items()}
+    body = _replaced(candidate.body, known)[0]
+    title, in_title = _replaced(candidate.title, known)
+    hook, in_hook = _replaced(candidate.hook, known)
     made = replace(candidate, fields=fields, body=body, title=title, hook=hook)
-    return made, [s.detector for s in in_title + in_hook]
+    return made, in_title + in_hook
 
 
-def _redacted_value(key: str, value: str) -> str:
+def _redacted_value(key: str, value: str, known: dict[str, str] | None = None) -> str:
     """A frontmatter value with its secrets replaced, read with its key as their label."""
     head = f"{key}: "
     replaced = secrets.replace(head + value)[0]
-    return replaced[len(head) :] if replaced.startswith(head) else replaced
+    replaced = replaced[len(head) :] if replaced.startswith(head) else replaced
+    return _known_replaced(replaced, known or {})[0]  # in the value only, never the key
 
 
 def redactions(file_name: str, data: bytes, in_pointer: list[str]) -> list[Redaction]:
@@ -210,7 +257,15 @@ def name_problem(name: str) -> str | None:
         return f"the file name is over {NAME_MAX} characters"
     if name.casefold() in ("memory", ARCHIVE, "templates"):
         return f"{name}.md would be taken for the index or a store folder"
+    if name.split(".", 1)[0].rstrip(" ").upper() in WINDOWS_DEVICES:
+        return "the file name is a device on Windows (CON, NUL, COM1...): rename it"
     return None
+
+
+def name_key(name: str) -> str:
+    """``name`` as names are compared for a collision: case-folded and Unicode-normalised
+    (``Café`` composed or decomposed, any case, is one name: one file on macOS)."""
+    return unicodedata.normalize("NFC", unicodedata.normalize("NFD", name).casefold())
 
 
 def note_data(candidate: Candidate) -> bytes:
@@ -227,21 +282,65 @@ def template_index() -> str:
 
 
 def existing_names(root: str) -> dict[str, str]:
-    """Case-folded file name -> store-relative path of every note, live or archived, and of
-    every entry at the store's top (a new note may not take any of those names)."""
+    """:func:`name_key` of the file name -> store-relative path of every note, live or
+    archived, and of every entry at the store's top (a new note may not take those names)."""
     if not os.path.isdir(root):
         return {}
     found = walk(root)
     names: dict[str, str] = {}
     for rel in [note.rel for note in found.notes] + list(found.archived):
-        names.setdefault(rel.rsplit("/", 1)[-1].casefold(), rel)
+        names.setdefault(name_key(rel.rsplit("/", 1)[-1]), rel)
     try:
         entries = os.listdir(root)
     except OSError:
         entries = []
     for entry in entries:
-        names.setdefault(entry.casefold(), entry)
+        names.setdefault(name_key(entry), entry)
     return names
+
+
+def _bad_name(candidate: Candidate, allowed: Allowed | None) -> Skip | None:
+    """Why the candidate's file name cannot be written, as a skip, else ``None``."""
+    problem = name_problem(candidate.name)
+    if problem:
+        return Skip(candidate.source, BAD_NAME, problem)
+    in_name = secrets.find(candidate.name, allowed)
+    if in_name:  # a file name cannot be redacted: its pointer links to it
+        return Skip(
+            secrets.redact(candidate.source, allowed),
+            SECRET,
+            f"{in_name[0].title} in the file name: not copied (rename the file in the source, "
+            "then import again)",
+        )
+    return None
+
+
+def _secret_detail(found: list[Secret], in_pointer: list[Secret]) -> str:
+    """What ``--skip-secrets`` says of a note it leaves out."""
+    if not found and not in_pointer:
+        return "a secret value found in another imported note: not copied"
+    first = (found or in_pointer)[0]
+    where = f"on line {first.line}" if found else "in its pointer's title or hook"
+    return f"{first.title} {where}: not copied"
+
+
+def _scans(
+    candidates: Sequence[Candidate], allowed: Allowed | None
+) -> list[tuple[bytes, str, str, list[Secret], list[Secret]] | ValueError]:
+    """Per candidate: its bytes, text, pointer text and the secrets in each (the error when
+    the frontmatter cannot hold it)."""
+    out: list[tuple[bytes, str, str, list[Secret], list[Secret]] | ValueError] = []
+    for candidate in candidates:
+        try:
+            data = note_data(candidate)
+        except ValueError as exc:
+            out.append(exc)
+            continue
+        text, pointer = data.decode("utf-8"), f"{candidate.title}\n{candidate.hook}"
+        out.append(
+            (data, text, pointer, secrets.find(text, allowed), secrets.find(pointer, allowed))
+        )
+    return out
 
 
 def _screen(
@@ -261,32 +360,34 @@ def _screen(
     warnings: list[str] = []
     seen: dict[str, str] = {}
     today = date.today()
-    for candidate in candidates:
+    scans = _scans(candidates, allowed)
+    everywhere: dict[str, str] = {}  # a value found in one note is a secret in every note
+    for scan in scans:
+        if not isinstance(scan, ValueError):
+            everywhere.update(known_values(scan[2], scan[4]))
+            everywhere.update(known_values(scan[1], scan[3]))
+    for candidate, scan in zip(candidates, scans):
         file_name = candidate.name + ".md"
-        problem = name_problem(candidate.name)
-        if problem:
-            skipped.append(Skip(candidate.source, BAD_NAME, problem))
+        bad = _bad_name(candidate, allowed)
+        if bad is not None:
+            skipped.append(bad)
             continue
-        clash = taken.get(file_name.casefold()) or seen.get(file_name.casefold())
+        clash = taken.get(name_key(file_name)) or seen.get(name_key(file_name))
         if clash is not None:
             skipped.append(
                 Skip(candidate.source, COLLISION, f"a note named {clash} is already there")
             )
             continue
-        try:
-            data = note_data(candidate)
-        except ValueError as exc:
-            skipped.append(Skip(candidate.source, UNWRITABLE, str(exc)))
+        if isinstance(scan, ValueError):
+            skipped.append(Skip(candidate.source, UNWRITABLE, str(scan)))
             continue
-        found = secrets.find(data.decode("utf-8"), allowed)
-        in_pointer = secrets.find(f"{candidate.title}\n{candidate.hook}", allowed)
-        if (found or in_pointer) and skip_secrets:
-            first = (found or in_pointer)[0]
-            where = f"on line {first.line}" if found else "in its pointer's title or hook"
-            skipped.append(Skip(candidate.source, SECRET, f"{first.title} {where}: not copied"))
+        data, text, pointer, found, in_pointer = scan
+        known = {v: d for v, d in everywhere.items() if v in text or v in pointer}
+        if (found or in_pointer or known) and skip_secrets:
+            skipped.append(Skip(candidate.source, SECRET, _secret_detail(found, in_pointer)))
             continue
-        if found or in_pointer:
-            written, pointer_detectors = redacted_candidate(candidate)
+        if found or in_pointer or known:
+            written, pointer_detectors = redacted_candidate(candidate, known)
             data = note_data(written)
             if secrets.find(data.decode("utf-8"), allowed):  # never write one: read it anew
                 skipped.append(Skip(candidate.source, SECRET, "a secret it could not redact"))
@@ -294,7 +395,7 @@ def _screen(
             hidden += redactions(file_name, data, pointer_detectors)
         else:
             written = candidate
-        seen[file_name.casefold()] = file_name
+        seen[name_key(file_name)] = file_name
         kept.append(Planned(file_name, data, written))
         for issue in notewrite.note_issues(file_name, data, today):
             if issue.severity == ERROR:

@@ -32,6 +32,7 @@ from engramory.interop.importer import (
     SourceFolder,
     existing_names,
     is_flat,
+    name_key,
     name_problem,
     place,
     read_folder,
@@ -82,10 +83,11 @@ def contents(root: str) -> dict[str, str]:
 
 
 def free_name(stem: str, taken: dict[str, str]) -> str | None:
-    """``stem.md``, else the first ``stem-N.md`` no entry of ``taken`` (case-folded) holds."""
+    """``stem.md``, else the first ``stem-N.md`` no entry of ``taken`` holds (by
+    :func:`name_key`)."""
     for number in range(1, MAX_SUFFIX):
         name = f"{stem}.md" if number == 1 else f"{stem}-{number}.md"
-        if name.casefold() not in taken and name_problem(name[:-3]) is None:
+        if name_key(name) not in taken and name_problem(name[:-3]) is None:
             return name
     return None
 
@@ -143,7 +145,7 @@ def screen(
             continue
         if name != note.name:
             merge.renamed.append((note.name, name))
-        taken[name.casefold()] = name
+        taken[name_key(name)] = name
         known[digest(data)] = name
         candidate: Candidate = replace(mapped, name=name[:-3], recency=_day(note.mtime))
         kept.append(Planned(name, data, candidate))
