@@ -198,6 +198,56 @@ def test_restore_refuses_a_symlinked_target_before_writing(cli, tmp_path: Path) 
     assert victim.read_text() == "outside\n" and not (store / "note-000.md").exists()
 
 
+def test_restore_refuses_to_write_over_a_note_no_snapshot_can_keep(cli, tmp_path: Path) -> None:
+    """A note grown over the 4 MiB read limit is not in the snapshot taken before the restore:
+    writing the old version over it would lose it for good, so nothing is written."""
+    store = make_store(tmp_path / "store", 2)
+    snapshot.take(place(store), "first")
+    old = repo.head(place(store))
+    big = b"x" * (5 * 1024 * 1024)
+    (store / "note-001.md").write_bytes(big)
+    before = picture(store)
+    for extra in ((), ("--apply",), ("--exact", "--apply")):
+        result = cli("restore", "--store", str(store), old, *extra)
+        assert result.code == 1 and "note-001.md" in result.err, result.err
+        assert "nothing was written" in result.err
+        assert (store / "note-001.md").read_bytes() == big
+    assert {k: v[2] for k, v in picture(store).items()} == {k: v[2] for k, v in before.items()}
+    other = cli("restore", "--store", str(store), old, "note-000.md", "--apply")
+    assert other.code == 0 and (store / "note-001.md").read_bytes() == big
+
+
+def test_a_restore_that_fails_half_way_names_its_undo_without_a_traceback(
+    cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from engramory.history import restore as restoring
+
+    store = make_store(tmp_path / "store", 3)
+    snapshot.take(place(store), "first")
+    old = repo.head(place(store))
+    for i in range(3):
+        (store / f"note-{i:03d}.md").write_text(f"edited {i}\n")
+    real = restoring.fsutil.write_atomic
+    calls = []
+
+    def full_disk(path, data, mode=None):
+        calls.append(path)
+        if len(calls) == 2:
+            raise OSError(28, "No space left on device")
+        real(path, data, mode)
+
+    monkeypatch.setattr(restoring.fsutil, "write_atomic", full_disk)
+    result = cli("restore", "--store", str(store), old, "--apply")
+    assert result.code == 1 and "No space left on device" in result.err
+    assert "engramory restore " in result.err and "--exact --apply" in result.err
+    monkeypatch.setattr(restoring.fsutil, "write_atomic", real)
+    undo = result.err.split("engramory restore ", 1)[1].split()[0]
+    assert cli("restore", "--store", str(store), undo, "--exact", "--apply").code == 0
+    assert [(store / f"note-{i:03d}.md").read_text() for i in range(3)] == [
+        f"edited {i}\n" for i in range(3)
+    ]
+
+
 def test_no_git_on_path_says_so_and_nothing_else_changes(tmp_path: Path) -> None:
     store = make_store(tmp_path / "store", 1)
     empty = tmp_path / "bin"

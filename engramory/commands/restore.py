@@ -24,6 +24,7 @@ from engramory.history import gitrun, location, repo, snapshot
 from engramory.history import restore as restoring
 from engramory.history.auto import command_name
 from engramory.store import discovery
+from engramory.util import fsutil
 from engramory.util.errors import EXIT_OK, EngramoryError
 from engramory.util.textfmt import plural, printable
 
@@ -120,7 +121,15 @@ def run(args: argparse.Namespace) -> int:
     with locked(Path(root), leave_no_file=True):
         before = snapshot.take(place, f"before {command_name()} of {commit[:12]}", {"host": "cli"})
         made = restoring.plan(place, commit, args.paths, args.exact, caps)
-        restoring.apply(root, made)
+        try:
+            restoring.apply(root, made)
+        except OSError as exc:  # part of it written: the snapshot before gives the store back
+            undo = before.commit or before.parent
+            back = f"engramory restore {undo[:12]} --exact --apply" if undo else "no snapshot"
+            raise EngramoryError(
+                f"writing the restore failed ({fsutil.os_error_text(exc)}); some files may be "
+                f"restored already. Put the store back as it was with: {back}"
+            ) from None
         after = snapshot.take(place, f"after restore of {commit[:12]}", {"host": "cli"})
     _report(args, made, before.commit or before.parent, after.commit or after.parent)
     return 1 if made.left_out else EXIT_OK

@@ -17,8 +17,10 @@ from dataclasses import dataclass, field
 from engramory.history import capture, repo
 from engramory.history.location import Place
 from engramory.store.caps import INDEX_NAME, Caps, count_lines
+from engramory.store.disk import NOTE_READ_LIMIT
 from engramory.util import fsutil
 from engramory.util.errors import EngramoryError
+from engramory.util.textfmt import printable
 
 
 @dataclass
@@ -56,6 +58,7 @@ def plan(place: Place, commit: str, paths: list[str], exact: bool, caps: Caps) -
     then = {rel: v for rel, v in repo.tree(place, commit).items() if safe_rel(rel)}
     now = capture.capture(place.store, {})
     chosen = _chosen(then, now.files, paths)
+    _refuse_unkept(place.store, [rel for rel in now.skipped if rel in then and rel in chosen])
     made = Plan(commit)
     wanted = [then[rel][0] for rel in chosen if rel in then]
     data = repo.blobs(place, wanted)
@@ -79,6 +82,22 @@ def plan(place: Place, commit: str, paths: list[str], exact: bool, caps: Caps) -
         made.writes[rel] = (data[sha], mode)
     _plan_index(place, made, then, exact or INDEX_NAME in paths, caps)
     return made
+
+
+def _refuse_unkept(root: str, rels: list[str]) -> None:
+    """Refuse when a file the restore would write over is one no snapshot can keep (over the
+    read limit, unreadable): the snapshot taken before the restore would not hold it, so
+    writing over it would lose it for good."""
+    present = [rel for rel in rels if os.path.lexists(os.path.join(root, *rel.split("/")))]
+    if present:
+        shown = ", ".join(printable(rel) for rel in present[:10])
+        more = f" and {len(present) - 10} more" if len(present) > 10 else ""
+        raise EngramoryError(
+            f"{shown}{more}: in the store now but not kept by a snapshot (over "
+            f"{NOTE_READ_LIMIT // (1024 * 1024)} MiB, or unreadable), so restoring over it would "
+            "lose it for good; nothing was written. Move it out of the store first, or restore "
+            "other paths by name"
+        )
 
 
 def _chosen(then: dict, now: dict, paths: list[str]) -> set[str]:
