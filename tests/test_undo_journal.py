@@ -210,6 +210,29 @@ def test_a_journal_naming_a_path_out_of_the_store_is_refused(tmp_path: Path, rel
     assert everything(root) == tree
 
 
+def test_an_archive_folder_swapped_for_a_symlink_out_is_refused_before_any_write(
+    tmp_path: Path,
+) -> None:
+    """The created notes' folder now leads out of the store: the undo refuses whole, before
+    it writes the index or any note back (it used to stop half-way, the index put back and
+    the removed notes not)."""
+    root = _cold_store(tmp_path / "s")
+    _code, out, _ = compact(str(root), *COLD_CAPS)
+    backup_id = printed_id(out)
+    outside = tmp_path / "outside"
+    (root / "archive").rename(outside)
+    for moved in outside.iterdir():
+        moved.unlink()
+    (root / "archive").symlink_to(outside)
+    tree = everything(root)
+    for extra in ((), ("--force",)):
+        code, _out, err = compact(str(root), "--undo", backup_id, *extra)
+        assert code == 1 and "archive/" in err and "outside the store" in err, err
+        assert "Traceback" not in err
+        assert everything(root) == tree
+    assert list(outside.iterdir()) == []
+
+
 # -- --force: undone anyway, and undoable ----------------------------------------------------
 
 
