@@ -414,6 +414,33 @@ def test_disk_full_while_creating_notes_is_undone_by_the_printed_command(
     assert everything(store) == before
 
 
+def test_disk_full_while_undoing_says_to_run_the_undo_again_and_that_works(
+    cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from engramory.write import undo as undoing
+
+    root = _cold_store(tmp_path / "s")
+    before = digest(root)
+    _code, out, _ = compact(str(root), *COLD_CAPS)
+    backup_id = printed_id(out)
+    real = undoing.fsutil.write_atomic
+    calls: list[str] = []
+
+    def disk_full(path, data, mode=None):  # type: ignore[no-untyped-def]
+        calls.append(path)
+        if len(calls) == 2:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return real(path, data, mode)
+
+    monkeypatch.setattr(undoing.fsutil, "write_atomic", disk_full)
+    result = cli("compact", str(root), "--undo", backup_id)
+    assert result.code == 1 and "No space left on device" in result.err
+    assert f"compact --undo {backup_id}" in result.err
+    monkeypatch.setattr(undoing.fsutil, "write_atomic", real)
+    assert cli("compact", str(root), "--undo", backup_id).code == 0
+    assert digest(root) == before
+
+
 # -- kill -9 at every phase ------------------------------------------------------------------
 
 

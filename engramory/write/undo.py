@@ -192,7 +192,14 @@ def _undo_locked(
         new_id = _forced(root, journal, now, saved, announce)
         summary = f"by force: {plural(len(changed), 'later change')} kept in backup {new_id}"
     else:
-        restored, removed = _restore(root, journal, now, saved)
+        try:
+            restored, removed = _restore(root, journal, now, saved)
+        except OSError as exc:  # some files back, the backup kept: the same undo finishes it
+            raise EngramoryError(
+                f"putting the files back failed ({fsutil.os_error_text(exc)}); some are back "
+                f"already and the backup is kept: fix the cause, then run engramory {command} "
+                f"--undo {backup_id} again"
+            ) from None
         tail = f", {plural(removed, 'created file')} removed" if removed else ""
         summary = f"{plural(restored, 'file')} put back{tail}"
     _clean_temporary(root, journal)
