@@ -217,6 +217,27 @@ def test_restore_refuses_to_write_over_a_note_no_snapshot_can_keep(cli, tmp_path
     assert other.code == 0 and (store / "note-001.md").read_bytes() == big
 
 
+def test_restore_refuses_to_overwrite_or_remove_a_note_holding_a_secret(cli, tmp_path) -> None:
+    """History keeps a secret only as its placeholder, so the restore's undo could not give
+    back a note holding one that the restore overwrote or removed: refused, value unshown."""
+    store = make_store(tmp_path / "store", 2)
+    snapshot.take(place(store), "first")
+    old = repo.head(place(store))
+    edited = f"The deploy key is {AWS}.\n"
+    (store / "note-000.md").write_text(edited)
+    (store / "later.md").write_text(f"added since: {AWS}\n")
+    (store / "note-001.md").unlink()
+    before = picture(store)
+    for extra in (("--apply",), ("note-000.md", "--apply"), ("later.md", "--exact", "--apply")):
+        result = cli("restore", "--store", str(store), old, *extra)
+        assert result.code == 1 and "nothing was written" in result.err, result.err
+        assert "secret" in result.err and AWS not in result.err + result.out
+        assert picture(store) == before
+    back = cli("restore", "--store", str(store), old, "note-001.md", "--apply")
+    assert back.code == 0 and (store / "note-001.md").exists()
+    assert (store / "note-000.md").read_text() == edited and AWS in (store / "later.md").read_text()
+
+
 def test_a_restore_that_fails_half_way_names_its_undo_without_a_traceback(
     cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

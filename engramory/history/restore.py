@@ -80,8 +80,29 @@ def plan(place: Place, commit: str, paths: list[str], exact: bool, caps: Caps) -
         else:
             continue
         made.writes[rel] = (data[sha], mode)
-    _plan_index(place, made, then, exact or INDEX_NAME in paths, caps)
+    whole = exact or INDEX_NAME in paths
+    _plan_index(place, made, then, whole, caps)
+    replaced = [*made.overwritten, *made.removed]
+    if whole and made.index is not None and INDEX_NAME in now.files:
+        replaced.append(INDEX_NAME)
+    _refuse_secrets(sorted(rel for rel in replaced if now.files[rel].redacted), now)
     return made
+
+
+def _refuse_secrets(rels: list[str], now: capture.Capture) -> None:
+    """Refuse when the restore would overwrite or remove a file holding a secret's value: the
+    snapshot taken before it keeps only the placeholder, so its undo could not give it back."""
+    if rels:
+        shown = ", ".join(
+            f"{printable(rel)} ({', '.join(sorted(set(now.files[rel].redacted)))})"
+            for rel in rels[:10]
+        )
+        more = f" and {len(rels) - 10} more" if len(rels) > 10 else ""
+        raise EngramoryError(
+            f"{shown}{more}: holds a secret's value, which snapshots never keep, so overwriting "
+            "or removing it would lose it for good; nothing was written. Move the secret out "
+            "of it first, or restore other paths by name"
+        )
 
 
 def _refuse_unkept(root: str, rels: list[str]) -> None:
