@@ -160,6 +160,27 @@ def test_restore_keeps_notes_added_since_unless_exact_and_undo_gives_the_state_b
     assert exact.code == 0 and not (store / "later.md").exists()
 
 
+def test_the_printed_undo_of_a_restore_with_store_names_the_store(
+    cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Run from elsewhere with --store, the printed undo must act on that store as printed."""
+    import shlex
+
+    store = make_store(tmp_path / "my store $(x)", 2)
+    snapshot.take(place(store), "first")
+    old = repo.head(place(store))
+    (store / "note-000.md").write_text("edited\n")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    applied = cli("restore", "--store", str(store), old, "--apply")
+    assert applied.code == 0, applied.err
+    undo = shlex.split(applied.out.split("undo: ", 1)[1].splitlines()[0])
+    assert undo[0] == "engramory" and "--store" in undo
+    assert cli(*undo[1:]).code == 0
+    assert (store / "note-000.md").read_text() == "edited\n"
+
+
 def test_restore_over_the_cap_brings_back_only_what_fits(cli, tmp_path: Path) -> None:
     store = make_store(tmp_path / "store", 6)
     snapshot.take(place(store), "first")
