@@ -238,6 +238,25 @@ def test_restore_refuses_to_write_over_a_note_no_snapshot_can_keep(cli, tmp_path
     assert other.code == 0 and (store / "note-001.md").read_bytes() == big
 
 
+def test_restore_refuses_to_write_over_a_note_past_the_snapshot_file_cap(
+    cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from engramory.history import capture
+
+    store = make_store(tmp_path / "store", 2)
+    (store / "archive").mkdir()
+    (store / "archive" / "old.md").write_text("retired\n")
+    snapshot.take(place(store), "first")
+    old = repo.head(place(store))
+    (store / "archive" / "old.md").write_text("edited since\n")
+    monkeypatch.setattr(capture, "MAX_FILES", 2)  # the top folder fills it: archive/ unread
+    result = cli("restore", "--store", str(store), old, "--apply")
+    assert (
+        result.code == 1 and "archive/old.md" in result.err and "nothing was written" in result.err
+    )
+    assert (store / "archive" / "old.md").read_text() == "edited since\n"
+
+
 def test_restore_refuses_to_overwrite_or_remove_a_note_holding_a_secret(cli, tmp_path) -> None:
     """History keeps a secret only as its placeholder, so the restore's undo could not give
     back a note holding one that the restore overwrote or removed: refused, value unshown."""

@@ -58,7 +58,7 @@ def plan(place: Place, commit: str, paths: list[str], exact: bool, caps: Caps) -
     then = {rel: v for rel, v in repo.tree(place, commit).items() if safe_rel(rel)}
     now = capture.capture(place.store, {})
     chosen = _chosen(then, now.files, paths)
-    _refuse_unkept(place.store, [rel for rel in now.skipped if rel in then and rel in chosen])
+    _refuse_unkept(place.store, [r for r in sorted(chosen) if r in then and r not in now.files])
     made = Plan(commit)
     wanted = [then[rel][0] for rel in chosen if rel in then]
     data = repo.blobs(place, wanted)
@@ -106,10 +106,10 @@ def _refuse_secrets(rels: list[str], now: capture.Capture) -> None:
 
 
 def _refuse_unkept(root: str, rels: list[str]) -> None:
-    """Refuse when a file the restore would write over is one no snapshot can keep (over the
-    read limit, unreadable): the snapshot taken before the restore would not hold it, so
-    writing over it would lose it for good."""
-    present = [rel for rel in rels if os.path.lexists(os.path.join(root, *rel.split("/")))]
+    """Refuse when a file the restore would write over is one the snapshot taken before it
+    does not hold (over the read limit, unreadable, past the file cap): writing over it
+    would lose it for good."""
+    present = [rel for rel in rels if _is_file(os.path.join(root, *rel.split("/")))]
     if present:
         shown = ", ".join(printable(rel) for rel in present[:10])
         more = f" and {len(present) - 10} more" if len(present) > 10 else ""
@@ -119,6 +119,14 @@ def _refuse_unkept(root: str, rels: list[str]) -> None:
             "lose it for good; nothing was written. Move it out of the store first, or restore "
             "other paths by name"
         )
+
+
+def _is_file(path: str) -> bool:
+    """A regular file is there (a symlink or a folder is :func:`check_targets`' refusal)."""
+    try:
+        return stat.S_ISREG(os.lstat(path).st_mode)
+    except OSError:
+        return False
 
 
 def _chosen(then: dict, now: dict, paths: list[str]) -> set[str]:
