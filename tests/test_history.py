@@ -160,6 +160,27 @@ def test_restore_keeps_notes_added_since_unless_exact_and_undo_gives_the_state_b
     assert exact.code == 0 and not (store / "later.md").exists()
 
 
+def test_the_printed_undo_of_a_restore_with_store_names_the_store(
+    cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Run from elsewhere with --store, the printed undo must act on that store as printed."""
+    import shlex
+
+    store = make_store(tmp_path / "my store $(x)", 2)
+    snapshot.take(place(store), "first")
+    old = repo.head(place(store))
+    (store / "note-000.md").write_text("edited\n")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    applied = cli("restore", "--store", str(store), old, "--apply")
+    assert applied.code == 0, applied.err
+    undo = shlex.split(applied.out.split("undo: ", 1)[1].splitlines()[0])
+    assert undo[0] == "engramory" and "--store" in undo
+    assert cli(*undo[1:]).code == 0
+    assert (store / "note-000.md").read_text() == "edited\n"
+
+
 def test_restore_over_the_cap_brings_back_only_what_fits(cli, tmp_path: Path) -> None:
     store = make_store(tmp_path / "store", 6)
     snapshot.take(place(store), "first")
@@ -196,6 +217,96 @@ def test_restore_refuses_a_symlinked_target_before_writing(cli, tmp_path: Path) 
     result = cli("restore", "--store", str(store), old, "--apply")
     assert result.code == 1 and "nothing was written" in result.err
     assert victim.read_text() == "outside\n" and not (store / "note-000.md").exists()
+
+
+def test_restore_refuses_to_write_over_a_note_no_snapshot_can_keep(cli, tmp_path: Path) -> None:
+    """A note grown over the 4 MiB read limit is not in the snapshot taken before the restore:
+    writing the old version over it would lose it for good, so nothing is written."""
+    store = make_store(tmp_path / "store", 2)
+    snapshot.take(place(store), "first")
+    old = repo.head(place(store))
+    big = b"x" * (5 * 1024 * 1024)
+    (store / "note-001.md").write_bytes(big)
+    before = picture(store)
+    for extra in ((), ("--apply",), ("--exact", "--apply")):
+        result = cli("restore", "--store", str(store), old, *extra)
+        assert result.code == 1 and "note-001.md" in result.err, result.err
+        assert "nothing was written" in result.err
+        assert (store / "note-001.md").read_bytes() == big
+    assert {k: v[2] for k, v in picture(store).items()} == {k: v[2] for k, v in before.items()}
+    other = cli("restore", "--store", str(store), old, "note-000.md", "--apply")
+    assert other.code == 0 and (store / "note-001.md").read_bytes() == big
+
+
+def test_restore_refuses_to_write_over_a_note_past_the_snapshot_file_cap(
+    cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from engramory.history import capture
+
+    store = make_store(tmp_path / "store", 2)
+    (store / "archive").mkdir()
+    (store / "archive" / "old.md").write_text("retired\n")
+    snapshot.take(place(store), "first")
+    old = repo.head(place(store))
+    (store / "archive" / "old.md").write_text("edited since\n")
+    monkeypatch.setattr(capture, "MAX_FILES", 2)  # the top folder fills it: archive/ unread
+    result = cli("restore", "--store", str(store), old, "--apply")
+    assert (
+        result.code == 1 and "archive/old.md" in result.err and "nothing was written" in result.err
+    )
+    assert (store / "archive" / "old.md").read_text() == "edited since\n"
+
+
+def test_restore_refuses_to_overwrite_or_remove_a_note_holding_a_secret(cli, tmp_path) -> None:
+    """History keeps a secret only as its placeholder, so the restore's undo could not give
+    back a note holding one that the restore overwrote or removed: refused, value unshown."""
+    store = make_store(tmp_path / "store", 2)
+    snapshot.take(place(store), "first")
+    old = repo.head(place(store))
+    edited = f"The deploy key is {AWS}.\n"
+    (store / "note-000.md").write_text(edited)
+    (store / "later.md").write_text(f"added since: {AWS}\n")
+    (store / "note-001.md").unlink()
+    before = picture(store)
+    for extra in (("--apply",), ("note-000.md", "--apply"), ("later.md", "--exact", "--apply")):
+        result = cli("restore", "--store", str(store), old, *extra)
+        assert result.code == 1 and "nothing was written" in result.err, result.err
+        assert "secret" in result.err and AWS not in result.err + result.out
+        assert picture(store) == before
+    back = cli("restore", "--store", str(store), old, "note-001.md", "--apply")
+    assert back.code == 0 and (store / "note-001.md").exists()
+    assert (store / "note-000.md").read_text() == edited and AWS in (store / "later.md").read_text()
+
+
+def test_a_restore_that_fails_half_way_names_its_undo_without_a_traceback(
+    cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from engramory.history import restore as restoring
+
+    store = make_store(tmp_path / "store", 3)
+    snapshot.take(place(store), "first")
+    old = repo.head(place(store))
+    for i in range(3):
+        (store / f"note-{i:03d}.md").write_text(f"edited {i}\n")
+    real = restoring.fsutil.write_atomic
+    calls = []
+
+    def full_disk(path, data, mode=None):
+        calls.append(path)
+        if len(calls) == 2:
+            raise OSError(28, "No space left on device")
+        real(path, data, mode)
+
+    monkeypatch.setattr(restoring.fsutil, "write_atomic", full_disk)
+    result = cli("restore", "--store", str(store), old, "--apply")
+    assert result.code == 1 and "No space left on device" in result.err
+    assert "engramory restore " in result.err and "--exact --apply" in result.err
+    monkeypatch.setattr(restoring.fsutil, "write_atomic", real)
+    undo = result.err.split("engramory restore ", 1)[1].split()[0]
+    assert cli("restore", "--store", str(store), undo, "--exact", "--apply").code == 0
+    assert [(store / f"note-{i:03d}.md").read_text() for i in range(3)] == [
+        f"edited {i}\n" for i in range(3)
+    ]
 
 
 def test_no_git_on_path_says_so_and_nothing_else_changes(tmp_path: Path) -> None:

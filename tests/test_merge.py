@@ -162,6 +162,19 @@ def test_remove_source_renames_from_and_never_deletes_it(cli, pair) -> None:
     assert tree(moved[0]) == before
 
 
+def test_remove_source_with_nothing_to_write_promises_no_undo(cli, tmp_path) -> None:
+    """Every note a duplicate: no backup, no undo ID, so the report may not say that
+    ``merge --undo`` renames FROM back; it says to rename it back by hand."""
+    source = folder(tmp_path / "old" / "memory", {"user_role.md": note("Role", "user")})
+    target = folder(tmp_path / "new" / "memory", {"user_role.md": note("Role", "user")})
+    result = cli("merge", str(source), str(target), "--apply", "--remove-source")
+    assert result.code == 0, result
+    assert "undo: engramory merge" not in result.out + result.err
+    assert "merge --undo renames it back" not in result.out
+    assert "no undo" in result.out and "rename it back by hand" in result.out
+    assert not source.exists()
+
+
 def test_remove_source_without_apply_only_says_it(cli, pair) -> None:
     source, target = pair
     result = cli("merge", str(source), str(target), "--remove-source")

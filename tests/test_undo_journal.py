@@ -210,6 +210,29 @@ def test_a_journal_naming_a_path_out_of_the_store_is_refused(tmp_path: Path, rel
     assert everything(root) == tree
 
 
+def test_an_archive_folder_swapped_for_a_symlink_out_is_refused_before_any_write(
+    tmp_path: Path,
+) -> None:
+    """The created notes' folder now leads out of the store: the undo refuses whole, before
+    it writes the index or any note back (it used to stop half-way, the index put back and
+    the removed notes not)."""
+    root = _cold_store(tmp_path / "s")
+    _code, out, _ = compact(str(root), *COLD_CAPS)
+    backup_id = printed_id(out)
+    outside = tmp_path / "outside"
+    (root / "archive").rename(outside)
+    for moved in outside.iterdir():
+        moved.unlink()
+    (root / "archive").symlink_to(outside)
+    tree = everything(root)
+    for extra in ((), ("--force",)):
+        code, _out, err = compact(str(root), "--undo", backup_id, *extra)
+        assert code == 1 and "archive/" in err and "outside the store" in err, err
+        assert "Traceback" not in err
+        assert everything(root) == tree
+    assert list(outside.iterdir()) == []
+
+
 # -- --force: undone anyway, and undoable ----------------------------------------------------
 
 
@@ -389,6 +412,33 @@ def test_disk_full_while_creating_notes_is_undone_by_the_printed_command(
     monkeypatch.setattr(backup, "write_new_file", real)
     assert cli("import", "--undo", printed_id(result.out), "--store", str(store)).code == 0
     assert everything(store) == before
+
+
+def test_disk_full_while_undoing_says_to_run_the_undo_again_and_that_works(
+    cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from engramory.write import undo as undoing
+
+    root = _cold_store(tmp_path / "s")
+    before = digest(root)
+    _code, out, _ = compact(str(root), *COLD_CAPS)
+    backup_id = printed_id(out)
+    real = undoing.fsutil.write_atomic
+    calls: list[str] = []
+
+    def disk_full(path, data, mode=None):  # type: ignore[no-untyped-def]
+        calls.append(path)
+        if len(calls) == 2:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return real(path, data, mode)
+
+    monkeypatch.setattr(undoing.fsutil, "write_atomic", disk_full)
+    result = cli("compact", str(root), "--undo", backup_id)
+    assert result.code == 1 and "No space left on device" in result.err
+    assert f"compact --undo {backup_id}" in result.err
+    monkeypatch.setattr(undoing.fsutil, "write_atomic", real)
+    assert cli("compact", str(root), "--undo", backup_id).code == 0
+    assert digest(root) == before
 
 
 # -- kill -9 at every phase ------------------------------------------------------------------

@@ -171,7 +171,9 @@ def finish(args: argparse.Namespace, planned: merge.MergePlan) -> int:
         )
         print(json.dumps(data, ensure_ascii=False))
         return EXIT_OK
-    lines = report_lines(planned, bool(args.apply), renamed_to, bool(args.remove_source))
+    lines = report_lines(
+        planned, bool(args.apply), renamed_to, bool(args.remove_source), backup_id is not None
+    )
     for line in [*lines[:1], choice.line(), *lines[1:]]:
         print(printable(line))
     return EXIT_OK
@@ -234,7 +236,11 @@ def summary(planned: merge.MergePlan) -> dict[str, object]:
 
 
 def report_lines(
-    planned: merge.MergePlan, applied: bool, renamed_to: str | None, remove_source: bool = False
+    planned: merge.MergePlan,
+    applied: bool,
+    renamed_to: str | None,
+    remove_source: bool = False,
+    undoable: bool = True,
 ) -> list[str]:
     """The text report: what is copied, renamed, skipped, and the index after."""
     plan = planned.plan
@@ -259,7 +265,12 @@ def report_lines(
     out.append(
         f"{INDEX_NAME} {'now' if applied else 'would be'} {limits_text(plan.lines, plan.size)}"
     )
-    if renamed_to is not None:
+    if renamed_to is not None and not undoable:  # nothing written: no backup, no undo ID
+        out.append(
+            f"FROM renamed to {renamed_to} (nothing was written, so there is no undo: "
+            "rename it back by hand)"
+        )
+    elif renamed_to is not None:
         out.append(f"FROM renamed to {renamed_to} (merge --undo renames it back)")
     elif applied:
         out.append(f"FROM {planned.source}: read only, not modified")

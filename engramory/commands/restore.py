@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shlex
 from pathlib import Path
 
 from engramory.commands.options import (
@@ -24,6 +25,7 @@ from engramory.history import gitrun, location, repo, snapshot
 from engramory.history import restore as restoring
 from engramory.history.auto import command_name
 from engramory.store import discovery
+from engramory.util import fsutil
 from engramory.util.errors import EXIT_OK, EngramoryError
 from engramory.util.textfmt import plural, printable
 
@@ -120,16 +122,36 @@ def run(args: argparse.Namespace) -> int:
     with locked(Path(root), leave_no_file=True):
         before = snapshot.take(place, f"before {command_name()} of {commit[:12]}", {"host": "cli"})
         made = restoring.plan(place, commit, args.paths, args.exact, caps)
-        restoring.apply(root, made)
+        try:
+            restoring.apply(root, made)
+        except OSError as exc:  # part of it written: the snapshot before gives the store back
+            back = _undo_command(args, root, before.commit or before.parent) or "no snapshot"
+            raise EngramoryError(
+                f"writing the restore failed ({fsutil.os_error_text(exc)}); some files may be "
+                f"restored already. Put the store back as it was with: {back}"
+            ) from None
         after = snapshot.take(place, f"after restore of {commit[:12]}", {"host": "cli"})
-    _report(args, made, before.commit or before.parent, after.commit or after.parent)
+    _report(args, made, before.commit or before.parent, after.commit or after.parent, root)
     return 1 if made.left_out else EXIT_OK
 
 
+def _undo_command(args: argparse.Namespace, root: str, before: str | None) -> str | None:
+    """The restore of the snapshot taken before, naming the store when ``--store`` did (run
+    from elsewhere, the command as printed must act on the same store)."""
+    if not before:
+        return None
+    store = f" --store {shlex.quote(root)}" if args.store is not None else ""
+    return f"engramory restore {before[:12]} --exact --apply{store}"
+
+
 def _report(
-    args: argparse.Namespace, made: restoring.Plan, before: str | None, after: str | None
+    args: argparse.Namespace,
+    made: restoring.Plan,
+    before: str | None,
+    after: str | None,
+    root: str = "",
 ) -> None:
-    undo = f"engramory restore {before[:12]} --exact --apply" if before else None
+    undo = _undo_command(args, root, before)
     if args.format == "json":
         record = plan_record(made)
         record.update(applied=bool(args.apply), before=before, after=after, undo=undo)
@@ -146,4 +168,4 @@ def _report(
         return
     print(f"restored; snapshot before: {(before or '')[:12]}, after: {(after or '')[:12]}")
     if undo:
-        print(f"undo: {undo}")
+        print(printable(f"undo: {undo}"))

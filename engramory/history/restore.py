@@ -17,8 +17,10 @@ from dataclasses import dataclass, field
 from engramory.history import capture, repo
 from engramory.history.location import Place
 from engramory.store.caps import INDEX_NAME, Caps, count_lines
+from engramory.store.disk import NOTE_READ_LIMIT
 from engramory.util import fsutil
 from engramory.util.errors import EngramoryError
+from engramory.util.textfmt import printable
 
 
 @dataclass
@@ -56,6 +58,7 @@ def plan(place: Place, commit: str, paths: list[str], exact: bool, caps: Caps) -
     then = {rel: v for rel, v in repo.tree(place, commit).items() if safe_rel(rel)}
     now = capture.capture(place.store, {})
     chosen = _chosen(then, now.files, paths)
+    _refuse_unkept(place.store, [r for r in sorted(chosen) if r in then and r not in now.files])
     made = Plan(commit)
     wanted = [then[rel][0] for rel in chosen if rel in then]
     data = repo.blobs(place, wanted)
@@ -77,8 +80,53 @@ def plan(place: Place, commit: str, paths: list[str], exact: bool, caps: Caps) -
         else:
             continue
         made.writes[rel] = (data[sha], mode)
-    _plan_index(place, made, then, exact or INDEX_NAME in paths, caps)
+    whole = exact or INDEX_NAME in paths
+    _plan_index(place, made, then, whole, caps)
+    replaced = [*made.overwritten, *made.removed]
+    if whole and made.index is not None and INDEX_NAME in now.files:
+        replaced.append(INDEX_NAME)
+    _refuse_secrets(sorted(rel for rel in replaced if now.files[rel].redacted), now)
     return made
+
+
+def _refuse_secrets(rels: list[str], now: capture.Capture) -> None:
+    """Refuse when the restore would overwrite or remove a file holding a secret's value: the
+    snapshot taken before it keeps only the placeholder, so its undo could not give it back."""
+    if rels:
+        shown = ", ".join(
+            f"{printable(rel)} ({', '.join(sorted(set(now.files[rel].redacted)))})"
+            for rel in rels[:10]
+        )
+        more = f" and {len(rels) - 10} more" if len(rels) > 10 else ""
+        raise EngramoryError(
+            f"{shown}{more}: holds a secret's value, which snapshots never keep, so overwriting "
+            "or removing it would lose it for good; nothing was written. Move the secret out "
+            "of it first, or restore other paths by name"
+        )
+
+
+def _refuse_unkept(root: str, rels: list[str]) -> None:
+    """Refuse when a file the restore would write over is one the snapshot taken before it
+    does not hold (over the read limit, unreadable, past the file cap): writing over it
+    would lose it for good."""
+    present = [rel for rel in rels if _is_file(os.path.join(root, *rel.split("/")))]
+    if present:
+        shown = ", ".join(printable(rel) for rel in present[:10])
+        more = f" and {len(present) - 10} more" if len(present) > 10 else ""
+        raise EngramoryError(
+            f"{shown}{more}: in the store now but not kept by a snapshot (over "
+            f"{NOTE_READ_LIMIT // (1024 * 1024)} MiB, or unreadable), so restoring over it would "
+            "lose it for good; nothing was written. Move it out of the store first, or restore "
+            "other paths by name"
+        )
+
+
+def _is_file(path: str) -> bool:
+    """A regular file is there (a symlink or a folder is :func:`check_targets`' refusal)."""
+    try:
+        return stat.S_ISREG(os.lstat(path).st_mode)
+    except OSError:
+        return False
 
 
 def _chosen(then: dict, now: dict, paths: list[str]) -> set[str]:

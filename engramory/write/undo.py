@@ -173,6 +173,7 @@ def _undo_locked(
             f"backup {backup_id} was made by {printable(journal.command)}: run engramory "
             f"{printable(journal.command)} --undo {backup_id}"
         )
+    _refuse_outside(root, journal)  # before the first write, never half-way
     now = {rel: read_current(root, rel) for rel in journal.files}
     changed = {
         rel: why
@@ -191,7 +192,14 @@ def _undo_locked(
         new_id = _forced(root, journal, now, saved, announce)
         summary = f"by force: {plural(len(changed), 'later change')} kept in backup {new_id}"
     else:
-        restored, removed = _restore(root, journal, now, saved)
+        try:
+            restored, removed = _restore(root, journal, now, saved)
+        except OSError as exc:  # some files back, the backup kept: the same undo finishes it
+            raise EngramoryError(
+                f"putting the files back failed ({fsutil.os_error_text(exc)}); some are back "
+                f"already and the backup is kept: fix the cause, then run engramory {command} "
+                f"--undo {backup_id} again"
+            ) from None
         tail = f", {plural(removed, 'created file')} removed" if removed else ""
         summary = f"{plural(restored, 'file')} put back{tail}"
     _clean_temporary(root, journal)
@@ -199,6 +207,18 @@ def _undo_locked(
     _remove_backup(root, folder, [] if changed else journal.made)
     print(printable(f"undid {command} {backup_id}: {summary}"))
     return not changed and STORE_ITSELF in journal.made
+
+
+def _refuse_outside(root: str, journal: Journal) -> None:
+    """Refuse when a journal's file now lies outside the store (a folder on its way swapped
+    for a symlink leading out): checked for every file before the first write."""
+    for rel in sorted(journal.files):
+        path = os.path.join(root, *rel.split("/"))
+        if fsutil.escapes(os.path.dirname(path), root) is not None:
+            raise EngramoryError(
+                f"{printable(rel)} would be outside the store (a folder on its way leads out): "
+                "nothing was changed; make that folder a plain one again, or restore it by hand"
+            )
 
 
 def _saved_copies(folder: str, journal: Journal) -> dict[str, bytes]:
